@@ -1,0 +1,90 @@
+"""Options shared by every cellplane service.
+
+Each service package declares its own options in its own ``conf.py``; this
+module holds only what all of them read: who this host is, which databases
+it may hold, how it reports liveness, and the RPC version caps used during
+rolling upgrades. ``list_opts`` feeds ``oslo-config-generator``.
+"""
+from __future__ import annotations
+
+import socket
+
+from oslo_config import cfg
+
+default_opts = [
+    cfg.StrOpt('host', default=socket.gethostname(), sample_default='<hostname>',
+               help='Name of this host: the RPC server name of a compute agent '
+                    'and the host column of its service record.'),
+    cfg.IntOpt('graceful_shutdown_timeout', default=60, min=0,
+               help='Seconds a daemon waits, after SIGTERM, for in-flight RPC '
+                    'work to finish before it exits. 0 waits forever.'),
+    cfg.IntOpt('rpc_handler_threads', default=16, min=1,
+               help='Threads handling RPC messages in one daemon. The RPC '
+                    'connection pool is sized to match.'),
+]
+
+api_database_opts = [
+    cfg.StrOpt('connection', secret=True,
+               help='SQLAlchemy URL of the API database (cell mappings, '
+                    'instance mappings, build requests, request specs). '
+                    'Top level only: a cell service refuses to start with it.'),
+]
+
+database_opts = [
+    cfg.StrOpt('connection', secret=True,
+               help='SQLAlchemy URL of this cell\'s database (instances, '
+                    'compute nodes, services, actions). Held by the cell '
+                    'conductor; compute agents must not have it.'),
+    cfg.IntOpt('pool_size', default=10, min=1,
+               help='Connections kept in the pool (PostgreSQL only).'),
+    cfg.IntOpt('max_overflow', default=20, min=0,
+               help='Connections allowed beyond pool_size under load.'),
+]
+
+service_opts = [
+    cfg.IntOpt('report_interval', default=10, min=1,
+               help='Seconds between two heartbeats of a service.'),
+    cfg.IntOpt('service_down_time', default=60, min=1,
+               help='A service whose last heartbeat is older than this many '
+                    'seconds is considered down.'),
+]
+
+cell_opts = [
+    cfg.StrOpt('name',
+               help='Name of the cell this service belongs to (cell '
+                    'conductors and compute agents). Shown in logs and service '
+                    'records.'),
+]
+
+upgrade_levels_opts = [
+    cfg.StrOpt('scheduler', help='Highest scheduler RPC API version to send.'),
+    cfg.StrOpt('conductor', help='Highest conductor RPC API version to send.'),
+    cfg.StrOpt('compute', help='Highest compute agent RPC API version to send.'),
+]
+
+api_database_group = cfg.OptGroup('api_database', title='API database (top level only)')
+database_group = cfg.OptGroup('database', title='Cell database')
+service_group = cfg.OptGroup('service', title='Service liveness')
+cell_group = cfg.OptGroup('cell', title='Cell membership')
+upgrade_levels_group = cfg.OptGroup(
+    'upgrade_levels', title='RPC version caps for rolling upgrades')
+
+
+def register_opts(conf: cfg.ConfigOpts) -> None:
+    conf.register_opts(default_opts)
+    conf.register_opts(api_database_opts, group=api_database_group)
+    conf.register_opts(database_opts, group=database_group)
+    conf.register_opts(service_opts, group=service_group)
+    conf.register_opts(cell_opts, group=cell_group)
+    conf.register_opts(upgrade_levels_opts, group=upgrade_levels_group)
+
+
+def list_opts():
+    return [
+        ('DEFAULT', default_opts),
+        (api_database_group, api_database_opts),
+        (database_group, database_opts),
+        (service_group, service_opts),
+        (cell_group, cell_opts),
+        (upgrade_levels_group, upgrade_levels_opts),
+    ]

@@ -1,0 +1,50 @@
+"""Options of the Placement service (``cellplane-placement``).
+
+Names follow the reference OpenStack Placement where it has one, so an
+operator's existing placement.conf mostly carries over.
+"""
+from __future__ import annotations
+
+from oslo_config import cfg
+
+placement_database_group = cfg.OptGroup(
+    'placement_database', title='Placement database')
+placement_database_opts = [
+    cfg.StrOpt('connection', secret=True,
+               help='SQLAlchemy URL of the Placement database.'),
+    cfg.IntOpt('pool_size', default=10, min=1,
+               help='Connections kept in the pool (PostgreSQL only).'),
+    cfg.IntOpt('max_overflow', default=20, min=0,
+               help='Connections allowed beyond pool_size under load.'),
+    cfg.BoolOpt('sync_on_startup', default=False,
+                help='Run the schema migrations when the service starts.'),
+]
+
+api_group = cfg.OptGroup('api', title='Placement HTTP API')
+api_opts = [
+    cfg.StrOpt('auth_strategy', default='tokens', choices=['noauth2', 'tokens'],
+               help='noauth2: development mode, any request carrying the token '
+                    '"admin" is an administrator. tokens: static tokens read '
+                    'from token_file, each with a role (admin, service, reader).'),
+    cfg.StrOpt('token_file',
+               help='File of static tokens for auth_strategy=tokens, one per '
+                    'line as "<token> <role>" (blank lines and # comments '
+                    'ignored).'),
+    cfg.HostAddressOpt('bind_host', default='127.0.0.1',
+                       help='Address the HTTP server listens on.'),
+    cfg.PortOpt('bind_port', default=8778, help='Port the HTTP server listens on.'),
+    cfg.IntOpt('workers', default=2, min=1,
+               help='HTTP worker processes.'),
+]
+
+
+def register_opts(conf: cfg.ConfigOpts) -> None:
+    conf.register_opts(placement_database_opts, group=placement_database_group)
+    conf.register_opts(api_opts, group=api_group)
+
+
+def list_opts():
+    return [
+        (placement_database_group, placement_database_opts),
+        (api_group, api_opts),
+    ]
