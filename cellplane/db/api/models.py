@@ -1,0 +1,100 @@
+"""The API database (top level): where cells are, where instances went, what was asked.
+
+Read and written by the top level only: the API role (``cellplane`` CLI),
+the super conductor and the scheduler. Cell services never hold its URL.
+"""
+from __future__ import annotations
+
+import sqlalchemy as sa
+
+metadata = sa.MetaData()
+_now = sa.func.now
+
+
+def _timestamps():
+    return [
+        sa.Column('created_at', sa.DateTime, server_default=_now()),
+        sa.Column('updated_at', sa.DateTime, server_default=_now(), onupdate=_now()),
+    ]
+
+
+cell_mappings = sa.Table(
+    'cell_mappings', metadata,
+    sa.Column('id', sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column('uuid', sa.String(36), nullable=False, unique=True),
+    sa.Column('name', sa.String(255), nullable=False, unique=True),
+    sa.Column('transport_url', sa.Text, nullable=False),
+    sa.Column('database_connection', sa.Text, nullable=False),
+    sa.Column('disabled', sa.Boolean, nullable=False, server_default=sa.false()),
+    *_timestamps(),
+)
+
+host_mappings = sa.Table(
+    'host_mappings', metadata,
+    sa.Column('id', sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column('host', sa.String(255), nullable=False, unique=True),
+    sa.Column('cell_id', sa.Integer, sa.ForeignKey('cell_mappings.id'), nullable=False),
+    *_timestamps(),
+)
+
+instance_mappings = sa.Table(
+    'instance_mappings', metadata,
+    sa.Column('id', sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column('instance_uuid', sa.String(36), nullable=False, unique=True),
+    # NULL until the super conductor has chosen a cell.
+    sa.Column('cell_id', sa.Integer, sa.ForeignKey('cell_mappings.id'), nullable=True),
+    sa.Column('project_id', sa.String(255), nullable=False),
+    sa.Column('user_id', sa.String(255), nullable=True),
+    sa.Column('queued_for_delete', sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.Index('instance_mappings_project_id_idx', 'project_id'),
+    sa.Index('instance_mappings_cell_id_idx', 'cell_id'),
+    *_timestamps(),
+)
+
+build_requests = sa.Table(
+    'build_requests', metadata,
+    sa.Column('id', sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column('instance_uuid', sa.String(36), nullable=False, unique=True),
+    sa.Column('project_id', sa.String(255), nullable=False),
+    sa.Column('user_id', sa.String(255), nullable=True),
+    sa.Column('instance', sa.JSON, nullable=False),
+    *_timestamps(),
+)
+
+request_specs = sa.Table(
+    'request_specs', metadata,
+    sa.Column('id', sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column('instance_uuid', sa.String(36), nullable=False, unique=True),
+    sa.Column('spec', sa.JSON, nullable=False),
+    *_timestamps(),
+)
+
+flavors = sa.Table(
+    'flavors', metadata,
+    sa.Column('id', sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column('flavorid', sa.String(255), nullable=False, unique=True),
+    sa.Column('name', sa.String(255), nullable=False, unique=True),
+    sa.Column('vcpus', sa.Integer, nullable=False),
+    sa.Column('memory_mb', sa.Integer, nullable=False),
+    sa.Column('root_gb', sa.Integer, nullable=False, server_default='0'),
+    sa.Column('extra_specs', sa.JSON, nullable=False),
+    sa.Column('disabled', sa.Boolean, nullable=False, server_default=sa.false()),
+    *_timestamps(),
+)
+
+# Top-level services (super conductor, scheduler) keep their liveness here;
+# cell services keep theirs in their cell database.
+services = sa.Table(
+    'services', metadata,
+    sa.Column('id', sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column('host', sa.String(255), nullable=False),
+    sa.Column('binary', sa.String(255), nullable=False),
+    sa.Column('topic', sa.String(255), nullable=True),
+    sa.Column('report_count', sa.Integer, nullable=False, server_default='0'),
+    sa.Column('last_seen_at', sa.DateTime, nullable=True),
+    sa.Column('disabled', sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.Column('disabled_reason', sa.String(255), nullable=True),
+    sa.Column('version', sa.String(32), nullable=True),
+    sa.UniqueConstraint('host', 'binary', name='uniq_services0host0binary'),
+    *_timestamps(),
+)

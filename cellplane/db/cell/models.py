@@ -1,0 +1,117 @@
+"""A cell database: the instances of one cell, its compute nodes, services and actions.
+
+Held by the cell conductor (read and written) and read by the top level
+(the scheduler reads compute nodes and service liveness; the super conductor
+creates instances in the cell it chose). Compute agents never hold its URL:
+they change it only through RPC to their cell conductor.
+"""
+from __future__ import annotations
+
+import sqlalchemy as sa
+
+metadata = sa.MetaData()
+_now = sa.func.now
+
+
+def _timestamps():
+    return [
+        sa.Column('created_at', sa.DateTime, server_default=_now()),
+        sa.Column('updated_at', sa.DateTime, server_default=_now(), onupdate=_now()),
+    ]
+
+
+services = sa.Table(
+    'services', metadata,
+    sa.Column('id', sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column('host', sa.String(255), nullable=False),
+    sa.Column('binary', sa.String(255), nullable=False),
+    sa.Column('topic', sa.String(255), nullable=True),
+    sa.Column('report_count', sa.Integer, nullable=False, server_default='0'),
+    sa.Column('last_seen_at', sa.DateTime, nullable=True),
+    sa.Column('disabled', sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.Column('disabled_reason', sa.String(255), nullable=True),
+    sa.Column('version', sa.String(32), nullable=True),
+    sa.UniqueConstraint('host', 'binary', name='uniq_services0host0binary'),
+    *_timestamps(),
+)
+
+compute_nodes = sa.Table(
+    'compute_nodes', metadata,
+    sa.Column('id', sa.Integer, primary_key=True, autoincrement=True),
+    # Also the UUID of the node's resource provider in Placement.
+    sa.Column('uuid', sa.String(36), nullable=False, unique=True),
+    sa.Column('host', sa.String(255), nullable=False),
+    sa.Column('nodename', sa.String(255), nullable=False),
+    sa.Column('vcpus', sa.Integer, nullable=False),
+    sa.Column('memory_mb', sa.Integer, nullable=False),
+    sa.Column('local_gb', sa.Integer, nullable=False),
+    sa.Column('cpu_allocation_ratio', sa.Float, nullable=False, server_default='1.0'),
+    sa.Column('ram_allocation_ratio', sa.Float, nullable=False, server_default='1.0'),
+    sa.Column('disk_allocation_ratio', sa.Float, nullable=False, server_default='1.0'),
+    sa.Column('availability_zone', sa.String(255), nullable=True),
+    sa.Column('stats', sa.JSON, nullable=False),
+    sa.UniqueConstraint('host', 'nodename', name='uniq_compute_nodes0host0nodename'),
+    *_timestamps(),
+)
+
+instances = sa.Table(
+    'instances', metadata,
+    sa.Column('id', sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column('uuid', sa.String(36), nullable=False, unique=True),
+    sa.Column('display_name', sa.String(255), nullable=True),
+    sa.Column('project_id', sa.String(255), nullable=False),
+    sa.Column('user_id', sa.String(255), nullable=True),
+    sa.Column('host', sa.String(255), nullable=True),
+    sa.Column('node', sa.String(255), nullable=True),
+    sa.Column('flavor', sa.JSON, nullable=False),
+    sa.Column('vm_state', sa.String(32), nullable=False),
+    sa.Column('task_state', sa.String(32), nullable=True),
+    sa.Column('availability_zone', sa.String(255), nullable=True),
+    sa.Column('launched_at', sa.DateTime, nullable=True),
+    sa.Column('deleted_at', sa.DateTime, nullable=True),
+    sa.Index('instances_host_idx', 'host'),
+    sa.Index('instances_project_id_idx', 'project_id'),
+    *_timestamps(),
+)
+
+instance_actions = sa.Table(
+    'instance_actions', metadata,
+    sa.Column('id', sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column('instance_uuid', sa.String(36), nullable=False),
+    sa.Column('action', sa.String(255), nullable=False),
+    sa.Column('request_id', sa.String(255), nullable=True),
+    sa.Column('user_id', sa.String(255), nullable=True),
+    sa.Column('project_id', sa.String(255), nullable=True),
+    sa.Column('start_time', sa.DateTime, nullable=True),
+    sa.Column('finish_time', sa.DateTime, nullable=True),
+    sa.Column('message', sa.Text, nullable=True),
+    sa.Index('instance_actions_instance_uuid_idx', 'instance_uuid'),
+    *_timestamps(),
+)
+
+instance_action_events = sa.Table(
+    'instance_action_events', metadata,
+    sa.Column('id', sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column('action_id', sa.Integer, sa.ForeignKey('instance_actions.id'), nullable=False),
+    sa.Column('event', sa.String(255), nullable=False),
+    sa.Column('host', sa.String(255), nullable=True),
+    sa.Column('node', sa.String(255), nullable=True),
+    sa.Column('start_time', sa.DateTime, nullable=True),
+    sa.Column('finish_time', sa.DateTime, nullable=True),
+    sa.Column('result', sa.String(32), nullable=True),
+    sa.Column('reason', sa.Text, nullable=True),
+    sa.Index('instance_action_events_action_id_idx', 'action_id'),
+    *_timestamps(),
+)
+
+instance_faults = sa.Table(
+    'instance_faults', metadata,
+    sa.Column('id', sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column('instance_uuid', sa.String(36), nullable=False),
+    sa.Column('code', sa.Integer, nullable=False),
+    sa.Column('message', sa.String(255), nullable=False),
+    sa.Column('details', sa.Text, nullable=True),
+    sa.Column('host', sa.String(255), nullable=True),
+    sa.Index('instance_faults_instance_uuid_idx', 'instance_uuid'),
+    *_timestamps(),
+)

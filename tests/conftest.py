@@ -1,0 +1,72 @@
+"""Fixtures every test layer may use: a real PostgreSQL and RabbitMQ, carved per test.
+
+See tests/support/backing_services.py for where they come from.
+"""
+from __future__ import annotations
+
+import pytest
+
+from tests.support import backing_services as services
+
+
+@pytest.fixture(scope='session')
+def postgres_server():
+    server = services.find_postgres()
+    if not server.reachable():
+        services.unavailable(
+            f'PostgreSQL at {server.admin_url}',
+            'set CELLPLANE_TEST_DB_URL to an admin URL (one that may CREATE '
+            'DATABASE), run a Docker engine for testcontainers, or start the '
+            'local PostgreSQL')
+    yield server
+    for name in list(server.created):
+        server.drop_database(name)
+
+
+@pytest.fixture
+def postgres_url_factory(postgres_server):
+    """Call it to get the URL of a new, empty database; all are dropped after the test."""
+    made = []
+
+    def make(purpose: str = 'test') -> str:
+        url = postgres_server.create_database(purpose)
+        made.append(url)
+        return url
+    yield make
+    for url in made:
+        postgres_server.drop_database(url)
+
+
+@pytest.fixture
+def postgres_url(postgres_url_factory):
+    return postgres_url_factory()
+
+
+@pytest.fixture(scope='session')
+def rabbit_server():
+    server = services.find_rabbit()
+    if not server.reachable():
+        services.unavailable(
+            f'RabbitMQ at {server.base_url}',
+            'set CELLPLANE_TEST_TRANSPORT_URL (and CELLPLANE_TEST_RABBITMQ_API '
+            'for a remote broker\'s management API), run a Docker engine for '
+            'testcontainers, or start the local RabbitMQ')
+    return server
+
+
+@pytest.fixture
+def transport_url_factory(rabbit_server):
+    """Call it to get a transport URL on a new vhost; all are deleted after the test."""
+    made = []
+
+    def make(purpose: str = 'test') -> str:
+        vhost = rabbit_server.create_vhost(purpose)
+        made.append(vhost)
+        return rabbit_server.url_for(vhost)
+    yield make
+    for vhost in made:
+        rabbit_server.delete_vhost(vhost)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    services.stop_containers()

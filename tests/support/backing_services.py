@@ -1,0 +1,201 @@
+"""Where the tests find a real RabbitMQ and PostgreSQL, and how they carve them up.
+
+Order of discovery, for each service:
+1. the environment: ``CELLPLANE_TEST_TRANSPORT_URL`` / ``CELLPLANE_TEST_DB_URL``
+   (the DB URL is an admin URL: the tests create and drop databases with it);
+2. testcontainers, when a Docker engine answers;
+3. the local services on their default ports.
+
+Each test gets its own vhost and its own database, created and removed here,
+so tests never see each other's messages or rows. When nothing answers,
+integration tests skip with a message saying what to set, unless
+``CI=true`` or ``CELLPLANE_REQUIRE_INTEGRATION=1``, where that is a failure.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import uuid
+from dataclasses import dataclass, field
+from typing import Callable
+from urllib.parse import quote, urlsplit, urlunsplit
+
+import pytest
+import requests
+import sqlalchemy as sa
+from sqlalchemy.engine import make_url
+
+LOCAL_TRANSPORT_URL = 'rabbit://guest:guest@127.0.0.1:5672/'
+LOCAL_DB_URL = 'postgresql+psycopg2://postgres@127.0.0.1:5432/postgres'
+
+
+def integration_required() -> bool:
+    return (os.environ.get('CI', '').lower() == 'true'
+            or os.environ.get('CELLPLANE_REQUIRE_INTEGRATION') == '1')
+
+
+def unavailable(what: str, how: str) -> None:
+    """Skip (or fail, when integration is required) for a missing service."""
+    message = f'{what} is not reachable: {how}'
+    if integration_required():
+        pytest.fail(message + ' (integration tests are required here)', pytrace=False)
+    pytest.skip(message)
+
+
+def _port_open(host: str, port: int, timeout: float = 1.0) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
+def _docker_answers() -> bool:
+    try:
+        import docker  # installed with testcontainers
+        client = docker.from_env(timeout=2)
+        return bool(client.ping())
+    except Exception:
+        return False
+
+
+@dataclass
+class PostgresServer:
+    """A PostgreSQL server the tests may create databases on."""
+    admin_url: str
+    created: list[str] = field(default_factory=list)
+
+    def __post_init__(self):
+        self._admin = sa.create_engine(self.admin_url, isolation_level='AUTOCOMMIT',
+                                       poolclass=sa.pool.NullPool)
+
+    def reachable(self) -> bool:
+        try:
+            with self._admin.connect() as conn:
+                conn.execute(sa.text('SELECT 1'))
+            return True
+        except sa.exc.OperationalError:
+            return False
+
+    def create_database(self, purpose: str = 'test') -> str:
+        name = f'cp_{purpose}_{uuid.uuid4().hex[:10]}'
+        with self._admin.connect() as conn:
+            conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
+        self.created.append(name)
+        return make_url(self.admin_url).set(database=name).render_as_string(
+            hide_password=False)
+
+    def drop_database(self, url_or_name: str) -> None:
+        name = make_url(url_or_name).database if '://' in url_or_name else url_or_name
+        with self._admin.connect() as conn:
+            conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        if name in self.created:
+            self.created.remove(name)
+
+
+@dataclass
+class RabbitServer:
+    """A RabbitMQ broker the tests may create vhosts on."""
+    base_url: str
+    add_vhost: Callable[[str], None]
+    delete_vhost: Callable[[str], None]
+
+    def reachable(self) -> bool:
+        parts = urlsplit(self.base_url)
+        return _port_open(parts.hostname or '127.0.0.1', parts.port or 5672)
+
+    def url_for(self, vhost: str) -> str:
+        parts = urlsplit(self.base_url)
+        return urlunsplit((parts.scheme, parts.netloc, '/' + quote(vhost, safe=''), '', ''))
+
+    def create_vhost(self, purpose: str = 'test') -> str:
+        vhost = f'cp_{purpose}_{uuid.uuid4().hex[:10]}'
+        self.add_vhost(vhost)
+        return vhost
+
+
+def _rabbitmqctl_admin(runner: Callable[[list[str]], None]):
+    def add(vhost: str) -> None:
+        runner(['add_vhost', vhost])
+        runner(['set_permissions', '-p', vhost, 'guest', '.*', '.*', '.*'])
+
+    def delete(vhost: str) -> None:
+        runner(['delete_vhost', vhost])
+    return add, delete
+
+
+def _local_rabbitmqctl(args: list[str]) -> None:
+    subprocess.run(['rabbitmqctl', '-q', *args], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=60)
+
+
+def _management_api_admin(api_url: str, user: str, password: str):
+    session = requests.Session()
+    session.auth = (user, password)
+
+    def add(vhost: str) -> None:
+        v = quote(vhost, safe='')
+        session.put(f'{api_url}/api/vhosts/{v}', timeout=10).raise_for_status()
+        session.put(f'{api_url}/api/permissions/{v}/{user}',
+                    json={'configure': '.*', 'write': '.*', 'read': '.*'},
+                    timeout=10).raise_for_status()
+
+    def delete(vhost: str) -> None:
+        session.delete(f'{api_url}/api/vhosts/{quote(vhost, safe="")}', timeout=10)
+    return add, delete
+
+
+class _Containers:
+    """testcontainers started once per test session, when Docker answers."""
+    postgres = None
+    rabbit = None
+
+
+def find_postgres() -> PostgresServer:
+    url = os.environ.get('CELLPLANE_TEST_DB_URL')
+    if url:
+        return PostgresServer(url)
+    if _docker_answers():
+        from testcontainers.postgres import PostgresContainer
+        if _Containers.postgres is None:
+            _Containers.postgres = PostgresContainer('postgres:15').start()
+        return PostgresServer(_Containers.postgres.get_connection_url())
+    return PostgresServer(LOCAL_DB_URL)
+
+
+def find_rabbit() -> RabbitServer:
+    url = os.environ.get('CELLPLANE_TEST_TRANSPORT_URL')
+    if url:
+        api = os.environ.get('CELLPLANE_TEST_RABBITMQ_API')
+        parts = urlsplit(url)
+        if api:
+            add, delete = _management_api_admin(api, parts.username or 'guest',
+                                                parts.password or 'guest')
+        else:
+            add, delete = _rabbitmqctl_admin(_local_rabbitmqctl)
+        return RabbitServer(urlunsplit((parts.scheme, parts.netloc, '/', '', '')),
+                            add, delete)
+    if _docker_answers() and not shutil.which('rabbitmqctl'):
+        from testcontainers.rabbitmq import RabbitMqContainer
+        if _Containers.rabbit is None:
+            _Containers.rabbit = RabbitMqContainer('rabbitmq:3.12').start()
+        container = _Containers.rabbit
+
+        def run_in_container(args: list[str]) -> None:
+            code, out = container.get_wrapped_container().exec_run(['rabbitmqctl', *args])
+            if code != 0:
+                raise RuntimeError(out.decode(errors='replace'))
+        add, delete = _rabbitmqctl_admin(run_in_container)
+        host = container.get_container_host_ip()
+        port = container.get_exposed_port(5672)
+        return RabbitServer(f'rabbit://guest:guest@{host}:{port}/', add, delete)
+    add, delete = _rabbitmqctl_admin(_local_rabbitmqctl)
+    return RabbitServer(LOCAL_TRANSPORT_URL, add, delete)
+
+
+def stop_containers() -> None:
+    for container in (_Containers.postgres, _Containers.rabbit):
+        if container is not None:
+            container.stop()
