@@ -2,6 +2,8 @@
 
     cellplane-manage db sync --database api|cell|placement --config-file F
     cellplane-manage db version --database ... [--format json]
+    cellplane-manage cell create --name N --transport-url U --database-connection D --config-file top.conf
+    cellplane-manage cell list|show|delete ... [--format json]
 
 Which connection each database uses comes from the config files:
 ``[api_database] connection``, ``[database] connection`` (the cell database)
@@ -9,11 +11,14 @@ or ``[placement_database] connection``.
 """
 from __future__ import annotations
 
-import argparse
-import json
 import sys
+from urllib.parse import urlsplit, urlunsplit
+
+from cliff import command, lister, show
 
 from cellplane import config
+from cellplane.cells import mappings
+from cellplane.cmd import base
 from cellplane.db import engines, migrate
 
 _CONNECTION_OPTION = {
@@ -23,31 +28,13 @@ _CONNECTION_OPTION = {
 }
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog='cellplane-manage',
-        description='Operator commands acting on cellplane databases.',
-        epilog='Any --config-file/--config-dir arguments are passed to the '
-               'configuration loader.')
-    sub = parser.add_subparsers(dest='category', required=True)
-    db = sub.add_parser('db', help='database schema commands')
-    db_sub = db.add_subparsers(dest='action', required=True)
-    for action, help_text in (('sync', 'create or upgrade the schema'),
-                              ('version', 'show the schema revision')):
-        p = db_sub.add_parser(action, help=help_text)
-        p.add_argument('--database', required=True, choices=sorted(migrate.HISTORIES),
-                       help='which database')
-        if action == 'version':
-            p.add_argument('--format', choices=['table', 'json'], default='table')
-    return parser
-
-
-def _registrars():
+def _placement_registrar(conf):
     from placement import conf as placement_conf
-    return [placement_conf.register_opts]
+    placement_conf.register_opts(conf)
 
 
-def _engine_for(conf, database: str):
+def engine_for(conf, database: str):
+    """The engine of ``database`` as configured, or a ConfigError naming the option."""
     group, option = _CONNECTION_OPTION[database]
     url = conf[group][option]
     if not url:
@@ -58,29 +45,138 @@ def _engine_for(conf, database: str):
     return engines.create_engine(url)
 
 
+def mask_password(url: str) -> str:
+    parts = urlsplit(url)
+    if parts.password:
+        netloc = parts.netloc.replace(f':{parts.password}@', ':***@', 1)
+        return urlunsplit(parts._replace(netloc=netloc))
+    return url
+
+
+class _DbCommand(base.ConfigOptionsMixin):
+    registrars = (_placement_registrar,)
+
+    def get_parser(self, prog_name):
+        parser = self.add_config_arguments(super().get_parser(prog_name))
+        parser.add_argument('--database', required=True, choices=sorted(migrate.HISTORIES),
+                            help='which database')
+        return parser
+
+
+class DbSync(_DbCommand, command.Command):
+    """Create or upgrade a database schema to the newest revision."""
+
+    def take_action(self, parsed_args):
+        engine = engine_for(self.load_config(parsed_args), parsed_args.database)
+        migrate.sync(parsed_args.database, engine)
+        self.app.stdout.write(f'{parsed_args.database} database at revision '
+                              f'{migrate.current_revision(parsed_args.database, engine)}\n')
+        return 0
+
+
+class DbVersion(_DbCommand, show.ShowOne):
+    """Show a database's schema revision and the newest one this code knows."""
+
+    def take_action(self, parsed_args):
+        engine = engine_for(self.load_config(parsed_args), parsed_args.database)
+        current = migrate.current_revision(parsed_args.database, engine)
+        head = migrate.head_revision(parsed_args.database, engine)
+        return (('database', 'current', 'head', 'up_to_date'),
+                (parsed_args.database, current, head, current == head))
+
+
+class _CellCommand(base.ConfigOptionsMixin):
+    def get_parser(self, prog_name):
+        return self.add_config_arguments(super().get_parser(prog_name))
+
+    def api_engine(self, parsed_args):
+        return engine_for(self.load_config(parsed_args), 'api')
+
+
+_CELL_COLUMNS = ('uuid', 'name', 'transport_url', 'database_connection', 'disabled')
+
+
+def _cell_row(m: mappings.CellMapping):
+    return (m.uuid, m.name, mask_password(m.transport_url),
+            mask_password(m.database_connection), m.disabled)
+
+
+class CellCreate(_CellCommand, show.ShowOne):
+    """Map a new cell: its name, message bus and database."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('--name', required=True)
+        parser.add_argument('--transport-url', required=True,
+                            help="the cell's RabbitMQ URL (its own vhost)")
+        parser.add_argument('--database-connection', required=True,
+                            help="the cell database's SQLAlchemy URL")
+        parser.add_argument('--uuid', help='a fixed uuid (default: a new one)')
+        return parser
+
+    def take_action(self, parsed_args):
+        try:
+            mapping = mappings.create(
+                self.api_engine(parsed_args), name=parsed_args.name,
+                transport_url=parsed_args.transport_url,
+                database_connection=parsed_args.database_connection,
+                uuid=parsed_args.uuid)
+        except mappings.CellMappingError as exc:
+            raise config.ConfigError(str(exc)) from exc
+        return _CELL_COLUMNS, _cell_row(mapping)
+
+
+class CellList(_CellCommand, lister.Lister):
+    """List the mapped cells (passwords masked)."""
+
+    def take_action(self, parsed_args):
+        return _CELL_COLUMNS, [_cell_row(m) for m in mappings.list_all(self.api_engine(parsed_args))]
+
+
+class CellShow(_CellCommand, show.ShowOne):
+    """Show one cell by name or uuid (passwords masked)."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('cell', help='name or uuid')
+        return parser
+
+    def take_action(self, parsed_args):
+        try:
+            return _CELL_COLUMNS, _cell_row(mappings.get(self.api_engine(parsed_args), parsed_args.cell))
+        except mappings.CellMappingError as exc:
+            raise config.ConfigError(str(exc)) from exc
+
+
+class CellDelete(_CellCommand, command.Command):
+    """Delete a cell mapping that no host or instance maps to."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('cell', help='name or uuid')
+        return parser
+
+    def take_action(self, parsed_args):
+        try:
+            mappings.delete(self.api_engine(parsed_args), parsed_args.cell)
+        except mappings.CellMappingError as exc:
+            raise config.ConfigError(str(exc)) from exc
+        return 0
+
+
+class ManageApp(base.CellplaneApp):
+    NAME = 'cellplane-manage'
+
+    def __init__(self):
+        super().__init__(
+            description='Operator commands acting on cellplane databases.',
+            commands={'db sync': DbSync, 'db version': DbVersion,
+                      'cell create': CellCreate, 'cell list': CellList,
+                      'cell show': CellShow, 'cell delete': CellDelete})
+
+
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    args, rest = _parser().parse_known_args(argv)
-    try:
-        conf = config.load(rest, prog='cellplane-manage', registrars=_registrars())
-        engine = _engine_for(conf, args.database)
-        if args.action == 'sync':
-            migrate.sync(args.database, engine)
-            print(f'{args.database} database at revision '
-                  f'{migrate.current_revision(args.database, engine)}')
-        else:
-            current = migrate.current_revision(args.database, engine)
-            head = migrate.head_revision(args.database, engine)
-            if args.format == 'json':
-                print(json.dumps({'database': args.database, 'current': current,
-                                  'head': head, 'up_to_date': current == head}))
-            else:
-                print(f'{"database":<10} {"current":<10} {"head":<10}')
-                print(f'{args.database:<10} {current or "-":<10} {head or "-":<10}')
-    except config.ConfigError as exc:
-        print(f'cellplane-manage: error: {exc}', file=sys.stderr)
-        return 2
-    return 0
+    return base.run(ManageApp, argv)
 
 
 if __name__ == '__main__':

@@ -1,0 +1,1 @@
+"""Cell mappings: where each cell's database and message bus are (API database)."""

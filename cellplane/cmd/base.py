@@ -1,0 +1,78 @@
+"""What every cellplane command-line tool shares: cliff apps and config options.
+
+Both ``cellplane`` and ``cellplane-manage`` are cliff applications, so every
+listing or showing command gets ``--format table|json|...`` from cliff's
+formatters. Commands that need configuration take ``--config-file``
+(repeatable) and ``--config-dir`` after the command name, like the daemons.
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from typing import Callable, Iterable
+
+from cliff import app, commandmanager, command
+from oslo_config import cfg
+
+from cellplane import config
+
+VERSION = '0.1.0'
+
+
+class ConfigOptionsMixin:
+    """Adds --config-file/--config-dir to a command and loads them on demand."""
+
+    registrars: Iterable[Callable[[cfg.ConfigOpts], None]] = ()
+
+    def add_config_arguments(self, parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+        parser.add_argument('--config-file', action='append', default=[],
+                            metavar='PATH', help='a config file (repeatable)')
+        parser.add_argument('--config-dir', action='append', default=[],
+                            metavar='DIR', help='a directory of *.conf files')
+        return parser
+
+    def load_config(self, parsed_args) -> cfg.ConfigOpts:
+        argv = []
+        for path in parsed_args.config_file:
+            argv += ['--config-file', path]
+        for path in parsed_args.config_dir:
+            argv += ['--config-dir', path]
+        return config.load(argv, prog=self.app.NAME, registrars=self.registrars,
+                           setup_logging=False)
+
+
+class CellplaneApp(app.App):
+    """A cliff app that turns ``ConfigError`` into a one-line error and exit 2."""
+
+    NAME = 'cellplane'
+
+    def __init__(self, description: str, commands: dict[str, type[command.Command]]):
+        manager = commandmanager.CommandManager(None)
+        for name, cls in commands.items():
+            manager.add_command(name, cls)
+        super().__init__(description=description, version=VERSION,
+                         command_manager=manager, deferred_help=True)
+
+    # Libraries whose INFO lines are noise to an operator unless asked (-v).
+    QUIET_LOGGERS = ('alembic', 'stevedore')
+
+    def initialize_app(self, argv):
+        if self.options.verbose_level <= 1:
+            for name in self.QUIET_LOGGERS:
+                logging.getLogger(name).setLevel(logging.WARNING)
+
+    def run_subcommand(self, argv):
+        self._config_error = False
+        result = super().run_subcommand(argv)
+        # cliff reports the error itself; a configuration problem exits 2.
+        return 2 if self._config_error else result
+
+    def clean_up(self, cmd, result, err):
+        if isinstance(err, config.ConfigError):
+            self._config_error = True
+
+
+def run(app_cls, argv: list[str] | None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    return app_cls().run(argv)
