@@ -115,14 +115,11 @@ class CellCreate(_CellCommand, show.ShowOne):
         return parser
 
     def take_action(self, parsed_args):
-        try:
-            mapping = mappings.create(
-                self.api_engine(parsed_args), name=parsed_args.name,
-                transport_url=parsed_args.transport_url,
-                database_connection=parsed_args.database_connection,
-                uuid=parsed_args.uuid)
-        except mappings.CellMappingError as exc:
-            raise config.ConfigError(str(exc)) from exc
+        mapping = mappings.create(
+            self.api_engine(parsed_args), name=parsed_args.name,
+            transport_url=parsed_args.transport_url,
+            database_connection=parsed_args.database_connection,
+            uuid=parsed_args.uuid)
         return _CELL_COLUMNS, _cell_row(mapping)
 
 
@@ -142,10 +139,7 @@ class CellShow(_CellCommand, show.ShowOne):
         return parser
 
     def take_action(self, parsed_args):
-        try:
-            return _CELL_COLUMNS, _cell_row(mappings.get(self.api_engine(parsed_args), parsed_args.cell))
-        except mappings.CellMappingError as exc:
-            raise config.ConfigError(str(exc)) from exc
+        return _CELL_COLUMNS, _cell_row(mappings.get(self.api_engine(parsed_args), parsed_args.cell))
 
 
 class CellDelete(_CellCommand, command.Command):
@@ -157,10 +151,7 @@ class CellDelete(_CellCommand, command.Command):
         return parser
 
     def take_action(self, parsed_args):
-        try:
-            mappings.delete(self.api_engine(parsed_args), parsed_args.cell)
-        except mappings.CellMappingError as exc:
-            raise config.ConfigError(str(exc)) from exc
+        mappings.delete(self.api_engine(parsed_args), parsed_args.cell)
         return 0
 
 

@@ -39,7 +39,7 @@ def test_cell_create_twice_with_same_name_is_refused(top_conf, capsys):
     args = ['cell', 'create', '--name', 'cell1', '--transport-url', 'rabbit://h/c1',
             '--database-connection', 'sqlite:///c1', '--config-file', top_conf]
     assert manage.main(args) == 0
-    assert manage.main(args) == 2
+    assert manage.main(args) == 1
     assert "'cell1'" in capsys.readouterr().err
 
 
@@ -52,8 +52,8 @@ def test_cell_delete_removes_an_empty_cell(top_conf, capsys):
     assert _json(capsys) == []
 
 
-def test_cell_show_unknown_cell_exits_2_naming_it(top_conf, capsys):
-    assert manage.main(['cell', 'show', 'nowhere', '--config-file', top_conf]) == 2
+def test_cell_show_unknown_cell_exits_1_naming_it(top_conf, capsys):
+    assert manage.main(['cell', 'show', 'nowhere', '--config-file', top_conf]) == 1
     assert 'nowhere' in capsys.readouterr().err
 
 
@@ -62,3 +62,11 @@ def test_db_version_reports_up_to_date_after_sync(top_conf, capsys):
     assert manage.main(['db', 'version', '--database', 'api', '--config-file', top_conf,
                         '-f', 'json']) == 0
     assert _json(capsys)['up_to_date'] is True
+
+
+def test_cell_command_without_api_database_exits_2_naming_option(tmp_path, capsys):
+    conf = tmp_path / 'cell1.conf'
+    conf.write_text('[database]\nconnection = sqlite:///x\n')
+    assert manage.main(['cell', 'list', '--config-file', str(conf)]) == 2
+    err = capsys.readouterr().err
+    assert '[api_database] connection' in err and str(conf) in err

@@ -1,0 +1,103 @@
+"""Flavors: named sizes of instances, kept in the API database.
+
+A flavor's extra specs steer scheduling: ``resources:CLASS=N`` overrides or
+adds an amount of a Placement resource class (``N=0`` removes one) and
+``trait:NAME=required|forbidden`` asks for or refuses a trait. They are
+checked when the flavor is created, so a typo fails there and not at boot.
+"""
+from __future__ import annotations
+
+import re
+import uuid as uuidlib
+from dataclasses import dataclass, field
+
+import os_resource_classes
+import os_traits
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+
+from cellplane.db.api.models import flavors
+
+_CUSTOM = re.compile(r'^CUSTOM_[A-Z0-9_]+$')
+
+
+class FlavorError(Exception):
+    """A flavor request an operator must correct."""
+
+
+@dataclass(frozen=True)
+class Flavor:
+    flavorid: str
+    name: str
+    vcpus: int
+    memory_mb: int
+    root_gb: int
+    extra_specs: dict[str, str] = field(default_factory=dict)
+    disabled: bool = False
+
+
+def check_extra_specs(extra_specs: dict[str, str]) -> None:
+    """Raise FlavorError for a scheduling extra spec that cannot be honoured."""
+    for key, value in extra_specs.items():
+        if key.startswith('resources:'):
+            rc = key.split(':', 1)[1]
+            if rc not in os_resource_classes.STANDARDS and not _CUSTOM.match(rc):
+                raise FlavorError(f'extra spec {key}: {rc!r} is not a standard '
+                                  f'resource class nor CUSTOM_*')
+            if not value.isdigit():
+                raise FlavorError(f'extra spec {key}={value}: the amount must be '
+                                  f'a whole number >= 0')
+        elif key.startswith('trait:'):
+            trait = key.split(':', 1)[1]
+            if not os_traits.is_custom(trait) and trait not in os_traits.get_traits():
+                raise FlavorError(f'extra spec {key}: {trait!r} is not a standard '
+                                  f'trait nor CUSTOM_*')
+            if value not in ('required', 'forbidden'):
+                raise FlavorError(f'extra spec {key}={value}: the value must be '
+                                  f'"required" or "forbidden"')
+
+
+def create(engine: Engine, *, name: str, vcpus: int, memory_mb: int, root_gb: int = 0,
+           extra_specs: dict[str, str] | None = None, flavorid: str | None = None) -> Flavor:
+    extra_specs = dict(extra_specs or {})
+    if vcpus < 1 or memory_mb < 1 or root_gb < 0:
+        raise FlavorError('a flavor needs vcpus >= 1, memory_mb >= 1 and root_gb >= 0')
+    check_extra_specs(extra_specs)
+    flavor = Flavor(flavorid=flavorid or str(uuidlib.uuid4()), name=name, vcpus=vcpus,
+                    memory_mb=memory_mb, root_gb=root_gb, extra_specs=extra_specs)
+    with engine.begin() as conn:
+        clash = conn.execute(sa.select(flavors.c.name).where(
+            (flavors.c.name == name) | (flavors.c.flavorid == flavor.flavorid))).first()
+        if clash:
+            raise FlavorError(f'a flavor named {name!r} or with id {flavor.flavorid!r} exists')
+        conn.execute(flavors.insert().values(
+            flavorid=flavor.flavorid, name=name, vcpus=vcpus, memory_mb=memory_mb,
+            root_gb=root_gb, extra_specs=extra_specs))
+    return flavor
+
+
+def _from_row(row) -> Flavor:
+    return Flavor(flavorid=row.flavorid, name=row.name, vcpus=row.vcpus,
+                  memory_mb=row.memory_mb, root_gb=row.root_gb,
+                  extra_specs=dict(row.extra_specs or {}), disabled=bool(row.disabled))
+
+
+def list_all(engine: Engine) -> list[Flavor]:
+    with engine.connect() as conn:
+        return [_from_row(r) for r in conn.execute(
+            sa.select(flavors).order_by(flavors.c.vcpus, flavors.c.memory_mb, flavors.c.name))]
+
+
+def get(engine: Engine, name_or_id: str) -> Flavor:
+    with engine.connect() as conn:
+        row = conn.execute(sa.select(flavors).where(
+            (flavors.c.name == name_or_id) | (flavors.c.flavorid == name_or_id))).first()
+    if row is None:
+        raise FlavorError(f'no flavor named or with id {name_or_id!r}')
+    return _from_row(row)
+
+
+def delete(engine: Engine, name_or_id: str) -> None:
+    flavor = get(engine, name_or_id)
+    with engine.begin() as conn:
+        conn.execute(flavors.delete().where(flavors.c.flavorid == flavor.flavorid))

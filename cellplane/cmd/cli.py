@@ -1,0 +1,119 @@
+"""``cellplane``: the user-facing command line (the API role).
+
+    cellplane flavor create NAME --vcpus N --ram MB [--disk GB] [--property K=V ...]
+    cellplane flavor list|show|delete
+    cellplane demo [--format json]
+
+Commands that touch the API database read ``[api_database] connection``
+from ``--config-file`` (default: /etc/cellplane/cellplane.conf when present).
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+from cliff import command, lister, show
+
+from cellplane.api import flavors
+from cellplane.cmd import base, manage
+
+DEFAULT_CONFIG_FILE = '/etc/cellplane/cellplane.conf'
+
+
+class _ApiCommand(base.ConfigOptionsMixin):
+    def get_parser(self, prog_name):
+        return self.add_config_arguments(super().get_parser(prog_name))
+
+    def api_engine(self, parsed_args):
+        if not parsed_args.config_file and not parsed_args.config_dir \
+                and os.path.exists(DEFAULT_CONFIG_FILE):
+            parsed_args.config_file = [DEFAULT_CONFIG_FILE]
+        return manage.engine_for(self.load_config(parsed_args), 'api')
+
+
+_FLAVOR_COLUMNS = ('id', 'name', 'vcpus', 'memory_mb', 'root_gb', 'extra_specs', 'disabled')
+
+
+def _flavor_row(f: flavors.Flavor):
+    return (f.flavorid, f.name, f.vcpus, f.memory_mb, f.root_gb, f.extra_specs, f.disabled)
+
+
+def _key_value(text: str) -> tuple[str, str]:
+    key, sep, value = text.partition('=')
+    if not sep or not key:
+        raise ValueError(f'expected KEY=VALUE, got {text!r}')
+    return key, value
+
+
+class FlavorCreate(_ApiCommand, show.ShowOne):
+    """Create a flavor; scheduling extra specs are checked now, not at boot."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('name')
+        parser.add_argument('--vcpus', type=int, required=True)
+        parser.add_argument('--ram', type=int, required=True, metavar='MB')
+        parser.add_argument('--disk', type=int, default=0, metavar='GB')
+        parser.add_argument('--id', dest='flavorid', help='flavor id (default: a uuid)')
+        parser.add_argument('--property', action='append', default=[], type=_key_value,
+                            metavar='KEY=VALUE',
+                            help='extra spec, e.g. resources:CUSTOM_GPU=1 or '
+                                 'trait:HW_CPU_X86_AVX2=required (repeatable)')
+        return parser
+
+    def take_action(self, parsed_args):
+        flavor = flavors.create(
+            self.api_engine(parsed_args), name=parsed_args.name, vcpus=parsed_args.vcpus,
+            memory_mb=parsed_args.ram, root_gb=parsed_args.disk,
+            extra_specs=dict(parsed_args.property), flavorid=parsed_args.flavorid)
+        return _FLAVOR_COLUMNS, _flavor_row(flavor)
+
+
+class FlavorList(_ApiCommand, lister.Lister):
+    """List flavors, smallest first."""
+
+    def take_action(self, parsed_args):
+        return _FLAVOR_COLUMNS, [_flavor_row(f) for f in flavors.list_all(self.api_engine(parsed_args))]
+
+
+class FlavorShow(_ApiCommand, show.ShowOne):
+    """Show one flavor by name or id."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('flavor', help='name or id')
+        return parser
+
+    def take_action(self, parsed_args):
+        return _FLAVOR_COLUMNS, _flavor_row(flavors.get(self.api_engine(parsed_args), parsed_args.flavor))
+
+
+class FlavorDelete(_ApiCommand, command.Command):
+    """Delete a flavor by name or id."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('flavor', help='name or id')
+        return parser
+
+    def take_action(self, parsed_args):
+        flavors.delete(self.api_engine(parsed_args), parsed_args.flavor)
+        return 0
+
+
+class CellplaneCLI(base.CellplaneApp):
+    NAME = 'cellplane'
+
+    def __init__(self):
+        super().__init__(
+            description='cellplane: place instances across cells, with claims and alternates.',
+            commands={'flavor create': FlavorCreate, 'flavor list': FlavorList,
+                      'flavor show': FlavorShow, 'flavor delete': FlavorDelete})
+
+
+def main(argv: list[str] | None = None) -> int:
+    return base.run(CellplaneCLI, argv)
+
+
+if __name__ == '__main__':
+    sys.exit(main())

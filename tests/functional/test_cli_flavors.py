@@ -1,0 +1,53 @@
+"""``cellplane flavor ...`` keeps flavors in the API database and checks extra specs."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from cellplane.cmd import cli, manage
+
+
+@pytest.fixture
+def top_conf(tmp_path):
+    conf = tmp_path / 'top.conf'
+    conf.write_text(f'[api_database]\nconnection = sqlite:///{tmp_path}/api.sqlite\n')
+    assert manage.main(['db', 'sync', '--database', 'api', '--config-file', str(conf)]) == 0
+    return str(conf)
+
+
+def test_flavor_create_and_list_round_trip_extra_specs(top_conf, capsys):
+    assert cli.main(['flavor', 'create', 'm1.small', '--vcpus', '2', '--ram', '2048',
+                     '--disk', '20', '--property', 'resources:CUSTOM_GPU=1',
+                     '--property', 'trait:HW_CPU_X86_AVX2=required',
+                     '--config-file', top_conf]) == 0
+    capsys.readouterr()
+    assert cli.main(['flavor', 'list', '--config-file', top_conf, '-f', 'json']) == 0
+    [flavor] = json.loads(capsys.readouterr().out)
+    assert (flavor['name'], flavor['vcpus'], flavor['memory_mb'], flavor['root_gb']) == \
+        ('m1.small', 2, 2048, 20)
+    assert flavor['extra_specs'] == {'resources:CUSTOM_GPU': '1',
+                                     'trait:HW_CPU_X86_AVX2': 'required'}
+
+
+@pytest.mark.parametrize('prop, named', [
+    ('resources:VCPUS=1', 'VCPUS'),
+    ('resources:VCPU=two', 'whole number'),
+    ('trait:NOT_A_TRAIT=required', 'NOT_A_TRAIT'),
+    ('trait:CUSTOM_FAST=yes', 'required'),
+])
+def test_flavor_with_bad_scheduling_extra_spec_is_refused(top_conf, capsys, prop, named):
+    assert cli.main(['flavor', 'create', 'bad', '--vcpus', '1', '--ram', '512',
+                     '--property', prop, '--config-file', top_conf]) == 1
+    assert named in capsys.readouterr().err
+    capsys.readouterr()
+    assert cli.main(['flavor', 'list', '--config-file', top_conf, '-f', 'json']) == 0
+    assert json.loads(capsys.readouterr().out) == []
+
+
+def test_flavor_delete_then_show_fails(top_conf, capsys):
+    assert cli.main(['flavor', 'create', 'tiny', '--vcpus', '1', '--ram', '256',
+                     '--config-file', top_conf]) == 0
+    assert cli.main(['flavor', 'delete', 'tiny', '--config-file', top_conf]) == 0
+    assert cli.main(['flavor', 'show', 'tiny', '--config-file', top_conf]) == 1
+    assert 'tiny' in capsys.readouterr().err
