@@ -38,3 +38,18 @@ def _has_section(path: str, section: str) -> bool:
     sections: dict = {}
     cfg.ConfigParser(path, sections).parse()
     return section in sections
+
+
+def refuse_database_credentials(conf: cfg.ConfigOpts, service_name: str) -> None:
+    """Raise ``ConfigError`` if a compute agent is given any database connection.
+
+    Compute agents change state only through their cell conductor; holding a
+    database URL would let a compromised hypervisor host write to the cell.
+    """
+    refuse_top_level_options(conf, service_name)
+    if conf.database.connection:
+        where = config.describe_location(conf, 'connection', 'database')
+        raise config.ConfigError(
+            f'{service_name} must not be given [database] connection{where}: '
+            f'compute agents hold no database credentials and report through '
+            f'their cell conductor. Remove the option.')
