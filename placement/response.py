@@ -1,0 +1,57 @@
+"""Building responses: JSON bodies, 204s, and the 1.15+ cache headers."""
+from __future__ import annotations
+
+import datetime
+import json
+
+import webob
+
+_CACHE_HEADERS_FROM = (1, 15)
+
+
+def http_date(moment: datetime.datetime | None) -> str:
+    """RFC 7231 date of a naive-UTC or aware datetime (now when None)."""
+    if moment is None:
+        moment = datetime.datetime.now(datetime.timezone.utc)
+    elif moment.tzinfo is not None:
+        moment = moment.astimezone(datetime.timezone.utc)
+    return moment.strftime('%a, %d %b %Y %H:%M:%S GMT')
+
+
+def latest(*moments) -> datetime.datetime | None:
+    """The newest of ``moments`` (each a datetime or None), None if all are."""
+    found = None
+    for moment in moments:
+        if moment is not None and (found is None or moment > found):
+            found = moment
+    return found
+
+
+def json_response(req, body, status: int = 200, *,
+                  last_modified: datetime.datetime | None | bool = False,
+                  location: str | None = None) -> webob.Response:
+    """A JSON response. ``last_modified`` (a datetime, or None for "now")
+    adds the 1.15+ ``last-modified`` and ``cache-control: no-cache``; leave
+    it False on responses that do not carry them."""
+    resp = webob.Response(
+        body=json.dumps(body).encode(), status=status,
+        content_type='application/json', charset=None)
+    headers = resp.headers
+    if last_modified is not False and req.mv >= _CACHE_HEADERS_FROM:
+        headers['Last-Modified'] = http_date(last_modified)
+        headers['Cache-Control'] = 'no-cache'
+    if location:
+        headers['Location'] = location
+    return resp
+
+
+def no_content(req=None, status: int = 204, *, location: str | None = None,
+               last_modified: datetime.datetime | None | bool = False) -> webob.Response:
+    resp = webob.Response(status=status, content_type=None)
+    del resp.headers['Content-Type']
+    if location:
+        resp.headers['Location'] = location
+    if req is not None and last_modified is not False and req.mv >= _CACHE_HEADERS_FROM:
+        resp.headers['Last-Modified'] = http_date(last_modified)
+        resp.headers['Cache-Control'] = 'no-cache'
+    return resp

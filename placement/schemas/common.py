@@ -1,0 +1,13 @@
+"""Patterns shared by several resources' schemas."""
+_UUID_CHAR = '[0-9a-fA-F-]'
+UUID_PATTERN = f'^{_UUID_CHAR}{{36}}$'
+
+_RC_TRAIT_CHAR = '[A-Z0-9_]'
+RC_PATTERN = f'^{_RC_TRAIT_CHAR}+$'
+CUSTOM_RC_PATTERN = f'^CUSTOM_{_RC_TRAIT_CHAR}+$'
+CUSTOM_TRAIT_PATTERN = CUSTOM_RC_PATTERN
+CONSUMER_TYPE_PATTERN = RC_PATTERN
+CONSUMER_TYPE_GET_PATTERN = f'{CONSUMER_TYPE_PATTERN}|^all|^unknown$'
+
+GROUP_PAT = r'[1-9][0-9]*'
+GROUP_PAT_1_33 = r'[a-zA-Z0-9_-]{1,64}'

@@ -1,0 +1,140 @@
+"""The Placement WSGI application, built in-process from an engine.
+
+    app = make_app(engine, auth_strategy='noauth2')
+
+is all a test, the embedded mode or the daemon's worker needs: no HTTP
+server, no global config. One callable does what the reference spreads over
+a middleware stack, in the same order (so the same error wins when several
+apply): request id, authentication (401), microversion (400/406),
+content-length/type sanity (400), routing (404/405), policy (403), Accept
+(406), the handler; any unexpected exception becomes a JSON 500.
+"""
+from __future__ import annotations
+
+import logging
+import re
+import uuid
+
+from sqlalchemy.engine import Engine
+
+from placement import auth
+from placement import errors
+from placement import handler as handler_mod
+from placement import microversion
+from placement.context import RequestContext
+from placement.request import PlacementRequest
+
+LOG = logging.getLogger(__name__)
+
+_REQUEST_ID_RE = re.compile(
+    r'^req-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$')
+_OPEN_PATHS = frozenset(('', '/'))
+_JSON = 'application/json'
+
+
+class PlacementApp:
+    """The WSGI callable. Thread-safe: it keeps no per-request state."""
+
+    def __init__(self, engine: Engine, authenticator,
+                 routes: dict | None = None):
+        self.engine = engine
+        self.authenticator = authenticator
+        self.router = handler_mod.Router(routes or handler_mod.ROUTES)
+
+    def __call__(self, environ, start_response):
+        request_id = environ.get('HTTP_X_OPENSTACK_REQUEST_ID')
+        if not request_id or not _REQUEST_ID_RE.match(request_id):
+            request_id = f'req-{uuid.uuid4()}'
+        environ['openstack.request_id'] = request_id
+        version = None
+        try:
+            req = PlacementRequest(environ)
+            path = req.path_info
+            method = environ['REQUEST_METHOD']
+            if path in _OPEN_PATHS:
+                identity = auth.ANONYMOUS
+            else:
+                identity = self.authenticator.authenticate(environ)
+            version = microversion.from_environ(environ)
+            req.mv = version
+            _check_content_headers(environ)
+            handler, urlvars, _template = self.router.match(path, method)
+            gate = getattr(handler, 'min_version', None)
+            if gate is not None and version < gate:
+                raise errors.NotFound(
+                    f'The resource is not available at microversion '
+                    f'{version.major}.{version.minor}.')
+            if method == 'GET':
+                _check_accept(environ)
+            if path not in _OPEN_PATHS:
+                auth.authorize(identity, method, path)
+            req.urlvars = urlvars
+            req.context = RequestContext(self.engine, identity, request_id)
+            resp = handler(req)
+            status = resp.status
+            headers = resp.headerlist
+            body = resp.app_iter
+        except errors.PlacementError as exc:
+            status, headers, body = errors.render(exc, environ, request_id, version)
+            body = [body]
+        except Exception:  # noqa: BLE001 - the API never returns a traceback
+            LOG.exception('Unexpected error in %s %s', environ.get('REQUEST_METHOD'),
+                          environ.get('PATH_INFO'))
+            exc = errors.InternalServerError('An unexpected error occurred.')
+            status, headers, body = errors.render(exc, environ, request_id, version)
+            body = [body]
+        headers.append(('x-openstack-request-id', request_id))
+        if version is not None:
+            headers.append(('OpenStack-API-Version', microversion.header_value(version)))
+            headers.append(('Vary', 'OpenStack-API-Version'))
+        start_response(status, headers)
+        return body
+
+
+def _check_content_headers(environ) -> None:
+    clen = environ.get('CONTENT_LENGTH')
+    if clen:
+        try:
+            length = int(clen)
+        except ValueError:
+            raise errors.BadRequest('content-length header must be an integer') from None
+        if length > 0 and not environ.get('CONTENT_TYPE'):
+            raise errors.BadRequest(
+                'content-type header required when content-length > 0')
+
+
+def _check_accept(environ) -> None:
+    accept = environ.get('HTTP_ACCEPT')
+    if not accept or _JSON in accept or '*/*' in accept:
+        return
+    import webob.acceptparse
+    offers = webob.acceptparse.create_accept_header(accept).acceptable_offers([_JSON])
+    if not offers:
+        raise errors.NotAcceptable(f'Only {_JSON} is provided')
+
+
+def make_app(engine: Engine, *, auth_strategy: str = 'noauth2',
+             token_file: str | None = None, tokens: dict[str, str] | None = None,
+             sync_standards: bool = True) -> PlacementApp:
+    """The Placement WSGI app on ``engine`` (schema already migrated).
+
+    ``sync_standards`` makes sure every standard resource class and trait
+    is in the database (cheap when they already are); the daemon does it
+    once before forking its workers and passes False.
+    """
+    if sync_standards:
+        from placement.objects import standards
+        standards.sync(engine)
+    authenticator = auth.make_authenticator(
+        auth_strategy, token_file=token_file, tokens=tokens)
+    return PlacementApp(engine, authenticator)
+
+
+def app_from_conf(conf, *, sync_standards: bool = True) -> PlacementApp:
+    """Build engine and app from a loaded config ([placement_database], [api])."""
+    from cellplane.db import engines
+    db = conf.placement_database
+    engine = engines.create_engine(db.connection, pool_size=db.pool_size,
+                                   max_overflow=db.max_overflow)
+    return make_app(engine, auth_strategy=conf.api.auth_strategy,
+                    token_file=conf.api.token_file, sync_standards=sync_standards)
