@@ -1,0 +1,84 @@
+"""The interface every virt driver implements, and the failure it raises."""
+from __future__ import annotations
+
+import abc
+from dataclasses import dataclass
+
+import stevedore
+
+NAMESPACE = 'cellplane.compute.virt_drivers'
+
+
+class BuildFailed(Exception):
+    """A build failed on this host; ``reason`` is what the operator will read."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+class UnknownVirtDriver(Exception):
+    """``[compute] virt_driver`` names no installed driver."""
+
+
+@dataclass(frozen=True)
+class Inventory:
+    """One resource class of a host, in Placement's inventory terms."""
+    total: int
+    reserved: int = 0
+    min_unit: int = 1
+    max_unit: int | None = None     # None: the total
+    step_size: int = 1
+    allocation_ratio: float = 1.0
+
+    def as_placement(self) -> dict:
+        return {'total': self.total, 'reserved': self.reserved,
+                'min_unit': self.min_unit,
+                'max_unit': self.total if self.max_unit is None else self.max_unit,
+                'step_size': self.step_size, 'allocation_ratio': self.allocation_ratio}
+
+
+@dataclass(frozen=True)
+class BuildRequest:
+    """What a driver needs to build one instance."""
+    instance_uuid: str
+    vcpus: int
+    memory_mb: int
+    root_gb: int
+    image_properties: dict
+
+
+class VirtDriver(abc.ABC):
+    """Builds and destroys instances on one host and describes its capacity."""
+
+    @abc.abstractmethod
+    def get_inventory(self) -> dict[str, Inventory]:
+        """Resource class name -> inventory of this host."""
+
+    @abc.abstractmethod
+    def get_traits(self) -> set[str]:
+        """The traits this host's provider carries in Placement."""
+
+    @abc.abstractmethod
+    def spawn(self, request: BuildRequest) -> None:
+        """Build the instance, or raise ``BuildFailed`` with the reason."""
+
+    @abc.abstractmethod
+    def destroy(self, instance_uuid: str) -> None:
+        """Remove the instance; removing an unknown one is not an error."""
+
+    @abc.abstractmethod
+    def list_instances(self) -> list[str]:
+        """Uuids of the instances this host runs."""
+
+
+def load(name: str, **kwargs) -> VirtDriver:
+    """Instantiate the driver registered as ``name``, passing ``kwargs``."""
+    try:
+        manager = stevedore.DriverManager(NAMESPACE, name, invoke_on_load=True,
+                                          invoke_kwds=kwargs)
+    except stevedore.exception.NoMatches:
+        names = sorted(stevedore.ExtensionManager(NAMESPACE).names())
+        raise UnknownVirtDriver(
+            f'no virt driver named {name!r}; installed: {", ".join(names) or "none"}') from None
+    return manager.driver

@@ -1,0 +1,117 @@
+"""A virt driver that builds nothing, takes as long as told, and fails on demand.
+
+Its capacity, build time and failures come from ``[fake_driver]`` options
+(or a ``FakeSettings`` given directly, as the embedded mode does for its many
+hosts in one process), so every path of the boot flow can be driven in tests
+and in the demo: fail every build, fail the first N, fail a seeded random
+fraction, always with the configured reason.
+"""
+from __future__ import annotations
+
+import random
+import threading
+import time
+from dataclasses import dataclass, field
+
+from oslo_config import cfg
+
+from compute_agent.virt.driver import BuildFailed, BuildRequest, Inventory, VirtDriver
+
+fake_driver_group = cfg.OptGroup('fake_driver', title='The fake virt driver')
+fake_driver_opts = [
+    cfg.IntOpt('vcpus', default=16, min=1, help='VCPU total of this host.'),
+    cfg.FloatOpt('cpu_allocation_ratio', default=4.0, min=0.0001,
+                 help='Overcommit ratio reported for VCPU.'),
+    cfg.IntOpt('memory_mb', default=65536, min=1, help='MEMORY_MB total.'),
+    cfg.IntOpt('reserved_memory_mb', default=512, min=0, help='MEMORY_MB kept for the host.'),
+    cfg.IntOpt('disk_gb', default=1000, min=1, help='DISK_GB total.'),
+    cfg.ListOpt('traits', default=[], help='Traits of this host (e.g. HW_CPU_X86_AVX2, CUSTOM_SSD).'),
+    cfg.FloatOpt('build_seconds', default=0.0, min=0.0,
+                 help='How long a build takes.'),
+    cfg.BoolOpt('fail_all', default=False, help='Fail every build.'),
+    cfg.IntOpt('fail_first', default=0, min=0, help='Fail the first N builds, then succeed.'),
+    cfg.FloatOpt('fail_fraction', default=0.0, min=0.0, max=1.0,
+                 help='Fail this fraction of builds at random.'),
+    cfg.IntOpt('fail_seed', help='Seed of the random failures, for repeatable runs.'),
+    cfg.StrOpt('failure_reason', default='Simulated build failure',
+               help='The reason a failed build reports, e.g. "No more IP addresses".'),
+]
+
+
+def register_opts(conf: cfg.ConfigOpts) -> None:
+    conf.register_opts(fake_driver_opts, group=fake_driver_group)
+
+
+def list_opts():
+    return [(fake_driver_group, fake_driver_opts)]
+
+
+@dataclass
+class FakeSettings:
+    vcpus: int = 16
+    cpu_allocation_ratio: float = 4.0
+    memory_mb: int = 65536
+    reserved_memory_mb: int = 512
+    disk_gb: int = 1000
+    traits: list[str] = field(default_factory=list)
+    build_seconds: float = 0.0
+    fail_all: bool = False
+    fail_first: int = 0
+    fail_fraction: float = 0.0
+    fail_seed: int | None = None
+    failure_reason: str = 'Simulated build failure'
+
+    @classmethod
+    def from_conf(cls, conf: cfg.ConfigOpts) -> 'FakeSettings':
+        group = conf.fake_driver
+        return cls(**{opt.dest: group[opt.dest] for opt in fake_driver_opts})
+
+
+class FakeDriver(VirtDriver):
+    """Keeps instances in a dict; see the module docstring for failure modes."""
+
+    def __init__(self, settings: FakeSettings | None = None, conf: cfg.ConfigOpts | None = None):
+        if settings is None:
+            conf = cfg.CONF if conf is None else conf
+            register_opts(conf)
+            settings = FakeSettings.from_conf(conf)
+        self.settings = settings
+        self._random = random.Random(settings.fail_seed)
+        self._lock = threading.Lock()
+        self._builds_started = 0
+        self._instances: dict[str, BuildRequest] = {}
+
+    def get_inventory(self) -> dict[str, Inventory]:
+        s = self.settings
+        return {
+            'VCPU': Inventory(total=s.vcpus, allocation_ratio=s.cpu_allocation_ratio),
+            'MEMORY_MB': Inventory(total=s.memory_mb, reserved=s.reserved_memory_mb),
+            'DISK_GB': Inventory(total=s.disk_gb),
+        }
+
+    def get_traits(self) -> set[str]:
+        return set(self.settings.traits)
+
+    def _should_fail(self) -> bool:
+        with self._lock:
+            self._builds_started += 1
+            if self.settings.fail_all or self._builds_started <= self.settings.fail_first:
+                return True
+            return self._random.random() < self.settings.fail_fraction
+
+    def spawn(self, request: BuildRequest) -> None:
+        fail = self._should_fail()
+        if self.settings.build_seconds:
+            time.sleep(self.settings.build_seconds)
+        if fail:
+            raise BuildFailed(self.settings.failure_reason)
+        with self._lock:
+            self._instances[request.instance_uuid] = request
+
+    def destroy(self, instance_uuid: str) -> None:
+        with self._lock:
+            self._instances.pop(instance_uuid, None)
+
+    def list_instances(self) -> list[str]:
+        with self._lock:
+            return sorted(self._instances)

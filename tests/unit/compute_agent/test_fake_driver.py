@@ -1,0 +1,72 @@
+"""The fake virt driver fails exactly as configured, with the configured reason."""
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from compute_agent.virt import driver
+from compute_agent.virt.fake import FakeDriver, FakeSettings
+
+
+def _request():
+    return driver.BuildRequest(instance_uuid=str(uuid.uuid4()), vcpus=1, memory_mb=512,
+                               root_gb=1, image_properties={})
+
+
+def _outcomes(fake: FakeDriver, n: int) -> list[str | None]:
+    results = []
+    for _ in range(n):
+        try:
+            fake.spawn(_request())
+            results.append(None)
+        except driver.BuildFailed as exc:
+            results.append(exc.reason)
+    return results
+
+
+def test_fail_all_fails_every_build_with_the_configured_reason():
+    fake = FakeDriver(FakeSettings(fail_all=True, failure_reason='No more IP addresses'))
+    assert _outcomes(fake, 5) == ['No more IP addresses'] * 5
+    assert fake.list_instances() == []
+
+
+def test_fail_first_n_then_succeeds():
+    fake = FakeDriver(FakeSettings(fail_first=2, failure_reason='disk error'))
+    assert _outcomes(fake, 4) == ['disk error', 'disk error', None, None]
+    assert len(fake.list_instances()) == 2
+
+
+def test_fail_fraction_with_a_seed_is_repeatable_and_near_the_fraction():
+    a = _outcomes(FakeDriver(FakeSettings(fail_fraction=0.3, fail_seed=7)), 400)
+    b = _outcomes(FakeDriver(FakeSettings(fail_fraction=0.3, fail_seed=7)), 400)
+    assert a == b
+    assert 80 <= sum(r is not None for r in a) <= 160
+
+
+def test_no_failure_configured_builds_and_destroy_removes():
+    fake = FakeDriver(FakeSettings())
+    req = _request()
+    fake.spawn(req)
+    assert fake.list_instances() == [req.instance_uuid]
+    fake.destroy(req.instance_uuid)
+    fake.destroy(req.instance_uuid)
+    assert fake.list_instances() == []
+
+
+def test_inventory_reports_placement_fields_with_max_unit_defaulting_to_total():
+    inv = FakeDriver(FakeSettings(vcpus=8, cpu_allocation_ratio=2.0)).get_inventory()
+    assert inv['VCPU'].as_placement() == {'total': 8, 'reserved': 0, 'min_unit': 1,
+                                          'max_unit': 8, 'step_size': 1,
+                                          'allocation_ratio': 2.0}
+    assert set(inv) == {'VCPU', 'MEMORY_MB', 'DISK_GB'}
+
+
+def test_unknown_driver_name_lists_installed_ones():
+    with pytest.raises(driver.UnknownVirtDriver) as err:
+        driver.load('nonexistent')
+    assert 'fake' in str(err.value)
+
+
+def test_fake_loads_through_stevedore():
+    assert isinstance(driver.load('fake', settings=FakeSettings()), FakeDriver)
