@@ -1,0 +1,317 @@
+"""The base of every typed, versioned RPC payload.
+
+A payload is a frozen dataclass with a ``NAME`` and a ``VERSION``
+(``major.minor``). Its JSON Schema is generated from the field types and kept
+in the repository (``rpc_schemas/schemas/<NAME>-<VERSION>.json``); a unit test
+keeps the stored file and the class identical, and received data is validated
+against the stored file, so the contract other services see is a file anyone
+can read.
+
+Supported field types: ``str``, ``int``, ``float``, ``bool``, ``datetime``
+(UTC, ISO 8601 on the wire), ``X | None``, ``list[X]``, ``dict[str, X]``,
+``typing.Any`` (any JSON value) and other payload classes (nested as
+envelopes, so that each carries its own name and version).
+
+Versioning rule: a minor version only adds fields that have defaults, and
+marks them with ``since``; a major version is anything else. That rule is
+what lets a receiver accept older minors and a sender downgrade to them.
+"""
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import functools
+import importlib.resources
+import json
+import re
+import types
+import typing
+from typing import Any, ClassVar
+
+import jsonschema
+
+from rpc_schemas.errors import (
+    MalformedPayload, PayloadDowngradeError, UnsupportedPayloadVersion)
+
+ENVELOPE_NAME = 'cellplane.name'
+ENVELOPE_VERSION = 'cellplane.version'
+ENVELOPE_DATA = 'cellplane.data'
+VERSION_PATTERN = r'^[0-9]+\.[0-9]+$'
+_VERSION_RE = re.compile(VERSION_PATTERN)
+SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema'
+
+
+def parse_version(version: str) -> tuple[int, int]:
+    """``'1.2'`` -> ``(1, 2)``; ``ValueError`` on anything else."""
+    if not isinstance(version, str) or not _VERSION_RE.match(version):
+        raise ValueError(f'{version!r} is not a version of the form major.minor')
+    major, minor = version.split('.')
+    return int(major), int(minor)
+
+
+def field(*, default: Any = dataclasses.MISSING,
+          default_factory: Any = dataclasses.MISSING,
+          since: str | None = None, **schema: Any) -> Any:
+    """A payload field with extra JSON Schema keywords and the version it appeared in.
+
+    ``field(default=None, since='1.1', maximum=60)`` adds ``maximum`` to the
+    field's schema and lets a sender drop the field when it downgrades to 1.0.
+    """
+    metadata = {'schema': schema, 'since': since}
+    return dataclasses.field(default=default, default_factory=default_factory,
+                             metadata=metadata)
+
+
+@dataclasses.dataclass(frozen=True)
+class Payload:
+    """Base class: subclasses are ``@dataclasses.dataclass(frozen=True)``."""
+
+    NAME: ClassVar[str]
+    VERSION: ClassVar[str]
+    DESCRIPTION: ClassVar[str] = ''
+
+    # -- wire form ---------------------------------------------------------
+
+    def to_primitive(self, target_version: str | None = None) -> dict:
+        """The envelope ``{"cellplane.name", "cellplane.version", "cellplane.data"}``.
+
+        With ``target_version`` (same major, lower minor) the fields added
+        after it are left out; if one of them holds a value other than its
+        default the receiver would lose it, and ``PayloadDowngradeError`` says so.
+        """
+        version = self.VERSION if target_version is None else target_version
+        self._check_downgrade(version)
+        data = {}
+        for f in dataclasses.fields(self):
+            since = f.metadata.get('since')
+            if since and parse_version(since) > parse_version(version):
+                continue
+            data[f.name] = _to_json(getattr(self, f.name))
+        return {ENVELOPE_NAME: self.NAME, ENVELOPE_VERSION: version,
+                ENVELOPE_DATA: data}
+
+    def _check_downgrade(self, version: str) -> None:
+        try:
+            wanted = parse_version(version)
+        except ValueError as exc:
+            raise PayloadDowngradeError(f'{self.NAME}: {exc}') from None
+        own = parse_version(self.VERSION)
+        if wanted[0] != own[0] or wanted > own:
+            raise PayloadDowngradeError(
+                f'{self.NAME} {self.VERSION} cannot be sent as version {version}: '
+                f'only a lower minor of the same major is possible')
+        for f in dataclasses.fields(self):
+            since = f.metadata.get('since')
+            if not since or parse_version(since) <= wanted:
+                continue
+            if getattr(self, f.name) != _default_of(f):
+                raise PayloadDowngradeError(
+                    f'{self.NAME} field {f.name!r} was added in {since} and has a '
+                    f'value, so it cannot be sent as version {version}: the '
+                    f'receiver would lose it. Upgrade the receiver first.')
+
+    @classmethod
+    def from_primitive(cls, primitive: Any) -> 'Payload':
+        """Check an envelope of this payload (name, version, data) and build it."""
+        if not isinstance(primitive, dict):
+            raise MalformedPayload(
+                f'expected a {cls.NAME} envelope (a JSON object), got '
+                f'{type(primitive).__name__}')
+        missing = [k for k in (ENVELOPE_NAME, ENVELOPE_VERSION, ENVELOPE_DATA)
+                   if k not in primitive]
+        if missing:
+            raise MalformedPayload(
+                f'payload envelope lacks {", ".join(missing)}')
+        if primitive[ENVELOPE_NAME] != cls.NAME:
+            raise MalformedPayload(
+                f'expected a {cls.NAME} payload, got {primitive[ENVELOPE_NAME]!r}')
+        cls.check_version(primitive[ENVELOPE_VERSION])
+        return cls.from_data(primitive[ENVELOPE_DATA])
+
+    @classmethod
+    def check_version(cls, version: Any) -> None:
+        """Accept the same major and a minor no newer than this class knows."""
+        try:
+            received = parse_version(version)
+        except ValueError as exc:
+            raise UnsupportedPayloadVersion(f'{cls.NAME}: {exc}') from None
+        known = parse_version(cls.VERSION)
+        if received[0] != known[0] or received[1] > known[1]:
+            raise UnsupportedPayloadVersion(
+                f'{cls.NAME} version {version} is not supported here: this '
+                f'service knows {cls.NAME} {cls.VERSION} (same major, minor up '
+                f'to {known[1]}). Upgrade this service before its senders.')
+
+    @classmethod
+    def from_data(cls, data: Any) -> 'Payload':
+        """Validate ``data`` against the stored schema and build the payload."""
+        errors = sorted(stored_validator(cls).iter_errors(data),
+                        key=lambda e: list(e.absolute_path))
+        if errors:
+            raise MalformedPayload(
+                f'{cls.NAME} {cls.VERSION} data is invalid: '
+                + '; '.join(_describe(e) for e in errors))
+        hints = _type_hints(cls)
+        kwargs = {}
+        for f in dataclasses.fields(cls):
+            if f.name in data:
+                kwargs[f.name] = _from_json(hints[f.name], data[f.name])
+        return cls(**kwargs)
+
+    # -- schema ------------------------------------------------------------
+
+    @classmethod
+    def json_schema(cls) -> dict:
+        """The JSON Schema of this payload's data, generated from the fields."""
+        hints = _type_hints(cls)
+        properties = {}
+        required = []
+        for f in dataclasses.fields(cls):
+            prop = _schema_for(hints[f.name])
+            prop.update(f.metadata.get('schema') or {})
+            properties[f.name] = prop
+            if (f.default is dataclasses.MISSING
+                    and f.default_factory is dataclasses.MISSING):
+                required.append(f.name)
+        schema = {
+            '$schema': SCHEMA_DIALECT,
+            'title': f'{cls.NAME} {cls.VERSION}',
+            'type': 'object',
+            'properties': properties,
+            'required': required,
+            'additionalProperties': False,
+        }
+        if cls.DESCRIPTION:
+            schema['description'] = cls.DESCRIPTION
+        return schema
+
+    @classmethod
+    def schema_filename(cls) -> str:
+        return f'{cls.NAME}-{cls.VERSION}.json'
+
+
+def _default_of(f: dataclasses.Field) -> Any:
+    if f.default is not dataclasses.MISSING:
+        return f.default
+    if f.default_factory is not dataclasses.MISSING:
+        return f.default_factory()
+    return dataclasses.MISSING
+
+
+def stored_schema(cls: type[Payload]) -> dict:
+    """The schema file of ``cls`` at its current version, as kept in the repository."""
+    resource = importlib.resources.files('rpc_schemas') / 'schemas' / cls.schema_filename()
+    try:
+        return json.loads(resource.read_text(encoding='utf-8'))
+    except FileNotFoundError:
+        raise MalformedPayload(
+            f'no stored schema rpc_schemas/schemas/{cls.schema_filename()}: '
+            f'run `python -m rpc_schemas.write_schemas` after changing a payload'
+        ) from None
+
+
+@functools.cache
+def stored_validator(cls: type[Payload]) -> jsonschema.protocols.Validator:
+    schema = stored_schema(cls)
+    validator_cls = jsonschema.validators.validator_for(schema)
+    return validator_cls(schema, format_checker=validator_cls.FORMAT_CHECKER)
+
+
+def _describe(error: jsonschema.ValidationError) -> str:
+    path = '.'.join(str(p) for p in error.absolute_path)
+    return f'{path}: {error.message}' if path else error.message
+
+
+@functools.cache
+def _type_hints(cls: type) -> dict:
+    return typing.get_type_hints(cls)
+
+
+def _is_optional(tp: Any) -> tuple[bool, Any]:
+    if typing.get_origin(tp) in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(tp) if a is not type(None)]
+        if len(args) == 1 and len(typing.get_args(tp)) == 2:
+            return True, args[0]
+    return False, tp
+
+
+def _schema_for(tp: Any) -> dict:
+    optional, inner = _is_optional(tp)
+    if optional:
+        schema = _schema_for(inner)
+        return {'anyOf': [schema, {'type': 'null'}]}
+    if tp is Any:
+        return {}
+    if tp is bool:
+        return {'type': 'boolean'}
+    if tp is int:
+        return {'type': 'integer'}
+    if tp is float:
+        return {'type': 'number'}
+    if tp is str:
+        return {'type': 'string'}
+    if tp is datetime.datetime:
+        return {'type': 'string', 'format': 'date-time'}
+    origin = typing.get_origin(tp)
+    if origin is list:
+        (item,) = typing.get_args(tp)
+        return {'type': 'array', 'items': _schema_for(item)}
+    if origin is dict:
+        key, value = typing.get_args(tp)
+        if key is not str:
+            raise TypeError(f'payload dict keys must be str, not {key!r}')
+        return {'type': 'object', 'additionalProperties': _schema_for(value)}
+    if isinstance(tp, type) and issubclass(tp, Payload):
+        return {
+            'type': 'object',
+            'properties': {
+                ENVELOPE_NAME: {'const': tp.NAME},
+                ENVELOPE_VERSION: {'type': 'string', 'pattern': VERSION_PATTERN},
+                ENVELOPE_DATA: {'type': 'object'},
+            },
+            'required': [ENVELOPE_NAME, ENVELOPE_VERSION, ENVELOPE_DATA],
+            'additionalProperties': False,
+        }
+    raise TypeError(f'unsupported payload field type {tp!r}')
+
+
+def _to_json(value: Any) -> Any:
+    if isinstance(value, Payload):
+        return value.to_primitive()
+    if isinstance(value, datetime.datetime):
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=datetime.timezone.utc)
+        return value.astimezone(datetime.timezone.utc).isoformat()
+    if isinstance(value, (list, tuple)):
+        return [_to_json(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _to_json(v) for k, v in value.items()}
+    return value
+
+
+def _from_json(tp: Any, value: Any) -> Any:
+    if value is None:
+        return None
+    optional, inner = _is_optional(tp)
+    if optional:
+        return _from_json(inner, value)
+    if tp is datetime.datetime:
+        try:
+            parsed = datetime.datetime.fromisoformat(value)
+        except ValueError as exc:
+            raise MalformedPayload(f'{value!r} is not an ISO 8601 time: {exc}') from None
+        if parsed.tzinfo is None:
+            parsed = parsed.replace(tzinfo=datetime.timezone.utc)
+        return parsed
+    if tp is float and isinstance(value, int):
+        return float(value)
+    origin = typing.get_origin(tp)
+    if origin is list:
+        (item,) = typing.get_args(tp)
+        return [_from_json(item, v) for v in value]
+    if origin is dict:
+        _, item = typing.get_args(tp)
+        return {k: _from_json(item, v) for k, v in value.items()}
+    if isinstance(tp, type) and issubclass(tp, Payload):
+        return tp.from_primitive(value)
+    return value

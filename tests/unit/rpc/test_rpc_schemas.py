@@ -1,0 +1,200 @@
+"""rpc_schemas: stored schemas match the classes; envelopes round-trip; bad ones are refused."""
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import json
+
+import pytest
+
+from rpc_schemas import REGISTRY
+from rpc_schemas.base import Payload, field, stored_schema
+from rpc_schemas.errors import (
+    MalformedPayload, PayloadDowngradeError, UnknownPayload, UnsupportedPayloadVersion)
+from rpc_schemas.ping import Ping, Pong
+from rpc_schemas.registry import PayloadRegistry
+from rpc_schemas.service_status import ServiceStatus
+from rpc_schemas.write_schemas import SCHEMA_DIR, render
+
+NOW = datetime.datetime(2026, 1, 2, 3, 4, 5, 678000, tzinfo=datetime.timezone.utc)
+
+
+def _status(**overrides) -> ServiceStatus:
+    values = dict(host='cmp1', binary='cellplane-compute', topic='compute',
+                  report_time=NOW, version='0.1.0', cell_name='cell1')
+    values.update(overrides)
+    return ServiceStatus(**values)
+
+
+@pytest.mark.parametrize('cls', REGISTRY.classes(), ids=lambda c: c.NAME)
+def test_stored_schema_file_equals_the_schema_generated_from_the_class(cls):
+    path = SCHEMA_DIR / cls.schema_filename()
+    assert path.exists(), f'run python -m rpc_schemas.write_schemas to create {path}'
+    assert path.read_text(encoding='utf-8') == render(cls.json_schema()), (
+        f'{path.name} drifted from {cls.__name__}: run python -m rpc_schemas.write_schemas')
+    assert stored_schema(cls) == cls.json_schema()
+
+
+def test_service_status_round_trips_through_json():
+    status = _status(disabled=True, disabled_reason='maintenance')
+    wire = json.loads(json.dumps(status.to_primitive()))
+    assert wire['cellplane.name'] == 'ServiceStatus'
+    assert wire['cellplane.version'] == '1.0'
+    assert wire['cellplane.data']['report_time'] == '2026-01-02T03:04:05.678000+00:00'
+    assert REGISTRY.from_primitive(wire) == status
+
+
+def test_naive_report_time_is_sent_as_utc():
+    naive = NOW.replace(tzinfo=None)
+    wire = _status(report_time=naive).to_primitive()
+    assert REGISTRY.from_primitive(wire).report_time == NOW
+
+
+def test_ping_defaults_and_pong_round_trip():
+    assert REGISTRY.from_primitive(Ping().to_primitive()) == Ping(message='', hold_seconds=None)
+    pong = Pong(message='hi', host='h', binary='b', held_seconds=1.5)
+    assert REGISTRY.from_primitive(pong.to_primitive()) == pong
+
+
+def test_integer_hold_seconds_becomes_float():
+    ping = REGISTRY.from_primitive(
+        {'cellplane.name': 'Ping', 'cellplane.version': '1.0',
+         'cellplane.data': {'hold_seconds': 2}})
+    assert ping.hold_seconds == 2.0 and isinstance(ping.hold_seconds, float)
+
+
+def test_unknown_payload_name_is_refused_naming_it_and_the_known_ones():
+    with pytest.raises(UnknownPayload, match=r"unknown payload 'Nope'.*knows: .*Ping"):
+        REGISTRY.from_primitive({'cellplane.name': 'Nope', 'cellplane.version': '1.0',
+                                 'cellplane.data': {}})
+
+
+@pytest.mark.parametrize('version', ['2.0', '1.1', '0.9', 'one', '1', None])
+def test_versions_other_than_same_major_and_older_minor_are_refused(version):
+    primitive = Ping().to_primitive()
+    primitive['cellplane.version'] = version
+    with pytest.raises(UnsupportedPayloadVersion, match='Ping'):
+        REGISTRY.from_primitive(primitive)
+
+
+def test_missing_required_field_is_refused_naming_it():
+    primitive = _status().to_primitive()
+    del primitive['cellplane.data']['host']
+    with pytest.raises(MalformedPayload, match="'host' is a required property"):
+        REGISTRY.from_primitive(primitive)
+
+
+def test_unknown_field_and_wrong_type_are_refused():
+    primitive = _status().to_primitive()
+    primitive['cellplane.data']['surprise'] = 1
+    primitive['cellplane.data']['disabled'] = 'yes'
+    with pytest.raises(MalformedPayload) as err:
+        REGISTRY.from_primitive(primitive)
+    assert 'surprise' in str(err.value)
+    assert "disabled: 'yes' is not of type 'boolean'" in str(err.value)
+
+
+def test_hold_seconds_is_bounded():
+    primitive = Ping(hold_seconds=1).to_primitive()
+    primitive['cellplane.data']['hold_seconds'] = 3600
+    with pytest.raises(MalformedPayload, match='hold_seconds: 3600 is greater than the maximum'):
+        REGISTRY.from_primitive(primitive)
+
+
+def test_bad_report_time_is_refused():
+    primitive = _status().to_primitive()
+    primitive['cellplane.data']['report_time'] = 'yesterday'
+    with pytest.raises(MalformedPayload, match='yesterday'):
+        REGISTRY.from_primitive(primitive)
+
+
+@pytest.mark.parametrize('envelope', [
+    {'cellplane.name': 'Ping', 'cellplane.data': {}},
+    {'cellplane.name': 'Ping', 'cellplane.version': '1.0'},
+])
+def test_incomplete_envelope_is_refused(envelope):
+    with pytest.raises(MalformedPayload, match='lacks'):
+        REGISTRY.from_primitive(envelope)
+
+
+# A payload at 1.2 that gained fields in 1.1 and 1.2, to pin the version rules.
+@dataclasses.dataclass(frozen=True)
+class Widget(Payload):
+    NAME = 'Widget'
+    VERSION = '1.2'
+
+    size: int
+    colour: str | None = field(default=None, since='1.1')
+    tags: list[str] = field(default_factory=list, since='1.2')
+
+
+@pytest.fixture
+def widget_registry(monkeypatch):
+    schema = Widget.json_schema()
+    monkeypatch.setattr('rpc_schemas.base.stored_schema', lambda cls: schema)
+    registry = PayloadRegistry()
+    registry.register(Widget)
+    return registry
+
+
+def test_older_minor_is_accepted_and_missing_newer_fields_take_defaults(widget_registry):
+    widget = widget_registry.from_primitive(
+        {'cellplane.name': 'Widget', 'cellplane.version': '1.0',
+         'cellplane.data': {'size': 3}})
+    assert widget == Widget(size=3, colour=None, tags=[])
+
+
+def test_downgrade_drops_fields_newer_than_the_target(widget_registry):
+    primitive = Widget(size=3, colour='red').to_primitive(target_version='1.1')
+    assert primitive == {'cellplane.name': 'Widget', 'cellplane.version': '1.1',
+                         'cellplane.data': {'size': 3, 'colour': 'red'}}
+
+
+def test_downgrade_that_would_lose_a_value_is_refused():
+    with pytest.raises(PayloadDowngradeError, match=r"'tags' was added in 1.2"):
+        Widget(size=3, tags=['x']).to_primitive(target_version='1.1')
+
+
+@pytest.mark.parametrize('target', ['2.0', '1.3', '0.1'])
+def test_downgrade_to_another_major_or_a_newer_minor_is_refused(target):
+    with pytest.raises(PayloadDowngradeError):
+        Widget(size=3).to_primitive(target_version=target)
+
+
+def test_explicit_accept_list_replaces_the_same_major_rule(monkeypatch):
+    schema = Widget.json_schema()
+    monkeypatch.setattr('rpc_schemas.base.stored_schema', lambda cls: schema)
+    registry = PayloadRegistry()
+    registry.register(Widget, accepts=['1.1', '1.2'])
+    data = {'cellplane.name': 'Widget', 'cellplane.data': {'size': 1}}
+    assert registry.from_primitive({**data, 'cellplane.version': '1.1'}) == Widget(size=1)
+    with pytest.raises(UnsupportedPayloadVersion, match='accepted: 1.1, 1.2'):
+        registry.from_primitive({**data, 'cellplane.version': '1.0'})
+
+
+def test_nested_payloads_travel_as_envelopes(monkeypatch):
+    @dataclasses.dataclass(frozen=True)
+    class Box(Payload):
+        NAME = 'Box'
+        VERSION = '1.0'
+        items: list[Widget]
+
+    schemas = {Box: Box.json_schema(), Widget: Widget.json_schema()}
+    monkeypatch.setattr('rpc_schemas.base.stored_schema', lambda cls: schemas[cls])
+    box = Box(items=[Widget(size=1), Widget(size=2, colour='blue')])
+    primitive = json.loads(json.dumps(box.to_primitive()))
+    assert primitive['cellplane.data']['items'][0]['cellplane.name'] == 'Widget'
+    assert Box.from_primitive(primitive) == box
+
+
+def test_two_classes_with_one_name_cannot_both_register():
+    registry = PayloadRegistry()
+    registry.register(Widget)
+
+    @dataclasses.dataclass(frozen=True)
+    class OtherWidget(Payload):
+        NAME = 'Widget'
+        VERSION = '1.0'
+
+    with pytest.raises(ValueError, match="two payload classes are named 'Widget'"):
+        registry.register(OtherWidget)
