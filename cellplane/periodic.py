@@ -1,0 +1,38 @@
+"""A task run every N seconds on its own thread until stopped (heartbeats).
+
+A failing run is logged and the next one happens on schedule: a heartbeat
+that fails once (broker restarting) must not stop the service reporting.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Callable
+
+LOG = logging.getLogger(__name__)
+
+
+class PeriodicTask:
+    def __init__(self, name: str, interval: float, func: Callable[[], None]) -> None:
+        self.name = name
+        self.interval = interval
+        self._func = func
+        self._stopped = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name=name, daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self, timeout: float | None = None) -> None:
+        self._stopped.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout)
+
+    def _loop(self) -> None:
+        while not self._stopped.is_set():
+            try:
+                self._func()
+            except Exception:  # noqa: BLE001 - keep reporting; the log says why
+                LOG.exception('Periodic task %s failed; next run in %s s',
+                              self.name, self.interval)
+            self._stopped.wait(self.interval)

@@ -1,0 +1,144 @@
+"""The daemon runner every cellplane service uses: serve, heartbeat, reload, stop.
+
+A ``Service`` serves one RPC topic (plus the diagnostics ``ping``) on one
+transport and promises:
+
+- SIGTERM or SIGINT: stop consuming at once, let the messages already being
+  handled finish (at most ``[DEFAULT] graceful_shutdown_timeout`` seconds,
+  0 = no limit), close the transport, and return exit code 0; 1 if the
+  work in flight outlived the timeout.
+- SIGHUP: re-read the config files' mutable options (``debug``: the log
+  level) and run the reload hooks services register (the list of cells...).
+- A heartbeat hook, if given, runs every ``[service] report_interval``.
+
+Signals are only noted by their handler (through ``signal.set_wakeup_fd``);
+the main thread acts on them, so no lock is ever taken inside a handler.
+"""
+from __future__ import annotations
+
+import logging
+import signal
+import socket
+import threading
+from typing import Callable, Iterable
+
+from oslo_config import cfg
+
+from cellplane.periodic import PeriodicTask
+from cellplane.rpc.diagnostics import DiagnosticsEndpoint
+from cellplane.rpc.server import build_server
+import oslo_messaging as messaging  # noqa: I100 - after cellplane.rpc's filter
+
+LOG = logging.getLogger(__name__)
+
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+RELOAD_SIGNALS = (signal.SIGHUP,)
+
+EXIT_OK = 0
+EXIT_SHUTDOWN_TIMEOUT = 1
+
+
+class Service:
+    """One daemon: an RPC server on ``topic``/``host``, a heartbeat, reload hooks."""
+
+    def __init__(self, conf: cfg.ConfigOpts, *, binary: str, topic: str,
+                 transport: messaging.Transport, endpoints: Iterable[object],
+                 heartbeat: Callable[[], None] | None = None) -> None:
+        self.conf = conf
+        self.binary = binary
+        self.topic = topic
+        self.host = conf.host
+        self._transport = transport
+        endpoints = list(endpoints) + [DiagnosticsEndpoint(host=self.host, binary=binary)]
+        self._server = build_server(transport, topic=topic, server=self.host,
+                                    endpoints=endpoints)
+        self._heartbeat = (PeriodicTask(f'{binary}-heartbeat',
+                                        conf.service.report_interval, heartbeat)
+                           if heartbeat else None)
+        self._reload_hooks: list[tuple[str, Callable[[], None]]] = []
+
+    def add_reload_hook(self, name: str, hook: Callable[[], None]) -> None:
+        """Run ``hook`` on SIGHUP (after the config files are re-read)."""
+        self._reload_hooks.append((name, hook))
+
+    def start(self) -> None:
+        self._server.start(override_pool_size=self.conf.rpc_handler_threads)
+        if self._heartbeat:
+            self._heartbeat.start()
+        LOG.info('%s serving topic %s as %s with %d handler threads',
+                 self.binary, self.topic, self.host, self.conf.rpc_handler_threads)
+
+    def reload(self) -> None:
+        LOG.info('%s reloading its configuration', self.binary)
+        self.conf.mutate_config_files()
+        for name, hook in self._reload_hooks:
+            try:
+                hook()
+            except Exception:  # noqa: BLE001 - a failed reload must not kill the daemon
+                LOG.exception('Reload hook %s failed; keeping the previous state', name)
+
+    def stop(self) -> bool:
+        """Stop consuming, wait for in-flight work; False if it outlived the timeout."""
+        timeout = self.conf.graceful_shutdown_timeout or None
+        LOG.info('%s stopping: no new messages; waiting up to %s s for work in flight',
+                 self.binary, timeout if timeout else 'unlimited')
+        if self._heartbeat:
+            self._heartbeat.stop()
+        self._server.stop()
+        waiter = threading.Thread(target=self._server.wait, name='shutdown-wait',
+                                  daemon=True)
+        waiter.start()
+        waiter.join(timeout)
+        if waiter.is_alive():
+            LOG.error('%s: work in flight still running after graceful_shutdown_timeout '
+                      '= %s s; exiting without it', self.binary, timeout)
+            return False
+        self._transport.cleanup()
+        LOG.info('%s stopped cleanly', self.binary)
+        return True
+
+    def run(self) -> int:
+        """Start, then act on signals until told to stop; return the exit code."""
+        with _SignalPipe(STOP_SIGNALS + RELOAD_SIGNALS) as signals:
+            self.start()
+            while True:
+                signum = signals.next()
+                if signum in RELOAD_SIGNALS:
+                    self.reload()
+                elif signum in STOP_SIGNALS:
+                    LOG.info('%s received %s', self.binary, signal.Signals(signum).name)
+                    return EXIT_OK if self.stop() else EXIT_SHUTDOWN_TIMEOUT
+
+
+class _SignalPipe:
+    """Signals delivered as bytes on a socket the main thread reads."""
+
+    def __init__(self, signums: Iterable[int]) -> None:
+        self._signums = tuple(signums)
+        self._previous: dict[int, object] = {}
+        self._previous_fd = -1
+        self._reader, self._writer = socket.socketpair()
+        self._pending: list[int] = []
+
+    def __enter__(self) -> '_SignalPipe':
+        self._writer.setblocking(False)
+        self._previous_fd = signal.set_wakeup_fd(self._writer.fileno())
+        for signum in self._signums:
+            self._previous[signum] = signal.signal(signum, _note_only)
+        return self
+
+    def next(self) -> int:
+        while not self._pending:
+            self._pending.extend(b for b in self._reader.recv(64) if b in self._signums)
+        return self._pending.pop(0)
+
+    def __exit__(self, *exc_info) -> None:
+        for signum, handler in self._previous.items():
+            signal.signal(signum, handler)
+        signal.set_wakeup_fd(self._previous_fd)
+        self._reader.close()
+        self._writer.close()
+
+
+def _note_only(signum, frame) -> None:
+    """The wakeup fd already carries the signal number; nothing else to do here."""

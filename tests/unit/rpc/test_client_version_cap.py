@@ -1,0 +1,63 @@
+"""RPCAPIClient: [upgrade_levels] caps what a client sends during a rolling upgrade."""
+from __future__ import annotations
+
+import pytest
+from oslo_config import cfg
+
+from cellplane import conf as shared_conf
+from cellplane.rpc.client import InvalidVersionCap, MethodNotAllowedByCap, RPCAPIClient
+from cellplane.rpc.transport import get_transport
+
+
+class WidgetAPI(RPCAPIClient):
+    SERVICE = 'conductor'
+    TOPIC = 'widgets'
+    API_VERSION = '1.3'
+
+
+@pytest.fixture(scope='module')
+def transport():
+    transport = get_transport('fake://')
+    yield transport
+    transport.cleanup()
+
+
+def _client(transport, cap: str | None) -> WidgetAPI:
+    conf = cfg.ConfigOpts()
+    shared_conf.register_opts(conf)
+    conf([], default_config_files=[], default_config_dirs=[])
+    if cap is not None:
+        conf.set_override('conductor', cap, group='upgrade_levels')
+    return WidgetAPI(transport, conf=conf)
+
+
+def test_without_a_cap_the_client_sends_its_own_version(transport):
+    client = _client(transport, None)
+    assert client.version_cap == '1.3'
+    assert client.pick_version('grow', '1.3') == '1.3'
+
+
+def test_a_method_newer_than_the_cap_is_refused_naming_method_option_and_versions(transport):
+    client = _client(transport, '1.1')
+    with pytest.raises(MethodNotAllowedByCap) as err:
+        client.prepare('grow', '1.2')
+    message = str(err.value)
+    assert "'grow'" in message
+    assert '[upgrade_levels] conductor' in message
+    assert '1.2' in message and '1.1' in message
+
+
+def test_a_method_with_an_older_form_is_downgraded_to_what_the_cap_allows(transport):
+    client = _client(transport, '1.1')
+    assert client.pick_version('grow', '1.3', '1.0') == '1.0'
+    assert client.pick_version('grow', '1.1', '1.3') == '1.1'
+
+
+def test_a_cap_above_the_client_version_sends_the_client_version(transport):
+    assert _client(transport, '1.9').version_cap == '1.3'
+
+
+@pytest.mark.parametrize('cap, reason', [('2.0', 'another major'), ('latest', 'major.minor')])
+def test_an_unusable_cap_is_refused_naming_the_option(transport, cap, reason):
+    with pytest.raises(InvalidVersionCap, match=rf'\[upgrade_levels\] conductor.*{reason}'):
+        _client(transport, cap)
