@@ -116,12 +116,14 @@ def header_value(version: Version) -> str:
         return f'placement {version.major}.{version.minor}'
 
 
-def min_version(version: str):
+def min_version(version: str, status_code: int = 404):
     """Decorator: the handler exists from ``version`` on; below it the route
-    answers 404 (checked by the app before policy, as in the reference)."""
+    answers ``status_code`` (404, or 405 where the reference says so),
+    checked by the app before policy, as in the reference."""
     required = microversion_parse.parse_version_string(version)
 
     def decorator(handler):
         handler.min_version = required
+        handler.min_version_status = status_code
         return handler
     return decorator

@@ -41,17 +41,26 @@ def json_response(req, body, status: int = 200, *,
         headers['Last-Modified'] = http_date(last_modified)
         headers['Cache-Control'] = 'no-cache'
     if location:
-        headers['Location'] = location
+        headers['Location'] = _absolute(req, location)
     return resp
 
 
-def no_content(req=None, status: int = 204, *, location: str | None = None,
+def _absolute(req, location: str) -> str:
+    # WebOb makes a relative Location absolute when it serves a response;
+    # the reference's clients and tests see the absolute form.
+    if location.startswith('/'):
+        return req.host_url + location
+    return location
+
+
+def no_content(req, status: int = 204, *, location: str | None = None,
                last_modified: datetime.datetime | None | bool = False) -> webob.Response:
+    """An empty response (204, or 201 with ``location``)."""
     resp = webob.Response(status=status, content_type=None)
-    del resp.headers['Content-Type']
+    resp.headers.pop('Content-Type', None)
     if location:
-        resp.headers['Location'] = location
-    if req is not None and last_modified is not False and req.mv >= _CACHE_HEADERS_FROM:
+        resp.headers['Location'] = _absolute(req, location)
+    if last_modified is not False and req.mv >= _CACHE_HEADERS_FROM:
         resp.headers['Last-Modified'] = http_date(last_modified)
         resp.headers['Cache-Control'] = 'no-cache'
     return resp

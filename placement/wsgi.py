@@ -61,6 +61,9 @@ class PlacementApp:
             handler, urlvars, _template = self.router.match(path, method)
             gate = getattr(handler, 'min_version', None)
             if gate is not None and version < gate:
+                if handler.min_version_status == 405:
+                    raise errors.MethodNotAllowed(
+                        'The method specified is not allowed for this resource.')
                 raise errors.NotFound(
                     f'The resource is not available at microversion '
                     f'{version.major}.{version.minor}.')

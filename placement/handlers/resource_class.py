@@ -44,7 +44,7 @@ def create_resource_class(req):
     data = req.json_body(schema.POST_RC_SCHEMA_V1_2)
     with db_api.writer(req.context) as conn:
         rc_obj.create(conn, data['name'])
-    return no_content(status=201, location=_url(req, data['name']))
+    return no_content(req, status=201, location=_url(req, data['name']))
 
 
 @min_version('1.2')
@@ -63,7 +63,7 @@ def update_resource_class(req):
             except errors.NotFound:
                 rc_obj.create(conn, name)
                 status = 201
-        return no_content(status=status, location=_url(req, name))
+        return no_content(req, status=status, location=_url(req, name))
     data = req.json_body(schema.PUT_RC_SCHEMA_V1_2)
     with db_api.writer(req.context) as conn:
         row = rc_obj.rename(conn, name, data['name'])
@@ -74,4 +74,4 @@ def update_resource_class(req):
 def delete_resource_class(req):
     with db_api.writer(req.context) as conn:
         rc_obj.delete(conn, req.urlvars['name'])
-    return no_content()
+    return no_content(req)

@@ -55,7 +55,7 @@ def create_resource_provider(req):
     if req.mv >= (1, 20):
         return json_response(req, serialize(req, row), location=location,
                              last_modified=latest(row.updated_at, row.created_at))
-    return no_content(status=201, location=location)
+    return no_content(req, status=201, location=location)
 
 
 def get_resource_provider(req):
@@ -83,7 +83,7 @@ def update_resource_provider(req):
 def delete_resource_provider(req):
     with db_api.writer(req.context) as conn:
         rp_obj.delete(conn, req.urlvars['uuid'])
-    return no_content()
+    return no_content(req)
 
 
 def list_resource_providers(req):

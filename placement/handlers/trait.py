@@ -30,7 +30,7 @@ def put_trait(req):
     with db_api.writer(req.context) as conn:
         created, row = trait_obj.ensure(conn, name)
     if created:
-        return no_content(status=201, location=_url(req, name))
+        return no_content(req, status=201, location=_url(req, name))
     return no_content(req, status=204, location=_url(req, name),
                       last_modified=latest(row.updated_at, row.created_at))
 
@@ -46,7 +46,7 @@ def get_trait(req):
 def delete_trait(req):
     with db_api.writer(req.context) as conn:
         trait_obj.delete(conn, req.urlvars['name'])
-    return no_content()
+    return no_content(req)
 
 
 @min_version('1.6')
@@ -124,4 +124,4 @@ def delete_traits_for_resource_provider(req):
         rp_id, generation = rp_obj.id_and_generation(conn, uuid)
         trait_obj.set_for_provider(conn, rp_id, ())
         rp_obj.bump_generation(conn, rp_id, generation)
-    return no_content()
+    return no_content(req)
