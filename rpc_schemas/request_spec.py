@@ -1,0 +1,80 @@
+"""RequestSpec: everything the scheduler needs to place one boot request.
+
+The super conductor sends it to ``select_destinations``; the scheduler
+turns it into a Placement allocation-candidates query and into the questions
+its filters ask each host. Its parts (server group, requested destination,
+retry history) are payloads of their own so each carries its version.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+from rpc_schemas.base import Payload, field
+from rpc_schemas.flavor import Flavor
+from rpc_schemas.registry import register
+
+AFFINITY = 'affinity'
+ANTI_AFFINITY = 'anti-affinity'
+GROUP_POLICIES = (AFFINITY, ANTI_AFFINITY)
+
+
+@register
+@dataclasses.dataclass(frozen=True)
+class InstanceGroup(Payload):
+    NAME = 'InstanceGroup'
+    VERSION = '1.0'
+    DESCRIPTION = ('A server group: its policy and where its members already '
+                   'run (host names), as known when the request was sent.')
+
+    uuid: str = field(minLength=1, maxLength=36)
+    policy: str = field(enum=list(GROUP_POLICIES))
+    members: list[str] = field(default_factory=list)
+    hosts: list[str] = field(default_factory=list)
+
+
+@register
+@dataclasses.dataclass(frozen=True)
+class RequestedDestination(Payload):
+    NAME = 'RequestedDestination'
+    VERSION = '1.0'
+    DESCRIPTION = ('Where the caller wants the instance: a host, a node, a cell '
+                   'and/or Placement aggregates (each set field narrows).')
+
+    host: str | None = field(default=None, maxLength=255)
+    nodename: str | None = field(default=None, maxLength=255)
+    cell_uuid: str | None = field(default=None, maxLength=36)
+    # Placement aggregate UUIDs; the host must be in at least one of them.
+    aggregates: list[str] = field(default_factory=list)
+
+
+@register
+@dataclasses.dataclass(frozen=True)
+class SchedulingRetry(Payload):
+    NAME = 'SchedulingRetry'
+    VERSION = '1.0'
+    DESCRIPTION = 'Earlier attempts of this request: how many, on which hosts.'
+
+    num_attempts: int = field(default=0, minimum=0)
+    hosts: list[str] = field(default_factory=list)
+
+
+@register
+@dataclasses.dataclass(frozen=True)
+class RequestSpec(Payload):
+    NAME = 'RequestSpec'
+    VERSION = '1.0'
+    DESCRIPTION = 'What to place and under which constraints: one boot request.'
+
+    flavor: Flavor
+    project_id: str = field(minLength=1, maxLength=255)
+    num_instances: int = field(default=1, minimum=1)
+    user_id: str | None = field(default=None, maxLength=255)
+    # Image properties such as hw_architecture, img_hv_type, hw_vm_mode.
+    image_properties: dict[str, str] = field(default_factory=dict)
+    availability_zone: str | None = field(default=None, maxLength=255)
+    # Hint name -> values, e.g. {"different_host": [instance uuids]}.
+    scheduler_hints: dict[str, list[str]] = field(default_factory=dict)
+    instance_group: InstanceGroup | None = None
+    requested_destination: RequestedDestination | None = None
+    ignore_hosts: list[str] = field(default_factory=list)
+    retry: SchedulingRetry | None = None
