@@ -35,6 +35,12 @@ api_opts = [
     cfg.PortOpt('bind_port', default=8778, help='Port the HTTP server listens on.'),
     cfg.IntOpt('workers', default=2, min=1,
                help='HTTP worker processes.'),
+    cfg.IntOpt('worker_threads', default=4, min=1,
+               help='Threads per worker process: requests one worker serves '
+                    'at once while others wait on the database.'),
+    cfg.IntOpt('graceful_timeout', default=30, min=1,
+               help='Seconds a worker gets to finish its requests after '
+                    'SIGTERM before it is killed.'),
 ]
 
 
