@@ -11,12 +11,15 @@ import re
 
 from placement import errors
 from placement.handlers import aggregate
+from placement.handlers import allocation
+from placement.handlers import allocation_candidate
 from placement.handlers import inventory
 from placement.handlers import provider_usage
 from placement.handlers import resource_class
 from placement.handlers import resource_provider
 from placement.handlers import root
 from placement.handlers import trait
+from placement.handlers import usage
 
 ROUTES = {
     '': {'GET': root.home},
@@ -69,6 +72,23 @@ ROUTES = {
         'GET': trait.get_trait,
         'PUT': trait.put_trait,
         'DELETE': trait.delete_trait,
+    },
+    '/allocations': {
+        'POST': allocation.set_allocations,
+    },
+    '/allocations/{consumer_uuid}': {
+        'GET': allocation.list_for_consumer,
+        'PUT': allocation.set_allocations_for_consumer,
+        'DELETE': allocation.delete_allocations,
+    },
+    '/resource_providers/{uuid}/allocations': {
+        'GET': allocation.list_for_resource_provider,
+    },
+    '/allocation_candidates': {
+        'GET': allocation_candidate.list_allocation_candidates,
+    },
+    '/usages': {
+        'GET': usage.get_total_usages,
     },
     # Allocations, allocation candidates, /usages and /reshaper: added by
     # their handlers' modules (allocation, allocation_candidate, usage,
