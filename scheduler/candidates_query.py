@@ -1,0 +1,148 @@
+"""Turn a RequestSpec into the Placement ``GET /allocation_candidates`` query.
+
+What the flavor asks for becomes ``resources`` (VCPU, MEMORY_MB, DISK_GB from
+the flavor size, overridden by ``resources:CLASS=N`` extra specs, removed by
+``resources:CLASS=0``), ``required`` (``trait:NAME=required``, and
+``!NAME`` for ``trait:NAME=forbidden``) and ``member_of`` (requested
+aggregates, and the availability zone when the caller knows which Placement
+aggregates make up that zone). Everything Placement cannot answer is left to
+the filters.
+"""
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Mapping, Sequence
+
+from rpc_schemas.flavor import Flavor
+from rpc_schemas.request_spec import RequestSpec
+from scheduler.errors import InvalidFlavorExtraSpec
+
+#: Placement microversion of the candidates query and of the allocation
+#: requests it returns: forbidden traits (1.22), several member_of (1.24),
+#: root_provider_uuid in provider summaries (1.29), mappings (1.34).
+CANDIDATES_MICROVERSION = '1.36'
+
+RESOURCES_PREFIX = 'resources'
+TRAIT_PREFIX = 'trait:'
+TRAIT_REQUIRED = 'required'
+TRAIT_FORBIDDEN = 'forbidden'
+
+_NAME_RE = re.compile(r'^[A-Z0-9_]+$')
+_GRANULAR_RE = re.compile(r'^resources[^:]+:')
+
+
+@dataclasses.dataclass(frozen=True)
+class CandidatesQuery:
+    """One allocation-candidates query; ``to_params()`` gives the query string."""
+
+    resources: dict[str, int]
+    required_traits: frozenset[str] = frozenset()
+    forbidden_traits: frozenset[str] = frozenset()
+    # Each entry is one member_of parameter: the provider must be in at least
+    # one aggregate of every entry.
+    member_of: tuple[tuple[str, ...], ...] = ()
+    limit: int | None = None
+    microversion: str = CANDIDATES_MICROVERSION
+
+    def to_params(self) -> list[tuple[str, str]]:
+        """Query parameters in a stable order, e.g.
+        ``[('resources', 'DISK_GB:10,MEMORY_MB:2048,VCPU:2'),
+        ('required', 'HW_CPU_X86_AVX2,!CUSTOM_SLOW'), ('member_of', 'in:a,b'),
+        ('limit', '1000')]``.
+        """
+        params = [('resources', ','.join(
+            f'{rc}:{amount}' for rc, amount in sorted(self.resources.items())))]
+        traits = sorted(self.required_traits) + [
+            f'!{t}' for t in sorted(self.forbidden_traits)]
+        if traits:
+            params.append(('required', ','.join(traits)))
+        for aggregates in self.member_of:
+            params.append(('member_of', 'in:' + ','.join(sorted(aggregates))))
+        if self.limit is not None:
+            params.append(('limit', str(self.limit)))
+        return params
+
+
+def flavor_resources(flavor: Flavor) -> dict[str, int]:
+    """Resource class -> amount one instance of ``flavor`` needs (no zeros)."""
+    resources = {'VCPU': flavor.vcpus, 'MEMORY_MB': flavor.memory_mb,
+                 'DISK_GB': flavor.root_gb}
+    for key, value in flavor.extra_specs.items():
+        if _GRANULAR_RE.match(key):
+            raise InvalidFlavorExtraSpec(
+                f'flavor {flavor.name}: extra spec {key!r} asks for a granular '
+                f'resource group, which this scheduler does not support yet; '
+                f'use unnumbered "resources:CLASS" keys')
+        if not key.startswith(RESOURCES_PREFIX + ':'):
+            continue
+        rc = key.split(':', 1)[1]
+        if not _NAME_RE.match(rc):
+            raise InvalidFlavorExtraSpec(
+                f'flavor {flavor.name}: extra spec {key!r} does not name a '
+                f'resource class (upper case letters, digits, underscores)')
+        try:
+            amount = int(value)
+        except (TypeError, ValueError):
+            amount = -1
+        if amount < 0:
+            raise InvalidFlavorExtraSpec(
+                f'flavor {flavor.name}: extra spec {key}={value!r} must be a '
+                f'whole number of {rc} (0 removes the class)')
+        resources[rc] = amount
+    return {rc: amount for rc, amount in resources.items() if amount > 0}
+
+
+def flavor_traits(flavor: Flavor) -> tuple[frozenset[str], frozenset[str]]:
+    """(required traits, forbidden traits) from ``trait:NAME=...`` extra specs."""
+    required, forbidden = set(), set()
+    for key, value in flavor.extra_specs.items():
+        if not key.startswith(TRAIT_PREFIX):
+            continue
+        trait = key[len(TRAIT_PREFIX):]
+        if not _NAME_RE.match(trait):
+            raise InvalidFlavorExtraSpec(
+                f'flavor {flavor.name}: extra spec {key!r} does not name a '
+                f'trait (upper case letters, digits, underscores)')
+        if value == TRAIT_REQUIRED:
+            required.add(trait)
+        elif value == TRAIT_FORBIDDEN:
+            forbidden.add(trait)
+        else:
+            raise InvalidFlavorExtraSpec(
+                f'flavor {flavor.name}: extra spec {key}={value!r} must be '
+                f'"{TRAIT_REQUIRED}" or "{TRAIT_FORBIDDEN}"')
+    return frozenset(required), frozenset(forbidden)
+
+
+def build_query(spec: RequestSpec, *, limit: int | None = None,
+                zone_aggregates: Mapping[str, Sequence[str]] | None = None
+                ) -> CandidatesQuery:
+    """The candidates query for one instance of ``spec``.
+
+    ``zone_aggregates`` maps an availability zone to the Placement
+    aggregates its hosts are in; when the requested zone is in it, the zone
+    is enforced by Placement (``member_of``) as well as by the zone filter.
+    """
+    resources = flavor_resources(spec.flavor)
+    if not resources:
+        raise InvalidFlavorExtraSpec(
+            f'flavor {spec.flavor.name} asks for no resources at all; Placement '
+            f'cannot claim nothing. Give it vcpus, memory or a resources:* spec')
+    required, forbidden = flavor_traits(spec.flavor)
+    both = required & forbidden
+    if both:
+        raise InvalidFlavorExtraSpec(
+            f'flavor {spec.flavor.name}: traits both required and forbidden: '
+            f'{", ".join(sorted(both))}')
+    member_of = []
+    destination = spec.requested_destination
+    if destination is not None and destination.aggregates:
+        member_of.append(tuple(sorted(destination.aggregates)))
+    if spec.availability_zone and zone_aggregates:
+        zone = zone_aggregates.get(spec.availability_zone)
+        if zone:
+            member_of.append(tuple(sorted(zone)))
+    return CandidatesQuery(resources=resources, required_traits=required,
+                           forbidden_traits=forbidden, member_of=tuple(member_of),
+                           limit=limit)

@@ -1,0 +1,99 @@
+"""Claiming resources in Placement for a request, with the unclaim beside each claim.
+
+``Claimer`` is the small protocol the scheduler claims through (the real one
+wraps ``placement/client.py``; unit tests use a fake). ``RequestClaims``
+keeps the claims made for one request so that a multi-create that cannot
+place every instance removes all of them (all-or-nothing), and tells the
+host cache about each claim and each unclaim.
+"""
+from __future__ import annotations
+
+import logging
+from typing import Any, Mapping, Protocol
+
+from scheduler.host_cache import HostStateCache
+from scheduler.host_state import HostState, provider_resources
+
+LOG = logging.getLogger(__name__)
+
+
+class ClaimConflict(Exception):
+    """Placement refused the claim: the host's resources changed since they were read."""
+
+
+class Claimer(Protocol):
+    def claim(self, consumer_uuid: str, allocation_request: Mapping[str, Any],
+              project_id: str, user_id: str | None) -> bool:
+        """Write the allocation; ``False`` or ``ClaimConflict`` if Placement refused it."""
+
+    def unclaim(self, consumer_uuid: str) -> None:
+        """Remove every allocation of ``consumer_uuid``."""
+
+
+class RequestClaims:
+    """The claims made for one scheduling request, undone together on failure."""
+
+    def __init__(self, claimer: Claimer, cache: HostStateCache | None,
+                 project_id: str, user_id: str | None) -> None:
+        self._claimer = claimer
+        self._cache = cache
+        self._project_id = project_id
+        self._user_id = user_id
+        # consumer uuid -> (host state charged, resources charged)
+        self._made: dict[str, tuple[HostState, dict[str, int]]] = {}
+
+    def claim(self, consumer_uuid: str, host: HostState) -> bool:
+        """Claim ``host``'s allocation request for ``consumer_uuid``; False on a conflict.
+
+        On success the claim is charged to ``host`` and assumed by the cache.
+        Errors other than a conflict (Placement unreachable...) propagate.
+        """
+        request = host.allocation_request
+        if request is None:
+            return False
+        try:
+            claimed = self._claimer.claim(consumer_uuid, request,
+                                          self._project_id, self._user_id)
+        except ClaimConflict:
+            claimed = False
+        if not claimed:
+            return False
+        resources = provider_resources(request, host.uuid)
+        host.consume(resources)
+        if self._cache is not None:
+            self._cache.assume(consumer_uuid, request)
+        self._made[consumer_uuid] = (host, resources)
+        return True
+
+    def unclaim(self, consumer_uuid: str) -> None:
+        """Remove one claim made here: in Placement, in the host state, in the cache."""
+        host, resources = self._made.pop(consumer_uuid)
+        self._claimer.unclaim(consumer_uuid)
+        host.release(resources)
+        if self._cache is not None:
+            self._cache.forget(consumer_uuid)
+
+    def rollback(self) -> list[str]:
+        """Remove every claim made for this request; the consumers unclaimed, in order.
+
+        Every claim is attempted even if one unclaim fails; the first failure is
+        re-raised after the others were tried.
+        """
+        undone, failure = [], None
+        for consumer_uuid in list(self._made):
+            try:
+                self.unclaim(consumer_uuid)
+                undone.append(consumer_uuid)
+            except Exception as exc:  # noqa: BLE001 - keep unclaiming the rest
+                LOG.error('could not remove the claim of %s while rolling back a '
+                          'failed request; its allocations stay in Placement until '
+                          'removed by hand: %s', consumer_uuid, exc)
+                self._made.pop(consumer_uuid, None)
+                failure = failure or exc
+        if failure is not None:
+            raise failure
+        return undone
+
+    @property
+    def consumers(self) -> list[str]:
+        return list(self._made)

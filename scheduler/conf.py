@@ -1,0 +1,74 @@
+"""Options of the scheduler service: which filters and weighers run, and how the cache behaves.
+
+``register_opts`` adds them to a ConfigOpts; ``list_opts`` feeds
+``oslo-config-generator`` through the ``cellplane.scheduler`` entry point.
+"""
+from __future__ import annotations
+
+from oslo_config import cfg
+
+DEFAULT_FILTERS = [
+    'ComputeFilter',
+    'ResourceFitFilter',
+    'AvailabilityZoneFilter',
+    'RequestedDestinationFilter',
+    'IgnoreHostsFilter',
+    'RetryFilter',
+    'ImagePropertiesFilter',
+    'ServerGroupAntiAffinityFilter',
+    'ServerGroupAffinityFilter',
+    'DifferentHostFilter',
+    'SameHostFilter',
+]
+DEFAULT_WEIGHERS = ['RAMWeigher', 'CPUWeigher', 'DiskWeigher', 'BuildFailureWeigher']
+
+filter_scheduler_group = cfg.OptGroup(
+    'filter_scheduler', title='Host filtering and weighing')
+scheduler_group = cfg.OptGroup('scheduler', title='Scheduler service')
+
+filter_scheduler_opts = [
+    cfg.ListOpt('enabled_filters', default=DEFAULT_FILTERS,
+                help='Filters run on every candidate host, in this order, by '
+                     'entry point name (namespace cellplane.scheduler.filters). '
+                     'Cheap, selective filters first make scheduling faster.'),
+    cfg.ListOpt('enabled_weighers', default=DEFAULT_WEIGHERS,
+                help='Weighers applied to the hosts that passed the filters, by '
+                     'entry point name (namespace cellplane.scheduler.weighers).'),
+    cfg.FloatOpt('ram_weight_multiplier', default=1.0,
+                 help='Multiplier of the free-memory weight: positive spreads '
+                      'instances over hosts, negative packs them, 0 ignores memory.'),
+    cfg.FloatOpt('cpu_weight_multiplier', default=1.0,
+                 help='Multiplier of the free-vCPU weight: positive spreads, '
+                      'negative packs, 0 ignores vCPUs.'),
+    cfg.FloatOpt('disk_weight_multiplier', default=1.0,
+                 help='Multiplier of the free-disk weight: positive spreads, '
+                      'negative packs, 0 ignores disk.'),
+    cfg.FloatOpt('build_failure_weight_multiplier', default=1000000.0,
+                 help='Multiplier of the recent-build-failures weight. Positive '
+                      'avoids hosts whose recent builds failed; the large default '
+                      'ranks any failing host below every healthy one. 0 disables.'),
+]
+
+scheduler_opts = [
+    cfg.IntOpt('max_placement_results', default=1000, min=1,
+               help='Most allocation candidates asked of Placement per request '
+                    '(the limit parameter). Lower is faster; too low may miss '
+                    'hosts the filters would have accepted.'),
+    cfg.FloatOpt('assumed_claim_seconds', default=300.0, min=1.0,
+                 help='Longest time the host cache re-applies one of its own '
+                      'claims to data read from Placement. Claims are normally '
+                      'forgotten as soon as a newer read includes them; this only '
+                      'bounds the wait when a read never finishes.'),
+]
+
+
+def register_opts(conf: cfg.ConfigOpts) -> None:
+    conf.register_opts(filter_scheduler_opts, group=filter_scheduler_group)
+    conf.register_opts(scheduler_opts, group=scheduler_group)
+
+
+def list_opts():
+    return [
+        (filter_scheduler_group, filter_scheduler_opts),
+        (scheduler_group, scheduler_opts),
+    ]

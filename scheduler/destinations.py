@@ -1,0 +1,97 @@
+"""One complete scheduler run: RequestSpec in, claimed Selections (and a trace) out.
+
+Query Placement for allocation candidates, merge them with the cached
+compute node records (re-applying this scheduler's unseen claims), locate the
+instances named in scheduler hints, then run the claim walk. Placement, the
+claimer and the instance locator are small protocols so that this module
+holds no I/O of its own; the service wires in the real clients.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Iterable, Mapping, Protocol, Sequence
+
+from rpc_schemas.request_spec import RequestSpec
+from rpc_schemas.selection import Selection
+from scheduler.candidates import AllocationCandidates
+from scheduler.candidates_query import build_query
+from scheduler.claims import Claimer, RequestClaims
+from scheduler.filters.base import HostFilter
+from scheduler.host_cache import HostStateCache
+from scheduler.request import DIFFERENT_HOST_HINT, SAME_HOST_HINT
+from scheduler.selection import select_hosts
+from scheduler.trace import SchedulingTrace
+from scheduler.weighers.base import HostWeigher
+
+
+class CandidateSource(Protocol):
+    def allocation_candidates(self, params: Sequence[tuple[str, str]],
+                              microversion: str) -> Mapping[str, Any]:
+        """The JSON body of ``GET /allocation_candidates?<params>`` at ``microversion``."""
+
+
+class InstanceLocator(Protocol):
+    def hosts_of(self, instance_uuids: Iterable[str]) -> Mapping[str, str]:
+        """Instance UUID -> host it runs on, for those that can be found."""
+
+
+@dataclasses.dataclass
+class SchedulingResult:
+    selections: list[list[Selection]]
+    trace: SchedulingTrace
+
+
+class DestinationSelector:
+    """Answers ``select_destinations`` from Placement, the cache, filters and weighers."""
+
+    def __init__(self, *, candidate_source: CandidateSource, claimer: Claimer,
+                 cache: HostStateCache, filters: Sequence[HostFilter],
+                 weighers: Sequence[HostWeigher], max_results: int | None = None,
+                 instance_locator: InstanceLocator | None = None,
+                 zone_aggregates: Mapping[str, Sequence[str]] | None = None) -> None:
+        self._candidate_source = candidate_source
+        self._claimer = claimer
+        self._cache = cache
+        self._filters = list(filters)
+        self._weighers = list(weighers)
+        self._max_results = max_results
+        self._instance_locator = instance_locator
+        self._zone_aggregates = zone_aggregates
+
+    def select_destinations(self, spec: RequestSpec, instance_uuids: Sequence[str],
+                            num_alternates: int) -> SchedulingResult:
+        """Claim a host for every instance, or none (NoValidHost, with the trace)."""
+        if not instance_uuids:
+            raise ValueError('select_destinations needs at least one instance UUID')
+        if len(set(instance_uuids)) != len(instance_uuids):
+            raise ValueError('select_destinations got the same instance UUID twice')
+        query = build_query(spec, limit=self._max_results,
+                            zone_aggregates=self._zone_aggregates)
+        params = query.to_params()
+        trace = SchedulingTrace(project_id=spec.project_id,
+                                num_instances=len(instance_uuids),
+                                num_alternates=num_alternates, query=params,
+                                placement_microversion=query.microversion)
+        with self._cache.reading() as token:
+            body = self._candidate_source.allocation_candidates(params, query.microversion)
+            candidates = AllocationCandidates.from_placement(body)
+            states = self._cache.host_states(candidates, token)
+        trace.allocation_requests = len(candidates.allocation_requests)
+        trace.candidate_hosts = len(states.hosts)
+        trace.unknown_providers = states.unknown_providers
+        claims = RequestClaims(self._claimer, self._cache, spec.project_id, spec.user_id)
+        selections = select_hosts(
+            spec=spec, instance_uuids=instance_uuids, num_alternates=num_alternates,
+            hosts=states.hosts, resources=query.resources, filters=self._filters,
+            weighers=self._weighers, claims=claims, trace=trace,
+            allocation_request_version=query.microversion,
+            instance_hosts=self._locate_hinted(spec))
+        return SchedulingResult(selections=selections, trace=trace)
+
+    def _locate_hinted(self, spec: RequestSpec) -> Mapping[str, str]:
+        wanted = set()
+        for hint in (DIFFERENT_HOST_HINT, SAME_HOST_HINT):
+            wanted.update(spec.scheduler_hints.get(hint) or ())
+        if not wanted or self._instance_locator is None:
+            return {}
+        return dict(self._instance_locator.hosts_of(sorted(wanted)))

@@ -1,0 +1,35 @@
+"""Why the scheduler could not do what it was asked: the exceptions it raises.
+
+Each message is written for an operator: it names the flavor key, the
+filter or the counts that explain the failure.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from scheduler.trace import SchedulingTrace
+
+
+class SchedulerError(Exception):
+    """Base class of the scheduler's own errors."""
+
+
+class InvalidFlavorExtraSpec(SchedulerError):
+    """A flavor extra spec the scheduler must understand has a bad key or value."""
+
+
+class UnknownPlugin(SchedulerError):
+    """A filter or weigher named in the configuration is not installed."""
+
+
+class NoValidHost(SchedulerError):
+    """No host could be claimed for an instance; ``str()`` says why, with counts.
+
+    ``trace`` is the whole scheduling trace of the run, so the caller can
+    persist or show the per-filter and per-claim detail.
+    """
+
+    def __init__(self, message: str, trace: 'SchedulingTrace | None' = None) -> None:
+        super().__init__(message)
+        self.trace = trace

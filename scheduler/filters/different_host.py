@@ -1,0 +1,17 @@
+"""DifferentHostFilter: is the host free of the instances the ``different_host`` hint names?"""
+from __future__ import annotations
+
+from scheduler.filters.base import HostFilter, Rejection
+from scheduler.host_state import HostState
+from scheduler.request import DIFFERENT_HOST_HINT, SchedulingRequest
+
+RUNS_HINTED_INSTANCE = 'host runs an instance named in different_host'
+
+
+class DifferentHostFilter(HostFilter):
+    name = 'DifferentHostFilter'
+
+    def check(self, host: HostState, request: SchedulingRequest) -> Rejection | None:
+        if host.host in request.hosts_of_hinted(DIFFERENT_HOST_HINT):
+            return self.reject(RUNS_HINTED_INSTANCE)
+        return None

@@ -1,0 +1,23 @@
+"""SameHostFilter: does the host run one of the instances the ``same_host`` hint names?
+
+If the hint names instances but none of them could be located, no host
+qualifies: placing elsewhere would silently break the user's request.
+"""
+from __future__ import annotations
+
+from scheduler.filters.base import HostFilter, Rejection
+from scheduler.host_state import HostState
+from scheduler.request import SAME_HOST_HINT, SchedulingRequest
+
+LACKS_HINTED_INSTANCE = 'host runs none of the instances named in same_host'
+
+
+class SameHostFilter(HostFilter):
+    name = 'SameHostFilter'
+
+    def check(self, host: HostState, request: SchedulingRequest) -> Rejection | None:
+        if not request.hint(SAME_HOST_HINT):
+            return None
+        if host.host in request.hosts_of_hinted(SAME_HOST_HINT):
+            return None
+        return self.reject(LACKS_HINTED_INSTANCE)

@@ -1,0 +1,186 @@
+"""What the scheduler knows about one compute node while it places a request.
+
+A ``HostState`` merges two sources: Placement's provider summary (capacity
+and usage per resource class, traits) and the node's record from its cell
+database (host, nodename, cell, service up/disabled, availability zone,
+aggregates with their metadata, stats). Filters and weighers read it;
+``consume`` charges a claim to it so that the next instance of the same
+request, and the next request, see the host as fuller.
+"""
+from __future__ import annotations
+
+import copy
+import dataclasses
+from typing import Any, Mapping
+
+AVAILABILITY_ZONE_KEY = 'availability_zone'
+FAILED_BUILDS_STAT = 'failed_builds'
+SUPPORTED_INSTANCES_STAT = 'supported_instances'
+
+
+@dataclasses.dataclass(frozen=True)
+class HostAggregate:
+    """A host aggregate the node's host belongs to, with its operator metadata."""
+
+    uuid: str
+    name: str
+    metadata: Mapping[str, str] = dataclasses.field(default_factory=dict)
+
+
+@dataclasses.dataclass(frozen=True)
+class ComputeNodeRecord:
+    """A compute node as its cell database describes it (and its service)."""
+
+    uuid: str
+    host: str
+    nodename: str
+    cell_uuid: str
+    service_up: bool = True
+    service_disabled: bool = False
+    disabled_reason: str | None = None
+    availability_zone: str | None = None
+    aggregates: tuple[HostAggregate, ...] = ()
+    # Free-form facts the compute agent reports: supported_instances
+    # ([arch, hypervisor_type, vm_mode] triples), failed_builds, ...
+    stats: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+
+
+@dataclasses.dataclass
+class ResourceUsage:
+    """One resource class of one provider: Placement's capacity and usage.
+
+    ``capacity`` is what Placement reports: (total - reserved) * allocation ratio.
+    """
+
+    capacity: int
+    used: int
+
+    @property
+    def free(self) -> int:
+        return self.capacity - self.used
+
+
+@dataclasses.dataclass(frozen=True)
+class ProviderSummary:
+    """Placement's view of one resource provider in an allocation-candidates reply."""
+
+    uuid: str
+    resources: Mapping[str, ResourceUsage]
+    traits: frozenset[str] = frozenset()
+    root_provider_uuid: str | None = None
+
+    @classmethod
+    def from_placement(cls, uuid: str, body: Mapping[str, Any]) -> 'ProviderSummary':
+        """From one entry of ``provider_summaries``::
+
+            {"resources": {"VCPU": {"capacity": 16, "used": 2}},
+             "traits": ["HW_CPU_X86_AVX2"], "root_provider_uuid": "..."}
+        """
+        resources = {rc: ResourceUsage(capacity=int(v['capacity']), used=int(v['used']))
+                     for rc, v in (body.get('resources') or {}).items()}
+        return cls(uuid=uuid, resources=resources,
+                   traits=frozenset(body.get('traits') or ()),
+                   root_provider_uuid=body.get('root_provider_uuid'))
+
+
+@dataclasses.dataclass
+class HostState:
+    """One compute node as seen by the scheduler during one run."""
+
+    record: ComputeNodeRecord
+    resources: dict[str, ResourceUsage]
+    traits: frozenset[str] = frozenset()
+    # The Placement allocation request that claims this node for the request
+    # being scheduled (the first candidate Placement offered for it).
+    allocation_request: dict[str, Any] | None = None
+
+    @classmethod
+    def merge(cls, record: ComputeNodeRecord, summary: ProviderSummary,
+              allocation_request: dict[str, Any] | None = None) -> 'HostState':
+        if record.uuid != summary.uuid:
+            raise ValueError(f'compute node {record.uuid} merged with the '
+                             f'summary of provider {summary.uuid}')
+        resources = {rc: ResourceUsage(u.capacity, u.used)
+                     for rc, u in summary.resources.items()}
+        return cls(record=record, resources=resources, traits=summary.traits,
+                   allocation_request=allocation_request)
+
+    # -- identity ----------------------------------------------------------
+    @property
+    def uuid(self) -> str:
+        return self.record.uuid
+
+    @property
+    def host(self) -> str:
+        return self.record.host
+
+    @property
+    def nodename(self) -> str:
+        return self.record.nodename
+
+    @property
+    def cell_uuid(self) -> str:
+        return self.record.cell_uuid
+
+    # -- facts filters and weighers read -----------------------------------
+    @property
+    def availability_zone(self) -> str | None:
+        """The node's own zone, else the zone of one of its aggregates."""
+        if self.record.availability_zone:
+            return self.record.availability_zone
+        for aggregate in self.record.aggregates:
+            zone = aggregate.metadata.get(AVAILABILITY_ZONE_KEY)
+            if zone:
+                return zone
+        return None
+
+    @property
+    def failed_builds(self) -> int:
+        try:
+            return int(self.record.stats.get(FAILED_BUILDS_STAT, 0))
+        except (TypeError, ValueError):
+            return 0
+
+    def free(self, resource_class: str) -> int:
+        """Free amount of ``resource_class``; 0 if the node does not have it."""
+        usage = self.resources.get(resource_class)
+        return usage.free if usage is not None else 0
+
+    def limits(self) -> dict[str, int]:
+        """Resource class -> capacity, what a Selection tells the compute agent."""
+        return {rc: u.capacity for rc, u in self.resources.items()}
+
+    # -- changes -----------------------------------------------------------
+    def consume(self, resources: Mapping[str, int]) -> None:
+        """Charge a claim of ``resources`` (resource class -> amount) to this node."""
+        for rc, amount in resources.items():
+            usage = self.resources.get(rc)
+            if usage is not None:
+                usage.used += amount
+
+    def release(self, resources: Mapping[str, int]) -> None:
+        """Undo ``consume`` (a claim that was removed)."""
+        for rc, amount in resources.items():
+            usage = self.resources.get(rc)
+            if usage is not None:
+                usage.used = max(0, usage.used - amount)
+
+    def copy(self) -> 'HostState':
+        """An independent copy: consuming from it leaves this one unchanged."""
+        return HostState(record=self.record,
+                         resources={rc: ResourceUsage(u.capacity, u.used)
+                                    for rc, u in self.resources.items()},
+                         traits=self.traits,
+                         allocation_request=copy.deepcopy(self.allocation_request))
+
+
+def provider_resources(allocation_request: Mapping[str, Any],
+                       provider_uuid: str) -> dict[str, int]:
+    """What ``allocation_request`` takes from one provider, e.g. ``{"VCPU": 2}``.
+
+    ``allocation_request`` is Placement's body:
+    ``{"allocations": {"<rp uuid>": {"resources": {"VCPU": 2}}}, ...}``.
+    """
+    allocations = allocation_request.get('allocations') or {}
+    entry = allocations.get(provider_uuid) or {}
+    return {rc: int(n) for rc, n in (entry.get('resources') or {}).items()}

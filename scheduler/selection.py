@@ -1,0 +1,162 @@
+"""The claim walk: for each instance, filter, weigh, claim the best host, add alternates.
+
+For each instance of a request the hosts are filtered and weighed again
+(earlier instances consumed from them, and affinity follows earlier choices),
+then walked best first: a claim that Placement refuses discards the host for
+the rest of the request and the walk tries the next. After a success the
+claim is charged to the host state and ``num_alternates`` more hosts from the
+claimed host's cell are added, unclaimed, each with its own allocation
+request. If one instance cannot be placed, every claim already made for the
+request is removed and NoValidHost says why.
+"""
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+from rpc_schemas.request_spec import RequestSpec
+from rpc_schemas.selection import Selection
+from scheduler.claims import RequestClaims
+from scheduler.errors import NoValidHost
+from scheduler.filter_chain import run_filters
+from scheduler.filters.base import HostFilter
+from scheduler.host_state import HostState
+from scheduler.request import SchedulingRequest
+from scheduler.trace import (
+    CLAIMED, CONFLICT, ClaimAttempt, InstanceTrace, SchedulingTrace, SelectedHost,
+    WeighedEntry)
+from scheduler.weighers.base import HostWeigher, WeighedHost, weigh_hosts
+
+
+def select_hosts(*, spec: RequestSpec, instance_uuids: Sequence[str],
+                 num_alternates: int, hosts: Sequence[HostState],
+                 resources: Mapping[str, int], filters: Sequence[HostFilter],
+                 weighers: Sequence[HostWeigher], claims: RequestClaims,
+                 trace: SchedulingTrace, allocation_request_version: str,
+                 instance_hosts: Mapping[str, str] | None = None
+                 ) -> list[list[Selection]]:
+    """One list of Selection per instance: the claimed host first, then alternates."""
+    if num_alternates < 0:
+        raise ValueError(f'num_alternates must be 0 or more, not {num_alternates}')
+    try:
+        return _select(spec, instance_uuids, num_alternates, hosts, resources,
+                       filters, weighers, claims, trace, allocation_request_version,
+                       instance_hosts or {})
+    except NoValidHost:
+        raise
+    except Exception as exc:
+        # Placement unreachable, a bug in a filter...: the request fails as a
+        # whole, so the instances already claimed must not keep their claims.
+        trace.outcome = 'error'
+        trace.error = f'{type(exc).__name__}: {exc}'
+        trace.rolled_back = claims.rollback()
+        raise
+
+
+def _select(spec, instance_uuids, num_alternates, hosts, resources, filters,
+            weighers, claims, trace, allocation_request_version, instance_hosts):
+    chosen_hosts: list[str] = []
+    discarded: set[str] = set()
+    result = []
+    for index, instance_uuid in enumerate(instance_uuids):
+        instance_trace = InstanceTrace(instance_uuid=instance_uuid)
+        trace.instances.append(instance_trace)
+        request = SchedulingRequest(spec=spec, resources=resources,
+                                    instance_uuid=instance_uuid,
+                                    chosen_hosts=list(chosen_hosts),
+                                    instance_hosts=instance_hosts)
+        usable = [h for h in hosts if h.uuid not in discarded]
+        instance_trace.hosts_in = len(usable)
+        passed, steps = run_filters(filters, usable, request)
+        instance_trace.filters = steps
+        weighed = weigh_hosts(weighers, passed, request)
+        instance_trace.weighed = [
+            WeighedEntry(host=w.host.host, nodename=w.host.nodename,
+                         compute_node_uuid=w.host.uuid, weight=w.weight,
+                         parts=dict(w.parts)) for w in weighed]
+        claimed = _claim_first(instance_uuid, weighed, claims, discarded,
+                               instance_trace)
+        if claimed is None:
+            trace.outcome = 'no valid host'
+            trace.rolled_back = claims.rollback()
+            message = explain_no_valid_host(trace, instance_trace, index,
+                                            len(instance_uuids))
+            trace.error = message
+            raise NoValidHost(message, trace=trace)
+        chosen_hosts.append(claimed.host)
+        alternates = [w.host for w in weighed
+                      if w.host.uuid != claimed.uuid
+                      and w.host.uuid not in discarded
+                      and w.host.cell_uuid == claimed.cell_uuid
+                      and w.host.allocation_request is not None][:num_alternates]
+        selections = [_selection(claimed, allocation_request_version)]
+        selections += [_selection(h, allocation_request_version) for h in alternates]
+        instance_trace.selections = [
+            SelectedHost(host=h.host, nodename=h.nodename, compute_node_uuid=h.uuid,
+                         cell_uuid=h.cell_uuid, claimed=h is claimed)
+            for h in [claimed, *alternates]]
+        result.append(selections)
+    trace.outcome = 'selected'
+    return result
+
+
+def _claim_first(instance_uuid: str, weighed: Sequence[WeighedHost],
+                 claims: RequestClaims, discarded: set[str],
+                 instance_trace: InstanceTrace) -> HostState | None:
+    for entry in weighed:
+        host = entry.host
+        if host.uuid in discarded or host.allocation_request is None:
+            continue
+        if claims.claim(instance_uuid, host):
+            instance_trace.claims.append(ClaimAttempt(
+                host=host.host, nodename=host.nodename, compute_node_uuid=host.uuid,
+                outcome=CLAIMED))
+            return host
+        # Placement's view of this host changed under us: another scheduler
+        # (or a stale read) got there first. Do not try it again in this request.
+        discarded.add(host.uuid)
+        instance_trace.claims.append(ClaimAttempt(
+            host=host.host, nodename=host.nodename, compute_node_uuid=host.uuid,
+            outcome=CONFLICT, detail='Placement refused the claim'))
+    return None
+
+
+def _selection(host: HostState, version: str) -> Selection:
+    return Selection(service_host=host.host, nodename=host.nodename,
+                     compute_node_uuid=host.uuid, cell_uuid=host.cell_uuid,
+                     allocation_request=dict(host.allocation_request or {}),
+                     allocation_request_version=version,
+                     limits=host.limits(),
+                     availability_zone=host.availability_zone)
+
+
+def explain_no_valid_host(trace: SchedulingTrace, instance_trace: InstanceTrace,
+                          index: int, count: int) -> str:
+    """The NoValidHost message: where the hosts went, with counts per filter and reason."""
+    parts = [f'No valid host for instance {instance_trace.instance_uuid} '
+             f'({index + 1} of {count})']
+    query = '&'.join(f'{k}={v}' for k, v in trace.query)
+    if trace.candidate_hosts == 0 and not trace.unknown_providers:
+        parts.append(f'Placement returned no allocation candidates for {query}')
+    else:
+        placement = f'Placement returned {trace.candidate_hosts} candidate hosts'
+        if trace.unknown_providers:
+            placement += (f' (and {len(trace.unknown_providers)} providers no cell '
+                          f'knows as a compute node)')
+        parts.append(placement)
+    discarded = trace.candidate_hosts - instance_trace.hosts_in
+    if discarded > 0:
+        parts.append(f'{discarded} discarded after lost claims for earlier instances')
+    for step in instance_trace.filters:
+        if step.removed:
+            reasons = ', '.join(f'{reason}: {n}' for reason, n in
+                                sorted(step.reasons.items(), key=lambda kv: -kv[1]))
+            parts.append(f'{step.removed} removed by {step.filter} ({reasons})')
+    if instance_trace.weighed:
+        parts.append(f'{len(instance_trace.weighed)} hosts passed the filters')
+    lost = instance_trace.lost_claims()
+    if lost:
+        parts.append(f'{lost} claims lost races with other claims')
+    if trace.rolled_back:
+        parts.append(f'claims already made for this request were removed '
+                     f'({", ".join(trace.rolled_back)})')
+    return '; '.join(parts)

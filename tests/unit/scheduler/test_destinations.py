@@ -1,0 +1,170 @@
+"""A whole run: Placement's reply, the cache, filters, weighers and claims together.
+
+``FakePlacement`` keeps capacity and usage per provider in memory and answers
+both the candidates query and claims (refusing a claim that no longer fits,
+as Placement's generation check would), so the interleavings of seed 003 can
+be replayed step by step.
+"""
+from __future__ import annotations
+
+import pytest
+
+from rpc_schemas.request_spec import InstanceGroup
+from scheduler.claims import ClaimConflict
+from scheduler.destinations import DestinationSelector
+from scheduler.errors import NoValidHost
+from scheduler.host_cache import HostStateCache
+from scheduler.plugins import load_filters
+from scheduler.trace import CONFLICT
+from scheduler.weighers.ram import RAMWeigher
+from tests.unit.scheduler.factories import CELL1, CELL2, flavor, record, spec
+
+MB = 512
+
+
+class FakePlacement:
+    def __init__(self, capacity_mb: dict[str, int]) -> None:
+        self.capacity = {f'rp-{n}': mb for n, mb in capacity_mb.items()}
+        self.used = {rp: 0 for rp in self.capacity}
+        self.allocations: dict[str, tuple[str, int]] = {}
+        self.queries: list[list[tuple[str, str]]] = []
+        self.during_read = None  # called once, between reading and answering
+
+    def allocation_candidates(self, params, microversion):
+        self.queries.append(list(params))
+        wanted = int(dict(params)['resources'].split('MEMORY_MB:')[1].split(',')[0])
+        body = {'allocation_requests': [], 'provider_summaries': {}}
+        for rp, cap in self.capacity.items():
+            if cap - self.used[rp] >= wanted:
+                body['allocation_requests'].append(
+                    {'allocations': {rp: {'resources': {'MEMORY_MB': wanted}}}})
+                body['provider_summaries'][rp] = {
+                    'resources': {'MEMORY_MB': {'capacity': cap, 'used': self.used[rp]}},
+                    'traits': []}
+        if self.during_read is not None:
+            hook, self.during_read = self.during_read, None
+            hook()
+        return body
+
+    def claim(self, consumer_uuid, allocation_request, project_id, user_id):
+        ((rp, entry),) = allocation_request['allocations'].items()
+        amount = entry['resources']['MEMORY_MB']
+        if self.capacity[rp] - self.used[rp] < amount:
+            raise ClaimConflict(f'{rp} changed')
+        self.used[rp] += amount
+        self.allocations[consumer_uuid] = (rp, amount)
+        return True
+
+    def unclaim(self, consumer_uuid):
+        rp, amount = self.allocations.pop(consumer_uuid)
+        self.used[rp] -= amount
+
+
+class Locator:
+    def __init__(self, where):
+        self.where = where
+
+    def hosts_of(self, instance_uuids):
+        return {u: self.where[u] for u in instance_uuids if u in self.where}
+
+
+def _selector(placement, cache=None, claimer=None, **kwargs):
+    if cache is None:
+        cache = HostStateCache()
+        cache.set_records([record('a'), record('b'), record('c', cell=CELL2)])
+    return DestinationSelector(
+        candidate_source=placement, claimer=claimer or placement, cache=cache,
+        filters=load_filters(['ComputeFilter', 'ResourceFitFilter',
+                              'ServerGroupAntiAffinityFilter', 'DifferentHostFilter']),
+        weighers=[RAMWeigher(1.0)], max_results=100, **kwargs)
+
+
+def _spec(**kwargs):
+    return spec(flavor=flavor(vcpus=0, memory_mb=MB, root_gb=0), **kwargs)
+
+
+def test_emptiest_host_is_claimed_and_hosts_of_other_cells_are_no_alternates():
+    placement = FakePlacement({'a': 4096, 'b': 2048, 'c': 8192})
+    result = _selector(placement).select_destinations(_spec(), ['i-1'], 1)
+    ((only,),) = result.selections
+    assert (only.service_host, only.cell_uuid) == ('c', CELL2)
+    assert placement.allocations == {'i-1': ('rp-c', MB)}
+
+
+def test_alternates_of_the_claimed_cell_only():
+    placement = FakePlacement({'a': 4096, 'b': 2048, 'c': 1024})
+    result = _selector(placement).select_destinations(_spec(), ['i-1'], 2)
+    assert [s.service_host for s in result.selections[0]] == ['a', 'b']
+    assert placement.allocations == {'i-1': ('rp-a', MB)}
+
+
+def test_query_and_counts_are_in_the_trace():
+    placement = FakePlacement({'a': 4096, 'b': 2048, 'c': 1024})
+    result = _selector(placement).select_destinations(_spec(), ['i-1'], 0)
+    assert placement.queries[0] == [('resources', f'MEMORY_MB:{MB}'), ('limit', '100')]
+    assert result.trace.query == placement.queries[0]
+    assert (result.trace.allocation_requests, result.trace.candidate_hosts) == (3, 3)
+
+
+def test_claim_made_during_another_requests_read_is_not_counted_as_free():
+    """Seed 003 end to end: B claims 'a' while A's read is in flight. A's reply
+    still shows 'a' empty, but A must neither pick it nor waste a claim on it."""
+    placement = FakePlacement({'a': 1000, 'b': 800})
+    cache = HostStateCache()
+    cache.set_records([record('a'), record('b')])
+    selector = _selector(placement, cache)
+    outcome = {}
+    placement.during_read = lambda: outcome.setdefault(
+        'b', selector.select_destinations(_spec(), ['i-b'], 0))
+    result_a = selector.select_destinations(_spec(), ['i-a'], 0)
+    assert outcome['b'].selections[0][0].service_host == 'a'
+    assert result_a.selections[0][0].service_host == 'b'
+    trace = result_a.trace.instances[0]
+    assert trace.lost_claims() == 0
+    assert trace.filters[1].reasons == {'insufficient free resources': 1}
+
+
+def test_without_the_cache_knowing_a_claim_placement_refuses_and_the_next_host_wins():
+    """Another scheduler worker's claim is unknown to this cache: the generation
+    check of Placement is the safety net and costs one lost claim."""
+    placement = FakePlacement({'a': 1000, 'b': 800})
+    placement.during_read = lambda: placement.claim(
+        'other-worker', {'allocations': {'rp-a': {'resources': {'MEMORY_MB': MB}}}},
+        'p', 'u')
+    result = _selector(placement).select_destinations(_spec(), ['i-1'], 0)
+    assert result.selections[0][0].service_host == 'b'
+    assert [c.outcome for c in result.trace.instances[0].claims][0] == CONFLICT
+
+
+def test_multi_create_failure_leaves_nothing_claimed_in_placement():
+    placement = FakePlacement({'a': 4096, 'b': 4096})
+    group = InstanceGroup(uuid='g', policy='anti-affinity')
+    with pytest.raises(NoValidHost) as info:
+        _selector(placement).select_destinations(
+            _spec(instance_group=group), ['i-1', 'i-2', 'i-3'], 0)
+    assert placement.allocations == {}
+    assert placement.used == {'rp-a': 0, 'rp-b': 0}
+    assert 'ServerGroupAntiAffinityFilter' in str(info.value)
+    assert info.value.trace.outcome == 'no valid host'
+
+
+def test_candidates_no_cell_knows_are_counted_in_no_valid_host():
+    placement = FakePlacement({'ghost': 4096})
+    with pytest.raises(NoValidHost, match='1 providers no cell knows'):
+        _selector(placement).select_destinations(_spec(), ['i-1'], 0)
+
+
+def test_different_host_hint_uses_the_locator():
+    placement = FakePlacement({'a': 4096, 'b': 2048})
+    selector = _selector(placement, instance_locator=Locator({'i-old': 'a'}))
+    result = selector.select_destinations(
+        _spec(scheduler_hints={'different_host': ['i-old']}), ['i-1'], 0)
+    assert result.selections[0][0].service_host == 'b'
+
+
+def test_instance_uuids_must_be_given_and_distinct():
+    selector = _selector(FakePlacement({'a': 4096}))
+    with pytest.raises(ValueError, match='at least one'):
+        selector.select_destinations(_spec(), [], 0)
+    with pytest.raises(ValueError, match='twice'):
+        selector.select_destinations(_spec(), ['i-1', 'i-1'], 0)
