@@ -67,8 +67,9 @@ class RequestSpec(Payload):
 
     flavor: Flavor
     project_id: str = field(minLength=1, maxLength=255)
+    # Placement records the project and user of every claim.
+    user_id: str = field(minLength=1, maxLength=255)
     num_instances: int = field(default=1, minimum=1)
-    user_id: str | None = field(default=None, maxLength=255)
     # Image properties such as hw_architecture, img_hv_type, hw_vm_mode.
     image_properties: dict[str, str] = field(default_factory=dict)
     availability_zone: str | None = field(default=None, maxLength=255)

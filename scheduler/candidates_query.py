@@ -18,11 +18,6 @@ from rpc_schemas.flavor import Flavor
 from rpc_schemas.request_spec import RequestSpec
 from scheduler.errors import InvalidFlavorExtraSpec
 
-#: Placement microversion of the candidates query and of the allocation
-#: requests it returns: forbidden traits (1.22), several member_of (1.24),
-#: root_provider_uuid in provider summaries (1.29), mappings (1.34).
-CANDIDATES_MICROVERSION = '1.36'
-
 RESOURCES_PREFIX = 'resources'
 TRAIT_PREFIX = 'trait:'
 TRAIT_REQUIRED = 'required'
@@ -43,7 +38,6 @@ class CandidatesQuery:
     # one aggregate of every entry.
     member_of: tuple[tuple[str, ...], ...] = ()
     limit: int | None = None
-    microversion: str = CANDIDATES_MICROVERSION
 
     def to_params(self) -> list[tuple[str, str]]:
         """Query parameters in a stable order, e.g.

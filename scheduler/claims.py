@@ -42,28 +42,24 @@ class RequestClaims:
         # consumer uuid -> (host state charged, resources charged)
         self._made: dict[str, tuple[HostState, dict[str, int]]] = {}
 
-    def claim(self, consumer_uuid: str, host: HostState) -> bool:
-        """Claim ``host``'s allocation request for ``consumer_uuid``; False on a conflict.
+    def claim(self, consumer_uuid: str, host: HostState) -> None:
+        """Claim ``host``'s allocation request for ``consumer_uuid``.
 
         On success the claim is charged to ``host`` and assumed by the cache.
-        Errors other than a conflict (Placement unreachable...) propagate.
+        A refusal raises ``ClaimConflict`` (with Placement's reason); other
+        errors (Placement unreachable...) propagate as they are.
         """
         request = host.allocation_request
         if request is None:
-            return False
-        try:
-            claimed = self._claimer.claim(consumer_uuid, request,
-                                          self._project_id, self._user_id)
-        except ClaimConflict:
-            claimed = False
-        if not claimed:
-            return False
+            raise ClaimConflict(f'Placement offered no allocation request for {host.uuid}')
+        if not self._claimer.claim(consumer_uuid, request, self._project_id,
+                                   self._user_id):
+            raise ClaimConflict('Placement refused the claim')
         resources = provider_resources(request, host.uuid)
         host.consume(resources)
         if self._cache is not None:
             self._cache.assume(consumer_uuid, request)
         self._made[consumer_uuid] = (host, resources)
-        return True
 
     def unclaim(self, consumer_uuid: str) -> None:
         """Remove one claim made here: in Placement, in the host state, in the cache."""

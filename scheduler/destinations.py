@@ -9,12 +9,12 @@ holds no I/O of its own; the service wires in the real clients.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Iterable, Mapping, Protocol, Sequence
+from typing import Iterable, Mapping, Protocol, Sequence
 
 from rpc_schemas.request_spec import RequestSpec
 from rpc_schemas.selection import Selection
 from scheduler.candidates import AllocationCandidates
-from scheduler.candidates_query import build_query
+from scheduler.candidates_query import CandidatesQuery, build_query
 from scheduler.claims import Claimer, RequestClaims
 from scheduler.filters.base import HostFilter
 from scheduler.host_cache import HostStateCache
@@ -25,9 +25,12 @@ from scheduler.weighers.base import HostWeigher
 
 
 class CandidateSource(Protocol):
-    def allocation_candidates(self, params: Sequence[tuple[str, str]],
-                              microversion: str) -> Mapping[str, Any]:
-        """The JSON body of ``GET /allocation_candidates?<params>`` at ``microversion``."""
+    #: Placement microversion of the allocation requests it returns; the
+    #: Selections carry it so the cell conductor claims alternates alike.
+    microversion: str
+
+    def allocation_candidates(self, query: CandidatesQuery) -> AllocationCandidates:
+        """Placement's answer to ``GET /allocation_candidates`` for ``query``."""
 
 
 class InstanceLocator(Protocol):
@@ -71,10 +74,9 @@ class DestinationSelector:
         trace = SchedulingTrace(project_id=spec.project_id,
                                 num_instances=len(instance_uuids),
                                 num_alternates=num_alternates, query=params,
-                                placement_microversion=query.microversion)
+                                placement_microversion=self._candidate_source.microversion)
         with self._cache.reading() as token:
-            body = self._candidate_source.allocation_candidates(params, query.microversion)
-            candidates = AllocationCandidates.from_placement(body)
+            candidates = self._candidate_source.allocation_candidates(query)
             states = self._cache.host_states(candidates, token)
         trace.allocation_requests = len(candidates.allocation_requests)
         trace.candidate_hosts = len(states.hosts)
@@ -84,7 +86,7 @@ class DestinationSelector:
             spec=spec, instance_uuids=instance_uuids, num_alternates=num_alternates,
             hosts=states.hosts, resources=query.resources, filters=self._filters,
             weighers=self._weighers, claims=claims, trace=trace,
-            allocation_request_version=query.microversion,
+            allocation_request_version=self._candidate_source.microversion,
             instance_hosts=self._locate_hinted(spec))
         return SchedulingResult(selections=selections, trace=trace)
 

@@ -15,7 +15,7 @@ from typing import Mapping, Sequence
 
 from rpc_schemas.request_spec import RequestSpec
 from rpc_schemas.selection import Selection
-from scheduler.claims import RequestClaims
+from scheduler.claims import ClaimConflict, RequestClaims
 from scheduler.errors import NoValidHost
 from scheduler.filter_chain import run_filters
 from scheduler.filters.base import HostFilter
@@ -106,17 +106,21 @@ def _claim_first(instance_uuid: str, weighed: Sequence[WeighedHost],
         host = entry.host
         if host.uuid in discarded or host.allocation_request is None:
             continue
-        if claims.claim(instance_uuid, host):
+        try:
+            claims.claim(instance_uuid, host)
+        except ClaimConflict as exc:
+            # Placement's view of this host changed under us: another
+            # scheduler (or a stale read) got there first. Do not try it
+            # again in this request.
+            discarded.add(host.uuid)
             instance_trace.claims.append(ClaimAttempt(
                 host=host.host, nodename=host.nodename, compute_node_uuid=host.uuid,
-                outcome=CLAIMED))
-            return host
-        # Placement's view of this host changed under us: another scheduler
-        # (or a stale read) got there first. Do not try it again in this request.
-        discarded.add(host.uuid)
+                outcome=CONFLICT, detail=str(exc)))
+            continue
         instance_trace.claims.append(ClaimAttempt(
             host=host.host, nodename=host.nodename, compute_node_uuid=host.uuid,
-            outcome=CONFLICT, detail='Placement refused the claim'))
+            outcome=CLAIMED))
+        return host
     return None
 
 

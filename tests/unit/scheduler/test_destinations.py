@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from rpc_schemas.request_spec import InstanceGroup
+from scheduler.candidates import AllocationCandidates
 from scheduler.claims import ClaimConflict
 from scheduler.destinations import DestinationSelector
 from scheduler.errors import NoValidHost
@@ -30,9 +31,11 @@ class FakePlacement:
         self.queries: list[list[tuple[str, str]]] = []
         self.during_read = None  # called once, between reading and answering
 
-    def allocation_candidates(self, params, microversion):
-        self.queries.append(list(params))
-        wanted = int(dict(params)['resources'].split('MEMORY_MB:')[1].split(',')[0])
+    microversion = '1.39'
+
+    def allocation_candidates(self, query):
+        self.queries.append(query.to_params())
+        wanted = query.resources['MEMORY_MB']
         body = {'allocation_requests': [], 'provider_summaries': {}}
         for rp, cap in self.capacity.items():
             if cap - self.used[rp] >= wanted:
@@ -44,7 +47,7 @@ class FakePlacement:
         if self.during_read is not None:
             hook, self.during_read = self.during_read, None
             hook()
-        return body
+        return AllocationCandidates.from_placement(body)
 
     def claim(self, consumer_uuid, allocation_request, project_id, user_id):
         ((rp, entry),) = allocation_request['allocations'].items()
@@ -103,6 +106,8 @@ def test_query_and_counts_are_in_the_trace():
     result = _selector(placement).select_destinations(_spec(), ['i-1'], 0)
     assert placement.queries[0] == [('resources', f'MEMORY_MB:{MB}'), ('limit', '100')]
     assert result.trace.query == placement.queries[0]
+    assert result.trace.placement_microversion == '1.39'
+    assert result.selections[0][0].allocation_request_version == '1.39'
     assert (result.trace.allocation_requests, result.trace.candidate_hosts) == (3, 3)
 
 
@@ -133,7 +138,8 @@ def test_without_the_cache_knowing_a_claim_placement_refuses_and_the_next_host_w
         'p', 'u')
     result = _selector(placement).select_destinations(_spec(), ['i-1'], 0)
     assert result.selections[0][0].service_host == 'b'
-    assert [c.outcome for c in result.trace.instances[0].claims][0] == CONFLICT
+    lost = result.trace.instances[0].claims[0]
+    assert (lost.host, lost.outcome, lost.detail) == ('a', CONFLICT, 'rp-a changed')
 
 
 def test_multi_create_failure_leaves_nothing_claimed_in_placement():

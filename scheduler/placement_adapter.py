@@ -1,0 +1,59 @@
+"""The scheduler's view of Placement, over ``placement/client.py``.
+
+``PlacementAdapter`` is both the ``CandidateSource`` (allocation candidates
+as the scheduler's own ``AllocationCandidates``) and the ``Claimer`` (claim
+and unclaim) the claim walk uses; Placement's 409 becomes the scheduler's
+``ClaimConflict`` with Placement's reason in it.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from placement import client as placement_client
+from scheduler.candidates import AllocationCandidates
+from scheduler.candidates_query import CandidatesQuery
+from scheduler.claims import ClaimConflict
+from scheduler.host_state import ProviderSummary, ResourceUsage
+
+
+class PlacementAdapter:
+    """CandidateSource and Claimer backed by a ``PlacementClient``."""
+
+    microversion = placement_client.MICROVERSION
+
+    def __init__(self, client: placement_client.PlacementClient) -> None:
+        self._client = client
+
+    def allocation_candidates(self, query: CandidatesQuery) -> AllocationCandidates:
+        found = self._client.get_candidates(
+            dict(query.resources), required=sorted(query.required_traits),
+            forbidden=sorted(query.forbidden_traits), member_of=query.member_of,
+            limit=query.limit)
+        requests = []
+        for candidate in found.candidates:
+            request: dict[str, Any] = {'allocations': candidate.allocations}
+            if candidate.mappings:
+                request['mappings'] = candidate.mappings
+            requests.append(request)
+        summaries = {
+            uuid: ProviderSummary(
+                uuid=uuid,
+                resources={rc: ResourceUsage(capacity=cap, used=used)
+                           for rc, (cap, used) in s.resources.items()},
+                traits=s.traits, root_provider_uuid=s.root_uuid)
+            for uuid, s in found.summaries.items()}
+        return AllocationCandidates(allocation_requests=tuple(requests),
+                                    provider_summaries=summaries)
+
+    def claim(self, consumer_uuid: str, allocation_request: Mapping[str, Any],
+              project_id: str, user_id: str) -> bool:
+        try:
+            self._client.claim(consumer_uuid, dict(allocation_request['allocations']),
+                               project_id=project_id, user_id=user_id)
+        except placement_client.ClaimConflict as exc:
+            why = 'lost a race' if exc.lost_race else 'refused'
+            raise ClaimConflict(f'Placement {why}: {exc.detail}') from exc
+        return True
+
+    def unclaim(self, consumer_uuid: str) -> None:
+        self._client.unclaim(consumer_uuid)

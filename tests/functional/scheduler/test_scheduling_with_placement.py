@@ -1,0 +1,127 @@
+"""The scheduler against the real Placement (in-process, SQLite): claims, conflicts, rollback."""
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from rpc_schemas.flavor import Flavor
+from rpc_schemas.request_spec import InstanceGroup, RequestSpec
+from scheduler.destinations import DestinationSelector
+from scheduler.errors import NoValidHost
+from scheduler.host_cache import HostStateCache
+from scheduler.host_state import ComputeNodeRecord
+from scheduler.placement_adapter import PlacementAdapter
+from scheduler.plugins import load_filters
+from scheduler.trace import CONFLICT
+from scheduler.weighers.ram import RAMWeigher
+from tests.functional.scheduler.conftest import add_compute_node
+
+CELL1, CELL2 = 'cell-1', 'cell-2'
+# Placement wants real UUIDs as consumers.
+I1, I2, I3, I4, BIG, OTHER = (str(uuid.uuid4()) for _ in range(6))
+FILTERS = ['ComputeFilter', 'ResourceFitFilter', 'ServerGroupAntiAffinityFilter']
+
+
+def _spec(memory_mb=1024, **kwargs):
+    return RequestSpec(flavor=Flavor(name='f', vcpus=1, memory_mb=memory_mb, root_gb=10),
+                       project_id='proj', user_id='user', **kwargs)
+
+
+class Interleaving(PlacementAdapter):
+    """Runs ``during_read`` once, after Placement answered and before the scheduler sees it."""
+
+    during_read = None
+
+    def allocation_candidates(self, query):
+        answer = super().allocation_candidates(query)
+        if self.during_read is not None:
+            hook, self.during_read = self.during_read, None
+            hook()
+        return answer
+
+
+@pytest.fixture
+def nodes(placement):
+    uuids = {name: add_compute_node(placement, name, memory_mb=mb)
+             for name, mb in (('a', 4096), ('b', 3072), ('c', 8192))}
+    return uuids
+
+
+def _selector(placement, nodes, adapter=None):
+    cache = HostStateCache()
+    cache.set_records([ComputeNodeRecord(uuid=uuid, host=name, nodename=name,
+                                         cell_uuid=CELL2 if name == 'c' else CELL1)
+                       for name, uuid in nodes.items()])
+    adapter = adapter or PlacementAdapter(placement)
+    return DestinationSelector(candidate_source=adapter, claimer=adapter, cache=cache,
+                               filters=load_filters(FILTERS),
+                               weighers=[RAMWeigher(-1.0)], max_results=50)
+
+
+def test_claims_in_placement_and_returns_same_cell_alternates(placement, nodes):
+    # RAM multiplier -1 packs: the fullest host first (b, 3072 MB), then a.
+    result = _selector(placement, nodes).select_destinations(_spec(), [I1], 2)
+    (selections,) = result.selections
+    assert [s.service_host for s in selections] == ['b', 'a']
+    assert placement.get_allocations(I1).allocations == {
+        nodes['b']: {'VCPU': 1, 'MEMORY_MB': 1024, 'DISK_GB': 10}}
+    assert selections[1].allocation_request['allocations'] == {
+        nodes['a']: {'resources': {'VCPU': 1, 'MEMORY_MB': 1024, 'DISK_GB': 10}}}
+    assert placement.get_allocations(I2).allocations == {}
+
+
+def test_alternate_allocation_request_claims_in_placement(placement, nodes):
+    result = _selector(placement, nodes).select_destinations(_spec(), [I1], 1)
+    claimed, alternate = result.selections[0]
+    # What the cell conductor does on a reschedule: unclaim, claim the alternate.
+    placement.unclaim(I1)
+    placement.claim(I1, alternate.allocation_request['allocations'],
+                    project_id='proj', user_id='user')
+    assert list(placement.get_allocations(I1).allocations) == [alternate.compute_node_uuid]
+
+
+def test_host_filled_by_another_worker_during_the_read_loses_the_claim_and_next_wins(
+        placement, nodes):
+    adapter = Interleaving(placement)
+    # Another scheduler worker fills b (3072 MB) between our read and our claim.
+    adapter.during_read = lambda: placement.claim(
+        OTHER, {nodes['b']: {'MEMORY_MB': 3072}}, project_id='p', user_id='u')
+    result = _selector(placement, nodes, adapter).select_destinations(_spec(), [I1], 0)
+    assert result.selections[0][0].service_host == 'a'
+    lost = result.trace.instances[0].claims[0]
+    assert (lost.host, lost.outcome) == ('b', CONFLICT)
+    assert lost.detail.startswith('Placement')
+
+
+def test_own_claim_during_the_read_is_not_retried_against_placement(placement, nodes):
+    adapter = Interleaving(placement)
+    selector = _selector(placement, nodes, adapter)
+    done = {}
+    # Our own worker places a 3 GB instance on b while this read is in flight.
+    adapter.during_read = lambda: done.setdefault(
+        'big', selector.select_destinations(_spec(memory_mb=3072), [BIG], 0))
+    result = selector.select_destinations(_spec(), [I1], 0)
+    assert done['big'].selections[0][0].service_host == 'b'
+    assert result.selections[0][0].service_host == 'a'
+    assert result.trace.instances[0].lost_claims() == 0
+
+
+def test_multi_create_that_cannot_finish_leaves_no_allocation_behind(placement, nodes):
+    group = InstanceGroup(uuid='g', policy='anti-affinity')
+    with pytest.raises(NoValidHost, match='4 of 4'):
+        _selector(placement, nodes).select_destinations(
+            _spec(instance_group=group), [I1, I2, I3, I4], 0)
+    for consumer in (I1, I2, I3, I4):
+        assert placement.get_allocations(consumer).allocations == {}
+    assert not any(placement.usages('proj').values())
+
+
+def test_required_trait_is_enforced_by_placement(placement, nodes):
+    gpu = add_compute_node(placement, 'g', memory_mb=1024, traits=('CUSTOM_GPU',))
+    selector = _selector(placement, {**nodes, 'g': gpu})
+    spec = RequestSpec(flavor=Flavor(name='gpu', vcpus=1, memory_mb=512,
+                                     extra_specs={'trait:CUSTOM_GPU': 'required'}),
+                       project_id='proj', user_id='user')
+    result = selector.select_destinations(spec, [I1], 3)
+    assert [s.service_host for s in result.selections[0]] == ['g']
