@@ -1,0 +1,105 @@
+"""placement.client in its in-process mode: the same handlers, no socket."""
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from placement.client import (ClaimConflict, InProcessTransport, Inventory,
+                              PlacementClient)
+from tests.functional.placement.inprocess import api  # noqa: F401  (fixture)
+
+
+class InterleavingTransport(InProcessTransport):
+    """Runs ``interloper`` once, right before the first request matching
+    ``method path_suffix``: a real write by another party in between the
+    client's read and its write."""
+
+    def __init__(self, app, method, path_suffix, interloper):
+        super().__init__(app)
+        self.trigger = (method, path_suffix)
+        self.interloper = interloper
+        self.writes = 0
+
+    def request(self, method, path, body=None, microversion='1.39'):
+        if method == self.trigger[0] and path.endswith(self.trigger[1]):
+            self.writes += 1
+            if self.interloper is not None:
+                interloper, self.interloper = self.interloper, None
+                interloper()
+        return super().request(method, path, body, microversion)
+
+
+@pytest.fixture
+def client(api):
+    return PlacementClient(InProcessTransport(api.app))
+
+
+def test_ensure_provider_is_idempotent(client):
+    rp = str(uuid.uuid4())
+    first = client.ensure_provider(rp, 'host-a')
+    again = client.ensure_provider(rp, 'host-a')
+    assert first.uuid == again.uuid == rp
+    assert again.generation == first.generation
+    child = client.ensure_provider(str(uuid.uuid4()), 'host-a-numa0', parent_uuid=rp)
+    assert (child.parent_uuid, child.root_uuid) == (rp, rp)
+
+
+def test_set_inventory_rereads_generation_after_a_concurrent_write(api):
+    plain = PlacementClient(InProcessTransport(api.app))
+    rp = plain.ensure_provider(str(uuid.uuid4()), 'host-b').uuid
+
+    def concurrent_traits_change():
+        plain.set_traits(rp, ['HW_CPU_X86_AVX2'])
+
+    transport = InterleavingTransport(api.app, 'PUT', '/inventories',
+                                      concurrent_traits_change)
+    client = PlacementClient(transport)
+    generation = client.set_inventory(rp, {'VCPU': Inventory(total=8, allocation_ratio=4.0)})
+    assert transport.writes == 2          # the first PUT lost, the second won
+    assert generation == plain.get_provider(rp).generation == 2
+    inv = api.get(f'/resource_providers/{rp}/inventories').json['inventories']
+    assert inv['VCPU']['allocation_ratio'] == 4.0
+    assert api.get(f'/resource_providers/{rp}/traits').json['traits'] == ['HW_CPU_X86_AVX2']
+
+
+def test_candidates_claim_unclaim(client):
+    rp = client.ensure_provider(str(uuid.uuid4()), 'host-c').uuid
+    client.set_inventory(rp, {'VCPU': Inventory(total=4), 'MEMORY_MB': Inventory(total=2048)})
+    client.set_traits(rp, ['CUSTOM_GOLD'])
+    found = client.get_candidates({'VCPU': 2, 'MEMORY_MB': 1024}, required=['CUSTOM_GOLD'])
+    assert len(found.candidates) == 1
+    cand = found.candidates[0]
+    assert cand.provider_uuids == [rp] and cand.root_uuid == rp
+    assert found.summaries[rp].free('VCPU') == 4
+    assert 'CUSTOM_GOLD' in found.summaries[rp].traits
+
+    instance = str(uuid.uuid4())
+    client.claim(instance, cand.allocations, project_id='p', user_id='u')
+    got = client.get_allocations(instance)
+    assert got.allocations == {rp: {'VCPU': 2, 'MEMORY_MB': 1024}}
+    assert got.generation == 1
+    assert client.get_candidates({'VCPU': 2}, forbidden=['CUSTOM_GOLD']).candidates == []
+    assert client.usages('p') == {'INSTANCE': {'VCPU': 2, 'MEMORY_MB': 1024,
+                                               'consumer_count': 1}}
+    assert client.unclaim(instance) is True
+    assert client.unclaim(instance) is False
+    assert client.get_allocations(instance).allocations == {}
+
+
+def test_claim_conflicts_say_why(client):
+    rp = client.ensure_provider(str(uuid.uuid4()), 'host-d').uuid
+    client.set_inventory(rp, {'VCPU': Inventory(total=2)})
+    first = str(uuid.uuid4())
+    client.claim(first, {rp: {'VCPU': 2}}, project_id='p', user_id='u')
+    with pytest.raises(ClaimConflict) as full:
+        client.claim(str(uuid.uuid4()), {rp: {'VCPU': 1}}, project_id='p', user_id='u')
+    assert not full.value.lost_race
+    assert 'exceed the capacity' in full.value.detail
+    with pytest.raises(ClaimConflict) as stale:
+        client.claim(first, {rp: {'VCPU': 1}}, project_id='p', user_id='u',
+                     consumer_generation=None)
+    assert stale.value.lost_race      # the consumer exists: generation conflict
+    client.claim(first, {rp: {'VCPU': 1}}, project_id='p', user_id='u',
+                 consumer_generation=1)
+    assert client.get_allocations(first).allocations == {rp: {'VCPU': 1}}
