@@ -80,6 +80,10 @@ class HostStateCache:
         with self._lock:
             return self._records.get(node_uuid)
 
+    def records(self) -> list[ComputeNodeRecord]:
+        with self._lock:
+            return list(self._records.values())
+
     # -- reads -----------------------------------------------------------------
     @contextlib.contextmanager
     def reading(self) -> Iterator[ReadToken]:

@@ -1,0 +1,76 @@
+"""Read the compute nodes of every cell, with their service's liveness, into the host cache.
+
+The scheduler reads each cell database downward (compute_nodes joined with
+the ``cellplane-compute`` row of ``services``). A node is up when its
+service's last heartbeat is younger than ``[service] service_down_time``; a
+node whose service never reported is down. A cell whose database cannot be
+read keeps the records last read from it, and the failure is reported, so one
+unreachable cell does not stop scheduling in the others.
+"""
+from __future__ import annotations
+
+import datetime
+import logging
+from typing import Mapping
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+
+from cellplane.db.cell.models import compute_nodes, services
+from scheduler.host_cache import HostStateCache
+from scheduler.host_state import ComputeNodeRecord
+
+LOG = logging.getLogger(__name__)
+
+COMPUTE_BINARY = 'cellplane-compute'
+
+
+def _utcnow() -> datetime.datetime:
+    return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+
+
+def read_cell(engine: Engine, cell_uuid: str, *, service_down_time: float,
+              now: datetime.datetime | None = None) -> list[ComputeNodeRecord]:
+    """The compute node records of one cell database."""
+    now = now or _utcnow()
+    oldest_alive = now - datetime.timedelta(seconds=service_down_time)
+    query = (sa.select(compute_nodes.c.uuid, compute_nodes.c.host,
+                       compute_nodes.c.nodename, compute_nodes.c.availability_zone,
+                       compute_nodes.c.stats, services.c.last_seen_at,
+                       services.c.disabled, services.c.disabled_reason)
+             .select_from(compute_nodes.outerjoin(
+                 services, sa.and_(services.c.host == compute_nodes.c.host,
+                                   services.c.binary == COMPUTE_BINARY)))
+             .order_by(compute_nodes.c.host, compute_nodes.c.nodename))
+    with engine.connect() as conn:
+        rows = conn.execute(query).all()
+    return [ComputeNodeRecord(
+        uuid=row.uuid, host=row.host, nodename=row.nodename, cell_uuid=cell_uuid,
+        service_up=row.last_seen_at is not None and row.last_seen_at >= oldest_alive,
+        service_disabled=bool(row.disabled), disabled_reason=row.disabled_reason,
+        availability_zone=row.availability_zone, stats=dict(row.stats or {}))
+        for row in rows]
+
+
+def refresh_cache(cache: HostStateCache, cells: Mapping[str, Engine], *,
+                  service_down_time: float,
+                  now: datetime.datetime | None = None) -> dict[str, str]:
+    """Re-read every cell into ``cache``; cell UUID -> error for the cells that failed."""
+    previous: dict[str, list[ComputeNodeRecord]] = {}
+    for record in cache.records():
+        previous.setdefault(record.cell_uuid, []).append(record)
+    records: list[ComputeNodeRecord] = []
+    failed: dict[str, str] = {}
+    for cell_uuid, engine in cells.items():
+        try:
+            records.extend(read_cell(engine, cell_uuid,
+                                     service_down_time=service_down_time, now=now))
+        except sa.exc.SQLAlchemyError as exc:
+            failed[cell_uuid] = f'{type(exc).__name__}: {exc}'
+            kept = previous.get(cell_uuid, [])
+            records.extend(kept)
+            LOG.warning('Could not read the compute nodes of cell %s; scheduling '
+                        'keeps using the %d records read from it before: %s',
+                        cell_uuid, len(kept), exc)
+    cache.set_records(records)
+    return failed

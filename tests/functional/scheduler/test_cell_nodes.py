@@ -1,0 +1,85 @@
+"""Compute node records read from a real (SQLite) cell database, with service liveness."""
+from __future__ import annotations
+
+import datetime
+
+import pytest
+import sqlalchemy as sa
+
+from cellplane.db import engines, migrate
+from cellplane.db.cell.models import compute_nodes, services
+from scheduler.cell_nodes import COMPUTE_BINARY, read_cell, refresh_cache
+from scheduler.host_cache import HostStateCache
+
+NOW = datetime.datetime(2026, 11, 22, 9, 0, 0)
+
+
+@pytest.fixture
+def cell_engine(tmp_path):
+    engine = engines.create_engine(f'sqlite:///{tmp_path / "cell.db"}')
+    migrate.sync('cell', engine)
+    yield engine
+    engine.dispose()
+
+
+def _node(conn, name, **extra):
+    values = {'uuid': f'uuid-{name}', 'host': name, 'nodename': name, 'vcpus': 8,
+              'memory_mb': 1024, 'local_gb': 10, 'stats': {}}
+    values.update(extra)
+    conn.execute(sa.insert(compute_nodes).values(**values))
+
+
+def _service(conn, host, seconds_ago, **extra):
+    conn.execute(sa.insert(services).values(
+        host=host, binary=COMPUTE_BINARY, topic='compute',
+        last_seen_at=NOW - datetime.timedelta(seconds=seconds_ago), **extra))
+
+
+def test_nodes_carry_identity_zone_stats_and_liveness(cell_engine):
+    with cell_engine.begin() as conn:
+        _node(conn, 'up', availability_zone='az1', stats={'failed_builds': 2})
+        _node(conn, 'stale')
+        _node(conn, 'off')
+        _node(conn, 'never')
+        _service(conn, 'up', 5)
+        _service(conn, 'stale', 120)
+        _service(conn, 'off', 5, disabled=True, disabled_reason='maintenance')
+    records = {r.host: r for r in read_cell(cell_engine, 'cell-1',
+                                            service_down_time=60, now=NOW)}
+    up = records['up']
+    assert (up.uuid, up.cell_uuid, up.availability_zone) == ('uuid-up', 'cell-1', 'az1')
+    assert up.stats == {'failed_builds': 2}
+    assert up.service_up and not up.service_disabled
+    assert not records['stale'].service_up
+    assert records['off'].service_disabled
+    assert records['off'].disabled_reason == 'maintenance'
+    assert not records['never'].service_up
+
+
+def test_a_conductor_service_on_the_same_host_is_not_taken_for_the_compute(cell_engine):
+    with cell_engine.begin() as conn:
+        _node(conn, 'h1')
+        conn.execute(sa.insert(services).values(
+            host='h1', binary='cellplane-conductor', last_seen_at=NOW))
+    (record,) = read_cell(cell_engine, 'cell-1', service_down_time=60, now=NOW)
+    assert not record.service_up
+
+
+def test_unreadable_cell_keeps_its_previous_records_and_is_reported(cell_engine, tmp_path):
+    other = engines.create_engine(f'sqlite:///{tmp_path / "cell2.db"}')
+    migrate.sync('cell', other)
+    with cell_engine.begin() as conn:
+        _node(conn, 'h1')
+    with other.begin() as conn:
+        _node(conn, 'h2')
+    cache = HostStateCache()
+    assert refresh_cache(cache, {'cell-1': cell_engine, 'cell-2': other},
+                         service_down_time=60, now=NOW) == {}
+    with other.begin() as conn:
+        conn.execute(sa.text('DROP TABLE compute_nodes'))
+    failed = refresh_cache(cache, {'cell-1': cell_engine, 'cell-2': other},
+                           service_down_time=60, now=NOW)
+    assert list(failed) == ['cell-2']
+    assert sorted((r.host, r.cell_uuid) for r in cache.records()) == [
+        ('h1', 'cell-1'), ('h2', 'cell-2')]
+    other.dispose()
