@@ -89,7 +89,7 @@ class PlacementApp:
         headers.append(('x-openstack-request-id', request_id))
         if version is not None:
             headers.append(('OpenStack-API-Version', microversion.header_value(version)))
-            headers.append(('Vary', 'OpenStack-API-Version'))
+            headers.append(('Vary', 'openstack-api-version'))
         start_response(status, headers)
         return body
 
