@@ -63,8 +63,13 @@ scheduler_opts = [
 
 
 def register_opts(conf: cfg.ConfigOpts) -> None:
-    conf.register_opts(filter_scheduler_opts, group=filter_scheduler_group)
-    conf.register_opts(scheduler_opts, group=scheduler_group)
+    # Fresh OptGroup objects per ConfigOpts: oslo.config keeps a group's
+    # option state (overrides included) on the OptGroup object itself, so
+    # sharing the module-level ones would leak set_override between configs.
+    for group, opts in ((filter_scheduler_group, filter_scheduler_opts),
+                        (scheduler_group, scheduler_opts)):
+        conf.register_group(cfg.OptGroup(group.name, title=group.title))
+        conf.register_opts(opts, group=group.name)
 
 
 def list_opts():

@@ -19,6 +19,10 @@ class InvalidFlavorExtraSpec(SchedulerError):
     """A flavor extra spec the scheduler must understand has a bad key or value."""
 
 
+class InvalidSchedulingRequest(SchedulerError):
+    """select_destinations was called with arguments it cannot use (a caller bug)."""
+
+
 class UnknownPlugin(SchedulerError):
     """A filter or weigher named in the configuration is not installed."""
 

@@ -1,8 +1,12 @@
 """Builders for the scheduler's unit tests: specs, host states, Placement replies, a fake claimer.
 
-The fake claimer stands in for Placement in tests of the claim walk only; it
+``FakeClaimer`` stands in for Placement in tests of the claim walk only; it
 keeps allocations per consumer and refuses claims for providers it is told
-to refuse, which is how the conflict path is forced.
+to refuse, which is how the conflict path is forced. ``FakePlacement`` keeps
+memory capacity and usage per provider and answers both the candidates query
+and claims (refusing a claim that no longer fits, as Placement's generation
+check would); ``during_read`` runs once between reading and answering, which
+replays the interleavings of seed 003.
 """
 from __future__ import annotations
 
@@ -10,6 +14,7 @@ from typing import Any, Iterable, Mapping
 
 from rpc_schemas.flavor import Flavor
 from rpc_schemas.request_spec import RequestSpec
+from scheduler.candidates import AllocationCandidates
 from scheduler.claims import ClaimConflict
 from scheduler.host_state import (
     ComputeNodeRecord, HostAggregate, HostState, ProviderSummary, ResourceUsage)
@@ -114,3 +119,43 @@ class FakeClaimer:
     def unclaim(self, consumer_uuid: str) -> None:
         self.unclaimed.append(consumer_uuid)
         self.allocations.pop(consumer_uuid, None)
+
+
+class FakePlacement:
+    def __init__(self, capacity_mb: dict[str, int]) -> None:
+        self.capacity = {f'rp-{n}': mb for n, mb in capacity_mb.items()}
+        self.used = {rp: 0 for rp in self.capacity}
+        self.allocations: dict[str, tuple[str, int]] = {}
+        self.queries: list[list[tuple[str, str]]] = []
+        self.during_read = None  # called once, between reading and answering
+
+    microversion = '1.39'
+
+    def allocation_candidates(self, query):
+        self.queries.append(query.to_params())
+        wanted = query.resources['MEMORY_MB']
+        body = {'allocation_requests': [], 'provider_summaries': {}}
+        for rp, cap in self.capacity.items():
+            if cap - self.used[rp] >= wanted:
+                body['allocation_requests'].append(
+                    {'allocations': {rp: {'resources': {'MEMORY_MB': wanted}}}})
+                body['provider_summaries'][rp] = {
+                    'resources': {'MEMORY_MB': {'capacity': cap, 'used': self.used[rp]}},
+                    'traits': []}
+        if self.during_read is not None:
+            hook, self.during_read = self.during_read, None
+            hook()
+        return AllocationCandidates.from_placement(body)
+
+    def claim(self, consumer_uuid, allocation_request, project_id, user_id):
+        ((rp, entry),) = allocation_request['allocations'].items()
+        amount = entry['resources']['MEMORY_MB']
+        if self.capacity[rp] - self.used[rp] < amount:
+            raise ClaimConflict(f'{rp} changed')
+        self.used[rp] += amount
+        self.allocations[consumer_uuid] = (rp, amount)
+        return True
+
+    def unclaim(self, consumer_uuid):
+        rp, amount = self.allocations.pop(consumer_uuid)
+        self.used[rp] -= amount

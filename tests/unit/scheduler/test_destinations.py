@@ -1,66 +1,22 @@
 """A whole run: Placement's reply, the cache, filters, weighers and claims together.
 
-``FakePlacement`` keeps capacity and usage per provider in memory and answers
-both the candidates query and claims (refusing a claim that no longer fits,
-as Placement's generation check would), so the interleavings of seed 003 can
-be replayed step by step.
+``FakePlacement`` (see factories) lets the interleavings of seed 003 be
+replayed step by step.
 """
 from __future__ import annotations
 
 import pytest
 
 from rpc_schemas.request_spec import InstanceGroup
-from scheduler.candidates import AllocationCandidates
-from scheduler.claims import ClaimConflict
 from scheduler.destinations import DestinationSelector
 from scheduler.errors import NoValidHost
 from scheduler.host_cache import HostStateCache
 from scheduler.plugins import load_filters
 from scheduler.trace import CONFLICT
 from scheduler.weighers.ram import RAMWeigher
-from tests.unit.scheduler.factories import CELL1, CELL2, flavor, record, spec
+from tests.unit.scheduler.factories import CELL2, FakePlacement, flavor, record, spec
 
 MB = 512
-
-
-class FakePlacement:
-    def __init__(self, capacity_mb: dict[str, int]) -> None:
-        self.capacity = {f'rp-{n}': mb for n, mb in capacity_mb.items()}
-        self.used = {rp: 0 for rp in self.capacity}
-        self.allocations: dict[str, tuple[str, int]] = {}
-        self.queries: list[list[tuple[str, str]]] = []
-        self.during_read = None  # called once, between reading and answering
-
-    microversion = '1.39'
-
-    def allocation_candidates(self, query):
-        self.queries.append(query.to_params())
-        wanted = query.resources['MEMORY_MB']
-        body = {'allocation_requests': [], 'provider_summaries': {}}
-        for rp, cap in self.capacity.items():
-            if cap - self.used[rp] >= wanted:
-                body['allocation_requests'].append(
-                    {'allocations': {rp: {'resources': {'MEMORY_MB': wanted}}}})
-                body['provider_summaries'][rp] = {
-                    'resources': {'MEMORY_MB': {'capacity': cap, 'used': self.used[rp]}},
-                    'traits': []}
-        if self.during_read is not None:
-            hook, self.during_read = self.during_read, None
-            hook()
-        return AllocationCandidates.from_placement(body)
-
-    def claim(self, consumer_uuid, allocation_request, project_id, user_id):
-        ((rp, entry),) = allocation_request['allocations'].items()
-        amount = entry['resources']['MEMORY_MB']
-        if self.capacity[rp] - self.used[rp] < amount:
-            raise ClaimConflict(f'{rp} changed')
-        self.used[rp] += amount
-        self.allocations[consumer_uuid] = (rp, amount)
-        return True
-
-    def unclaim(self, consumer_uuid):
-        rp, amount = self.allocations.pop(consumer_uuid)
-        self.used[rp] -= amount
 
 
 class Locator:

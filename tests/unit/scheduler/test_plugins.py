@@ -53,6 +53,11 @@ def test_unknown_filter_name_is_reported_with_the_available_ones():
     assert 'AvailabilityZoneFilter' in message
 
 
+def test_an_override_in_one_configuration_does_not_leak_into_another():
+    _conf(ram_weight_multiplier=-2.5)
+    assert _conf().filter_scheduler.ram_weight_multiplier == 1.0
+
+
 def test_list_opts_lists_every_registered_option():
     conf = _conf()
     listed = {(str(group), opt.name) for group, opts in scheduler_conf.list_opts()

@@ -1,0 +1,97 @@
+"""The scheduler's RPC endpoint: ``select_destinations`` for the super conductor.
+
+It checks the arguments, runs one DestinationSelector run and returns one
+list of Selection per instance (claimed host first, then alternates). The
+trace of every run, successful or not, goes to ``on_trace`` (the next issue
+persists it as the scheduling record). NoValidHost is an expected outcome:
+it is answered to the caller, not logged as a server error.
+"""
+from __future__ import annotations
+
+import logging
+from typing import Callable
+
+from oslo_config import cfg
+
+from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
+import oslo_messaging as messaging  # noqa: E402,I100
+from rpc_schemas.request_spec import RequestSpec
+from rpc_schemas.selection import Selection
+from scheduler.claims import Claimer
+from scheduler.destinations import CandidateSource, DestinationSelector, InstanceLocator
+from scheduler.errors import InvalidFlavorExtraSpec, InvalidSchedulingRequest, NoValidHost
+from scheduler.host_cache import HostStateCache
+from scheduler.plugins import load_from_conf
+from scheduler.trace import SchedulingTrace
+
+LOG = logging.getLogger(__name__)
+
+TraceSink = Callable[[SchedulingTrace], None]
+
+
+class SchedulerManager:
+    target = messaging.Target(version='1.0')
+
+    def __init__(self, selector: DestinationSelector, *,
+                 on_trace: TraceSink | None = None) -> None:
+        self._selector = selector
+        self._on_trace = on_trace
+
+    @classmethod
+    def from_conf(cls, conf: cfg.ConfigOpts, *, candidate_source: CandidateSource,
+                  claimer: Claimer, cache: HostStateCache,
+                  instance_locator: InstanceLocator | None = None,
+                  on_trace: TraceSink | None = None) -> 'SchedulerManager':
+        """A manager with the filters, weighers and limits ``conf`` names."""
+        filters, weighers = load_from_conf(conf)
+        selector = DestinationSelector(
+            candidate_source=candidate_source, claimer=claimer, cache=cache,
+            filters=filters, weighers=weighers,
+            max_results=conf.scheduler.max_placement_results,
+            instance_locator=instance_locator)
+        return cls(selector, on_trace=on_trace)
+
+    @messaging.expected_exceptions(NoValidHost, InvalidFlavorExtraSpec,
+                                   InvalidSchedulingRequest)
+    def select_destinations(self, ctxt, request_spec: RequestSpec,
+                            instance_uuids: list[str],
+                            num_alternates: int) -> list[list[Selection]]:
+        _check_arguments(request_spec, instance_uuids, num_alternates)
+        try:
+            result = self._selector.select_destinations(
+                request_spec, list(instance_uuids), num_alternates)
+        except NoValidHost as exc:
+            LOG.info('select_destinations for %s: %s', ', '.join(instance_uuids), exc)
+            self._record(exc.trace)
+            raise
+        self._record(result.trace)
+        LOG.debug('select_destinations for %s: %s', ', '.join(instance_uuids),
+                  '; '.join(f'{s[0].service_host} (+{len(s) - 1} alternates)'
+                            for s in result.selections))
+        return result.selections
+
+    def _record(self, trace: SchedulingTrace | None) -> None:
+        if trace is None or self._on_trace is None:
+            return
+        try:
+            self._on_trace(trace)
+        except Exception:  # noqa: BLE001 - a lost record must not fail the boot
+            LOG.exception('Could not record the scheduling trace')
+
+
+def _check_arguments(request_spec, instance_uuids, num_alternates) -> None:
+    if not isinstance(request_spec, RequestSpec):
+        raise InvalidSchedulingRequest(
+            f'select_destinations needs a RequestSpec payload, got '
+            f'{type(request_spec).__name__}')
+    if (not isinstance(instance_uuids, (list, tuple)) or not instance_uuids
+            or not all(isinstance(u, str) and u for u in instance_uuids)):
+        raise InvalidSchedulingRequest(
+            'select_destinations needs a non-empty list of instance UUIDs')
+    if len(set(instance_uuids)) != len(instance_uuids):
+        raise InvalidSchedulingRequest(
+            'select_destinations got the same instance UUID twice')
+    if isinstance(num_alternates, bool) or not isinstance(num_alternates, int) \
+            or num_alternates < 0:
+        raise InvalidSchedulingRequest(
+            f'num_alternates must be a whole number >= 0, not {num_alternates!r}')
