@@ -11,6 +11,7 @@ from scheduler.destinations import DestinationSelector
 from scheduler.errors import NoValidHost
 from scheduler.host_cache import HostStateCache
 from scheduler.host_state import ComputeNodeRecord
+from scheduler.instance_locator import PlacementInstanceLocator
 from scheduler.placement_adapter import PlacementAdapter
 from scheduler.plugins import load_filters
 from scheduler.trace import CONFLICT
@@ -48,15 +49,21 @@ def nodes(placement):
     return uuids
 
 
-def _selector(placement, nodes, adapter=None):
+def _cache(nodes):
     cache = HostStateCache()
     cache.set_records([ComputeNodeRecord(uuid=uuid, host=name, nodename=name,
                                          cell_uuid=CELL2 if name == 'c' else CELL1)
                        for name, uuid in nodes.items()])
+    return cache
+
+
+def _selector(placement, nodes, adapter=None, *, cache=None, locator=None):
     adapter = adapter or PlacementAdapter(placement)
-    return DestinationSelector(candidate_source=adapter, claimer=adapter, cache=cache,
-                               filters=load_filters(FILTERS),
-                               weighers=[RAMWeigher(-1.0)], max_results=50)
+    return DestinationSelector(candidate_source=adapter, claimer=adapter,
+                               cache=cache or _cache(nodes),
+                               filters=load_filters(FILTERS + ['DifferentHostFilter']),
+                               weighers=[RAMWeigher(-1.0)], max_results=50,
+                               instance_locator=locator)
 
 
 def test_claims_in_placement_and_returns_same_cell_alternates(placement, nodes):
@@ -125,3 +132,14 @@ def test_required_trait_is_enforced_by_placement(placement, nodes):
                        project_id='proj', user_id='user')
     result = selector.select_destinations(spec, [I1], 3)
     assert [s.service_host for s in result.selections[0]] == ['g']
+
+
+def test_different_host_hint_is_located_through_placement_allocations(placement, nodes):
+    placement.claim(OTHER, {nodes['b']: {'MEMORY_MB': 512}}, project_id='p', user_id='u')
+    cache = _cache(nodes)
+    locator = PlacementInstanceLocator(placement, cache)
+    assert locator.hosts_of([OTHER, I4]) == {OTHER: 'b'}
+    selector = _selector(placement, nodes, cache=cache, locator=locator)
+    result = selector.select_destinations(
+        _spec(scheduler_hints={'different_host': [OTHER]}), [I1], 5)
+    assert [s.service_host for s in result.selections[0]] == ['a']
