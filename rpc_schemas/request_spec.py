@@ -23,13 +23,17 @@ GROUP_POLICIES = (AFFINITY, ANTI_AFFINITY)
 class InstanceGroup(Payload):
     NAME = 'InstanceGroup'
     VERSION = '1.0'
-    DESCRIPTION = ('A server group: its policy and where its members already '
-                   'run (host names), as known when the request was sent.')
+    DESCRIPTION = ('A server group: its policy, the failure-domain level the '
+                   'policy applies at, and where its members already run '
+                   '(host names), as known when the request was sent.')
 
     uuid: str = field(minLength=1, maxLength=36)
     policy: str = field(enum=list(GROUP_POLICIES))
     members: list[str] = field(default_factory=list)
     hosts: list[str] = field(default_factory=list)
+    # A failure-domain level operators describe as Placement aggregates
+    # ("rack", "row", ...); None means the host itself.
+    level: str | None = field(default=None, minLength=1, maxLength=255)
 
 
 @register

@@ -4,8 +4,9 @@ What the flavor asks for becomes ``resources`` (VCPU, MEMORY_MB, DISK_GB from
 the flavor size, overridden by ``resources:CLASS=N`` extra specs, removed by
 ``resources:CLASS=0``), ``required`` (``trait:NAME=required``, and
 ``!NAME`` for ``trait:NAME=forbidden``) and ``member_of`` (requested
-aggregates, and the availability zone when the caller knows which Placement
-aggregates make up that zone). Everything Placement cannot answer is left to
+aggregates; the availability zone when the caller knows which Placement
+aggregates make up that zone; the failure domains of an affinity group's
+members at the group's level). Everything Placement cannot answer is left to
 the filters.
 """
 from __future__ import annotations
@@ -110,13 +111,15 @@ def flavor_traits(flavor: Flavor) -> tuple[frozenset[str], frozenset[str]]:
 
 
 def build_query(spec: RequestSpec, *, limit: int | None = None,
-                zone_aggregates: Mapping[str, Sequence[str]] | None = None
-                ) -> CandidatesQuery:
+                zone_aggregates: Mapping[str, Sequence[str]] | None = None,
+                affinity_aggregates: Sequence[str] = ()) -> CandidatesQuery:
     """The candidates query for one instance of ``spec``.
 
     ``zone_aggregates`` maps an availability zone to the Placement
     aggregates its hosts are in; when the requested zone is in it, the zone
     is enforced by Placement (``member_of``) as well as by the zone filter.
+    ``affinity_aggregates`` are the failure domains an affinity group's
+    members are in: Placement then only offers hosts inside them.
     """
     resources = flavor_resources(spec.flavor)
     if not resources:
@@ -137,6 +140,8 @@ def build_query(spec: RequestSpec, *, limit: int | None = None,
         zone = zone_aggregates.get(spec.availability_zone)
         if zone:
             member_of.append(tuple(sorted(zone)))
+    if affinity_aggregates:
+        member_of.append(tuple(sorted(set(affinity_aggregates))))
     return CandidatesQuery(resources=resources, required_traits=required,
                            forbidden_traits=forbidden, member_of=tuple(member_of),
                            limit=limit)

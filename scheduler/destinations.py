@@ -11,13 +11,14 @@ from __future__ import annotations
 import dataclasses
 from typing import Iterable, Mapping, Protocol, Sequence
 
-from rpc_schemas.request_spec import RequestSpec
+from rpc_schemas.request_spec import AFFINITY, RequestSpec
 from rpc_schemas.selection import Selection
 from scheduler.candidates import AllocationCandidates
 from scheduler.candidates_query import CandidatesQuery, build_query
 from scheduler.claims import Claimer, RequestClaims
 from scheduler.filters.base import HostFilter
 from scheduler.host_cache import HostStateCache
+from scheduler.host_state import HOST_LEVEL
 from scheduler.request import DIFFERENT_HOST_HINT, SAME_HOST_HINT
 from scheduler.selection import select_hosts
 from scheduler.trace import SchedulingTrace
@@ -69,7 +70,8 @@ class DestinationSelector:
         if len(set(instance_uuids)) != len(instance_uuids):
             raise ValueError('select_destinations got the same instance UUID twice')
         query = build_query(spec, limit=self._max_results,
-                            zone_aggregates=self._zone_aggregates)
+                            zone_aggregates=self._zone_aggregates,
+                            affinity_aggregates=self._affinity_domains(spec))
         params = query.to_params()
         trace = SchedulingTrace(project_id=spec.project_id,
                                 num_instances=len(instance_uuids),
@@ -87,8 +89,17 @@ class DestinationSelector:
             hosts=states.hosts, resources=query.resources, filters=self._filters,
             weighers=self._weighers, claims=claims, trace=trace,
             allocation_request_version=self._candidate_source.microversion,
-            instance_hosts=self._locate_hinted(spec))
+            instance_hosts=self._locate_hinted(spec),
+            domain_of_host=self._cache.failure_domain_of_host)
         return SchedulingResult(selections=selections, trace=trace)
+
+    def _affinity_domains(self, spec: RequestSpec) -> list[str]:
+        """Failure domains of an affinity group's members, at the group's level."""
+        group = spec.instance_group
+        if group is None or group.policy != AFFINITY or group.level in (None, HOST_LEVEL):
+            return []
+        domains = {self._cache.failure_domain_of_host(h, group.level) for h in group.hosts}
+        return sorted(d for d in domains if d is not None)
 
     def _locate_hinted(self, spec: RequestSpec) -> Mapping[str, str]:
         wanted = set()

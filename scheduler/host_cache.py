@@ -67,18 +67,28 @@ class HostStateCache:
         self._in_flight: dict[int, ReadToken] = {}
         self._next_read_id = 0
         self._records: dict[str, ComputeNodeRecord] = {}
+        self._domains_by_host: dict[str, Mapping[str, str]] = {}
         self._assumed: dict[str, AssumedClaim] = {}
 
     # -- compute node records ------------------------------------------------
     def set_records(self, records: Iterable[ComputeNodeRecord]) -> None:
         """Replace the known compute nodes (a full refresh from the cell databases)."""
         fresh = {r.uuid: r for r in records}
+        domains: dict[str, dict[str, str]] = {}
+        for record in fresh.values():
+            domains.setdefault(record.host, {}).update(record.failure_domains)
         with self._lock:
             self._records = fresh
+            self._domains_by_host = domains
 
     def record(self, node_uuid: str) -> ComputeNodeRecord | None:
         with self._lock:
             return self._records.get(node_uuid)
+
+    def failure_domain_of_host(self, host: str, level: str) -> str | None:
+        """The aggregate at ``level`` the nodes of ``host`` are in, if known."""
+        with self._lock:
+            return self._domains_by_host.get(host, {}).get(level)
 
     def records(self) -> list[ComputeNodeRecord]:
         with self._lock:

@@ -14,6 +14,7 @@ import dataclasses
 from typing import Any, Mapping
 
 AVAILABILITY_ZONE_KEY = 'availability_zone'
+HOST_LEVEL = 'host'
 FAILED_BUILDS_STAT = 'failed_builds'
 SUPPORTED_INSTANCES_STAT = 'supported_instances'
 
@@ -40,6 +41,9 @@ class ComputeNodeRecord:
     disabled_reason: str | None = None
     availability_zone: str | None = None
     aggregates: tuple[HostAggregate, ...] = ()
+    # Failure-domain level -> the Placement aggregate of that level the node
+    # is in, e.g. {"rack": "<aggregate uuid>", "row": "<aggregate uuid>"}.
+    failure_domains: Mapping[str, str] = dataclasses.field(default_factory=dict)
     # Free-form facts the compute agent reports: supported_instances
     # ([arch, hypervisor_type, vm_mode] triples), failed_builds, ...
     stats: Mapping[str, Any] = dataclasses.field(default_factory=dict)
@@ -133,6 +137,12 @@ class HostState:
             if zone:
                 return zone
         return None
+
+    def failure_domain(self, level: str | None) -> str | None:
+        """The node's domain at ``level``: its host for the host level, else an aggregate."""
+        if level is None or level == HOST_LEVEL:
+            return self.host
+        return self.record.failure_domains.get(level)
 
     @property
     def failed_builds(self) -> int:

@@ -8,9 +8,10 @@ where the instances named in scheduler hints run.
 from __future__ import annotations
 
 import dataclasses
-from typing import Mapping
+from typing import Callable, Mapping
 
 from rpc_schemas.request_spec import RequestSpec
+from scheduler.host_state import HOST_LEVEL
 
 DIFFERENT_HOST_HINT = 'different_host'
 SAME_HOST_HINT = 'same_host'
@@ -26,6 +27,8 @@ class SchedulingRequest:
     chosen_hosts: list[str] = dataclasses.field(default_factory=list)
     # Instance UUID -> host it runs on, for the instances scheduler hints name.
     instance_hosts: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    # (host, level) -> the host's failure-domain aggregate at that level.
+    domain_of_host: Callable[[str, str], str | None] = lambda host, level: None
 
     def hint(self, name: str) -> list[str]:
         return list(self.spec.scheduler_hints.get(name) or ())
@@ -40,3 +43,27 @@ class SchedulingRequest:
         group = self.spec.instance_group
         hosts = set(group.hosts) if group is not None else set()
         return hosts | set(self.chosen_hosts)
+
+    def group_level(self) -> str | None:
+        """The failure-domain level of the group's policy; None for the host level."""
+        group = self.spec.instance_group
+        level = group.level if group is not None else None
+        return None if level in (None, HOST_LEVEL) else level
+
+    def group_domains(self) -> tuple[set[str], set[str]]:
+        """(domains at the group's level its hosts are in, hosts whose domain is unknown).
+
+        At the host level the domains are the hosts themselves.
+        """
+        level = self.group_level()
+        hosts = self.group_hosts()
+        if level is None:
+            return hosts, set()
+        known, unknown = set(), set()
+        for host in hosts:
+            domain = self.domain_of_host(host, level)
+            if domain is None:
+                unknown.add(host)
+            else:
+                known.add(domain)
+        return known, unknown

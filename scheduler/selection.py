@@ -11,7 +11,7 @@ request is removed and NoValidHost says why.
 """
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from rpc_schemas.request_spec import RequestSpec
 from rpc_schemas.selection import Selection
@@ -32,7 +32,8 @@ def select_hosts(*, spec: RequestSpec, instance_uuids: Sequence[str],
                  resources: Mapping[str, int], filters: Sequence[HostFilter],
                  weighers: Sequence[HostWeigher], claims: RequestClaims,
                  trace: SchedulingTrace, allocation_request_version: str,
-                 instance_hosts: Mapping[str, str] | None = None
+                 instance_hosts: Mapping[str, str] | None = None,
+                 domain_of_host: Callable[[str, str], str | None] | None = None
                  ) -> list[list[Selection]]:
     """One list of Selection per instance: the claimed host first, then alternates."""
     if num_alternates < 0:
@@ -40,7 +41,7 @@ def select_hosts(*, spec: RequestSpec, instance_uuids: Sequence[str],
     try:
         return _select(spec, instance_uuids, num_alternates, hosts, resources,
                        filters, weighers, claims, trace, allocation_request_version,
-                       instance_hosts or {})
+                       instance_hosts or {}, domain_of_host or _no_domain)
     except NoValidHost:
         raise
     except Exception as exc:
@@ -52,8 +53,13 @@ def select_hosts(*, spec: RequestSpec, instance_uuids: Sequence[str],
         raise
 
 
+def _no_domain(host: str, level: str) -> None:
+    return None
+
+
 def _select(spec, instance_uuids, num_alternates, hosts, resources, filters,
-            weighers, claims, trace, allocation_request_version, instance_hosts):
+            weighers, claims, trace, allocation_request_version, instance_hosts,
+            domain_of_host):
     chosen_hosts: list[str] = []
     discarded: set[str] = set()
     result = []
@@ -63,7 +69,8 @@ def _select(spec, instance_uuids, num_alternates, hosts, resources, filters,
         request = SchedulingRequest(spec=spec, resources=resources,
                                     instance_uuid=instance_uuid,
                                     chosen_hosts=list(chosen_hosts),
-                                    instance_hosts=instance_hosts)
+                                    instance_hosts=instance_hosts,
+                                    domain_of_host=domain_of_host)
         usable = [h for h in hosts if h.uuid not in discarded]
         instance_trace.hosts_in = len(usable)
         passed, steps = run_filters(filters, usable, request)

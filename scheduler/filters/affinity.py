@@ -1,7 +1,9 @@
-"""ServerGroupAffinityFilter: for an affinity group, is this the host its members run on?
+"""ServerGroupAffinityFilter: for an affinity group, is the host where its members run?
 
-The first instance of an empty group may go anywhere; every later one (also
-within the same multi-create) must join the hosts already chosen.
+"Where" is the group's level: the host itself, or the failure domain (a
+Placement aggregate such as a rack) its members' hosts are in. The first
+instance of an empty group may go anywhere; every later one (also within the
+same multi-create) must join the domain already chosen.
 """
 from __future__ import annotations
 
@@ -11,6 +13,8 @@ from scheduler.host_state import HostState
 from scheduler.request import SchedulingRequest
 
 NOT_GROUP_HOST = 'affinity: host does not run the server group'
+NOT_GROUP_DOMAIN = 'affinity: host is outside the failure domain of the server group'
+MEMBERS_DOMAIN_UNKNOWN = 'affinity: failure domain of the group members unknown'
 
 
 class ServerGroupAffinityFilter(HostFilter):
@@ -20,9 +24,24 @@ class ServerGroupAffinityFilter(HostFilter):
         group = request.spec.instance_group
         if group is None or group.policy != AFFINITY:
             return None
-        hosts = request.group_hosts()
-        if not hosts or host.host in hosts:
+        level = request.group_level()
+        domains, unknown = request.group_domains()
+        if level is None:
+            if not domains or host.host in domains:
+                return None
+            return self.reject(
+                NOT_GROUP_HOST,
+                f'affinity: server group {group.uuid} runs on {", ".join(sorted(domains))}')
+        if not domains:
+            if not unknown:
+                return None
+            return self.reject(
+                MEMBERS_DOMAIN_UNKNOWN,
+                f'affinity: no {level} is known for the hosts of server group '
+                f'{group.uuid} ({", ".join(sorted(unknown))})')
+        if host.failure_domain(level) in domains:
             return None
         return self.reject(
-            NOT_GROUP_HOST,
-            f'affinity: server group {group.uuid} runs on {", ".join(sorted(hosts))}')
+            NOT_GROUP_DOMAIN,
+            f'affinity: host is in {level} {host.failure_domain(level) or "none"}, '
+            f'server group {group.uuid} is in {level} {", ".join(sorted(domains))}')

@@ -104,3 +104,8 @@ def test_destination_aggregates_and_zone_are_two_member_of_parameters():
 def test_limit_is_passed_when_given():
     assert _params(spec(), limit=50)['limit'] == '50'
     assert 'limit' not in _params(spec())
+
+
+def test_affinity_aggregates_become_member_of():
+    params = build_query(spec(), affinity_aggregates=['rack-2', 'rack-1']).to_params()
+    assert ('member_of', 'in:rack-1,rack-2') in params

@@ -28,7 +28,7 @@ def _hosts_by_free_ram(*names_and_cells):
 
 
 def _run(hosts, *, request_spec=None, instances=('i-1',), num_alternates=2,
-         claimer=None, cache=None, filters=FILTERS):
+         claimer=None, cache=None, filters=FILTERS, domain_of_host=None):
     request_spec = request_spec or spec()
     claimer = claimer or FakeClaimer()
     trace = SchedulingTrace(project_id=request_spec.project_id,
@@ -39,7 +39,8 @@ def _run(hosts, *, request_spec=None, instances=('i-1',), num_alternates=2,
                           num_alternates=num_alternates, hosts=hosts,
                           resources=DEFAULT_REQUEST, filters=filters,
                           weighers=[RAMWeigher(1.0)], claims=claims, trace=trace,
-                          allocation_request_version='1.36')
+                          allocation_request_version='1.36',
+                          domain_of_host=domain_of_host)
     return result, trace, claimer
 
 
@@ -133,6 +134,20 @@ def test_multi_create_with_anti_affinity_spreads_over_hosts():
     result, _, _ = _run(hosts, request_spec=spec(instance_group=group),
                         instances=('i-1', 'i-2', 'i-3'), num_alternates=0)
     assert sorted(_names(s)[0] for s in result) == ['a', 'b', 'c']
+
+
+def test_multi_create_with_rack_anti_affinity_uses_one_host_per_rack():
+    racks = {'a': 'r1', 'b': 'r1', 'c': 'r2'}
+    hosts = [host(n, failure_domains={'rack': r}) for n, r in racks.items()]
+    group = InstanceGroup(uuid='g', policy='anti-affinity', level='rack')
+    result, _, _ = _run(hosts, request_spec=spec(instance_group=group),
+                        instances=('i-1', 'i-2'), num_alternates=0,
+                        domain_of_host=lambda h, level: racks.get(h))
+    assert sorted(racks[_names(s)[0]] for s in result) == ['r1', 'r2']
+    with pytest.raises(NoValidHost, match='failure domain already runs a group member'):
+        _run(hosts, request_spec=spec(instance_group=group),
+             instances=('i-1', 'i-2', 'i-3'), num_alternates=0,
+             domain_of_host=lambda h, level: racks.get(h))
 
 
 def test_multi_create_is_all_or_nothing():

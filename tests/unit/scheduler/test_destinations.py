@@ -33,7 +33,7 @@ def _selector(placement, cache=None, claimer=None, **kwargs):
         cache.set_records([record('a'), record('b'), record('c', cell=CELL2)])
     return DestinationSelector(
         candidate_source=placement, claimer=claimer or placement, cache=cache,
-        filters=load_filters(['ComputeFilter', 'ResourceFitFilter',
+        filters=load_filters(['ComputeFilter', 'ResourceFitFilter', 'ServerGroupAffinityFilter',
                               'ServerGroupAntiAffinityFilter', 'DifferentHostFilter']),
         weighers=[RAMWeigher(1.0)], max_results=100, **kwargs)
 
@@ -130,3 +130,16 @@ def test_instance_uuids_must_be_given_and_distinct():
         selector.select_destinations(_spec(), [], 0)
     with pytest.raises(ValueError, match='twice'):
         selector.select_destinations(_spec(), ['i-1', 'i-1'], 0)
+
+
+def test_rack_affinity_with_placed_members_asks_placement_for_their_racks_only():
+    placement = FakePlacement({'a': 4096, 'b': 2048})
+    cache = HostStateCache()
+    cache.set_records([record('a', failure_domains={'rack': 'r1'}),
+                       record('b', failure_domains={'rack': 'r2'}),
+                       record('old', failure_domains={'rack': 'r2'})])
+    group = InstanceGroup(uuid='g', policy='affinity', hosts=['old'], level='rack')
+    result = _selector(placement, cache).select_destinations(
+        _spec(instance_group=group), ['i-1'], 0)
+    assert ('member_of', 'in:r2') in placement.queries[0]
+    assert result.selections[0][0].service_host == 'b'

@@ -233,6 +233,75 @@ def test_anti_affinity_ignores_affinity_groups():
                   _group('affinity', ['h1'])) is None
 
 
+# -- failure-domain levels (racks as Placement aggregates) ---------------------
+
+RACKS = {'h1': 'rack-1', 'h2': 'rack-1', 'h3': 'rack-2'}
+
+
+def _rack_group(policy, hosts=()):
+    return spec(instance_group=InstanceGroup(uuid='g1', policy=policy,
+                                             hosts=list(hosts), level='rack'))
+
+
+def _racked(name):
+    rack = RACKS.get(name)
+    return host(name, failure_domains={'rack': rack} if rack else {})
+
+
+def _rack_of(host_name, level):
+    return RACKS.get(host_name) if level == 'rack' else None
+
+
+def test_rack_anti_affinity_rejects_every_host_of_a_members_rack():
+    f = anti_affinity.ServerGroupAntiAffinityFilter()
+    request_spec = _rack_group('anti-affinity', ['h1'])
+    rejection = _check(f, _racked('h2'), request_spec, domain_of_host=_rack_of)
+    assert rejection.reason == anti_affinity.DOMAIN_HAS_GROUP_MEMBER
+    assert 'rack rack-1' in rejection.detail
+    assert _check(f, _racked('h3'), request_spec, domain_of_host=_rack_of) is None
+
+
+def test_rack_anti_affinity_refuses_a_host_in_no_known_rack():
+    f = anti_affinity.ServerGroupAntiAffinityFilter()
+    assert _check(f, _racked('h9'), _rack_group('anti-affinity', ['h1']),
+                  domain_of_host=_rack_of).reason == anti_affinity.HOST_DOMAIN_UNKNOWN
+
+
+def test_rack_anti_affinity_follows_racks_chosen_earlier_in_the_request():
+    f = anti_affinity.ServerGroupAntiAffinityFilter()
+    assert _check(f, _racked('h2'), _rack_group('anti-affinity'), chosen_hosts=['h1'],
+                  domain_of_host=_rack_of) is not None
+
+
+def test_rack_affinity_accepts_another_host_of_the_members_rack():
+    f = affinity.ServerGroupAffinityFilter()
+    request_spec = _rack_group('affinity', ['h1'])
+    assert _check(f, _racked('h2'), request_spec, domain_of_host=_rack_of) is None
+    rejection = _check(f, _racked('h3'), request_spec, domain_of_host=_rack_of)
+    assert rejection.reason == affinity.NOT_GROUP_DOMAIN
+    assert 'rack-2' in rejection.detail and 'rack-1' in rejection.detail
+
+
+def test_rack_affinity_with_members_in_unknown_racks_accepts_no_host():
+    f = affinity.ServerGroupAffinityFilter()
+    rejection = _check(f, _racked('h2'), _rack_group('affinity', ['h9']),
+                       domain_of_host=_rack_of)
+    assert rejection.reason == affinity.MEMBERS_DOMAIN_UNKNOWN
+
+
+def test_rack_affinity_of_an_empty_group_accepts_any_host():
+    assert _check(affinity.ServerGroupAffinityFilter(), _racked('h3'),
+                  _rack_group('affinity'), domain_of_host=_rack_of) is None
+
+
+def test_level_host_is_the_same_as_no_level():
+    f = anti_affinity.ServerGroupAntiAffinityFilter()
+    request_spec = spec(instance_group=InstanceGroup(
+        uuid='g1', policy='anti-affinity', hosts=['h1'], level='host'))
+    assert _check(f, host('h1'), request_spec).reason == anti_affinity.RUNS_GROUP_MEMBER
+    assert _check(f, host('h2'), request_spec) is None
+
+
 # -- ResourceFitFilter ---------------------------------------------------------
 
 def test_resource_fit_passes_a_host_with_room():

@@ -23,7 +23,7 @@ def _full_spec() -> RequestSpec:
         availability_zone='az2',
         scheduler_hints={'different_host': ['i-1', 'i-2']},
         instance_group=InstanceGroup(uuid='g1', policy='anti-affinity',
-                                     members=['i-1'], hosts=['h1']),
+                                     members=['i-1'], hosts=['h1'], level='rack'),
         requested_destination=RequestedDestination(cell_uuid='c1', aggregates=['a1']),
         ignore_hosts=['h9'],
         retry=SchedulingRetry(num_attempts=2, hosts=['h3']))
