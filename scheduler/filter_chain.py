@@ -13,13 +13,16 @@ def run_filters(filters: Sequence[HostFilter], hosts: Sequence[HostState],
                 request: SchedulingRequest) -> tuple[list[HostState], list[FilterStep]]:
     """The hosts every filter accepts, and one FilterStep per filter that ran.
 
-    Filters after the one that removed the last host are not run.
+    Filters the request asks nothing of (``applies`` is False) are skipped;
+    filters after the one that removed the last host are not run.
     """
     remaining = list(hosts)
     steps = []
     for host_filter in filters:
         if not remaining:
             break
+        if not host_filter.applies(request):
+            continue
         step = FilterStep(filter=host_filter.name, hosts_in=len(remaining),
                           hosts_out=0)
         kept = []

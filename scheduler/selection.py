@@ -22,8 +22,8 @@ from scheduler.filters.base import HostFilter
 from scheduler.host_state import HostState
 from scheduler.request import SchedulingRequest
 from scheduler.trace import (
-    CLAIMED, CONFLICT, ClaimAttempt, InstanceTrace, SchedulingTrace, SelectedHost,
-    WeighedEntry)
+    CLAIMED, CONFLICT, TRACE_WEIGHED_LIMIT, ClaimAttempt, InstanceTrace,
+    SchedulingTrace, SelectedHost, WeighedEntry)
 from scheduler.weighers.base import HostWeigher, WeighedHost, weigh_hosts
 
 
@@ -71,15 +71,16 @@ def _select(spec, instance_uuids, num_alternates, hosts, resources, filters,
                                     chosen_hosts=list(chosen_hosts),
                                     instance_hosts=instance_hosts,
                                     domain_of_host=domain_of_host)
-        usable = [h for h in hosts if h.uuid not in discarded]
+        usable = [h for h in hosts if h.uuid not in discarded] if discarded else list(hosts)
         instance_trace.hosts_in = len(usable)
         passed, steps = run_filters(filters, usable, request)
         instance_trace.filters = steps
         weighed = weigh_hosts(weighers, passed, request)
+        instance_trace.weighed_count = len(weighed)
         instance_trace.weighed = [
             WeighedEntry(host=w.host.host, nodename=w.host.nodename,
                          compute_node_uuid=w.host.uuid, weight=w.weight,
-                         parts=dict(w.parts)) for w in weighed]
+                         parts=dict(w.parts)) for w in weighed[:TRACE_WEIGHED_LIMIT]]
         claimed = _claim_first(instance_uuid, weighed, claims, discarded,
                                instance_trace)
         if claimed is None:
@@ -90,11 +91,7 @@ def _select(spec, instance_uuids, num_alternates, hosts, resources, filters,
             trace.error = message
             raise NoValidHost(message, trace=trace)
         chosen_hosts.append(claimed.host)
-        alternates = [w.host for w in weighed
-                      if w.host.uuid != claimed.uuid
-                      and w.host.uuid not in discarded
-                      and w.host.cell_uuid == claimed.cell_uuid
-                      and w.host.allocation_request is not None][:num_alternates]
+        alternates = _alternates(weighed, claimed, discarded, num_alternates)
         selections = [_selection(claimed, allocation_request_version)]
         selections += [_selection(h, allocation_request_version) for h in alternates]
         instance_trace.selections = [
@@ -104,6 +101,20 @@ def _select(spec, instance_uuids, num_alternates, hosts, resources, filters,
         result.append(selections)
     trace.outcome = 'selected'
     return result
+
+
+def _alternates(weighed: Sequence[WeighedHost], claimed: HostState,
+                discarded: set[str], count: int) -> list[HostState]:
+    """The best ``count`` other hosts of the claimed host's cell, not lost to a race."""
+    found: list[HostState] = []
+    for entry in weighed:
+        if len(found) >= count:
+            break
+        host = entry.host
+        if (host is not claimed and host.cell_uuid == claimed.cell_uuid
+                and host.uuid not in discarded and host.allocation_request is not None):
+            found.append(host)
+    return found
 
 
 def _claim_first(instance_uuid: str, weighed: Sequence[WeighedHost],
@@ -162,8 +173,8 @@ def explain_no_valid_host(trace: SchedulingTrace, instance_trace: InstanceTrace,
             reasons = ', '.join(f'{reason}: {n}' for reason, n in
                                 sorted(step.reasons.items(), key=lambda kv: -kv[1]))
             parts.append(f'{step.removed} removed by {step.filter} ({reasons})')
-    if instance_trace.weighed:
-        parts.append(f'{len(instance_trace.weighed)} hosts passed the filters')
+    if instance_trace.weighed_count:
+        parts.append(f'{instance_trace.weighed_count} hosts passed the filters')
     lost = instance_trace.lost_claims()
     if lost:
         parts.append(f'{lost} claims lost races with other claims')

@@ -10,7 +10,9 @@ from typing import Any
 
 CLAIMED = 'claimed'
 CONFLICT = 'conflict'
-NO_ALLOCATION_REQUEST = 'no allocation request'
+#: Weighed hosts kept per instance, best first: enough to see why the winner
+#: won, without thousands of entries per run.
+TRACE_WEIGHED_LIMIT = 100
 
 
 @dataclasses.dataclass
@@ -60,6 +62,9 @@ class InstanceTrace:
     instance_uuid: str
     hosts_in: int = 0
     filters: list[FilterStep] = dataclasses.field(default_factory=list)
+    # How many hosts passed the filters and were weighed; ``weighed`` keeps
+    # the best TRACE_WEIGHED_LIMIT of them.
+    weighed_count: int = 0
     weighed: list[WeighedEntry] = dataclasses.field(default_factory=list)
     claims: list[ClaimAttempt] = dataclasses.field(default_factory=list)
     selections: list[SelectedHost] = dataclasses.field(default_factory=list)

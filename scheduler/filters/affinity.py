@@ -20,6 +20,10 @@ MEMBERS_DOMAIN_UNKNOWN = 'affinity: failure domain of the group members unknown'
 class ServerGroupAffinityFilter(HostFilter):
     name = 'ServerGroupAffinityFilter'
 
+    def applies(self, request: SchedulingRequest) -> bool:
+        group = request.spec.instance_group
+        return group is not None and group.policy == AFFINITY
+
     def check(self, host: HostState, request: SchedulingRequest) -> Rejection | None:
         group = request.spec.instance_group
         if group is None or group.policy != AFFINITY:

@@ -18,6 +18,9 @@ METADATA_MISMATCH = 'aggregate metadata value does not match'
 class AggregateInstanceExtraSpecsFilter(HostFilter):
     name = 'AggregateInstanceExtraSpecsFilter'
 
+    def applies(self, request: SchedulingRequest) -> bool:
+        return any(k.startswith(SCOPE) for k in request.spec.flavor.extra_specs)
+
     def check(self, host: HostState, request: SchedulingRequest) -> Rejection | None:
         wanted = {k[len(SCOPE):]: v for k, v in request.spec.flavor.extra_specs.items()
                   if k.startswith(SCOPE)}

@@ -19,6 +19,10 @@ HOST_DOMAIN_UNKNOWN = 'anti-affinity: failure domain of host unknown'
 class ServerGroupAntiAffinityFilter(HostFilter):
     name = 'ServerGroupAntiAffinityFilter'
 
+    def applies(self, request: SchedulingRequest) -> bool:
+        group = request.spec.instance_group
+        return group is not None and group.policy == ANTI_AFFINITY
+
     def check(self, host: HostState, request: SchedulingRequest) -> Rejection | None:
         group = request.spec.instance_group
         if group is None or group.policy != ANTI_AFFINITY:

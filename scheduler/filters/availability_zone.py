@@ -11,6 +11,9 @@ NOT_IN_ZONE = 'not in requested availability zone'
 class AvailabilityZoneFilter(HostFilter):
     name = 'AvailabilityZoneFilter'
 
+    def applies(self, request: SchedulingRequest) -> bool:
+        return bool(request.spec.availability_zone)
+
     def check(self, host: HostState, request: SchedulingRequest) -> Rejection | None:
         wanted = request.spec.availability_zone
         if not wanted or host.availability_zone == wanted:

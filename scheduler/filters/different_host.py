@@ -11,6 +11,9 @@ RUNS_HINTED_INSTANCE = 'host runs an instance named in different_host'
 class DifferentHostFilter(HostFilter):
     name = 'DifferentHostFilter'
 
+    def applies(self, request: SchedulingRequest) -> bool:
+        return bool(request.hint(DIFFERENT_HOST_HINT))
+
     def check(self, host: HostState, request: SchedulingRequest) -> Rejection | None:
         if host.host in request.hosts_of_hinted(DIFFERENT_HOST_HINT):
             return self.reject(RUNS_HINTED_INSTANCE)

@@ -11,6 +11,9 @@ HOST_IGNORED = 'host ignored by request'
 class IgnoreHostsFilter(HostFilter):
     name = 'IgnoreHostsFilter'
 
+    def applies(self, request: SchedulingRequest) -> bool:
+        return bool(request.spec.ignore_hosts)
+
     def check(self, host: HostState, request: SchedulingRequest) -> Rejection | None:
         if host.host in request.spec.ignore_hosts:
             return self.reject(HOST_IGNORED)

@@ -19,6 +19,9 @@ IMAGE_UNSUPPORTED = 'image properties not supported by host'
 class ImagePropertiesFilter(HostFilter):
     name = 'ImagePropertiesFilter'
 
+    def applies(self, request: SchedulingRequest) -> bool:
+        return any(request.spec.image_properties.get(k) for k in IMAGE_KEYS)
+
     def check(self, host: HostState, request: SchedulingRequest) -> Rejection | None:
         props = request.spec.image_properties
         wanted = tuple((props.get(key) or '').lower() or None for key in IMAGE_KEYS)

@@ -13,6 +13,9 @@ NOT_REQUESTED_CELL = 'not in the requested cell'
 class RequestedDestinationFilter(HostFilter):
     name = 'RequestedDestinationFilter'
 
+    def applies(self, request: SchedulingRequest) -> bool:
+        return request.spec.requested_destination is not None
+
     def check(self, host: HostState, request: SchedulingRequest) -> Rejection | None:
         dest = request.spec.requested_destination
         if dest is None:

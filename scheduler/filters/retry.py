@@ -11,6 +11,9 @@ ALREADY_TRIED = 'host already tried for this request'
 class RetryFilter(HostFilter):
     name = 'RetryFilter'
 
+    def applies(self, request: SchedulingRequest) -> bool:
+        return request.spec.retry is not None and bool(request.spec.retry.hosts)
+
     def check(self, host: HostState, request: SchedulingRequest) -> Rejection | None:
         retry = request.spec.retry
         if retry is not None and host.host in retry.hosts:

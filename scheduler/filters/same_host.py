@@ -15,6 +15,9 @@ LACKS_HINTED_INSTANCE = 'host runs none of the instances named in same_host'
 class SameHostFilter(HostFilter):
     name = 'SameHostFilter'
 
+    def applies(self, request: SchedulingRequest) -> bool:
+        return bool(request.hint(SAME_HOST_HINT))
+
     def check(self, host: HostState, request: SchedulingRequest) -> Rejection | None:
         if not request.hint(SAME_HOST_HINT):
             return None

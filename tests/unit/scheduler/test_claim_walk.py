@@ -239,3 +239,13 @@ def test_trace_records_filters_weights_claims_and_selections():
 def test_negative_alternates_are_refused():
     with pytest.raises(ValueError, match='num_alternates'):
         _run(_hosts_by_free_ram(('a', CELL1)), num_alternates=-1)
+
+
+def test_trace_keeps_the_best_weighed_hosts_and_counts_them_all():
+    from scheduler.trace import TRACE_WEIGHED_LIMIT
+    hosts = [host(f'h{i}', used={'MEMORY_MB': i}) for i in range(TRACE_WEIGHED_LIMIT + 20)]
+    _, trace, _ = _run(hosts, num_alternates=0)
+    instance = trace.instances[0]
+    assert instance.weighed_count == TRACE_WEIGHED_LIMIT + 20
+    assert len(instance.weighed) == TRACE_WEIGHED_LIMIT
+    assert instance.weighed[0].host == 'h0'

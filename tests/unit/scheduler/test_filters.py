@@ -358,3 +358,41 @@ def test_chain_stops_once_no_host_remains():
         [compute.ComputeFilter(), availability_zone.AvailabilityZoneFilter()],
         [host('h1', service_up=False)], scheduling_request())
     assert passed == [] and [s.filter for s in steps] == ['ComputeFilter']
+
+
+def test_chain_skips_filters_the_request_asks_nothing_of():
+    class Exploding(compute.ComputeFilter):
+        name = 'Exploding'
+
+        def applies(self, request):
+            return False
+
+        def check(self, host, request):
+            raise AssertionError('a filter that does not apply must not be asked')
+
+    passed, steps = run_filters([Exploding(), compute.ComputeFilter()],
+                                [host('h1')], scheduling_request())
+    assert [h.host for h in passed] == ['h1']
+    assert [s.filter for s in steps] == ['ComputeFilter']
+
+
+def test_each_optional_filter_applies_exactly_when_the_request_asks_for_it():
+    plain = scheduling_request()
+    asking = {
+        availability_zone.AvailabilityZoneFilter(): spec(availability_zone='az1'),
+        aggregate_extra_specs.AggregateInstanceExtraSpecsFilter(): _agg_spec(disk='ssd'),
+        image_properties.ImagePropertiesFilter(): _image(hw_architecture='x86_64'),
+        ignore_hosts.IgnoreHostsFilter(): spec(ignore_hosts=['h1']),
+        retry.RetryFilter(): spec(retry=SchedulingRetry(num_attempts=1, hosts=['h1'])),
+        different_host.DifferentHostFilter(): spec(scheduler_hints={'different_host': ['i']}),
+        same_host.SameHostFilter(): spec(scheduler_hints={'same_host': ['i']}),
+        affinity.ServerGroupAffinityFilter(): _group('affinity'),
+        anti_affinity.ServerGroupAntiAffinityFilter(): _group('anti-affinity'),
+        requested_destination.RequestedDestinationFilter():
+            spec(requested_destination=RequestedDestination(host='h1')),
+    }
+    for host_filter, request_spec in asking.items():
+        assert not host_filter.applies(plain), host_filter.name
+        assert host_filter.applies(scheduling_request(request_spec)), host_filter.name
+    assert compute.ComputeFilter().applies(plain)
+    assert resource_fit.ResourceFitFilter().applies(plain)
