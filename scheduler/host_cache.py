@@ -20,6 +20,8 @@ import threading
 import time
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
+from oslo_config import cfg
+
 from scheduler.candidates import AllocationCandidates
 from scheduler.host_state import ComputeNodeRecord, HostState
 
@@ -69,6 +71,12 @@ class HostStateCache:
         self._records: dict[str, ComputeNodeRecord] = {}
         self._domains_by_host: dict[str, Mapping[str, str]] = {}
         self._assumed: dict[str, AssumedClaim] = {}
+
+    @classmethod
+    def from_conf(cls, conf: cfg.ConfigOpts, *,
+                  clock: Callable[[], float] = time.monotonic) -> 'HostStateCache':
+        """A cache honouring ``[scheduler] assumed_claim_seconds``."""
+        return cls(assume_seconds=conf.scheduler.assumed_claim_seconds, clock=clock)
 
     # -- compute node records ------------------------------------------------
     def set_records(self, records: Iterable[ComputeNodeRecord]) -> None:

@@ -65,3 +65,25 @@ def test_list_opts_lists_every_registered_option():
     registered = {(group, name) for group in ('filter_scheduler', 'scheduler')
                   for name in conf[group]}
     assert listed == registered
+
+
+def test_host_cache_takes_its_assume_window_from_the_configuration():
+    from scheduler.host_cache import HostStateCache
+    from tests.unit.scheduler.factories import allocation_request
+
+    class Clock:
+        now = 0.0
+
+        def __call__(self):
+            return self.now
+
+    conf = _conf()
+    conf.set_override('assumed_claim_seconds', 30.0, group='scheduler')
+    clock = Clock()
+    cache = HostStateCache.from_conf(conf, clock=clock)
+    with cache.reading():
+        cache.assume('i-1', allocation_request('rp-1', {'VCPU': 1}))
+        clock.now = 29.0
+        assert cache.assumed() == ['i-1']
+        clock.now = 31.0
+        assert cache.assumed() == []
