@@ -10,7 +10,13 @@ Placement commits a claim before answering it), when it is unclaimed, or when
 it is older than ``assume_seconds`` (a safety net for a read that never ends).
 
 Ordering uses a counter, not clocks: ``reading()`` hands out the counter value
-at the start of a read, ``assume()`` stamps a claim with the next value.
+at the start of a read, ``assume()`` stamps a claim with the next value. A read
+that begins while a claim is being confirmed may count that claim twice (once
+in Placement's usage, once assumed) until the next read: the cache errs on the
+full side, which costs a skipped host, never a claim Placement would refuse.
+
+Claims made by other scheduler workers are not known here; Placement's
+generation check refuses them and the claim walk moves on (seeds/001).
 """
 from __future__ import annotations
 
