@@ -54,6 +54,12 @@ scheduler_opts = [
                help='Most allocation candidates asked of Placement per request '
                     '(the limit parameter). Lower is faster; too low may miss '
                     'hosts the filters would have accepted.'),
+    cfg.IntOpt('max_claim_attempts', default=20, min=1,
+               help='Most claims tried in Placement for one instance before the '
+                    'request fails with NoValidHost. Each refused claim moves on '
+                    'to the next best host; this bounds the load when Placement '
+                    'refuses everything (for instance a consumer that already '
+                    'has allocations).'),
     cfg.FloatOpt('assumed_claim_seconds', default=300.0, min=1.0,
                  help='Longest time the host cache re-applies one of its own '
                       'claims to data read from Placement. Claims are normally '

@@ -51,6 +51,7 @@ class DestinationSelector:
     def __init__(self, *, candidate_source: CandidateSource, claimer: Claimer,
                  cache: HostStateCache, filters: Sequence[HostFilter],
                  weighers: Sequence[HostWeigher], max_results: int | None = None,
+                 max_claim_attempts: int | None = None,
                  instance_locator: InstanceLocator | None = None,
                  zone_aggregates: Mapping[str, Sequence[str]] | None = None) -> None:
         self._candidate_source = candidate_source
@@ -59,6 +60,7 @@ class DestinationSelector:
         self._filters = list(filters)
         self._weighers = list(weighers)
         self._max_results = max_results
+        self._max_claim_attempts = max_claim_attempts
         self._instance_locator = instance_locator
         self._zone_aggregates = zone_aggregates
 
@@ -90,7 +92,8 @@ class DestinationSelector:
             weighers=self._weighers, claims=claims, trace=trace,
             allocation_request_version=self._candidate_source.microversion,
             instance_hosts=self._locate_hinted(spec),
-            domain_of_host=self._cache.failure_domain_of_host)
+            domain_of_host=self._cache.failure_domain_of_host,
+            max_claim_attempts=self._max_claim_attempts)
         return SchedulingResult(selections=selections, trace=trace)
 
     def _affinity_domains(self, spec: RequestSpec) -> list[str]:

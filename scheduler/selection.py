@@ -33,15 +33,22 @@ def select_hosts(*, spec: RequestSpec, instance_uuids: Sequence[str],
                  weighers: Sequence[HostWeigher], claims: RequestClaims,
                  trace: SchedulingTrace, allocation_request_version: str,
                  instance_hosts: Mapping[str, str] | None = None,
-                 domain_of_host: Callable[[str, str], str | None] | None = None
+                 domain_of_host: Callable[[str, str], str | None] | None = None,
+                 max_claim_attempts: int | None = None
                  ) -> list[list[Selection]]:
-    """One list of Selection per instance: the claimed host first, then alternates."""
+    """One list of Selection per instance: the claimed host first, then alternates.
+
+    ``max_claim_attempts`` bounds the claims tried for one instance, so that a
+    Placement refusing everything (say, a consumer that already has
+    allocations) is not asked once per candidate host.
+    """
     if num_alternates < 0:
         raise ValueError(f'num_alternates must be 0 or more, not {num_alternates}')
     try:
         return _select(spec, instance_uuids, num_alternates, hosts, resources,
                        filters, weighers, claims, trace, allocation_request_version,
-                       instance_hosts or {}, domain_of_host or _no_domain)
+                       instance_hosts or {}, domain_of_host or _no_domain,
+                       max_claim_attempts)
     except NoValidHost:
         raise
     except Exception as exc:
@@ -59,7 +66,7 @@ def _no_domain(host: str, level: str) -> None:
 
 def _select(spec, instance_uuids, num_alternates, hosts, resources, filters,
             weighers, claims, trace, allocation_request_version, instance_hosts,
-            domain_of_host):
+            domain_of_host, max_claim_attempts):
     chosen_hosts: list[str] = []
     discarded: set[str] = set()
     result = []
@@ -82,7 +89,7 @@ def _select(spec, instance_uuids, num_alternates, hosts, resources, filters,
                          compute_node_uuid=w.host.uuid, weight=w.weight,
                          parts=dict(w.parts)) for w in weighed[:TRACE_WEIGHED_LIMIT]]
         claimed = _claim_first(instance_uuid, weighed, claims, discarded,
-                               instance_trace)
+                               instance_trace, max_claim_attempts)
         if claimed is None:
             trace.outcome = 'no valid host'
             trace.rolled_back = claims.rollback()
@@ -119,11 +126,15 @@ def _alternates(weighed: Sequence[WeighedHost], claimed: HostState,
 
 def _claim_first(instance_uuid: str, weighed: Sequence[WeighedHost],
                  claims: RequestClaims, discarded: set[str],
-                 instance_trace: InstanceTrace) -> HostState | None:
+                 instance_trace: InstanceTrace,
+                 max_attempts: int | None) -> HostState | None:
     for entry in weighed:
         host = entry.host
         if host.uuid in discarded or host.allocation_request is None:
             continue
+        if max_attempts is not None and len(instance_trace.claims) >= max_attempts:
+            instance_trace.gave_up = True
+            return None
         try:
             claims.claim(instance_uuid, host)
         except ClaimConflict as exc:
@@ -178,6 +189,10 @@ def explain_no_valid_host(trace: SchedulingTrace, instance_trace: InstanceTrace,
     lost = instance_trace.lost_claims()
     if lost:
         parts.append(f'{lost} claims lost races with other claims')
+    if instance_trace.gave_up:
+        parts.append(f'gave up after {lost} refused claims ([scheduler] '
+                     f'max_claim_attempts); is Placement refusing every claim for '
+                     f'this consumer (does it already have allocations)?')
     if trace.rolled_back:
         parts.append(f'claims already made for this request were removed '
                      f'({", ".join(trace.rolled_back)})')

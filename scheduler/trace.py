@@ -67,6 +67,8 @@ class InstanceTrace:
     weighed_count: int = 0
     weighed: list[WeighedEntry] = dataclasses.field(default_factory=list)
     claims: list[ClaimAttempt] = dataclasses.field(default_factory=list)
+    # True when the claim walk stopped at max_claim_attempts.
+    gave_up: bool = False
     selections: list[SelectedHost] = dataclasses.field(default_factory=list)
 
     def lost_claims(self) -> int:

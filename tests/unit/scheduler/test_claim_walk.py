@@ -28,7 +28,8 @@ def _hosts_by_free_ram(*names_and_cells):
 
 
 def _run(hosts, *, request_spec=None, instances=('i-1',), num_alternates=2,
-         claimer=None, cache=None, filters=FILTERS, domain_of_host=None):
+         claimer=None, cache=None, filters=FILTERS, domain_of_host=None,
+         max_claim_attempts=None):
     request_spec = request_spec or spec()
     claimer = claimer or FakeClaimer()
     trace = SchedulingTrace(project_id=request_spec.project_id,
@@ -40,7 +41,8 @@ def _run(hosts, *, request_spec=None, instances=('i-1',), num_alternates=2,
                           resources=DEFAULT_REQUEST, filters=filters,
                           weighers=[RAMWeigher(1.0)], claims=claims, trace=trace,
                           allocation_request_version='1.36',
-                          domain_of_host=domain_of_host)
+                          domain_of_host=domain_of_host,
+                          max_claim_attempts=max_claim_attempts)
     return result, trace, claimer
 
 
@@ -249,3 +251,19 @@ def test_trace_keeps_the_best_weighed_hosts_and_counts_them_all():
     assert instance.weighed_count == TRACE_WEIGHED_LIMIT + 20
     assert len(instance.weighed) == TRACE_WEIGHED_LIMIT
     assert instance.weighed[0].host == 'h0'
+
+
+def test_claim_walk_gives_up_after_max_claim_attempts():
+    hosts = [host(f'h{i}') for i in range(30)]
+    claimer = FakeClaimer(refuse=[h.uuid for h in hosts])
+    with pytest.raises(NoValidHost, match='gave up after 5 refused claims') as info:
+        _run(hosts, claimer=claimer, max_claim_attempts=5)
+    assert len(claimer.attempts) == 5
+    assert info.value.trace.instances[0].gave_up
+
+
+def test_claim_walk_within_max_claim_attempts_succeeds():
+    hosts = _hosts_by_free_ram(('a', CELL1), ('b', CELL1), ('c', CELL1))
+    (selections,), _, _ = _run(hosts, claimer=FakeClaimer(refuse=['rp-a', 'rp-b']),
+                               max_claim_attempts=3)
+    assert selections[0].service_host == 'c'
