@@ -267,3 +267,17 @@ def test_claim_walk_within_max_claim_attempts_succeeds():
     (selections,), _, _ = _run(hosts, claimer=FakeClaimer(refuse=['rp-a', 'rp-b']),
                                max_claim_attempts=3)
     assert selections[0].service_host == 'c'
+
+
+def test_trace_of_a_failed_run_is_plain_json():
+    import json
+    hosts = _hosts_by_free_ram(('a', CELL1), ('b', CELL1))
+    with pytest.raises(NoValidHost) as info:
+        _run(hosts, instances=('i-1', 'i-2', 'i-3'),
+             request_spec=spec(instance_group=InstanceGroup(uuid='g', policy='anti-affinity')))
+    record = json.loads(json.dumps(info.value.trace.to_dict()))
+    assert record['outcome'] == 'no valid host'
+    assert record['rolled_back'] == ['i-1', 'i-2']
+    assert record['instances'][2]['filters'][-1]['reasons'] == {
+        'anti-affinity: host already runs a member of the server group': 2}
+    assert record['error'] == str(info.value)
