@@ -23,6 +23,14 @@ class InvalidSchedulingRequest(SchedulerError):
     """select_destinations was called with arguments it cannot use (a caller bug)."""
 
 
+class ConsumerAlreadyAllocated(SchedulerError):
+    """An instance to schedule already holds allocations in Placement.
+
+    Usually a retried select_destinations whose first call did claim: no host
+    is to blame, so the claim walk stops instead of trying every host.
+    """
+
+
 class UnknownPlugin(SchedulerError):
     """A filter or weigher named in the configuration is not installed."""
 

@@ -19,7 +19,8 @@ from rpc_schemas.request_spec import RequestSpec
 from rpc_schemas.selection import Selection
 from scheduler.claims import Claimer
 from scheduler.destinations import CandidateSource, DestinationSelector, InstanceLocator
-from scheduler.errors import InvalidFlavorExtraSpec, InvalidSchedulingRequest, NoValidHost
+from scheduler.errors import (
+    ConsumerAlreadyAllocated, InvalidFlavorExtraSpec, InvalidSchedulingRequest, NoValidHost)
 from scheduler.host_cache import HostStateCache
 from scheduler.plugins import load_from_conf
 from scheduler.trace import SchedulingTrace
@@ -53,7 +54,7 @@ class SchedulerManager:
         return cls(selector, on_trace=on_trace)
 
     @messaging.expected_exceptions(NoValidHost, InvalidFlavorExtraSpec,
-                                   InvalidSchedulingRequest)
+                                   InvalidSchedulingRequest, ConsumerAlreadyAllocated)
     def select_destinations(self, ctxt, request_spec: RequestSpec,
                             instance_uuids: list[str],
                             num_alternates: int) -> list[list[Selection]]:

@@ -3,7 +3,9 @@
 ``PlacementAdapter`` is both the ``CandidateSource`` (allocation candidates
 as the scheduler's own ``AllocationCandidates``) and the ``Claimer`` (claim
 and unclaim) the claim walk uses; Placement's 409 becomes the scheduler's
-``ClaimConflict`` with Placement's reason in it.
+``ClaimConflict`` with Placement's reason in it, except a consumer-generation
+conflict: the instance already has allocations, which no other host would
+change, so it becomes ``ConsumerAlreadyAllocated`` and ends the request.
 """
 from __future__ import annotations
 
@@ -13,7 +15,13 @@ from placement import client as placement_client
 from scheduler.candidates import AllocationCandidates
 from scheduler.candidates_query import CandidatesQuery
 from scheduler.claims import ClaimConflict
+from scheduler.errors import ConsumerAlreadyAllocated
 from scheduler.host_state import ProviderSummary, ResourceUsage
+
+
+# Placement's (and the reference implementation's) wording for a write whose
+# consumer generation is stale: "consumer generation conflict - expected ...".
+CONSUMER_GENERATION_CONFLICT = 'consumer generation conflict'
 
 
 class PlacementAdapter:
@@ -51,6 +59,12 @@ class PlacementAdapter:
             self._client.claim(consumer_uuid, dict(allocation_request['allocations']),
                                project_id=project_id, user_id=user_id)
         except placement_client.ClaimConflict as exc:
+            if CONSUMER_GENERATION_CONFLICT in exc.detail:
+                raise ConsumerAlreadyAllocated(
+                    f'instance {consumer_uuid} already has allocations in Placement '
+                    f'(a retried request whose first attempt claimed?). Remove them '
+                    f'(DELETE /allocations/{consumer_uuid}) before scheduling it '
+                    f'again: {exc.detail}') from exc
             why = 'lost a race' if exc.lost_race else 'refused'
             raise ClaimConflict(f'Placement {why}: {exc.detail}') from exc
         return True

@@ -4,7 +4,7 @@ API versions:
     1.0 - select_destinations(request_spec, instance_uuids, num_alternates) call
 
 Errors the scheduler answers with (NoValidHost, InvalidFlavorExtraSpec,
-InvalidSchedulingRequest) are raised here as the scheduler's own exception
+InvalidSchedulingRequest, ConsumerAlreadyAllocated) are raised here as the scheduler's own exception
 classes, with the scheduler's message, rather than as oslo.messaging's
 RemoteError.
 """
@@ -23,7 +23,8 @@ from scheduler import errors
 TOPIC = 'scheduler'
 
 _ANSWERED_ERRORS = {cls.__name__: cls for cls in (
-    errors.NoValidHost, errors.InvalidFlavorExtraSpec, errors.InvalidSchedulingRequest)}
+    errors.NoValidHost, errors.InvalidFlavorExtraSpec, errors.InvalidSchedulingRequest,
+    errors.ConsumerAlreadyAllocated)}
 
 
 class SchedulerAPI(RPCAPIClient):

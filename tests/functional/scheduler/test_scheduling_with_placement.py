@@ -8,7 +8,7 @@ import pytest
 from rpc_schemas.flavor import Flavor
 from rpc_schemas.request_spec import InstanceGroup, RequestSpec
 from scheduler.destinations import DestinationSelector
-from scheduler.errors import NoValidHost
+from scheduler.errors import ConsumerAlreadyAllocated, NoValidHost
 from scheduler.host_cache import HostStateCache
 from scheduler.host_state import ComputeNodeRecord
 from scheduler.instance_locator import PlacementInstanceLocator
@@ -143,3 +143,23 @@ def test_different_host_hint_is_located_through_placement_allocations(placement,
     result = selector.select_destinations(
         _spec(scheduler_hints={'different_host': [OTHER]}), [I1], 5)
     assert [s.service_host for s in result.selections[0]] == ['a']
+
+
+def test_an_instance_that_already_has_allocations_stops_the_walk_at_once(placement, nodes):
+    placement.claim(I1, {nodes['c']: {'MEMORY_MB': 512}}, project_id='proj', user_id='user')
+    adapter = PlacementAdapter(placement)
+    attempts = []
+    real_claim = adapter.claim
+    adapter.claim = lambda *args: attempts.append(args[0]) or real_claim(*args)
+    with pytest.raises(ConsumerAlreadyAllocated, match=f'DELETE /allocations/{I1}'):
+        _selector(placement, nodes, adapter).select_destinations(_spec(), [I1], 0)
+    assert attempts == [I1]
+    assert list(placement.get_allocations(I1).allocations) == [nodes['c']]
+
+
+def test_earlier_claims_are_removed_when_a_later_instance_is_already_allocated(
+        placement, nodes):
+    placement.claim(I2, {nodes['c']: {'MEMORY_MB': 512}}, project_id='proj', user_id='user')
+    with pytest.raises(ConsumerAlreadyAllocated):
+        _selector(placement, nodes).select_destinations(_spec(), [I1, I2], 0)
+    assert placement.get_allocations(I1).allocations == {}
