@@ -72,19 +72,22 @@ upgrade_levels_group = cfg.OptGroup(
 
 def register_opts(conf: cfg.ConfigOpts) -> None:
     conf.register_opts(default_opts)
-    conf.register_opts(api_database_opts, group=api_database_group)
-    conf.register_opts(database_opts, group=database_group)
-    conf.register_opts(service_opts, group=service_group)
-    conf.register_opts(cell_opts, group=cell_group)
-    conf.register_opts(upgrade_levels_opts, group=upgrade_levels_group)
+    for group, opts in _GROUPED:
+        # A fresh OptGroup per ConfigOpts: oslo.config keeps option state
+        # (overrides included) on the group object, so sharing the module-level
+        # one would leak set_override from one configuration into another.
+        conf.register_group(cfg.OptGroup(group.name, title=group.title))
+        conf.register_opts(opts, group=group.name)
+
+
+_GROUPED = (
+    (api_database_group, api_database_opts),
+    (database_group, database_opts),
+    (service_group, service_opts),
+    (cell_group, cell_opts),
+    (upgrade_levels_group, upgrade_levels_opts),
+)
 
 
 def list_opts():
-    return [
-        ('DEFAULT', default_opts),
-        (api_database_group, api_database_opts),
-        (database_group, database_opts),
-        (service_group, service_opts),
-        (cell_group, cell_opts),
-        (upgrade_levels_group, upgrade_levels_opts),
-    ]
+    return [('DEFAULT', default_opts), *_GROUPED]

@@ -45,8 +45,11 @@ api_opts = [
 
 
 def register_opts(conf: cfg.ConfigOpts) -> None:
-    conf.register_opts(placement_database_opts, group=placement_database_group)
-    conf.register_opts(api_opts, group=api_group)
+    # Fresh OptGroups per ConfigOpts, so overrides never leak between configs.
+    for group, opts in ((placement_database_group, placement_database_opts),
+                        (api_group, api_opts)):
+        conf.register_group(cfg.OptGroup(group.name, title=group.title))
+        conf.register_opts(opts, group=group.name)
 
 
 def list_opts():
