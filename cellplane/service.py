@@ -5,8 +5,9 @@ transport and promises:
 
 - SIGTERM or SIGINT: stop consuming at once, let the messages already being
   handled finish (at most ``[DEFAULT] graceful_shutdown_timeout`` seconds,
-  0 = no limit), close the transport, and return exit code 0; 1 if the
-  work in flight outlived the timeout.
+  0 = no limit), close the transport, and return exit code 0. If the work
+  in flight outlives the timeout, the process ends at once with exit code 1
+  (its unfinished calls get no answer).
 - SIGHUP: re-read the config files' mutable options (``debug``: the log
   level) and run the reload hooks services register (the list of cells...).
 - A heartbeat hook, if given, runs every ``[service] report_interval``.
@@ -17,6 +18,7 @@ the main thread acts on them, so no lock is ever taken inside a handler.
 from __future__ import annotations
 
 import logging
+import os
 import signal
 import socket
 import threading
@@ -107,7 +109,13 @@ class Service:
                     self.reload()
                 elif signum in STOP_SIGNALS:
                     LOG.info('%s received %s', self.binary, signal.Signals(signum).name)
-                    return EXIT_OK if self.stop() else EXIT_SHUTDOWN_TIMEOUT
+                    if self.stop():
+                        return EXIT_OK
+                    # The handler threads still running are not daemon threads:
+                    # returning would let the interpreter wait for them at exit,
+                    # and the bound would mean nothing.
+                    logging.shutdown()
+                    os._exit(EXIT_SHUTDOWN_TIMEOUT)
 
 
 class _SignalPipe:

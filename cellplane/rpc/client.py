@@ -10,6 +10,7 @@ which has its own version and is never capped.
 """
 from __future__ import annotations
 
+import logging
 from typing import ClassVar
 
 from oslo_config import cfg
@@ -21,9 +22,15 @@ import oslo_messaging as messaging  # noqa: E402,I100
 from rpc_schemas.base import parse_version
 from rpc_schemas.ping import Ping, Pong
 
+LOG = logging.getLogger(__name__)
+
 
 class MethodNotAllowedByCap(Exception):
     """The version cap of a rolling upgrade forbids sending this method."""
+
+
+class ServiceNotAnswering(Exception):
+    """No server of a topic answered the diagnostics ping in the attempts allowed."""
 
 
 class InvalidVersionCap(Exception):
@@ -44,6 +51,7 @@ class RPCAPIClient:
         self._target = messaging.Target(topic=self.TOPIC, server=server,
                                         version=self.API_VERSION)
         self._serializer = PayloadSerializer()
+        self._timeout = timeout
         self._client = messaging.get_rpc_client(
             transport, self._target, version_cap=self.version_cap,
             serializer=self._serializer, timeout=timeout)
@@ -100,6 +108,7 @@ class RPCAPIClient:
         kwargs = {'namespace': diagnostics.NAMESPACE, 'version': diagnostics.API_VERSION}
         if server is not None:
             kwargs['server'] = server
+        timeout = self._timeout if timeout is None else timeout
         if timeout is not None:
             kwargs['timeout'] = timeout
         # The cap is for this service's API; diagnostics has its own version.
@@ -108,3 +117,28 @@ class RPCAPIClient:
             serializer=self._serializer).prepare(**kwargs)
         return client.call(ctxt, 'ping',
                            ping=Ping(message=message, hold_seconds=hold_seconds))
+
+    def wait_until_answering(self, ctxt, *, attempt_timeout: float = 10,
+                             attempts: int | None = None) -> Pong:
+        """Ping this topic until a server answers (``attempts=None``: forever).
+
+        A daemon that depends on another (a compute agent on its cell
+        conductor) calls this before it starts serving, and says in its log
+        what it is waiting for.
+        """
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                return self.ping(ctxt, f'{self.SERVICE} wait_until_answering',
+                                 timeout=attempt_timeout)
+            except messaging.MessagingTimeout:
+                pass
+            if attempts is not None and attempt >= attempts:
+                raise ServiceNotAnswering(
+                    f'no {self.SERVICE} service answered a ping on topic '
+                    f'{self.TOPIC} in {attempts} attempts of {attempt_timeout} s: '
+                    f'is it running, on the same transport_url (vhost)?')
+            LOG.warning('No %s service answered a ping on topic %s within %s s '
+                        '(attempt %d); still waiting', self.SERVICE, self.TOPIC,
+                        attempt_timeout, attempt)

@@ -35,5 +35,7 @@ class DiagnosticsEndpoint:
         if hold:
             LOG.info('Ping %r: holding %.1f s before answering', ping.message, hold)
             time.sleep(hold)
+            LOG.info('Ping %r: held %.1f s, answering', ping.message, hold)
+        LOG.debug('Answering ping %r', ping.message)
         return Pong(message=ping.message, host=self.host, binary=self.binary,
                     held_seconds=hold)

@@ -45,7 +45,10 @@ class TransportNotConfigured(Exception):
 def require_transport_url(conf: cfg.ConfigOpts, service_name: str) -> str:
     """``[DEFAULT] transport_url``, or an error: never fall back to a local default bus."""
     register_opts(conf)
-    if not conf.transport_url:
+    # oslo.messaging defaults transport_url to 'rabbit://' (guest on
+    # localhost): a daemon must never end up on a bus nobody chose.
+    location = conf.get_location('transport_url')
+    if not conf.transport_url or not location.location.is_user_controlled:
         raise TransportNotConfigured(
             f'{service_name} needs [DEFAULT] transport_url (the message bus of '
             f'its cell or of the top level, e.g. rabbit://user:pass@host:5672/vhost)')

@@ -1,6 +1,8 @@
 """RPCAPIClient: [upgrade_levels] caps what a client sends during a rolling upgrade."""
 from __future__ import annotations
 
+import copy
+
 import pytest
 from oslo_config import cfg
 
@@ -24,7 +26,10 @@ def transport():
 
 def _client(transport, cap: str | None) -> WidgetAPI:
     conf = cfg.ConfigOpts()
-    shared_conf.register_opts(conf)
+    # Fresh option objects under a group named by string: overriding the
+    # module-level OptGroup of cellplane.conf would leak into cfg.CONF.
+    conf.register_opts(copy.deepcopy(shared_conf.upgrade_levels_opts),
+                       group='upgrade_levels')
     conf([], default_config_files=[], default_config_dirs=[])
     if cap is not None:
         conf.set_override('conductor', cap, group='upgrade_levels')
