@@ -1,0 +1,117 @@
+"""Daemon lifecycle: graceful SIGTERM, the shutdown bound, SIGHUP reload, refusing bad configs."""
+from __future__ import annotations
+
+import signal
+import threading
+
+from cellplane.context import new_context
+from conductor.rpcapi import ConductorAPI
+from tests.integration.daemons import cell_conductor_config, compute_config
+
+
+def _ping_in_background(api: ConductorAPI, hold_seconds: float) -> dict:
+    outcome = {}
+
+    def call():
+        try:
+            outcome['pong'] = api.ping(new_context(), 'in flight', hold_seconds=hold_seconds)
+        except Exception as exc:  # noqa: BLE001 - reported by the assertion below
+            outcome['error'] = exc
+    outcome['thread'] = threading.Thread(target=call)
+    outcome['thread'].start()
+    return outcome
+
+
+def test_sigterm_lets_work_in_flight_finish_then_the_daemon_exits_0(
+        daemons, transport_url_factory, sqlite_cell_db, client_transport_factory):
+    url = transport_url_factory('sigterm')
+    conductor = daemons.conductor('cond1', cell_conductor_config(url, sqlite_cell_db))
+    conductor.start().wait_until_serving()
+    api = ConductorAPI(client_transport_factory(url), timeout=60)
+
+    outcome = _ping_in_background(api, hold_seconds=3)
+    conductor.wait_for_log(r"Ping 'in flight': holding")
+    conductor.signal(signal.SIGTERM)
+
+    assert conductor.wait_exit() == 0
+    outcome['thread'].join(60)
+    assert 'error' not in outcome, outcome.get('error')
+    assert outcome['pong'].message == 'in flight'
+    assert outcome['pong'].held_seconds == 3
+    # SIGTERM came while the ping was held, and the answer went out after it.
+    log = conductor.log()
+    assert (log.index("Ping 'in flight': holding") < log.index('received SIGTERM')
+            < log.index("Ping 'in flight': held 3.0 s, answering")
+            < log.index('stopped cleanly'))
+
+
+def test_work_outliving_graceful_shutdown_timeout_ends_the_daemon_with_exit_1(
+        daemons, transport_url_factory, sqlite_cell_db, client_transport_factory):
+    url = transport_url_factory('sigterm_bound')
+    conductor = daemons.conductor('cond1', cell_conductor_config(
+        url, sqlite_cell_db, graceful_shutdown_timeout=1))
+    conductor.start().wait_until_serving()
+    # The call is never answered: a short client timeout ends the test sooner.
+    api = ConductorAPI(client_transport_factory(url), timeout=5)
+
+    outcome = _ping_in_background(api, hold_seconds=30)
+    conductor.wait_for_log(r"Ping 'in flight': holding")
+    conductor.signal(signal.SIGTERM)
+
+    assert conductor.wait_exit() == 1
+    assert 'still running after graceful_shutdown_timeout = 1 s' in conductor.log()
+    outcome['thread'].join(60)
+    assert 'pong' not in outcome
+    assert 'MessagingTimeout' in type(outcome['error']).__name__
+
+
+def test_sighup_rereads_the_log_level(daemons, transport_url_factory, sqlite_cell_db,
+                                      client_transport_factory):
+    url = transport_url_factory('sighup')
+    sections = cell_conductor_config(url, sqlite_cell_db, debug=False)
+    conductor = daemons.conductor('cond1', sections)
+    conductor.start().wait_until_serving()
+    api = ConductorAPI(client_transport_factory(url), timeout=30)
+    api.ping(new_context(), 'before')
+    assert ' DEBUG ' not in conductor.log()
+
+    sections['DEFAULT']['debug'] = True
+    conductor.write_config(sections)
+    conductor.signal(signal.SIGHUP)
+    conductor.wait_for_log('reloading its configuration')
+    api.ping(new_context(), 'after')
+    [line] = conductor.wait_for_log(" DEBUG .*Answering ping 'after'")
+    assert "Answering ping 'before'" not in conductor.log()
+    assert 'Ignoring change to immutable option' not in conductor.log()
+    assert conductor.process.poll() is None
+
+
+def test_cell_conductor_given_the_api_database_refuses_to_start_naming_option_and_file(
+        daemons, tmp_path):
+    sections = cell_conductor_config('rabbit://guest:guest@127.0.0.1:5672/unused',
+                                     f'sqlite:///{tmp_path}/cell.sqlite')
+    sections['api_database'] = {'connection': 'postgresql+psycopg2://postgres@db/api'}
+    conductor = daemons.conductor('cond1', sections)
+    code, stderr = conductor.run_to_exit()
+    assert code == 2
+    assert '[api_database] connection' in stderr
+    assert str(conductor.config_path) in stderr
+    assert 'postgresql' not in stderr  # the URL (a secret) is never echoed
+
+
+def test_compute_agent_given_a_database_refuses_to_start_naming_option_and_file(daemons):
+    sections = compute_config('rabbit://guest:guest@127.0.0.1:5672/unused', host='cmp1')
+    sections['database'] = {'connection': 'sqlite:////tmp/never-used.sqlite'}
+    compute = daemons.compute('cmp1', sections)
+    code, stderr = compute.run_to_exit()
+    assert code == 2
+    assert '[database] connection' in stderr
+    assert str(compute.config_path) in stderr
+
+
+def test_daemon_without_transport_url_refuses_to_start(daemons, tmp_path):
+    sections = compute_config('', host='cmp1')
+    del sections['DEFAULT']['transport_url']
+    code, stderr = daemons.compute('cmp1', sections).run_to_exit()
+    assert code == 2
+    assert '[DEFAULT] transport_url' in stderr
