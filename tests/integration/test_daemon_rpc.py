@@ -8,6 +8,7 @@ import sqlalchemy as sa
 from cellplane.context import new_context
 from cellplane.db import engines
 from cellplane.db.cell.models import services
+from cellplane.heartbeat import software_version
 from compute_agent.rpcapi import ComputeAPI
 from conductor.rpcapi import ConductorAPI
 from rpc_schemas.ping import Pong
@@ -46,7 +47,7 @@ def test_compute_heartbeat_cast_reaches_its_cell_conductor_db_as_typed_status(
 
     row = _wait_for_reports(db_url, 'cmp1', 'cellplane-compute', 2)
     assert row['topic'] == 'compute'
-    assert row['version'] == '0.1.0'
+    assert row['version'] == software_version()
     assert row['disabled'] is False
     assert row['last_seen_at'] is not None
 
@@ -102,3 +103,16 @@ def test_two_cells_on_two_vhosts_never_see_each_others_heartbeats(
                                ('cond-cell1', 'cellplane-conductor')}
     assert set(cell2_rows) == {('cmp-b', 'cellplane-compute'),
                                ('cond-cell2', 'cellplane-conductor')}
+
+
+def test_super_conductor_may_hold_the_api_database_and_answers_ping(
+        daemons, transport_url_factory, client_transport_factory, tmp_path):
+    url = transport_url_factory('super')
+    conductor = daemons.conductor('super', {
+        'DEFAULT': {'transport_url': url, 'host': 'super1'},
+        'conductor': {'role': 'super'},
+        'api_database': {'connection': f'sqlite:///{tmp_path}/api.sqlite'},
+    })
+    conductor.start().wait_until_serving()
+    pong = ConductorAPI(client_transport_factory(url), timeout=30).ping(new_context(), 'top')
+    assert (pong.host, pong.binary) == ('super1', 'cellplane-conductor')

@@ -1,0 +1,67 @@
+"""The cell DB services table as heartbeats write it: one row per (host, binary)."""
+from __future__ import annotations
+
+import datetime
+
+import pytest
+import sqlalchemy as sa
+
+from cellplane.db import engines, migrate
+from cellplane.db.cell.models import services
+from conductor import service_records
+from rpc_schemas.service_status import ServiceStatus
+
+
+@pytest.fixture
+def cell_engine(tmp_path):
+    engine = engines.create_engine(f'sqlite:///{tmp_path}/cell.sqlite')
+    migrate.sync('cell', engine)
+    yield engine
+    engine.dispose()
+
+
+def _status(**overrides) -> ServiceStatus:
+    values = dict(host='cmp1', binary='cellplane-compute', topic='compute',
+                  report_time=datetime.datetime.now(datetime.timezone.utc),
+                  version='0.1.0', cell_name='cell1')
+    values.update(overrides)
+    return ServiceStatus(**values)
+
+
+def test_first_heartbeat_creates_the_row(cell_engine):
+    service_records.record_heartbeat(cell_engine, _status())
+    row = service_records.get_service(cell_engine, 'cmp1', 'cellplane-compute')
+    assert row['report_count'] == 1
+    assert row['topic'] == 'compute'
+    assert row['version'] == '0.1.0'
+    assert row['disabled'] is False
+    assert row['last_seen_at'] is not None
+
+
+def test_later_heartbeats_count_up_and_move_last_seen_forward(cell_engine):
+    service_records.record_heartbeat(cell_engine, _status())
+    first = service_records.get_service(cell_engine, 'cmp1', 'cellplane-compute')
+    service_records.record_heartbeat(cell_engine, _status(version='0.2.0'))
+    service_records.record_heartbeat(cell_engine, _status(version='0.2.0'))
+    row = service_records.get_service(cell_engine, 'cmp1', 'cellplane-compute')
+    assert row['report_count'] == 3
+    assert row['version'] == '0.2.0'
+    assert row['last_seen_at'] >= first['last_seen_at']
+    assert row['id'] == first['id']
+
+
+def test_an_operators_disable_survives_heartbeats_that_say_enabled(cell_engine):
+    service_records.record_heartbeat(cell_engine, _status())
+    with cell_engine.begin() as conn:
+        conn.execute(sa.update(services).values(disabled=True, disabled_reason='rack work'))
+    service_records.record_heartbeat(cell_engine, _status(disabled=False))
+    row = service_records.get_service(cell_engine, 'cmp1', 'cellplane-compute')
+    assert (row['disabled'], row['disabled_reason']) == (True, 'rack work')
+
+
+def test_same_host_different_binaries_are_different_services(cell_engine):
+    service_records.record_heartbeat(cell_engine, _status())
+    service_records.record_heartbeat(cell_engine, _status(binary='cellplane-conductor',
+                                                          topic='conductor'))
+    with cell_engine.connect() as conn:
+        assert conn.execute(sa.select(sa.func.count()).select_from(services)).scalar() == 2
