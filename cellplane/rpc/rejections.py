@@ -11,11 +11,16 @@ kombu (oslo.messaging 18.3.1, rabbit driver):
   message without requeue: it is dropped, not redelivered, and the consumer
   goes on. ``DecodeFailureFilter`` rewrites that record into one line that
   says the message was dropped and why.
+- a JSON object that is not an RPC message (no method name, arguments not
+  an object): the dispatcher would fail on ``getattr(endpoint, None)`` with
+  a TypeError traceback; ``cellplane.rpc.server`` checks the shape first and
+  raises ``MalformedMessage`` after logging what is missing.
 - a decodable message whose payload is wrong (unknown name or version,
   missing field): ``PayloadSerializer`` logs its own ERROR naming the
-  problem and raises ``PayloadRejected``; oslo.messaging then logs the same
-  exception again with a traceback, which ``DuplicateRejectionFilter`` drops.
-  A caller still receives the error as its RPC's exception.
+  problem and raises ``PayloadRejected``.
+- for both, oslo.messaging logs the exception again with a traceback, which
+  ``DuplicateRejectionFilter`` drops; a caller still receives the error as
+  its RPC's exception.
 
 ``install()`` attaches both filters; the serializer module calls it on import.
 """
@@ -28,8 +33,16 @@ RPC_SERVER_LOGGER = 'oslo_messaging.rpc.server'
 _DRIVER_DECODE_FAILURE = 'Failed to process message ... skipping it.'
 
 
-class PayloadRejected(Exception):
+class MessageRejected(Exception):
+    """A received message was refused; the reason is already logged at ERROR."""
+
+
+class PayloadRejected(MessageRejected):
     """A received message carried a payload this service will not accept."""
+
+
+class MalformedMessage(MessageRejected):
+    """A decoded message lacks what every RPC message has (a method name...)."""
 
 
 class DecodeFailureFilter(logging.Filter):
@@ -48,11 +61,11 @@ class DecodeFailureFilter(logging.Filter):
 
 
 class DuplicateRejectionFilter(logging.Filter):
-    """Drop oslo.messaging's traceback for a payload we already logged as rejected."""
+    """Drop oslo.messaging's traceback for a message we already logged as rejected."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         exc = record.exc_info[1] if record.exc_info else None
-        return not isinstance(exc, PayloadRejected)
+        return not isinstance(exc, MessageRejected)
 
 
 _installed = False

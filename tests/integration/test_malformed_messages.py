@@ -95,3 +95,16 @@ def test_body_that_is_not_a_json_message_is_dropped_logged_once_and_the_daemon_g
     dropped = [line for line in conductor.log().splitlines()
                if 'Dropped an RPC message' in line]
     assert len(dropped) == 1, dropped
+
+
+def test_json_object_that_is_not_an_rpc_message_is_rejected_and_the_daemon_goes_on(conductor):
+    with kombu.Connection(conductor.url.replace('rabbit://', 'amqp://', 1)) as conn:
+        conn.Producer().publish(
+            '{"oslo.version": "2.0", "oslo.message": "{\\"hello\\": 1}"}',
+            exchange=kombu.Exchange('openstack', type='topic', durable=False),
+            routing_key='conductor', content_type='application/json',
+            content_encoding='utf-8')
+    [line] = conductor.wait_for_log(r'ERROR .*Rejected an RPC message')
+    assert 'it names no method (method = None)' in line
+    _still_serving(conductor)
+    assert 'Traceback' not in conductor.log()

@@ -1,0 +1,88 @@
+"""Server plumbing: message shape checks, pool sizing, one transport per URL."""
+from __future__ import annotations
+
+import threading
+
+import pytest
+from oslo_config import cfg
+
+from cellplane import conf as shared_conf
+from cellplane.rpc import options as rpc_options
+from cellplane.rpc.server import describe_malformed
+from cellplane.rpc.transport import TransportCache, redact
+
+
+@pytest.mark.parametrize('message, problem', [
+    ({'args': {}}, 'names no method'),
+    ({'method': '', 'args': {}}, 'names no method'),
+    ({'method': 7}, 'names no method'),
+    ({'method': 'ping', 'args': [1]}, "arguments of 'ping' are not a JSON object"),
+    ({'method': 'ping', 'namespace': 3}, "namespace of 'ping' is not a string"),
+    ({'method': 'ping', 'version': 1.0}, "version of 'ping' is not a string"),
+])
+def test_messages_without_an_rpc_shape_are_described(message, problem):
+    assert problem in describe_malformed(message)
+
+
+def test_a_well_formed_message_passes():
+    assert describe_malformed({'method': 'ping', 'args': {}, 'namespace': 'diagnostics',
+                               'version': '1.0'}) is None
+    assert describe_malformed({'method': 'ping'}) is None
+
+
+def _conf(tmp_path, text: str = '') -> cfg.ConfigOpts:
+    conf = cfg.ConfigOpts()
+    shared_conf.register_opts(conf)
+    path = tmp_path / 'x.conf'
+    path.write_text(text)
+    conf(['--config-file', str(path)], default_config_files=[], default_config_dirs=[])
+    return conf
+
+
+def test_pools_follow_the_handler_threads(tmp_path):
+    conf = _conf(tmp_path, '[DEFAULT]\nrpc_handler_threads = 64\n')
+    assert rpc_options.size_pools(conf) == 64 + rpc_options.EXTRA_CONNECTIONS
+    assert conf.executor_thread_pool_size == 64
+
+
+def test_an_explicit_pool_size_in_a_file_wins(tmp_path):
+    conf = _conf(tmp_path, '[DEFAULT]\nrpc_handler_threads = 64\n'
+                           '[oslo_messaging_rabbit]\nrpc_conn_pool_size = 100\n')
+    assert rpc_options.size_pools(conf) == 100
+
+
+def test_the_librarys_default_transport_url_is_not_accepted(tmp_path):
+    with pytest.raises(rpc_options.TransportNotConfigured, match=r'\[DEFAULT\] transport_url'):
+        rpc_options.require_transport_url(_conf(tmp_path), 'cellplane-x')
+
+
+def test_a_transport_url_from_the_file_is_returned(tmp_path):
+    conf = _conf(tmp_path, '[DEFAULT]\ntransport_url = rabbit://u:p@h:5672/cell1\n')
+    assert rpc_options.require_transport_url(conf, 'x') == 'rabbit://u:p@h:5672/cell1'
+
+
+def test_concurrent_lookups_of_one_url_share_one_transport():
+    cache = TransportCache()
+    barrier = threading.Barrier(8)
+    seen = []
+
+    def lookup():
+        barrier.wait()
+        seen.append(cache.get('fake://'))
+
+    threads = [threading.Thread(target=lookup) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    try:
+        assert len(seen) == 8 and all(t is seen[0] for t in seen)
+        assert len(cache) == 1
+    finally:
+        cache.cleanup()
+    assert len(cache) == 0
+
+
+def test_redacted_url_hides_the_password():
+    assert redact('rabbit://guest:secret@10.0.0.1:5672/cell1') == (
+        'rabbit://guest:***@10.0.0.1:5672/cell1')
