@@ -1,12 +1,18 @@
 """Inventories of a provider: read, replace all, add, update, delete one.
 
-Every change refuses to remove a class that has allocations, or to leave
-the allocations of a class above its new capacity
-((total - reserved) * allocation_ratio): 409 placement.inventory.inuse.
+Every change refuses to remove a class that has allocations: 409
+placement.inventory.inuse. Shrinking a class below what is allocated
+against it ((total - reserved) * allocation_ratio < used) is allowed and
+logged, as in the reference, whose own tests require it ("We can change
+inventory in a way that makes existing allocations exceed the new
+capacity"): a compute host whose reserved memory grows must still be able
+to report it. ``REFUSE_OVER_CAPACITY = True`` makes that a 409 inuse too.
 The caller checks and bumps the provider generation in the same
 transaction.
 """
 from __future__ import annotations
+
+import logging
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -14,6 +20,11 @@ from sqlalchemy.engine import Connection
 from placement import errors
 from placement.db import api as db_api
 from placement.db.models import allocations as alloc_t, inventories as inv_t
+
+LOG = logging.getLogger(__name__)
+
+# See the module docstring: the reference allows over-capacity inventory.
+REFUSE_OVER_CAPACITY = False
 
 FIELDS = ('total', 'reserved', 'min_unit', 'max_unit', 'step_size',
           'allocation_ratio')
@@ -75,18 +86,23 @@ class InventoryInUse(errors.Conflict):
 
 def _check_in_use(names: dict[int, str], rp_uuid: str, used: dict[int, int],
                   removed, changed: dict[int, dict]) -> None:
-    busy = sorted(names[rc] for rc in removed if used.get(rc, 0) > 0)
+    # Classes named in id order, as the reference does.
+    busy = [names[rc] for rc in sorted(removed) if used.get(rc, 0) > 0]
     if busy:
         raise InventoryInUse(
             f"Inventory for '{', '.join(busy)}' on resource provider "
             f"'{rp_uuid}' in use.")
-    over = sorted(names[rc] for rc, inv in changed.items()
-                  if used.get(rc, 0) > capacity(inv))
-    if over:
+    over = [names[rc] for rc in sorted(changed)
+            if used.get(rc, 0) > capacity(changed[rc])]
+    if not over:
+        return
+    if REFUSE_OVER_CAPACITY:
         raise InventoryInUse(
             f"Inventory for '{', '.join(over)}' on resource provider "
             f"'{rp_uuid}' in use: the allocations against it would exceed "
             "its new capacity.")
+    LOG.warning('Resource provider %s is now over capacity for %s: its '
+                'allocations exceed the new inventory.', rp_uuid, ', '.join(over))
 
 
 def replace_all(conn: Connection, rp_id: int, rp_uuid: str,

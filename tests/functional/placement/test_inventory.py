@@ -204,12 +204,33 @@ def test_removing_a_class_with_allocations_is_409_inuse(client, rp):
             client.delete(url, mv='1.23')):
         assert resp.status_int == 409, resp.text
         assert error(resp)['code'] == 'placement.inventory.inuse'
+    _allocate(client, rp, 'DISK_GB', 1)
+    resp = client.delete(url)
+    assert f"Inventory for 'VCPU, DISK_GB' on resource provider '{rp}' in use" in \
+        error(resp)['detail']      # classes in id order, as the reference
     # nothing changed: same generation, same inventory
     assert client.get(url).json['resource_provider_generation'] == 1
     assert set(client.get(url).json['inventories']) == {'VCPU', 'DISK_GB'}
 
 
-def test_shrinking_below_allocations_is_409_inuse(client, rp):
+def test_shrinking_below_allocations_is_allowed_as_in_the_reference(client, rp):
+    """The reference's with-allocations.yaml: "We can change inventory in a
+    way that makes existing allocations exceed the new capacity"."""
+    url = f'/resource_providers/{rp}/inventories'
+    client.put(url, {'resource_provider_generation': 0,
+                     'inventories': {'VCPU': {'total': 8}, 'DISK_GB': {'total': 100}}})
+    _allocate(client, rp, 'VCPU', 6)
+    resp = client.put(url, {'resource_provider_generation': 1,
+                            'inventories': {'VCPU': {'total': 4}, 'DISK_GB': {'total': 100}}})
+    assert resp.status_int == 200
+    resp = client.put(f'{url}/VCPU', {'total': 2, 'resource_provider_generation': 2})
+    assert resp.status_int == 200
+    assert client.get(f'/resource_providers/{rp}/usages').json['usages']['VCPU'] == 6
+
+
+def test_shrinking_below_allocations_can_be_refused(client, rp, monkeypatch):
+    from placement.objects import inventory as inv_obj
+    monkeypatch.setattr(inv_obj, 'REFUSE_OVER_CAPACITY', True)
     url = f'/resource_providers/{rp}/inventories'
     client.put(url, {'resource_provider_generation': 0,
                      'inventories': {'VCPU': {'total': 8, 'allocation_ratio': 2.0}}})
