@@ -20,7 +20,7 @@ from cellplane.rpc import diagnostics
 from cellplane.rpc.serializer import PayloadSerializer
 import oslo_messaging as messaging  # noqa: E402,I100
 from rpc_schemas.base import parse_version
-from rpc_schemas.ping import Ping, Pong
+from rpc_schemas.ping import Pong
 
 LOG = logging.getLogger(__name__)
 
@@ -105,18 +105,10 @@ class RPCAPIClient:
     def ping(self, ctxt, message: str = '', *, hold_seconds: float | None = None,
              server: str | None = None, timeout: float | None = None) -> Pong:
         """Diagnostic echo: the answering daemon's ``Pong``."""
-        kwargs = {'namespace': diagnostics.NAMESPACE, 'version': diagnostics.API_VERSION}
-        if server is not None:
-            kwargs['server'] = server
-        timeout = self._timeout if timeout is None else timeout
-        if timeout is not None:
-            kwargs['timeout'] = timeout
         # The cap is for this service's API; diagnostics has its own version.
-        client = messaging.get_rpc_client(
-            self._transport, messaging.Target(topic=self.TOPIC),
-            serializer=self._serializer).prepare(**kwargs)
-        return client.call(ctxt, 'ping',
-                           ping=Ping(message=message, hold_seconds=hold_seconds))
+        return diagnostics.ping(
+            self._transport, ctxt, topic=self.TOPIC, server=server, message=message,
+            hold_seconds=hold_seconds, timeout=self._timeout if timeout is None else timeout)
 
     def wait_until_answering(self, ctxt, *, attempt_timeout: float = 10,
                              attempts: int | None = None) -> Pong:

@@ -10,6 +10,7 @@ import logging
 import time
 
 from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
+from cellplane.rpc.serializer import PayloadSerializer
 import oslo_messaging as messaging  # noqa: E402,I100
 from rpc_schemas.ping import MAX_HOLD_SECONDS, Ping, Pong
 
@@ -17,6 +18,27 @@ LOG = logging.getLogger(__name__)
 
 NAMESPACE = 'diagnostics'
 API_VERSION = '1.0'
+
+
+def ping(transport: messaging.Transport, ctxt, *, topic: str, server: str | None = None,
+         message: str = '', hold_seconds: float | None = None,
+         timeout: float | None = None) -> Pong:
+    """Ping a server of ``topic`` (``server``: that host's) and return its ``Pong``.
+
+    The building block of ``cellplane-manage rpc ping`` style diagnostics;
+    raises ``oslo_messaging.MessagingTimeout`` when nobody answers.
+    """
+    kwargs = {}
+    if server is not None:
+        kwargs['server'] = server
+    if timeout is not None:
+        kwargs['timeout'] = timeout
+    client = messaging.get_rpc_client(
+        transport, messaging.Target(topic=topic, namespace=NAMESPACE, version=API_VERSION),
+        serializer=PayloadSerializer())
+    if kwargs:
+        client = client.prepare(**kwargs)
+    return client.call(ctxt, 'ping', ping=Ping(message=message, hold_seconds=hold_seconds))
 
 
 class DiagnosticsEndpoint:
