@@ -72,7 +72,18 @@ class Service:
 
     def reload(self) -> None:
         LOG.info('%s reloading its configuration', self.binary)
-        self.conf.mutate_config_files()
+        try:
+            self.conf.mutate_config_files()
+        except (Exception, SystemExit) as exc:  # noqa: BLE001 - oslo.config exits on some parse errors
+            reason = f'{type(exc).__name__}: {exc}'
+        else:
+            reason = None
+        if reason:
+            # Logged outside the except block so oslo.log does not repeat it.
+            LOG.error('%s could not reload its configuration files (%s); keeping '
+                      'the configuration in force. Fix the files and send SIGHUP again.',
+                      self.binary, reason)
+            return
         for name, hook in self._reload_hooks:
             try:
                 hook()

@@ -19,9 +19,16 @@ from cellplane.service import Service
 
 
 @pytest.fixture
-def service():
-    conf = config.load([], prog='cellplane-unit', setup_logging=False,
-                       registrars=[rpc_options.register_opts])
+def config_file(tmp_path):
+    path = tmp_path / 'service.conf'
+    path.write_text('[DEFAULT]\ndebug = false\n')
+    return path
+
+
+@pytest.fixture
+def service(config_file):
+    conf = config.load(['--config-file', str(config_file)], prog='cellplane-unit',
+                       setup_logging=False, registrars=[rpc_options.register_opts])
     svc = Service(conf, binary='cellplane-test', topic='unit-test',
                   transport=get_transport('fake://', cfg.CONF), endpoints=[])
     return svc
@@ -58,3 +65,20 @@ def test_periodic_task_keeps_running_after_a_failing_run():
     finally:
         task.stop(30)
     assert len(calls) >= 2
+
+
+def test_reload_picks_up_a_changed_mutable_option(service, config_file):
+    config_file.write_text('[DEFAULT]\ndebug = true\n')
+    service.reload()
+    assert service.conf.debug is True
+
+
+def test_reload_of_an_unparseable_file_keeps_the_config_and_skips_the_hooks(
+        service, config_file, caplog):
+    ran = []
+    service.add_reload_hook('cells', lambda: ran.append('cells'))
+    config_file.write_text('this is [not an ini file\n')
+    service.reload()
+    assert ran == []
+    assert service.conf.debug is False
+    assert 'could not reload its configuration files' in caplog.text
