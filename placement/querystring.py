@@ -7,6 +7,9 @@ from __future__ import annotations
 from placement import errors
 from placement.request import is_uuid_like
 
+# Inventory totals are 32-bit integers: no provider can hold more.
+MAX_AMOUNT = 0x7FFFFFFF
+
 
 def resources(value: str) -> dict[str, int]:
     """``VCPU:2,MEMORY_MB:1024`` -> {'VCPU': 2, 'MEMORY_MB': 1024}."""
@@ -32,6 +35,10 @@ def resources(value: str) -> dict[str, int]:
         if number < 1:
             raise errors.BadRequest(
                 f'Requested resource {rc_name} requires amount >= 1. '
+                f'Got: {number}.')
+        if number > MAX_AMOUNT:
+            raise errors.BadRequest(
+                f'Requested resource {rc_name} requires amount <= {MAX_AMOUNT}. '
                 f'Got: {number}.')
         result[rc_name] = number
     return result

@@ -75,10 +75,16 @@ class PlacementRequest(webob.BaseRequest):
     def json_body(self, schema: dict | None = None):
         """The body as JSON, checked against ``schema`` (415, then 400s)."""
         self.require_json()
+        body = self.body
         try:
-            data = json.loads(self.body)
+            data = json.loads(body, parse_constant=_refuse_constant)
         except (ValueError, UnicodeDecodeError) as exc:
             raise errors.BadRequest(f'Malformed JSON: {exc}') from None
+        if b'\\ud' in body or b'\\uD' in body:
+            _refuse_lone_surrogates(data)
+        if b'\\u0000' in body:
+            # PostgreSQL cannot store NUL in text; refuse it up front.
+            raise errors.BadRequest('Malformed JSON: NUL characters are not allowed')
         if schema is not None:
             try:
                 validator_for(schema).validate(data)
@@ -100,6 +106,20 @@ class PlacementRequest(webob.BaseRequest):
                 raise errors.BadRequest(
                     f'Invalid query string parameters: {_describe(exc)}') from None
         return params
+
+
+def _refuse_constant(name: str):
+    # Python's json accepts NaN and Infinity; JSON does not, nor do we.
+    raise ValueError(f'{name} is not valid JSON')
+
+
+def _refuse_lone_surrogates(data) -> None:
+    """A \\udXXX escape may decode to half a surrogate pair, which no
+    database can store: refuse it as malformed, not as a 500 later."""
+    try:
+        json.dumps(data, ensure_ascii=False).encode('utf-8')
+    except UnicodeEncodeError as exc:
+        raise errors.BadRequest(f'Malformed JSON: {exc}') from None
 
 
 def _describe(exc: jsonschema.ValidationError) -> str:

@@ -49,7 +49,16 @@ class PlacementApp:
         version = None
         try:
             req = PlacementRequest(environ)
-            path = req.path_info
+            try:
+                path = req.path_info
+            except UnicodeDecodeError:
+                raise errors.NotFound('The request path is not valid UTF-8.') from None
+            if '\x00' in path:
+                raise errors.NotFound('The request path contains a NUL character.')
+            query = environ.get('QUERY_STRING')
+            if query and ('%00' in query or '\x00' in query):
+                raise errors.BadRequest(
+                    'Invalid query string parameters: NUL characters are not allowed')
             method = environ['REQUEST_METHOD']
             if path in _OPEN_PATHS:
                 identity = auth.ANONYMOUS

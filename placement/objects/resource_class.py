@@ -99,22 +99,29 @@ def list_all(conn: Connection):
 
 
 def create(conn: Connection, name: str) -> None:
-    """Create custom class ``name``; 409 if it exists."""
-    if conn.execute(sa.select(rc_t.c.id).where(rc_t.c.name == name)).first():
-        raise errors.Conflict(
-            f'Conflicting resource class already exists: {name}',
-            code=errors.DUPLICATE_NAME)
-    next_id = conn.execute(sa.select(sa.func.max(rc_t.c.id))).scalar() or 0
-    next_id = max(next_id + 1, CUSTOM_RESOURCE_CLASS_ID_BASE)
-    now = db_api.utcnow()
-    try:
-        with conn.begin_nested():
-            conn.execute(rc_t.insert().values(
-                id=next_id, name=name, created_at=now, updated_at=now))
-    except sa.exc.IntegrityError:
-        raise errors.Conflict(
-            f'Conflicting resource class already exists: {name}',
-            code=errors.DUPLICATE_NAME) from None
+    """Create custom class ``name``; 409 if it exists.
+
+    Ids are max(id) + 1 from CUSTOM_RESOURCE_CLASS_ID_BASE: two concurrent
+    creations may pick the same id, and the loser simply tries the next.
+    """
+    for _attempt in range(10):
+        if conn.execute(sa.select(rc_t.c.id).where(rc_t.c.name == name)).first():
+            raise errors.Conflict(
+                f'Conflicting resource class already exists: {name}',
+                code=errors.DUPLICATE_NAME)
+        next_id = conn.execute(sa.select(sa.func.max(rc_t.c.id))).scalar() or 0
+        next_id = max(next_id + 1, CUSTOM_RESOURCE_CLASS_ID_BASE)
+        now = db_api.utcnow()
+        try:
+            with conn.begin_nested():
+                conn.execute(rc_t.insert().values(
+                    id=next_id, name=name, created_at=now, updated_at=now))
+            return
+        except sa.exc.IntegrityError:
+            continue   # same name (409 on the next turn) or same id (retry)
+    raise errors.Conflict(f'Could not create resource class {name}: too many '
+                          'concurrent creations, please retry.',
+                          code=errors.CONCURRENT_UPDATE)
 
 
 def rename(conn: Connection, old: str, new: str):

@@ -147,3 +147,43 @@ def test_unexpected_exception_becomes_json_500(client, monkeypatch):
     assert err['title'] == 'Internal Server Error'
     assert 'kaboom' not in json.dumps(err)
     assert 'Traceback' not in resp.text
+
+
+@pytest.mark.parametrize('raw_path', [b'/resource_providers/\xff\xfe', b'/traits/\xc3\x28',
+                                      b'/resource_classes/\x00'])
+def test_undecodable_or_nul_paths_are_404(client, raw_path):
+    import webob
+    req = webob.Request.blank('/', headers={'X-Auth-Token': 'admin'})
+    req.environ['PATH_INFO'] = raw_path.decode('latin-1')   # as a WSGI server passes it
+    assert req.get_response(client.app).status_int == 404
+
+
+def test_nul_in_query_is_400(client):
+    assert client.get('/resource_providers?name=%00').status_int == 400
+
+
+@pytest.mark.parametrize('raw', [
+    '{"name": "x\\u0000y"}',          # NUL: PostgreSQL cannot store it
+    '{"name": "\\ud800"}',            # half a surrogate pair
+    '{"name": NaN}', '{"name": "x", "uuid": Infinity}',
+])
+def test_json_that_no_database_can_store_is_400(client, raw):
+    resp = client.post('/resource_providers', raw=raw, content_type='application/json')
+    assert resp.status_int == 400
+    assert 'Malformed JSON' in error(resp)['detail']
+
+
+def test_non_finite_allocation_ratio_is_400(client):
+    rp = client.provider('cn1')['uuid']
+    for value in ('NaN', 'Infinity', '-Infinity'):
+        resp = client.post(f'/resource_providers/{rp}/inventories',
+                           raw=f'{{"resource_class": "VCPU", "total": 5, '
+                               f'"allocation_ratio": {value}}}',
+                           content_type='application/json')
+        assert resp.status_int == 400
+
+
+def test_oversized_resource_amount_is_400(client):
+    resp = client.get('/resource_providers?resources=VCPU:99999999999999999999')
+    assert resp.status_int == 400
+    assert 'requires amount <= 2147483647' in error(resp)['detail']
