@@ -97,16 +97,26 @@ def parse(value: str) -> Version:
     return version
 
 
+# Raw header value -> Version: clients send the same few values over and
+# over, so parse each once. Bounded, and only successes are kept.
+_SEEN: dict[str, Version] = {}
+_SEEN_MAX = 256
+
+
 def from_environ(environ: dict) -> Version:
     """The version the request asks for (1.0 when it does not say)."""
     raw = environ.get('HTTP_OPENSTACK_API_VERSION')
     if raw is None:
         return MIN_VERSION
+    found = _SEEN.get(raw)
+    if found is not None:
+        return found
     value = microversion_parse.get_version(
         [(HEADER, raw)], service_type=SERVICE_TYPE)
-    if value is None:
-        return MIN_VERSION
-    return parse(value)
+    version = MIN_VERSION if value is None else parse(value)
+    if len(_SEEN) < _SEEN_MAX:
+        _SEEN[raw] = version
+    return version
 
 
 def header_value(version: Version) -> str:

@@ -11,6 +11,7 @@ and reads its body with ``req.json_body(schema)``, which answers 415, 400
 """
 from __future__ import annotations
 
+import io
 import json
 import uuid as uuidlib
 
@@ -63,6 +64,25 @@ class PlacementRequest(webob.BaseRequest):
     mv = None
     context = None
     urlvars: dict = {}
+    _raw_body: bytes | None = None
+
+    def raw_body(self) -> bytes:
+        """The request body, read straight from the server's input stream
+        (WebOb's ``body`` first copies it into a seekable file)."""
+        if self._raw_body is None:
+            environ = self.environ
+            clen = environ.get('CONTENT_LENGTH')
+            if clen:
+                length = int(clen)   # validated by the app
+                body = environ['wsgi.input'].read(length) if length > 0 else b''
+            elif environ.get('wsgi.input_terminated'):
+                body = environ['wsgi.input'].read()   # chunked upload
+            else:
+                body = b''
+            # Leave the body readable for anything that still uses req.body.
+            environ['wsgi.input'] = io.BytesIO(body)
+            self._raw_body = body
+        return self._raw_body
 
     def require_json(self) -> None:
         """415 unless the body is declared application/json."""
@@ -75,7 +95,7 @@ class PlacementRequest(webob.BaseRequest):
     def json_body(self, schema: dict | None = None):
         """The body as JSON, checked against ``schema`` (415, then 400s)."""
         self.require_json()
-        body = self.body
+        body = self.raw_body()
         try:
             data = json.loads(body, parse_constant=_refuse_constant)
         except (ValueError, UnicodeDecodeError) as exc:
