@@ -25,6 +25,7 @@ rather than as plain ``CapacityExceeded`` (it was already full).
 from __future__ import annotations
 
 import collections
+import json
 from dataclasses import dataclass, field
 
 import sqlalchemy as sa
@@ -140,15 +141,98 @@ def replace_allocations(engine: Engine, writes: list[ConsumerWrite]) -> None:
     is changed then.
     """
     resolved = _resolve_names(engine, writes)
+    in_database = _has_claim_function(engine)
     for attempt in range(TRANSACTION_RETRIES):
         try:
-            with engine.begin() as conn:
-                _replace(conn, writes, resolved)
+            if in_database:
+                _replace_in_database(engine, writes, resolved)
+            else:
+                with engine.begin() as conn:
+                    _replace(conn, writes, resolved)
             return
         except (sa_exc.IntegrityError, sa_exc.OperationalError) as exc:
             if attempt + 1 == TRANSACTION_RETRIES or not _is_retryable(exc):
                 raise
     raise AssertionError('unreachable')
+
+
+# ------------------------------------------- PostgreSQL: one round trip
+
+_claim_function: dict[str, bool] = {}
+
+
+def _has_claim_function(engine: Engine) -> bool:
+    """Whether the database has placement_replace_allocations() (PostgreSQL
+    at migration 7c2d9e41a0b3 or later)."""
+    if engine.dialect.name != 'postgresql':
+        return False
+    key = str(engine.url)
+    found = _claim_function.get(key)
+    if found is None:
+        with engine.connect() as conn:
+            found = conn.execute(sa.text(
+                "SELECT to_regprocedure('placement_replace_allocations(jsonb)') "
+                "IS NOT NULL")).scalar()
+        _claim_function[key] = found
+    return found
+
+
+_CALL = sa.text('SELECT placement_replace_allocations(CAST(:req AS jsonb))')
+
+
+def _replace_in_database(engine: Engine, writes: list[ConsumerWrite],
+                         resolved: _Resolved) -> None:
+    """The same checks and writes as ``_replace``, as one server-side call
+    in its own (autocommit) transaction: one round trip to the database."""
+    with engine.connect() as conn:
+        rc_names = {rc for w in writes for res in w.allocations.values() for rc in res}
+        rc_ids = resource_class_cache.ids_by_name(conn, rc_names) if rc_names else {}
+        req = {
+            'now': db_api.utcnow().isoformat(),
+            'consumers': [{
+                'uuid': w.consumer_uuid,
+                'check': w.generation is not UNCHECKED,
+                'generation': None if w.generation is UNCHECKED else w.generation,
+                'project': resolved.project_ids[w.project_id],
+                'user': resolved.user_ids[w.user_id],
+                'type': resolved.type_ids.get(w.consumer_type) if w.consumer_type else None,
+            } for w in writes],
+            'allocs': [{'consumer': w.consumer_uuid, 'rp': rp, 'rc': rc_ids.get(rc, -1),
+                        'rc_name': rc, 'amount': amount}
+                       for w in writes for rp, res in w.allocations.items()
+                       for rc, amount in res.items()],
+        }
+        conn.commit()   # the lookups above; the call below is its own transaction
+        autocommit = conn.execution_options(isolation_level='AUTOCOMMIT')
+        try:
+            autocommit.execute(_CALL, {'req': json.dumps(req)})
+        except sa_exc.DBAPIError as exc:
+            if getattr(exc.orig, 'pgcode', None) != 'P0001':
+                raise
+            raise _refusal(exc.orig.diag.message_primary) from None
+
+
+def _refusal(message: str) -> AllocationError:
+    kind, *args = message.split('|')
+    if kind == 'generation':
+        expected = None if args[0] == 'null' else int(args[0])
+        return ConsumerGenerationConflict(expected, args[1])
+    if kind == 'provider':
+        return ProviderNotFound(args[0])
+    if kind == 'resource_class':
+        return ResourceClassNotFound(args[0])
+    if kind == 'inventory':
+        return InvalidInventory(args[0], args[1])
+    if kind == 'constraints':
+        return ConstraintsViolated(args[0], args[1])
+    if kind == 'capacity':
+        exc = CapacityExceeded(args[0], args[1])
+        if args[2] == '1':
+            return ConcurrentUpdate(
+                f'{exc} Another writer changed the provider while this '
+                f'claim waited; re-read and retry.')
+        return exc
+    raise AllocationError(message)
 
 
 def _is_retryable(exc: sa_exc.DBAPIError) -> bool:
@@ -214,26 +298,6 @@ _CAPACITY = sa.text(
 ).bindparams(sa.bindparam('consumers', expanding=True),
              sa.bindparam('rps', expanding=True),
              sa.bindparam('rcs', expanding=True))
-_DELETE_FOR_CONSUMERS = sa.text(
-    'DELETE FROM allocations WHERE consumer_id IN :uuids'
-).bindparams(sa.bindparam('uuids', expanding=True))
-_INSERT_ALLOCATION = sa.text(
-    'INSERT INTO allocations (resource_provider_id, consumer_id, '
-    'resource_class_id, used, created_at, updated_at) '
-    'VALUES (:rp, :consumer, :rc, :used, :now, :now)')
-_INSERT_CONSUMER = sa.text(
-    'INSERT INTO consumers (uuid, project_id, user_id, generation, '
-    'consumer_type_id, created_at, updated_at) '
-    'VALUES (:uuid, :project, :user, 1, :ctype, :now, :now)')
-_UPDATE_CONSUMER = sa.text(
-    'UPDATE consumers SET generation = generation + 1, project_id = :project, '
-    'user_id = :user, consumer_type_id = COALESCE(:ctype, consumer_type_id), '
-    'updated_at = :now WHERE id = :id')
-_DELETE_CONSUMERS = sa.text(
-    'DELETE FROM consumers WHERE id IN :ids'
-).bindparams(sa.bindparam('ids', expanding=True))
-
-
 def _replace(conn: Connection, writes: list[ConsumerWrite],
              resolved: _Resolved) -> None:
     consumer_uuids = [w.consumer_uuid for w in writes]
@@ -278,16 +342,12 @@ def _replace(conn: Connection, writes: list[ConsumerWrite],
                     f'{exc} Another writer changed the provider while this '
                     f'claim waited; re-read and retry.') from exc
             raise
-        now = db_api.utcnow()
         rows = [{'rp': provider_ids[rp], 'consumer': w.consumer_uuid,
-                 'rc': rc_ids[rc], 'used': amount, 'now': now}
+                 'rc': rc_ids[rc], 'used': amount}
                 for w in writes for rp, res in w.allocations.items()
                 for rc, amount in res.items()]
 
-    conn.execute(_DELETE_FOR_CONSUMERS, {'uuids': consumer_uuids})
-    if rows:
-        conn.execute(_INSERT_ALLOCATION, rows)
-    _write_consumers(conn, writes, existing, resolved)
+    _write(conn, _write_steps(writes, existing, resolved, consumer_uuids, rows))
 
 
 def _bump_providers(conn: Connection, uuids: list[str]) -> tuple[dict[str, int], bool]:
@@ -335,24 +395,69 @@ def _check_capacity(conn, writes, provider_ids, rc_ids, consumer_uuids) -> None:
                     raise CapacityExceeded(rc, rp_uuid)
 
 
-def _write_consumers(conn, writes, existing, resolved: _Resolved) -> None:
-    to_delete = []
+class _Steps:
+    """Data-changing statements with uniquely named parameters."""
+
+    def __init__(self):
+        self.sql: list[str] = []
+        self.params: dict = {'now': db_api.utcnow()}
+
+    def bind(self, value) -> str:
+        name = f'v{len(self.params)}'
+        self.params[name] = value
+        return f':{name}'
+
+    def binds(self, values) -> str:
+        return ', '.join(self.bind(v) for v in values)
+
+
+def _write_steps(writes, existing, resolved: _Resolved, consumer_uuids,
+                 rows) -> _Steps:
+    steps = _Steps()
+    steps.sql.append('DELETE FROM allocations WHERE consumer_id IN '
+                     f'({steps.binds(consumer_uuids)})')
+    if rows:
+        steps.sql.append(
+            'INSERT INTO allocations (resource_provider_id, consumer_id, '
+            'resource_class_id, used, created_at, updated_at) VALUES '
+            + ', '.join(f"({steps.binds((r['rp'], r['consumer'], r['rc'], r['used']))}, "
+                        ':now, :now)' for r in rows))
+    new, gone = [], []
     for w in writes:
         current = existing.get(w.consumer_uuid)
-        ctype = resolved.type_ids.get(w.consumer_type) if w.consumer_type else None
         if not w.allocations:
             if current is not None:
-                to_delete.append(current.id)
+                gone.append(current.id)
             continue
-        params = {'now': db_api.utcnow(),
-                  'project': resolved.project_ids[w.project_id],
-                  'user': resolved.user_ids[w.user_id], 'ctype': ctype}
+        ctype = resolved.type_ids.get(w.consumer_type) if w.consumer_type else None
+        owner = (resolved.project_ids[w.project_id], resolved.user_ids[w.user_id])
         if current is None:
-            conn.execute(_INSERT_CONSUMER, {'uuid': w.consumer_uuid, **params})
+            new.append(f'({steps.binds((w.consumer_uuid, *owner))}, 1, '
+                       f'{steps.bind(ctype)}, :now, :now)')
         else:
-            conn.execute(_UPDATE_CONSUMER, {'id': current.id, **params})
-    if to_delete:
-        conn.execute(_DELETE_CONSUMERS, {'ids': to_delete})
+            steps.sql.append(
+                'UPDATE consumers SET generation = generation + 1, '
+                f'project_id = {steps.bind(owner[0])}, user_id = {steps.bind(owner[1])}, '
+                f'consumer_type_id = COALESCE({steps.bind(ctype)}, consumer_type_id), '
+                f'updated_at = :now WHERE id = {steps.bind(current.id)}')
+    if new:
+        steps.sql.append(
+            'INSERT INTO consumers (uuid, project_id, user_id, generation, '
+            'consumer_type_id, created_at, updated_at) VALUES ' + ', '.join(new))
+    if gone:
+        steps.sql.append(f'DELETE FROM consumers WHERE id IN ({steps.binds(gone)})')
+    return steps
+
+
+def _write(conn: Connection, steps: _Steps) -> None:
+    if conn.dialect.name == 'postgresql':
+        # One round trip: data-modifying CTEs all run, on the same snapshot
+        # (the DELETE cannot see the rows the INSERT adds).
+        ctes = ', '.join(f'w{i} AS ({sql})' for i, sql in enumerate(steps.sql))
+        conn.execute(sa.text(f'WITH {ctes} SELECT 1'), steps.params)
+        return
+    for sql in steps.sql:
+        conn.execute(sa.text(sql), steps.params)
 
 
 # ---------------------------------------------------------------- reading

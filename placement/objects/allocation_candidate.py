@@ -288,41 +288,54 @@ class _FlatSearch:
             'a.resource_provider_id = cand.id AND a.resource_class_id = '
             'i.resource_class_id) AS used '
             'FROM cand LEFT JOIN inventories i ON i.resource_provider_id = cand.id')
-        rows = s.conn.execute(sa.text(sql)).all()
+        rows = _fetch(s.conn, sql)
         if not rows:
             return _EMPTY
         names = resource_class_cache.names_by_id(
-            s.conn, {r.resource_class_id for r in rows if r.resource_class_id is not None})
+            s.conn, {r[2] for r in rows if r[2] is not None})
         by_id: dict[int, ProviderSummary] = {}
         order = []
-        for r in rows:
-            summary = by_id.get(r.id)
+        for rp_id, uuid, rc, total, reserved, ratio, used in rows:
+            summary = by_id.get(rp_id)
             if summary is None:
-                summary = by_id[r.id] = ProviderSummary(r.uuid, None, r.uuid, {}, [])
-                order.append(r.id)
-            if r.resource_class_id is not None:
-                capacity = int((r.total - r.reserved) * r.allocation_ratio)
-                summary.resources[names[r.resource_class_id]] = (capacity, int(r.used))
+                summary = by_id[rp_id] = ProviderSummary(uuid, None, uuid, {}, [])
+                order.append(rp_id)
+            if rc is not None:
+                summary.resources[names[rc]] = (int((total - reserved) * ratio), int(used))
         for rp_id, trait in _traits_of(s.conn, order):
             by_id[rp_id].traits.append(trait)
         requests = []
         summaries = []
+        resources = g.resources
+        suffix = g.suffix
         for rp_id in order:
             summary = by_id[rp_id]
             summary.traits.sort()
             summaries.append(summary)
             requests.append(AllocationRequest(
-                {summary.uuid: dict(g.resources)}, {g.suffix: [summary.uuid]}))
+                {summary.uuid: resources}, {suffix: [summary.uuid]}))
         return Candidates(requests, summaries)
+
+
+def _fetch(conn: Connection, sql: str) -> list[tuple]:
+    """Rows of a parameterless statement as plain tuples, straight from the
+    driver: thousands of rows per request, SQLAlchemy Row objects cost
+    more than the query."""
+    cursor = conn.connection.dbapi_connection.cursor()
+    try:
+        cursor.execute(sql)
+        return cursor.fetchall()
+    finally:
+        cursor.close()
 
 
 def _traits_of(conn: Connection, provider_ids) -> list[tuple[int, str]]:
     if not provider_ids:
         return []
-    return conn.execute(sa.text(
-        'SELECT rpt.resource_provider_id, t.name FROM resource_provider_traits rpt '
-        'JOIN traits t ON t.id = rpt.trait_id '
-        f'WHERE rpt.resource_provider_id IN ({_in_list(provider_ids)})')).all()
+    return _fetch(conn,
+                  'SELECT rpt.resource_provider_id, t.name FROM resource_provider_traits rpt '
+                  'JOIN traits t ON t.id = rpt.trait_id '
+                  f'WHERE rpt.resource_provider_id IN ({_in_list(provider_ids)})')
 
 
 # ---------------------------------------------------------------- tree path

@@ -131,13 +131,42 @@ def _migrated_template() -> str:
     return _template[0]
 
 
-@pytest.fixture
-def api(tmp_path):
-    from placement.objects import consumer
+_DATA_TABLES = ('allocations, consumers, projects, users, consumer_types, '
+                'resource_provider_traits, resource_provider_aggregates, '
+                'placement_aggregates, inventories, resource_providers')
+
+
+@pytest.fixture(scope='module')
+def _postgres_engine(postgres_server):
+    """One migrated PostgreSQL database per test module, emptied per test."""
+    url = postgres_server.create_database('placement_functional')
+    engine = engines.create_engine(url)
+    migrate.sync('placement', engine)
+    yield engine
+    engine.dispose()
+    postgres_server.drop_database(url)
+
+
+@pytest.fixture(params=['sqlite', 'postgresql'])
+def api(request, tmp_path):
+    """The app on SQLite (a fresh file) and on PostgreSQL (emptied tables):
+    the writer has a separate PostgreSQL path (one server-side call), so
+    every case runs on both."""
+    from placement.objects import consumer, standards
     from placement.wsgi import make_app
-    path = tmp_path / 'placement.db'
-    shutil.copy(_migrated_template(), path)
-    engine = engines.create_engine(f'sqlite:///{path}')
+    import sqlalchemy as sa
+    if request.param == 'sqlite':
+        path = tmp_path / 'placement.db'
+        shutil.copy(_migrated_template(), path)
+        engine = engines.create_engine(f'sqlite:///{path}')
+    else:
+        engine = request.getfixturevalue('_postgres_engine')
+        with engine.begin() as conn:
+            conn.execute(sa.text(f'TRUNCATE {_DATA_TABLES} RESTART IDENTITY CASCADE'))
+            conn.execute(sa.text('DELETE FROM resource_classes WHERE id >= 10000'))
+            conn.execute(sa.text("DELETE FROM traits WHERE name LIKE 'CUSTOM\\_%'"))
+        standards.sync(engine)
     consumer.forget_cached_names()
     yield Api(make_app(engine, auth_strategy='noauth2', sync_standards=False), engine)
-    engine.dispose()
+    if request.param == 'sqlite':
+        engine.dispose()

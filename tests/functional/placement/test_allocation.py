@@ -8,7 +8,7 @@ import uuid
 
 import pytest
 
-from tests.functional.placement.inprocess import api  # noqa: F401  (fixture)
+from tests.functional.placement.inprocess import _postgres_engine, api  # noqa: F401  (fixtures)
 
 CONSUMER = '599ffd2d-526a-4b2e-8683-f13ad25f9958'
 OTHER = 'da78521f-bf7e-4e6e-9901-3f79bd94d55d'
@@ -346,3 +346,9 @@ def test_post_mappings_are_accepted_and_ignored_from_1_34(api, rp):
     assert api.post('/allocations', body).status == 204
     body[OTHER] = body.pop(CONSUMER)
     assert api.post('/allocations', body, mv='1.33').status == 400
+
+
+def test_postgresql_writes_in_one_server_side_call(api):
+    from placement.objects import allocation as alloc_obj
+    expected = api.engine.dialect.name == 'postgresql'
+    assert alloc_obj._has_claim_function(api.engine) is expected

@@ -7,7 +7,7 @@ import pytest
 
 from placement.client import (ClaimConflict, InProcessTransport, Inventory,
                               PlacementClient)
-from tests.functional.placement.inprocess import api  # noqa: F401  (fixture)
+from tests.functional.placement.inprocess import _postgres_engine, api  # noqa: F401  (fixtures)
 
 
 class InterleavingTransport(InProcessTransport):
