@@ -1,16 +1,64 @@
 """The compute agent's RPC client: what conductors import to reach an agent by host.
 
+Every method is a cast to topic ``compute``, server = the agent's
+``[DEFAULT] host``, on the CELL's message bus (the super conductor uses the
+cell's transport from its cell mapping).
+
 API versions:
-    1.0 - (diagnostics ping only; builds come with later versions)
+    1.0 - (diagnostics ping only)
+    1.1 - build_and_run_instance(instance: Instance, request_spec: RequestSpec,
+              host_list: list[Selection]) cast. ``host_list[0]`` is the host
+              the build runs on; its allocation is already claimed in
+              Placement under the instance's UUID. ``host_list[1:]`` are
+              unclaimed alternates in the same cell, best first, each with
+              its own allocation request: the agent hands them to its cell
+              conductor (``build_instances``) if the build fails.
+          terminate_instance(instance_uuid: str) cast: destroy it, remove
+              its allocations in Placement, report it DELETED.
 """
 from __future__ import annotations
 
+from typing import Sequence
+
+from cellplane.context import RequestContext
 from cellplane.rpc.client import RPCAPIClient
+from rpc_schemas.instance import Instance
+from rpc_schemas.request_spec import RequestSpec
+from rpc_schemas.selection import Selection
 
 TOPIC = 'compute'
+
+
+class InvalidHostList(ValueError):
+    """A build was asked with a host list that does not start with the target host."""
 
 
 class ComputeAPI(RPCAPIClient):
     SERVICE = 'compute'
     TOPIC = TOPIC
-    API_VERSION = '1.0'
+    API_VERSION = '1.1'
+
+    def build_and_run_instance(self, ctxt: RequestContext, host: str, instance: Instance,
+                               request_spec: RequestSpec,
+                               host_list: Sequence[Selection]) -> None:
+        """Cast the build of ``instance`` to ``host`` (= ``host_list[0].service_host``).
+
+        ``host_list[0]`` must already be claimed in Placement for
+        ``instance.uuid``; the rest are the unclaimed alternates.
+        """
+        host_list = list(host_list)
+        if not host_list or host_list[0].service_host != host:
+            first = host_list[0].service_host if host_list else 'nothing'
+            raise InvalidHostList(
+                f'build_and_run_instance of {instance.uuid} to {host}: host_list '
+                f'must start with the Selection of {host} (the claimed host), '
+                f'it starts with {first}')
+        self.prepare('build_and_run_instance', '1.1', server=host).cast(
+            ctxt, 'build_and_run_instance', instance=instance,
+            request_spec=request_spec, host_list=host_list)
+
+    def terminate_instance(self, ctxt: RequestContext, host: str,
+                           instance_uuid: str) -> None:
+        """Cast: destroy ``instance_uuid`` on ``host`` and free its Placement allocations."""
+        self.prepare('terminate_instance', '1.1', server=host).cast(
+            ctxt, 'terminate_instance', instance_uuid=instance_uuid)
