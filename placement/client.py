@@ -9,6 +9,7 @@ transport hands WebOb requests straight to ``placement.wsgi.make_app``.
 What it offers, each generation-safe:
 
 * ``ensure_provider`` - create the provider unless it exists;
+* ``get_inventory`` / ``get_traits`` - read them (to write only on change);
 * ``set_inventory`` / ``set_traits`` / ``set_aggregates`` - replace them,
   re-reading the provider generation and retrying when another writer
   bumped it (409 placement.concurrent_update);
@@ -274,6 +275,19 @@ class PlacementClient:
         raise PlacementClientError(409, f'provider {uuid} kept changing; gave up after '
                                         f'{self.generation_retries} attempts',
                                    CONCURRENT_UPDATE)
+
+    def get_inventory(self, uuid: str) -> dict[str, Inventory]:
+        """The provider's inventory, resource class -> ``Inventory``."""
+        body = self._call('GET', f'/resource_providers/{uuid}/inventories').body
+        return {rc: Inventory(total=i['total'], reserved=i['reserved'],
+                              min_unit=i['min_unit'], max_unit=i['max_unit'],
+                              step_size=i['step_size'],
+                              allocation_ratio=i['allocation_ratio'])
+                for rc, i in body['inventories'].items()}
+
+    def get_traits(self, uuid: str) -> frozenset[str]:
+        """The provider's traits."""
+        return frozenset(self._call('GET', f'/resource_providers/{uuid}/traits').body['traits'])
 
     def set_inventory(self, uuid: str, inventories: dict[str, Inventory | dict]) -> int:
         """Replace the provider's inventory; returns the new generation."""
