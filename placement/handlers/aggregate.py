@@ -46,8 +46,9 @@ def set_aggregates(req):
             uuids = data['aggregates']
         else:
             uuids = req.json_body(schema.PUT_AGGREGATES_SCHEMA_V1_1)
-        uuids = [rp_obj.uuidlib.UUID(u).__str__() for u in uuids]
-        agg_obj.set_for_provider(conn, rp.id, uuids)
+        uuids = [str(rp_obj.uuidlib.UUID(u)) for u in uuids]
         if req.mv >= (1, 19):
+            # Bump first: it locks the provider row (see handlers/inventory.py).
             generation = rp_obj.bump_generation(conn, rp.id, rp.generation)
+        agg_obj.set_for_provider(conn, rp.id, uuids)
     return _send(req, uuids, generation, None)

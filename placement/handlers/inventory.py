@@ -18,6 +18,11 @@ from placement.schemas import inventory as schema
 
 _GENERATION_CONFLICT = 'resource provider generation conflict'
 
+# Every write bumps the provider generation *before* changing anything: the
+# UPDATE takes the provider's row lock, so a concurrent writer with the
+# same generation waits, then finds it changed and gets a clean 409 instead
+# of racing on the inventory rows. Any later error rolls the bump back.
+
 
 def _url(req, rp_uuid: str, rc_name: str | None = None) -> str:
     url = f'{req.script_name}/resource_providers/{rp_uuid}/inventories'
@@ -84,8 +89,8 @@ def create_inventory(req):
             raise errors.BadRequest(
                 f'Unable to create inventory for resource provider {rp.uuid}: {exc}'
             ) from None
-        inv_obj.add_one(conn, rp.id, rc_id, rc_name, inv)
         generation = rp_obj.bump_generation(conn, rp.id, rp.generation)
+        inv_obj.add_one(conn, rp.id, rc_id, rc_name, inv)
         row = inv_obj.get_one(conn, rp.id, rc_id)
     return _send_one(req, row, generation, status=201,
                      location=_url(req, rp.uuid, rc_name))
@@ -115,9 +120,9 @@ def set_inventories(req):
                     f'Unable to update inventory for resource provider '
                     f'{rp.uuid}: {exc}') from None
             wanted[ids[rc_name]] = inv
+        generation = rp_obj.bump_generation(conn, rp.id, rp.generation)
         names = rc_obj.names_by_id(conn, set(wanted) | set(inv_obj.get_all(conn, rp.id)))
         inv_obj.replace_all(conn, rp.id, rp.uuid, wanted, names)
-        generation = rp_obj.bump_generation(conn, rp.id, rp.generation)
         return _send_all(req, conn, rp, generation)
 
 
@@ -126,10 +131,10 @@ def delete_inventories(req):
     """DELETE all the provider's inventory (1.5+; 405 before, as the reference)."""
     with db_api.writer(req.context) as conn:
         rp = rp_obj.get_by_uuid(conn, req.urlvars['uuid'])
+        rp_obj.bump_generation(conn, rp.id, rp.generation)
         current = inv_obj.get_all(conn, rp.id)
         names = rc_obj.names_by_id(conn, current)
         inv_obj.replace_all(conn, rp.id, rp.uuid, {}, names)
-        rp_obj.bump_generation(conn, rp.id, rp.generation)
     return no_content(req)
 
 
@@ -153,8 +158,8 @@ def update_inventory(req):
             raise errors.BadRequest(
                 f'Unable to update inventory for resource provider {rp.uuid}: {exc}'
             ) from None
-        inv_obj.update_one(conn, rp.id, rp.uuid, rc_id, rc_name, inv)
         generation = rp_obj.bump_generation(conn, rp.id, rp.generation)
+        inv_obj.update_one(conn, rp.id, rp.uuid, rc_id, rc_name, inv)
         row = inv_obj.get_one(conn, rp.id, rc_id)
     return _send_one(req, row, generation)
 
@@ -164,6 +169,6 @@ def delete_inventory(req):
     with db_api.writer(req.context) as conn:
         rp = rp_obj.get_by_uuid(conn, req.urlvars['uuid'])
         rc_id = rc_obj.ids_by_name(conn, [rc_name]).get(rc_name)
-        inv_obj.delete_one(conn, rp.id, rp.uuid, rc_id, rc_name)
         rp_obj.bump_generation(conn, rp.id, rp.generation)
+        inv_obj.delete_one(conn, rp.id, rp.uuid, rc_id, rc_name)
     return no_content(req)

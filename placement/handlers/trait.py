@@ -109,9 +109,10 @@ def update_traits_for_resource_provider(req):
         if current != data['resource_provider_generation']:
             raise errors.Conflict(rp_obj.GENERATION_CONFLICT,
                                   code=errors.CONCURRENT_UPDATE)
-        trait_obj.set_for_provider(conn, rp_id, data['traits'])
+        # Bump first: it locks the provider row (see handlers/inventory.py).
         generation = rp_obj.bump_generation(
             conn, rp_id, data['resource_provider_generation'])
+        trait_obj.set_for_provider(conn, rp_id, data['traits'])
         rows = trait_obj.for_provider(conn, rp_id)
     return json_response(req, _provider_traits_body(rows, generation),
                          last_modified=None)
@@ -122,6 +123,6 @@ def delete_traits_for_resource_provider(req):
     uuid = req.urlvars['uuid']
     with db_api.writer(req.context) as conn:
         rp_id, generation = rp_obj.id_and_generation(conn, uuid)
-        trait_obj.set_for_provider(conn, rp_id, ())
         rp_obj.bump_generation(conn, rp_id, generation)
+        trait_obj.set_for_provider(conn, rp_id, ())
     return no_content(req)

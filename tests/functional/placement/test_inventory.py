@@ -270,3 +270,39 @@ def test_a_stale_generation_rolls_back_the_whole_write(client, rp):
     assert caught.value.code == 'placement.concurrent_update'
     assert client.get(f'/resource_providers/{rp}/inventories').json == {
         'resource_provider_generation': 0, 'inventories': {}}
+
+
+def test_racing_writers_on_postgresql_one_wins_the_rest_409(postgres_url):
+    """Eight threads PUT inventory with the same generation at once, each on
+    its own connection: exactly one wins; every other gets 409
+    concurrent_update (never a 500 from racing on the inventory rows)."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from cellplane.db import engines, migrate
+    from placement.wsgi import make_app
+    from tests.functional.placement.conftest import Client
+    engine = engines.create_engine(postgres_url, pool_size=10, max_overflow=0)
+    try:
+        migrate.sync('placement', engine)
+        pg = Client(make_app(engine), engine)
+        rp_uuid = pg.provider('racer')['uuid']
+        barrier = threading.Barrier(8)
+
+        def write(i):
+            barrier.wait()
+            return pg.put(f'/resource_providers/{rp_uuid}/inventories', {
+                'resource_provider_generation': 0,
+                'inventories': {'VCPU': {'total': 10 + i}, 'DISK_GB': {'total': 100}}})
+        with ThreadPoolExecutor(8) as pool:
+            results = list(pool.map(write, range(8)))
+        statuses = sorted(r.status_int for r in results)
+        assert statuses == [200] + [409] * 7, [r.text for r in results]
+        assert {error(r)['code'] for r in results if r.status_int == 409} == \
+            {'placement.concurrent_update'}
+        final = pg.get(f'/resource_providers/{rp_uuid}/inventories').json
+        assert final['resource_provider_generation'] == 1
+        winner = next(r for r in results if r.status_int == 200)
+        assert final['inventories'] == winner.json['inventories']
+    finally:
+        engine.dispose()
