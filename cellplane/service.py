@@ -89,6 +89,7 @@ class Service:
                 hook()
             except Exception:  # noqa: BLE001 - a failed reload must not kill the daemon
                 LOG.exception('Reload hook %s failed; keeping the previous state', name)
+        LOG.info('%s reloaded its configuration', self.binary)
 
     def stop(self) -> bool:
         """Stop consuming, wait for in-flight work; False if it outlived the timeout."""

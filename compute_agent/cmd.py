@@ -16,6 +16,7 @@ from cellplane import cell_guard, config
 from cellplane.context import new_context
 from cellplane.heartbeat import current_status
 from cellplane.rpc import options as rpc_options
+from cellplane.rpc.client import InvalidVersionCap
 from cellplane.rpc.transport import TransportURLError, get_transport
 from cellplane.service import Service
 from compute_agent import conf as compute_conf
@@ -38,12 +39,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         transport_url = rpc_options.require_transport_url(conf, BINARY)
         rpc_options.size_pools(conf)
         transport = get_transport(transport_url, conf)
+        conductor = ConductorAPI(transport, conf=conf)
     except (config.ConfigError, rpc_options.TransportNotConfigured,
-            TransportURLError) as exc:
+            TransportURLError, InvalidVersionCap) as exc:
         print(f'{BINARY}: {exc}', file=sys.stderr)
         return EXIT_CONFIG_ERROR
 
-    conductor = ConductorAPI(transport, conf=conf)
     # Heartbeats cast before the conductor's queue exists are lost; waiting
     # also tells the operator, in this agent's log, what it is waiting for.
     pong = conductor.wait_until_answering(new_context(), attempt_timeout=3)

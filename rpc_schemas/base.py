@@ -80,7 +80,7 @@ class Payload:
         default the receiver would lose it, and ``PayloadDowngradeError`` says so.
         """
         version = self.VERSION if target_version is None else target_version
-        self._check_downgrade(version)
+        self.check_downgrade(version)
         data = {}
         for f in dataclasses.fields(self):
             since = f.metadata.get('since')
@@ -90,7 +90,8 @@ class Payload:
         return {ENVELOPE_NAME: self.NAME, ENVELOPE_VERSION: version,
                 ENVELOPE_DATA: data}
 
-    def _check_downgrade(self, version: str) -> None:
+    def check_downgrade(self, version: str) -> None:
+        """Raise ``PayloadDowngradeError`` unless this payload can be sent as ``version``."""
         try:
             wanted = parse_version(version)
         except ValueError as exc:

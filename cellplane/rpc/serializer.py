@@ -33,7 +33,7 @@ class PinnedPayload:
     def __init__(self, payload: Payload, version: str) -> None:
         self.payload = payload
         self.version = version
-        payload._check_downgrade(version)  # fail at the sender, not the receiver
+        payload.check_downgrade(version)  # fail at the sender, not the receiver
 
 
 class PayloadSerializer(messaging.Serializer):

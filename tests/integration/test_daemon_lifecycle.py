@@ -80,7 +80,7 @@ def test_sighup_rereads_the_log_level(daemons, transport_url_factory, sqlite_cel
     sections['DEFAULT']['debug'] = True
     conductor.write_config(sections)
     conductor.signal(signal.SIGHUP)
-    conductor.wait_for_log('reloading its configuration')
+    conductor.wait_for_log('reloaded its configuration')
     api.ping(new_context(), 'after')
     [line] = conductor.wait_for_log(" DEBUG .*Answering ping 'after'")
     assert "Answering ping 'before'" not in conductor.log()
@@ -117,3 +117,11 @@ def test_daemon_without_transport_url_refuses_to_start(daemons, tmp_path):
     code, stderr = daemons.compute('cmp1', sections).run_to_exit()
     assert code == 2
     assert '[DEFAULT] transport_url' in stderr
+
+
+def test_compute_agent_with_an_unusable_version_cap_refuses_to_start(daemons):
+    sections = compute_config('rabbit://guest:guest@127.0.0.1:5672/unused', host='cmp1')
+    sections['upgrade_levels'] = {'conductor': '2.0'}
+    code, stderr = daemons.compute('cmp1', sections).run_to_exit()
+    assert code == 2
+    assert '[upgrade_levels] conductor = 2.0 has another major version' in stderr
