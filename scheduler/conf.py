@@ -60,6 +60,11 @@ scheduler_opts = [
                     'to the next best host; this bounds the load when Placement '
                     'refuses everything (for instance a consumer that already '
                     'has allocations).'),
+    cfg.FloatOpt('host_refresh_interval', default=10.0, min=0.5,
+                 help='Seconds between two reads of the compute nodes and their '
+                      'service liveness from every cell database. A node added '
+                      'to a cell is scheduled to after the next read; SIGHUP '
+                      're-reads the list of cells and the nodes at once.'),
     cfg.FloatOpt('assumed_claim_seconds', default=300.0, min=1.0,
                  help='Longest time the host cache re-applies one of its own '
                       'claims to data read from Placement. Claims are normally '

@@ -1,0 +1,102 @@
+"""``cellplane-scheduler``: start a scheduler worker daemon on the top-level bus.
+
+It serves topic ``scheduler`` (``select_destinations``) with the filters and
+weighers ``[filter_scheduler]`` names, claims in Placement (``[placement]``),
+and reads the compute nodes of every enabled cell whose mapping is in the API
+database (``[api_database] connection``) every ``[scheduler]
+host_refresh_interval`` seconds. SIGHUP re-reads the list of cells. Several
+workers may run at once, each its own process: Placement's generation checks
+keep their claims from overcommitting a host.
+
+Exit codes as for ``cellplane-conductor``: 0 after a clean SIGTERM, 1 if work
+in flight outlived ``graceful_shutdown_timeout``, 2 for a configuration the
+operator must fix (the message on stderr names the option).
+"""
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from typing import Sequence
+
+from cellplane import config
+from cellplane.cells.databases import CellDatabases
+from cellplane.db.engines import DatabaseNotConfigured, create_engine
+from cellplane.rpc import options as rpc_options
+from cellplane.rpc.transport import TransportURLError, get_transport
+from cellplane.service import Service
+from placement import client_conf
+from scheduler import conf as scheduler_conf
+from scheduler import rpcapi
+from scheduler.errors import UnknownPlugin
+from scheduler.host_cache import HostStateCache
+from scheduler.host_refresher import HostRefresher
+from scheduler.instance_locator import PlacementInstanceLocator
+from scheduler.manager import SchedulerManager
+from scheduler.placement_adapter import PlacementAdapter
+from scheduler.trace import SchedulingTrace
+
+LOG = logging.getLogger(__name__)
+TRACE_LOG = logging.getLogger('scheduler.trace')
+
+BINARY = 'cellplane-scheduler'
+EXIT_CONFIG_ERROR = 2
+
+
+def log_trace(trace: SchedulingTrace) -> None:
+    """The scheduling trace sink until records are persisted: one JSON line at DEBUG."""
+    if TRACE_LOG.isEnabledFor(logging.DEBUG):
+        TRACE_LOG.debug('scheduling trace %s', json.dumps(trace.to_dict(), sort_keys=True))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        conf = config.load(argv, prog=BINARY, registrars=[
+            scheduler_conf.register_opts, client_conf.register_opts,
+            rpc_options.register_opts])
+        if not conf.api_database.connection:
+            raise DatabaseNotConfigured(
+                'the scheduler needs [api_database] connection (it finds the '
+                'cells and their databases through the cell mappings)'
+                f'{config.describe_location(conf, "connection", "api_database")}')
+        placement = client_conf.client_from_conf(conf, BINARY)
+        transport_url = rpc_options.require_transport_url(conf, BINARY)
+        rpc_options.size_pools(conf)
+        transport = get_transport(transport_url, conf)
+    except (config.ConfigError, DatabaseNotConfigured, client_conf.PlacementNotConfigured,
+            rpc_options.TransportNotConfigured, TransportURLError) as exc:
+        print(f'{BINARY}: {exc}', file=sys.stderr)
+        return EXIT_CONFIG_ERROR
+
+    api_engine = create_engine(conf.api_database.connection)
+    cells = CellDatabases(api_engine)
+    cache = HostStateCache.from_conf(conf)
+    refresher = HostRefresher(cache, cells,
+                              service_down_time=conf.service.service_down_time,
+                              interval=conf.scheduler.host_refresh_interval)
+    adapter = PlacementAdapter(placement)
+    try:
+        manager = SchedulerManager.from_conf(
+            conf, candidate_source=adapter, claimer=adapter, cache=cache,
+            instance_locator=PlacementInstanceLocator(placement, cache),
+            on_trace=log_trace)
+    except UnknownPlugin as exc:
+        print(f'{BINARY}: {exc}', file=sys.stderr)
+        return EXIT_CONFIG_ERROR
+
+    service = Service(conf, binary=BINARY, topic=rpcapi.TOPIC, transport=transport,
+                      endpoints=[manager])
+    service.add_reload_hook('cell list', refresher.reload_cells)
+    try:
+        # The cache is filled before the first request can arrive.
+        refresher.start()
+        return service.run()
+    finally:
+        refresher.stop()
+        cells.dispose()
+        api_engine.dispose()
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,61 @@
+"""Keeps the scheduler's host cache filled from the cell databases, and follows the list of cells.
+
+``HostRefresher`` re-reads every enabled cell's compute nodes into the
+``HostStateCache`` every ``interval`` seconds on its own thread, and on
+``reload_cells`` (a SIGHUP) re-reads the cell mappings first. A cell that
+cannot be read keeps its previous records (see ``cell_nodes``); a cell that
+was removed or disabled drops out of the cache at the next refresh.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+
+from cellplane.cells.databases import CellDatabases
+from cellplane.periodic import PeriodicTask
+from scheduler import cell_nodes
+from scheduler.host_cache import HostStateCache
+
+LOG = logging.getLogger(__name__)
+
+
+class HostRefresher:
+    def __init__(self, cache: HostStateCache, cells: CellDatabases, *,
+                 service_down_time: float, interval: float) -> None:
+        self._cache = cache
+        self._cells = cells
+        self._service_down_time = service_down_time
+        self._interval = interval
+        # One refresh at a time: a SIGHUP refresh racing the periodic one
+        # could otherwise write an older read over a newer one.
+        self._refresh_lock = threading.Lock()
+        self._task: PeriodicTask | None = None
+
+    def refresh(self) -> dict[str, str]:
+        """Read every enabled cell now; cell UUID -> error for those that failed."""
+        with self._refresh_lock:
+            failed = cell_nodes.refresh_cache(
+                self._cache, self._cells.enabled_engines(),
+                service_down_time=self._service_down_time)
+        LOG.debug('Host cache refreshed: %d compute node(s); %d cell(s) unreadable',
+                  len(self._cache.records()), len(failed))
+        return failed
+
+    def reload_cells(self) -> None:
+        """Re-read the cell mappings, then the compute nodes of every enabled cell."""
+        cells = self._cells.reload()
+        enabled = [c for c in cells if not c.disabled]
+        LOG.info('Scheduling to %d enabled cell(s): %s', len(enabled),
+                 ', '.join(c.name for c in enabled) or 'none')
+        self.refresh()
+
+    def start(self) -> None:
+        """Read the cells and their nodes now, then refresh every ``interval`` seconds."""
+        self.reload_cells()
+        self._task = PeriodicTask('scheduler-host-refresh', self._interval, self.refresh)
+        self._task.start()
+
+    def stop(self) -> None:
+        if self._task is not None:
+            self._task.stop()
+            self._task = None
