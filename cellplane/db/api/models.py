@@ -58,6 +58,10 @@ build_requests = sa.Table(
     sa.Column('project_id', sa.String(255), nullable=False),
     sa.Column('user_id', sa.String(255), nullable=True),
     sa.Column('instance', sa.JSON, nullable=False),
+    # Set when the request failed before reaching a cell (NoValidHost): the
+    # instance is shown in ERROR with this reason.
+    sa.Column('fault_message', sa.Text, nullable=True),
+    sa.Column('failed_at', sa.DateTime, nullable=True),
     *_timestamps(),
 )
 
