@@ -15,6 +15,7 @@ from placement.handlers import allocation
 from placement.handlers import allocation_candidate
 from placement.handlers import inventory
 from placement.handlers import provider_usage
+from placement.handlers import reshaper
 from placement.handlers import resource_class
 from placement.handlers import resource_provider
 from placement.handlers import root
@@ -89,6 +90,9 @@ ROUTES = {
     },
     '/usages': {
         'GET': usage.get_total_usages,
+    },
+    '/reshaper': {
+        'POST': reshaper.reshape,
     },
     # Allocations, allocation candidates, /usages and /reshaper: added by
     # their handlers' modules (allocation, allocation_candidate, usage,
