@@ -18,6 +18,10 @@ API versions:
               attempt behind it, recorded as an action event.
           compute_node_update(node: ComputeNodeRecord) cast (cell): upsert
               the node's row in the cell DB's compute_nodes.
+    1.2 - schedule_and_build_instances(request_spec: RequestSpec,
+              instance_uuids: list[str]) cast (super): the API role has
+              written a build request per instance; schedule them all and
+              cast each build to its cell.
 """
 from __future__ import annotations
 
@@ -39,7 +43,7 @@ TOPIC = 'conductor'
 class ConductorAPI(RPCAPIClient):
     SERVICE = 'conductor'
     TOPIC = TOPIC
-    API_VERSION = '1.1'
+    API_VERSION = '1.2'
 
     def service_heartbeat(self, ctxt: RequestContext, status: ServiceStatus) -> None:
         """Cast a heartbeat to the cell conductor, which records it in the cell DB."""
@@ -63,3 +67,11 @@ class ConductorAPI(RPCAPIClient):
         """Cast a compute node's record to the cell conductor, which upserts it."""
         self.prepare('compute_node_update', '1.1').cast(ctxt, 'compute_node_update',
                                                         node=node)
+
+    def schedule_and_build_instances(self, ctxt: RequestContext,
+                                     request_spec: RequestSpec,
+                                     instance_uuids: Sequence[str]) -> None:
+        """Cast to the super conductor: schedule the build requests of ``instance_uuids``."""
+        self.prepare('schedule_and_build_instances', '1.2').cast(
+            ctxt, 'schedule_and_build_instances', request_spec=request_spec,
+            instance_uuids=list(instance_uuids))
