@@ -208,7 +208,11 @@ def delete(conn: Connection, uuid: str) -> None:
 
     409 when it has allocations or child providers.
     """
-    row = conn.execute(sa.select(rp_t.c.id).where(rp_t.c.uuid == uuid)).first()
+    # Lock the row first: claims and other writers lock it too (through the
+    # generation bump), so none can slip an allocation or a child in between
+    # the checks below and the delete.
+    row = conn.execute(sa.select(rp_t.c.id).where(rp_t.c.uuid == uuid)
+                       .with_for_update()).first()
     if row is None:
         raise not_found(uuid, ' for delete')
     rp_id = row.id
@@ -225,7 +229,14 @@ def delete(conn: Connection, uuid: str) -> None:
     conn.execute(inv_t.delete().where(inv_t.c.resource_provider_id == rp_id))
     conn.execute(rpt_t.delete().where(rpt_t.c.resource_provider_id == rp_id))
     conn.execute(rpa_t.delete().where(rpa_t.c.resource_provider_id == rp_id))
-    conn.execute(rp_t.delete().where(rp_t.c.id == rp_id))
+    try:
+        with conn.begin_nested():
+            conn.execute(rp_t.delete().where(rp_t.c.id == rp_id))
+    except sa.exc.IntegrityError:
+        # Something still points at it (a writer that did not lock the row).
+        raise errors.Conflict(
+            f'Unable to delete resource provider {uuid}: Resource provider '
+            'is in use.', code=errors.PROVIDER_IN_USE) from None
 
 
 def _capacity_filter(rc_id: int, amount: int):
