@@ -310,7 +310,6 @@ class _FlatSearch:
         suffix = g.suffix
         for rp_id in order:
             summary = by_id[rp_id]
-            summary.traits.sort()
             summaries.append(summary)
             requests.append(AllocationRequest(
                 {summary.uuid: resources}, {suffix: [summary.uuid]}))
@@ -335,7 +334,9 @@ def _traits_of(conn: Connection, provider_ids) -> list[tuple[int, str]]:
     return _fetch(conn,
                   'SELECT rpt.resource_provider_id, t.name FROM resource_provider_traits rpt '
                   'JOIN traits t ON t.id = rpt.trait_id '
-                  f'WHERE rpt.resource_provider_id IN ({_in_list(provider_ids)})')
+                  f'WHERE rpt.resource_provider_id IN ({_in_list(provider_ids)}) '
+                  # The reference lists a provider's traits in trait id order.
+                  'ORDER BY rpt.resource_provider_id, t.id')
 
 
 # ---------------------------------------------------------------- tree path
@@ -704,7 +705,10 @@ class _TreeSearch:
         if not self.s.wide.nested_aware and self.s.has_trees:
             tree_rps = sorted(rp_ids)
         uuids = {}
-        for chunk in _chunks(tree_rps, 5000):
+        wanted = set(tree_rps)
+        for rp in tree_rps:
+            wanted.update(p for p in parents[rp] if p is not None)
+        for chunk in _chunks(sorted(wanted), 5000):
             uuids.update(self.conn.execute(sa.text(
                 'SELECT id, uuid FROM resource_providers '
                 f'WHERE id IN ({_in_list(chunk)})')).all())
@@ -727,8 +731,6 @@ class _TreeSearch:
                     int((total - reserved) * ratio), int(used))
             for rp, trait in _traits_of(self.conn, chunk):
                 summaries[rp].traits.append(trait)
-        for summary in summaries.values():
-            summary.traits.sort()
         requests = []
         for amounts, mappings in results:
             allocations: dict[str, dict[str, int]] = {}
