@@ -77,7 +77,7 @@ def set_allocations_for_consumer(req):
         raise errors.BadRequest(f'Malformed consumer_uuid: {consumer_uuid}')
     consumer_uuid = str(uuidlib.UUID(consumer_uuid))
     data = req.json_body(schema.put_schema(req.mv))
-    write = _consumer_write(req, consumer_uuid, data)
+    write = consumer_write(req, consumer_uuid, data)
     _replace(req, [write], prefix=f'Unable to allocate inventory for consumer '
                                   f'{consumer_uuid}: ')
     return no_content(req)
@@ -87,7 +87,7 @@ def set_allocations_for_consumer(req):
 def set_allocations(req):
     """POST /allocations: replace the allocations of several consumers atomically."""
     data = req.json_body(schema.post_schema(req.mv))
-    writes = [_consumer_write(req, consumer_uuid, body)
+    writes = [consumer_write(req, consumer_uuid, body)
               for consumer_uuid, body in data.items()]
     _replace(req, writes, prefix='Unable to allocate inventory ')
     return no_content(req)
@@ -103,7 +103,9 @@ def delete_allocations(req):
     return no_content(req)
 
 
-def _consumer_write(req, consumer_uuid: str, data: dict) -> alloc_obj.ConsumerWrite:
+def consumer_write(req, consumer_uuid: str, data: dict) -> alloc_obj.ConsumerWrite:
+    """One consumer's body (of this request's microversion) as a ConsumerWrite;
+    the reshaper reads its allocations with it too."""
     allocations = data['allocations']
     if req.mv < (1, 12):
         # The list format: [{"resource_provider": {"uuid"}, "resources"}].

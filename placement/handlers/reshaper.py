@@ -25,7 +25,7 @@ def reshape(req):
             {rc: inv_obj.with_defaults(fields)
              for rc, fields in body['inventories'].items()})
         for uuid, body in data['inventories'].items()]
-    writes = [alloc_handler._consumer_write(req, consumer, body)
+    writes = [alloc_handler.consumer_write(req, consumer, body)
               for consumer, body in data['allocations'].items()]
     try:
         reshaper_obj.reshape(req.context.engine, inventories, writes, req.mv)

@@ -17,6 +17,12 @@ allocations and bumps every generation involved, all in ONE transaction:
 4. replace the consumers' allocations and bump (or create, or delete) the
    consumers, then commit.
 
+On PostgreSQL the four steps run as ONE server-side call,
+placement_replace_allocations() (migration 7c2d9e41a0b3), in its own
+autocommit transaction: a claim is one round trip to the database. The same
+steps in Python (``replace_in_transaction``) serve SQLite, the reshaper (which needs them
+inside its own transaction) and a PostgreSQL database not yet migrated.
+
 If a provider's generation moved while we waited for its lock, another writer
 committed on it during this request; a capacity failure then is reported as
 ``ConcurrentUpdate`` (the caller lost a race and may re-read and retry)
@@ -34,7 +40,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from placement.db import api as db_api
 from placement.objects import consumer as consumer_obj
-from placement.objects import resource_class as resource_class_cache
+from placement.objects import resource_class as rc_obj
 
 
 class _Unchecked:
@@ -128,7 +134,8 @@ class ConsumerWrite:
 
 
 @dataclass
-class _Resolved:
+class Resolved:
+    """Internal ids of the projects, users and consumer types of a write."""
     project_ids: dict[str, int]
     user_ids: dict[str, int]
     type_ids: dict[str, int]
@@ -140,7 +147,7 @@ def replace_allocations(engine: Engine, writes: list[ConsumerWrite]) -> None:
     Raises a subclass of AllocationError when the write is refused; nothing
     is changed then.
     """
-    resolved = _resolve_names(engine, writes)
+    resolved = resolve_names(engine, writes)
     in_database = _has_claim_function(engine)
     for attempt in range(TRANSACTION_RETRIES):
         try:
@@ -148,7 +155,7 @@ def replace_allocations(engine: Engine, writes: list[ConsumerWrite]) -> None:
                 _replace_in_database(engine, writes, resolved)
             else:
                 with engine.begin() as conn:
-                    _replace(conn, writes, resolved)
+                    replace_in_transaction(conn, writes, resolved)
             return
         except (sa_exc.IntegrityError, sa_exc.OperationalError) as exc:
             if attempt + 1 == TRANSACTION_RETRIES or not _is_retryable(exc):
@@ -181,12 +188,12 @@ _CALL = sa.text('SELECT placement_replace_allocations(CAST(:req AS jsonb))')
 
 
 def _replace_in_database(engine: Engine, writes: list[ConsumerWrite],
-                         resolved: _Resolved) -> None:
-    """The same checks and writes as ``_replace``, as one server-side call
+                         resolved: Resolved) -> None:
+    """The same checks and writes as ``replace_in_transaction``, as one server-side call
     in its own (autocommit) transaction: one round trip to the database."""
     with engine.connect() as conn:
         rc_names = {rc for w in writes for res in w.allocations.values() for rc in res}
-        rc_ids = resource_class_cache.ids_by_name(conn, rc_names) if rc_names else {}
+        rc_ids = rc_obj.ids_by_name(conn, rc_names) if rc_names else {}
         req = {
             'now': db_api.utcnow().isoformat(),
             'consumers': [{
@@ -244,11 +251,11 @@ def _is_retryable(exc: sa_exc.DBAPIError) -> bool:
     return code in ('40P01', '40001')   # deadlock, serialization failure
 
 
-def _resolve_names(engine: Engine, writes: list[ConsumerWrite]) -> _Resolved:
+def resolve_names(engine: Engine, writes: list[ConsumerWrite]) -> Resolved:
     # Separate, committed transactions, as in the reference: these rows are
     # shared by many consumers and are never removed, so creating one that
     # the claim then does not use is harmless.
-    resolved = _Resolved({}, {}, {})
+    resolved = Resolved({}, {}, {})
     for w in writes:
         resolved.project_ids[w.project_id] = consumer_obj.projects.id_of(
             engine, w.project_id, create=True)
@@ -298,8 +305,9 @@ _CAPACITY = sa.text(
 ).bindparams(sa.bindparam('consumers', expanding=True),
              sa.bindparam('rps', expanding=True),
              sa.bindparam('rcs', expanding=True))
-def _replace(conn: Connection, writes: list[ConsumerWrite],
-             resolved: _Resolved) -> None:
+def replace_in_transaction(conn: Connection, writes: list[ConsumerWrite],
+                           resolved: Resolved) -> None:
+    """The claim's steps on ``conn``, inside the caller's transaction."""
     consumer_uuids = [w.consumer_uuid for w in writes]
     existing = consumer_obj.lock_consumers(conn, consumer_uuids)
     for w in writes:
@@ -325,7 +333,7 @@ def _replace(conn: Connection, writes: list[ConsumerWrite],
             raise ProviderNotFound(rp)
 
     rc_names = {rc for w in writes for res in w.allocations.values() for rc in res}
-    rc_ids = resource_class_cache.ids_by_name(conn, rc_names) if rc_names else {}
+    rc_ids = rc_obj.ids_by_name(conn, rc_names) if rc_names else {}
     for w in writes:
         for res in w.allocations.values():
             for rc in res:
@@ -411,7 +419,7 @@ class _Steps:
         return ', '.join(self.bind(v) for v in values)
 
 
-def _write_steps(writes, existing, resolved: _Resolved, consumer_uuids,
+def _write_steps(writes, existing, resolved: Resolved, consumer_uuids,
                  rows) -> _Steps:
     steps = _Steps()
     steps.sql.append('DELETE FROM allocations WHERE consumer_id IN '
@@ -486,7 +494,7 @@ def get_for_consumer(engine: Engine, consumer_uuid: str) -> ConsumerAllocations:
         rows = conn.execute(_BY_CONSUMER, {'uuid': consumer_uuid}).all()
         if not rows:
             return ConsumerAllocations(None, {}, None)
-        names = resource_class_cache.names_by_id(
+        names = rc_obj.names_by_id(
             conn, {r.resource_class_id for r in rows})
         consumer = consumer_obj.get_consumer(conn, consumer_uuid)
     by_provider: dict[str, tuple[int, dict[str, int]]] = {}
@@ -523,7 +531,7 @@ def get_for_provider(engine: Engine, provider_uuid: str) -> ProviderAllocations 
         if provider is None:
             return None
         rows = conn.execute(_BY_PROVIDER, {'rp': provider.id}).all()
-        names = resource_class_cache.names_by_id(
+        names = rc_obj.names_by_id(
             conn, {r.resource_class_id for r in rows}) if rows else {}
     by_consumer: dict[str, tuple[int | None, dict[str, int]]] = {}
     for r in rows:

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
-from placement.objects import resource_class as resource_class_cache
+from placement.objects import resource_class as rc_obj
 
 SHARING_TRAIT = 'MISC_SHARES_VIA_AGGREGATE'
 
@@ -153,7 +153,7 @@ class _Search:
     def _resolve_names(self) -> None:
         rc_names = {rc for g in self.groups.values() for rc in g.resources}
         if rc_names:
-            self.rc_ids = resource_class_cache.ids_by_name(self.conn, rc_names)
+            self.rc_ids = rc_obj.ids_by_name(self.conn, rc_names)
             for name in sorted(rc_names):
                 if name not in self.rc_ids:
                     raise UnknownResourceClass(name)
@@ -291,7 +291,7 @@ class _FlatSearch:
         rows = _fetch(s.conn, sql)
         if not rows:
             return _EMPTY
-        names = resource_class_cache.names_by_id(
+        names = rc_obj.names_by_id(
             s.conn, {r[2] for r in rows if r[2] is not None})
         by_id: dict[int, ProviderSummary] = {}
         order = []
@@ -725,7 +725,7 @@ class _TreeSearch:
                 'a.resource_class_id = i.resource_class_id) AS used '
                 f'FROM inventories i WHERE i.resource_provider_id IN ({_in_list(chunk)})'
             )).all()
-            names = resource_class_cache.names_by_id(self.conn, {r[1] for r in rows})
+            names = rc_obj.names_by_id(self.conn, {r[1] for r in rows})
             for rp, rc, total, reserved, ratio, used in rows:
                 summaries[rp].resources[names[rc]] = (
                     int((total - reserved) * ratio), int(used))

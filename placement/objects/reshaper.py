@@ -59,7 +59,7 @@ def reshape(engine: Engine, inventories: list[ProviderInventory],
             writes: list[alloc_obj.ConsumerWrite], mv) -> None:
     """Raises ReshapeError, alloc_obj.AllocationError or inventory in-use
     (a placement.errors.Conflict) when refused."""
-    resolved = alloc_obj._resolve_names(engine, writes)
+    resolved = alloc_obj.resolve_names(engine, writes)
     with engine.begin() as conn:
         targets = []
         for want in inventories:
@@ -89,7 +89,7 @@ def reshape(engine: Engine, inventories: list[ProviderInventory],
                                 rc_obj.names_by_id(conn, interim))
 
         if writes:
-            alloc_obj._replace(conn, writes, resolved)
+            alloc_obj.replace_in_transaction(conn, writes, resolved)
 
         for rp, want in targets:
             ids = _class_ids(conn, want.inventories)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from placement.objects import resource_class as resource_class_cache
+from placement.objects import resource_class as rc_obj
 
 UNKNOWN_TYPE = 'unknown'
 ALL_TYPES = 'all'
@@ -40,7 +40,7 @@ def totals(engine: Engine, project_id: str, user_id: str | None = None) -> dict[
            + ' GROUP BY a.resource_class_id')
     with engine.connect() as conn:
         rows = conn.execute(sa.text(sql), {'project': project_id, 'user': user_id}).all()
-        names = resource_class_cache.names_by_id(conn, {r[0] for r in rows})
+        names = rc_obj.names_by_id(conn, {r[0] for r in rows})
     return {names[rc]: int(used) for rc, used in rows}
 
 
@@ -73,7 +73,7 @@ def by_consumer_type(engine: Engine, project_id: str, user_id: str | None = None
                 return {}
             rows = [(consumer_type, rc, used) for rc, used in rows]
             count_rows = [(consumer_type, count_rows[0][0])]
-        names = resource_class_cache.names_by_id(conn, {r[1] for r in rows})
+        names = rc_obj.names_by_id(conn, {r[1] for r in rows})
     result: dict[str, dict[str, int]] = {}
     for grp, rc, used in rows:
         result.setdefault(grp, {})[names[rc]] = int(used)

@@ -147,11 +147,11 @@ def test_loser_of_a_race_for_the_last_unit_gets_concurrent_update(placement):
     rp = _provider(transport, 'last-unit', {'VCPU': 1})
     first = alloc_obj.ConsumerWrite(str(uuid.uuid4()), 'race', 'race',
                                     {rp: {'VCPU': 1}}, None, 'INSTANCE')
-    resolved = alloc_obj._resolve_names(engine, [first])
+    resolved = alloc_obj.resolve_names(engine, [first])
     with ThreadPoolExecutor(1) as pool:
         with engine.begin() as conn:
             # The first writer's claim, caught before it commits.
-            alloc_obj._replace(conn, [first], resolved)
+            alloc_obj.replace_in_transaction(conn, [first], resolved)
             second = pool.submit(_claim, transport, str(uuid.uuid4()), {rp: {'VCPU': 1}})
             _wait_until_blocked_on_lock(engine)
         result = second.result()

@@ -7,6 +7,7 @@ The migrated schema is built once per session and copied per test.
 """
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import shutil
@@ -121,7 +122,9 @@ _template: list[str] = []
 def _migrated_template() -> str:
     """A migrated, seeded database file, built once per test process."""
     if not _template:
-        path = os.path.join(tempfile.mkdtemp(prefix='placement-template-'), 'placement.db')
+        folder = tempfile.mkdtemp(prefix='placement-template-')
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        path = os.path.join(folder, 'placement.db')
         engine = engines.create_engine(f'sqlite:///{path}')
         migrate.sync('placement', engine)
         from placement.objects import standards
