@@ -2,10 +2,15 @@
 
     cellplane flavor create NAME --vcpus N --ram MB [--disk GB] [--property K=V ...]
     cellplane flavor list|show|delete
+    cellplane server create NAME --flavor F [--count N] [--image-property K=V ...]
+                            [--availability-zone AZ] [--wait [--timeout S]]
+    cellplane server list|show ID|delete ID
     cellplane demo [--format json]
 
 Commands that touch the API database read ``[api_database] connection``
-from ``--config-file`` (default: /etc/cellplane/cellplane.conf when present).
+from ``--config-file`` (default: /etc/cellplane/cellplane.conf when present);
+``server create`` and ``server delete`` also cast over the top-level bus
+(``[DEFAULT] transport_url``) and, for a delete, a cell's bus from its mapping.
 """
 from __future__ import annotations
 
@@ -15,7 +20,7 @@ import sys
 from cliff import command, lister, show
 
 from cellplane.api import flavors
-from cellplane.cmd import base, manage
+from cellplane.cmd import base, manage, server_commands
 
 DEFAULT_CONFIG_FILE = '/etc/cellplane/cellplane.conf'
 
@@ -108,7 +113,8 @@ class CellplaneCLI(base.CellplaneApp):
         super().__init__(
             description='cellplane: place instances across cells, with claims and alternates.',
             commands={'flavor create': FlavorCreate, 'flavor list': FlavorList,
-                      'flavor show': FlavorShow, 'flavor delete': FlavorDelete})
+                      'flavor show': FlavorShow, 'flavor delete': FlavorDelete,
+                      **server_commands.COMMANDS})
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,259 @@
+"""Servers (instances) as the API role sees them: create, list, show, delete.
+
+``create`` is boot flow step 1: build requests, request spec and cell-less
+instance mappings written in one transaction, then ``schedule_and_build_instances``
+cast to the super conductor. Reads follow the instance mappings: an instance
+in a cell is read from that cell's database (state, host, fault, action
+events), one still without a cell from its build request (being scheduled,
+or failed before reaching a cell, with the reason). ``delete`` casts
+``terminate_instance`` to the instance's host over its cell's bus, or
+discards the build request of an instance that never reached a cell.
+
+Statuses shown: BUILD, ACTIVE, ERROR, DELETED (from the vm_state).
+"""
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import uuid as uuidlib
+from typing import Callable, Iterable, Mapping, Sequence
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+
+from cellplane.api import build_requests
+from cellplane.api import flavors as api_flavors
+from cellplane.cells.databases import CellDatabases
+from cellplane.cells.mappings import CellMapping
+from cellplane.context import RequestContext
+from cellplane.db.api.models import cell_mappings, instance_mappings
+from cellplane.db.cell.models import (
+    instance_action_events, instance_actions, instance_faults, instances)
+from compute_agent.rpcapi import ComputeAPI
+from conductor.rpcapi import ConductorAPI
+from rpc_schemas import instance as instance_states
+from rpc_schemas.flavor import Flavor
+from rpc_schemas.instance import Instance
+from rpc_schemas.request_spec import RequestSpec
+
+BUILD = 'BUILD'
+ACTIVE = 'ACTIVE'
+ERROR = 'ERROR'
+DELETED = 'DELETED'
+FINAL_STATUSES = (ACTIVE, ERROR, DELETED)
+_STATUS_OF_VM_STATE = {
+    instance_states.BUILDING: BUILD, instance_states.ACTIVE: ACTIVE,
+    instance_states.ERROR: ERROR, instance_states.DELETED: DELETED,
+}
+MAX_COUNT = 1000
+
+
+class ServerError(Exception):
+    """A server request the user must correct (bad count, unknown flavor...)."""
+
+
+class ServerNotFound(ServerError):
+    """No instance mapping has this UUID."""
+
+
+@dataclasses.dataclass(frozen=True)
+class ActionEvent:
+    event: str
+    host: str | None
+    node: str | None
+    start: datetime.datetime | None
+    finish: datetime.datetime | None
+    result: str | None
+    reason: str | None
+
+
+@dataclasses.dataclass(frozen=True)
+class Server:
+    uuid: str
+    name: str | None
+    status: str
+    task_state: str | None
+    flavor: str
+    cell: str | None
+    host: str | None
+    node: str | None
+    fault: str | None
+    created_at: datetime.datetime | None
+    events: tuple[ActionEvent, ...] = ()
+
+
+def _payload_flavor(flavor: api_flavors.Flavor) -> Flavor:
+    return Flavor(name=flavor.name, vcpus=flavor.vcpus, memory_mb=flavor.memory_mb,
+                  root_gb=flavor.root_gb, flavorid=flavor.flavorid,
+                  extra_specs=dict(flavor.extra_specs))
+
+
+def display_names(name: str, count: int) -> list[str]:
+    """``name`` for one instance, ``name-1`` ... ``name-N`` for several."""
+    return [name] if count == 1 else [f'{name}-{i}' for i in range(1, count + 1)]
+
+
+def create(api_engine: Engine, conductor: ConductorAPI, ctxt: RequestContext, *,
+           name: str, flavor: str, count: int = 1, project_id: str, user_id: str,
+           image_properties: Mapping[str, str] | None = None,
+           availability_zone: str | None = None) -> list[str]:
+    """Record ``count`` instances and cast their scheduling; their UUIDs."""
+    if not 1 <= count <= MAX_COUNT:
+        raise ServerError(f'--count must be between 1 and {MAX_COUNT}, not {count}')
+    found = api_flavors.get(api_engine, flavor)
+    if found.disabled:
+        raise ServerError(f'flavor {found.name} is disabled')
+    payload_flavor = _payload_flavor(found)
+    properties = dict(image_properties or {})
+    spec = RequestSpec(flavor=payload_flavor, project_id=project_id, user_id=user_id,
+                       num_instances=count, image_properties=properties,
+                       availability_zone=availability_zone)
+    asked = [Instance(uuid=str(uuidlib.uuid4()), project_id=project_id, user_id=user_id,
+                      flavor=payload_flavor, display_name=display_name,
+                      image_properties=properties, availability_zone=availability_zone)
+             for display_name in display_names(name, count)]
+    build_requests.record(api_engine, asked, spec)
+    uuids = [i.uuid for i in asked]
+    conductor.schedule_and_build_instances(ctxt, spec, uuids)
+    return uuids
+
+
+def _mappings(api_engine: Engine, uuids: Iterable[str] | None = None
+              ) -> list[tuple[str, str | None]]:
+    """(instance uuid, cell uuid or None) in creation order."""
+    query = (sa.select(instance_mappings.c.instance_uuid, cell_mappings.c.uuid)
+             .select_from(instance_mappings.outerjoin(
+                 cell_mappings, cell_mappings.c.id == instance_mappings.c.cell_id))
+             .order_by(instance_mappings.c.id))
+    if uuids is not None:
+        query = query.where(instance_mappings.c.instance_uuid.in_(list(uuids)))
+    with api_engine.connect() as conn:
+        return [(row[0], row[1]) for row in conn.execute(query)]
+
+
+def _from_build_request(request: build_requests.BuildRequest) -> Server:
+    instance = request.instance
+    return Server(uuid=instance.uuid, name=instance.display_name,
+                  status=ERROR if request.failed else BUILD,
+                  task_state=None if request.failed else instance.task_state,
+                  flavor=instance.flavor.name, cell=None, host=None, node=None,
+                  fault=request.fault_message, created_at=request.created_at)
+
+
+def _flavor_name(stored) -> str:
+    try:
+        return Flavor.from_primitive(stored).name
+    except Exception:  # noqa: BLE001 - a row written by another version still lists
+        return str((stored or {}).get('name', '?')) if isinstance(stored, dict) else '?'
+
+
+def _read_cell(engine: Engine, cell: CellMapping, uuids: Sequence[str], *,
+               with_events: bool = False) -> dict[str, Server]:
+    with engine.connect() as conn:
+        rows = conn.execute(sa.select(instances).where(
+            instances.c.uuid.in_(list(uuids)))).mappings().all()
+        faults: dict[str, str] = {}
+        for fault in conn.execute(sa.select(instance_faults).where(
+                instance_faults.c.instance_uuid.in_(list(uuids))).order_by(
+                    instance_faults.c.id)).mappings():
+            faults[fault['instance_uuid']] = (
+                fault['message'] + (f'\n{fault["details"]}' if fault['details'] else ''))
+        events: dict[str, list[ActionEvent]] = {}
+        if with_events:
+            for event in conn.execute(
+                    sa.select(instance_actions.c.instance_uuid, instance_action_events)
+                    .select_from(instance_action_events.join(
+                        instance_actions,
+                        instance_actions.c.id == instance_action_events.c.action_id))
+                    .where(instance_actions.c.instance_uuid.in_(list(uuids)))
+                    .order_by(instance_action_events.c.id)).mappings():
+                events.setdefault(event['instance_uuid'], []).append(ActionEvent(
+                    event=event['event'], host=event['host'], node=event['node'],
+                    start=event['start_time'], finish=event['finish_time'],
+                    result=event['result'], reason=event['reason']))
+    return {row['uuid']: Server(
+        uuid=row['uuid'], name=row['display_name'],
+        status=_STATUS_OF_VM_STATE.get(row['vm_state'], row['vm_state'].upper()),
+        task_state=row['task_state'], flavor=_flavor_name(row['flavor']),
+        cell=cell.name, host=row['host'], node=row['node'],
+        fault=faults.get(row['uuid']) if row['vm_state'] == instance_states.ERROR else None,
+        created_at=row['created_at'], events=tuple(events.get(row['uuid'], ())))
+        for row in rows}
+
+
+def list_servers(api_engine: Engine, cells: CellDatabases,
+                 uuids: Iterable[str] | None = None, *, with_events: bool = False,
+                 include_deleted: bool = False) -> list[Server]:
+    """Every server (or those of ``uuids``), in creation order.
+
+    An instance whose mapping names a cell but that its cell does not show
+    yet (the super conductor is between the two writes) is read from its
+    build request, or skipped if that is gone too.
+    """
+    mapped = _mappings(api_engine, uuids)
+    by_cell: dict[str, list[str]] = {}
+    for instance_uuid, cell_uuid in mapped:
+        if cell_uuid is not None:
+            by_cell.setdefault(cell_uuid, []).append(instance_uuid)
+    found: dict[str, Server] = {}
+    for cell_uuid, cell_uuids in by_cell.items():
+        cell = cells.mapping(cell_uuid)
+        found.update(_read_cell(cells.engine(cell_uuid), cell, cell_uuids,
+                                with_events=with_events))
+    pending = build_requests.get_many(
+        api_engine, [u for u, _ in mapped if u not in found])
+    servers = []
+    for instance_uuid, _ in mapped:
+        server = found.get(instance_uuid)
+        if server is None and instance_uuid in pending:
+            server = _from_build_request(pending[instance_uuid])
+        if server is None or (server.status == DELETED and not include_deleted):
+            continue
+        servers.append(server)
+    return servers
+
+
+def show(api_engine: Engine, cells: CellDatabases, instance_uuid: str) -> Server:
+    """One server with its action events (every scheduling and build attempt)."""
+    found = list_servers(api_engine, cells, [instance_uuid], with_events=True,
+                         include_deleted=True)
+    if not found:
+        raise ServerNotFound(f'no server with uuid {instance_uuid}')
+    return found[0]
+
+
+def delete(api_engine: Engine, cells: CellDatabases,
+           compute_api_for: Callable[[CellMapping], ComputeAPI], ctxt: RequestContext,
+           instance_uuid: str) -> str:
+    """Delete a server; what was done, in words.
+
+    In a cell: ``terminate_instance`` is cast to its host (the agent frees its
+    Placement allocations and reports it DELETED). Without a cell: its build
+    request is discarded (if the super conductor is placing it right now, it
+    sees the build request gone and withdraws the instance and its claim).
+    """
+    mapped = _mappings(api_engine, [instance_uuid])
+    if not mapped:
+        raise ServerNotFound(f'no server with uuid {instance_uuid}')
+    _, cell_uuid = mapped[0]
+    if cell_uuid is None:
+        if build_requests.discard(api_engine, instance_uuid):
+            return 'deleted (it had not reached a cell)'
+        # Placed in a cell between our two reads.
+        mapped = _mappings(api_engine, [instance_uuid])
+        cell_uuid = mapped[0][1] if mapped else None
+        if cell_uuid is None:
+            raise ServerNotFound(f'no server with uuid {instance_uuid}')
+    cell = cells.mapping(cell_uuid)
+    server = _read_cell(cells.engine(cell_uuid), cell, [instance_uuid]).get(instance_uuid)
+    if server is None or server.status == DELETED:
+        return 'already deleted'
+    if not server.host:
+        raise ServerError(f'server {instance_uuid} has no host in cell {cell.name}; '
+                          f'nothing to terminate it on')
+    with api_engine.begin() as conn:
+        conn.execute(instance_mappings.update().where(
+            instance_mappings.c.instance_uuid == instance_uuid).values(
+                queued_for_delete=True))
+    compute_api_for(cell).terminate_instance(ctxt, server.host, instance_uuid)
+    return f'terminate cast to {server.host} in cell {cell.name}'

@@ -1,0 +1,195 @@
+"""``cellplane server create|list|show|delete``: the API role's server commands.
+
+They read ``[api_database] connection`` and ``[DEFAULT] transport_url`` (the
+top-level bus) from the top-level config file; cells are reached through
+their mappings. Every command has table and ``--format json`` output (cliff).
+``server create --wait`` shows a progress bar until every instance is
+ACTIVE or ERROR, or ``--timeout`` seconds pass (exit code 1 then).
+"""
+from __future__ import annotations
+
+import contextlib
+import getpass
+import os
+import time
+
+from cliff import command, lister, show
+from tqdm import tqdm
+
+from cellplane.api import servers
+from cellplane.cells.databases import CellDatabases
+from cellplane.cells.mappings import CellMapping
+from cellplane.cmd import base, manage
+from cellplane.context import new_context
+from cellplane.rpc import options as rpc_options
+from cellplane.rpc.transport import TransportCache, get_transport
+from compute_agent.rpcapi import ComputeAPI
+from conductor.rpcapi import ConductorAPI
+
+DEFAULT_CONFIG_FILE = '/etc/cellplane/cellplane.conf'
+WAIT_POLL_SECONDS = 0.5
+LIST_COLUMNS = ('id', 'name', 'status', 'task_state', 'flavor', 'cell', 'host')
+SHOW_COLUMNS = ('id', 'name', 'status', 'task_state', 'flavor', 'cell', 'host', 'node',
+                'fault', 'created_at', 'events')
+
+
+class WaitTimedOut(Exception):
+    """``--wait`` gave up before every instance was ACTIVE or ERROR."""
+
+
+class _TopLevelCommand(base.ConfigOptionsMixin):
+    registrars = (rpc_options.register_opts,)
+
+    def get_parser(self, prog_name):
+        return self.add_config_arguments(super().get_parser(prog_name))
+
+    def conf(self, parsed_args):
+        if not parsed_args.config_file and not parsed_args.config_dir \
+                and os.path.exists(DEFAULT_CONFIG_FILE):
+            parsed_args.config_file = [DEFAULT_CONFIG_FILE]
+        return self.load_config(parsed_args)
+
+    @contextlib.contextmanager
+    def api(self, parsed_args):
+        """(conf, API engine, cell databases), closed afterwards."""
+        conf = self.conf(parsed_args)
+        engine = manage.engine_for(conf, 'api')
+        cells = CellDatabases(engine)
+        cells.reload()
+        try:
+            yield conf, engine, cells
+        finally:
+            cells.dispose()
+            engine.dispose()
+
+
+def _row(server: servers.Server) -> tuple:
+    return (server.uuid, server.name, server.status, server.task_state, server.flavor,
+            server.cell, server.host)
+
+
+def _event(event: servers.ActionEvent) -> dict:
+    return {'event': event.event, 'host': event.host, 'node': event.node,
+            'start': event.start.isoformat() if event.start else None,
+            'finish': event.finish.isoformat() if event.finish else None,
+            'result': event.result, 'reason': event.reason}
+
+
+def _key_value(text: str) -> tuple[str, str]:
+    key, sep, value = text.partition('=')
+    if not sep or not key:
+        raise ValueError(f'expected KEY=VALUE, got {text!r}')
+    return key, value
+
+
+class ServerCreate(_TopLevelCommand, lister.Lister):
+    """Create N servers: recorded in the API DB, scheduled by the super conductor."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('name')
+        parser.add_argument('--flavor', required=True, help='flavor name or id')
+        parser.add_argument('--count', type=int, default=1,
+                            help='how many (all placed, or none: default 1)')
+        parser.add_argument('--image-property', action='append', default=[],
+                            type=_key_value, metavar='KEY=VALUE',
+                            help='image property the host must support, e.g. '
+                                 'hw_architecture=x86_64 (repeatable)')
+        parser.add_argument('--availability-zone', metavar='AZ')
+        parser.add_argument('--project', default='default', help='owning project id')
+        parser.add_argument('--user', default=getpass.getuser(), help='owning user id')
+        parser.add_argument('--wait', action='store_true',
+                            help='wait until every server is ACTIVE or ERROR')
+        parser.add_argument('--timeout', type=float, default=300.0, metavar='SECONDS',
+                            help='give up waiting after this long (default 300)')
+        return parser
+
+    def take_action(self, parsed_args):
+        with self.api(parsed_args) as (conf, engine, cells):
+            transport = get_transport(rpc_options.require_transport_url(conf, 'cellplane'),
+                                      conf)
+            try:
+                uuids = servers.create(
+                    engine, ConductorAPI(transport, conf=conf), new_context(
+                        user_id=parsed_args.user, project_id=parsed_args.project),
+                    name=parsed_args.name, flavor=parsed_args.flavor,
+                    count=parsed_args.count, project_id=parsed_args.project,
+                    user_id=parsed_args.user,
+                    image_properties=dict(parsed_args.image_property),
+                    availability_zone=parsed_args.availability_zone)
+            finally:
+                transport.cleanup()
+            if parsed_args.wait:
+                found = self._wait(engine, cells, uuids, parsed_args.timeout)
+            else:
+                found = servers.list_servers(engine, cells, uuids)
+        return LIST_COLUMNS, [_row(s) for s in found]
+
+    def _wait(self, engine, cells, uuids, timeout):
+        deadline = time.monotonic() + timeout
+        with tqdm(total=len(uuids), desc='servers ACTIVE or ERROR', unit='server',
+                  file=self.app.stderr, disable=None) as bar:
+            while True:
+                found = servers.list_servers(engine, cells, uuids, include_deleted=True)
+                done = sum(s.status in servers.FINAL_STATUSES for s in found)
+                bar.update(done - bar.n)
+                if done == len(uuids):
+                    return found
+                if time.monotonic() > deadline:
+                    raise WaitTimedOut(
+                        f'{len(uuids) - done} of {len(uuids)} server(s) still not ACTIVE '
+                        f'or ERROR after {timeout:g} s; see `cellplane server list`')
+                time.sleep(WAIT_POLL_SECONDS)
+
+
+class ServerList(_TopLevelCommand, lister.Lister):
+    """List servers: in cells, being scheduled, or failed before reaching a cell."""
+
+    def take_action(self, parsed_args):
+        with self.api(parsed_args) as (_, engine, cells):
+            return LIST_COLUMNS, [_row(s) for s in servers.list_servers(engine, cells)]
+
+
+class ServerShow(_TopLevelCommand, show.ShowOne):
+    """Show one server, with every scheduling and build attempt (action events)."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('id', help='server uuid')
+        return parser
+
+    def take_action(self, parsed_args):
+        with self.api(parsed_args) as (_, engine, cells):
+            server = servers.show(engine, cells, parsed_args.id)
+        return SHOW_COLUMNS, (
+            server.uuid, server.name, server.status, server.task_state, server.flavor,
+            server.cell, server.host, server.node, server.fault,
+            server.created_at.isoformat() if server.created_at else None,
+            [_event(e) for e in server.events])
+
+
+class ServerDelete(_TopLevelCommand, command.Command):
+    """Delete a server: terminate on its host, or drop a build request without a cell."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('id', help='server uuid')
+        return parser
+
+    def take_action(self, parsed_args):
+        with self.api(parsed_args) as (conf, engine, cells):
+            transports = TransportCache(conf)
+
+            def compute_api_for(cell: CellMapping) -> ComputeAPI:
+                return ComputeAPI(transports.get(cell.transport_url), conf=conf)
+            try:
+                done = servers.delete(engine, cells, compute_api_for, new_context(),
+                                      parsed_args.id)
+            finally:
+                transports.cleanup()
+        self.app.stdout.write(f'{parsed_args.id}: {done}\n')
+        return 0
+
+
+COMMANDS = {'server create': ServerCreate, 'server list': ServerList,
+            'server show': ServerShow, 'server delete': ServerDelete}

@@ -1,0 +1,116 @@
+"""``cellplane server ...``: what the API role writes, what it casts, and what it shows.
+
+The super conductor is stood in for by an RPC server on the same in-process
+bus (kombu's memory transport: with ``fake://`` the CLI's transport cleanup
+would drop the queued cast) that records the ``schedule_and_build_instances`` casts it receives;
+the end-to-end boot through real daemons is tests/integration/test_top_boot_path.py.
+"""
+from __future__ import annotations
+
+import json
+import threading
+
+import pytest
+
+from cellplane.api import build_requests
+from cellplane.cmd import cli, manage
+from cellplane.db import engines
+from cellplane.rpc.server import build_server
+from cellplane.rpc.transport import get_transport
+import oslo_messaging as messaging  # noqa: I100
+from rpc_schemas.request_spec import RequestSpec
+
+DEADLINE_SECONDS = 30
+
+
+class SuperConductorRecorder:
+    target = messaging.Target(version='1.2')
+
+    def __init__(self):
+        self.casts = []
+        self.arrived = threading.Event()
+
+    def schedule_and_build_instances(self, ctxt, request_spec, instance_uuids):
+        self.casts.append((request_spec, instance_uuids))
+        self.arrived.set()
+
+
+@pytest.fixture
+def top(tmp_path):
+    conf = tmp_path / 'top.conf'
+    api_url = f'sqlite:///{tmp_path}/api.sqlite'
+    conf.write_text(f'[DEFAULT]\ntransport_url = kombu+memory:////\n'
+                    f'[api_database]\nconnection = {api_url}\n')
+    assert manage.main(['db', 'sync', '--database', 'api', '--config-file', str(conf)]) == 0
+    assert cli.main(['flavor', 'create', 'small', '--vcpus', '1', '--ram', '512',
+                     '--disk', '10', '--config-file', str(conf)]) == 0
+    recorder = SuperConductorRecorder()
+    transport = get_transport('kombu+memory:////')
+    server = build_server(transport, topic='conductor', server='super-1',
+                          endpoints=[recorder])
+    server.start()
+    engine = engines.create_engine(api_url)
+    yield str(conf), recorder, engine
+    server.stop()
+    server.wait()
+    transport.cleanup()
+    engine.dispose()
+
+
+def _json(capsys, argv):
+    capsys.readouterr()
+    assert cli.main(argv) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_create_records_each_instance_and_casts_one_schedule_for_the_request(top, capsys):
+    conf, recorder, engine = top
+    created = _json(capsys, ['server', 'create', 'web', '--flavor', 'small', '--count', '3',
+                             '--image-property', 'hw_architecture=x86_64',
+                             '--availability-zone', 'az1', '--project', 'p1',
+                             '--user', 'u1', '--config-file', conf, '-f', 'json'])
+    assert [s['name'] for s in created] == ['web-1', 'web-2', 'web-3']
+    assert {s['status'] for s in created} == {'BUILD'}
+    assert recorder.arrived.wait(DEADLINE_SECONDS)
+    [(spec, uuids)] = recorder.casts
+    assert isinstance(spec, RequestSpec)
+    assert uuids == [s['id'] for s in created]
+    assert (spec.num_instances, spec.project_id, spec.user_id, spec.availability_zone) == \
+        (3, 'p1', 'u1', 'az1')
+    assert spec.image_properties == {'hw_architecture': 'x86_64'}
+    assert (spec.flavor.name, spec.flavor.vcpus, spec.flavor.memory_mb) == ('small', 1, 512)
+    stored = build_requests.get_many(engine, uuids)
+    assert sorted(r.instance.display_name for r in stored.values()) == \
+        ['web-1', 'web-2', 'web-3']
+    assert build_requests.request_spec(engine, uuids[0]) == spec
+
+
+def test_list_and_show_a_request_that_failed_before_reaching_a_cell(top, capsys):
+    conf, recorder, engine = top
+    [created] = _json(capsys, ['server', 'create', 'db', '--flavor', 'small',
+                               '--config-file', conf, '-f', 'json'])
+    build_requests.fail(engine, [created['id']], 'NoValidHost: 0 hosts had room')
+    [listed] = _json(capsys, ['server', 'list', '--config-file', conf, '-f', 'json'])
+    assert (listed['id'], listed['status'], listed['cell']) == (created['id'], 'ERROR', None)
+    shown = _json(capsys, ['server', 'show', created['id'], '--config-file', conf,
+                           '-f', 'json'])
+    assert shown['fault'] == 'NoValidHost: 0 hosts had room'
+    assert shown['events'] == []
+
+
+def test_delete_of_a_request_without_a_cell_removes_it(top, capsys):
+    conf, recorder, engine = top
+    [created] = _json(capsys, ['server', 'create', 'tmp', '--flavor', 'small',
+                               '--config-file', conf, '-f', 'json'])
+    assert cli.main(['server', 'delete', created['id'], '--config-file', conf]) == 0
+    assert 'had not reached a cell' in capsys.readouterr().out
+    assert _json(capsys, ['server', 'list', '--config-file', conf, '-f', 'json']) == []
+    assert cli.main(['server', 'show', created['id'], '--config-file', conf]) == 1
+
+
+def test_create_with_an_unknown_flavor_records_nothing(top, capsys):
+    conf, recorder, engine = top
+    assert cli.main(['server', 'create', 'x', '--flavor', 'nope', '--config-file', conf]) == 1
+    assert "no flavor named or with id 'nope'" in capsys.readouterr().err
+    assert build_requests.list_all(engine) == []
+    assert recorder.casts == []
