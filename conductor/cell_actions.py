@@ -1,0 +1,141 @@
+"""The attempt history of an instance in its cell DB: one ``create`` action, one event per try.
+
+Every build attempt (the agent's report, success or failure) and every
+claim the cell conductor tried on an alternate and Placement refused becomes
+a row of ``instance_action_events`` under the instance's ``create`` action,
+with host, node, start, finish, result and reason. Only the cell's own
+services write it (the cell conductor, on behalf of its agents), so the
+history of a build never depends on the top level. The fault written when
+every host failed is made from this history (``describe_history``).
+
+Functions take a SQLAlchemy connection inside the caller's transaction, so
+a state change and the event that explains it are committed together.
+"""
+from __future__ import annotations
+
+import dataclasses
+import datetime
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from cellplane.db.cell.models import instance_action_events, instance_actions
+from rpc_schemas.build_attempt import BuildAttempt
+from rpc_schemas.selection import Selection
+
+ACTION_CREATE = 'create'
+# A build on a host, as the compute agent reported it (result ok | failed).
+EVENT_BUILD = 'compute_build_and_run_instance'
+# A claim of an alternate by the cell conductor that Placement refused.
+EVENT_CLAIM = 'conductor_claim_alternate'
+RESULT_OK = 'ok'
+RESULT_FAILED = 'failed'
+
+
+def naive_utc(moment: datetime.datetime) -> datetime.datetime:
+    """Naive UTC, as the cell DB's DateTime columns store times."""
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+    return moment
+
+
+def utcnow() -> datetime.datetime:
+    return naive_utc(datetime.datetime.now(datetime.timezone.utc))
+
+
+@dataclasses.dataclass(frozen=True)
+class AttemptEvent:
+    """One row of an instance's attempt history."""
+    event: str
+    host: str | None
+    node: str | None
+    start: datetime.datetime | None
+    finish: datetime.datetime | None
+    result: str | None
+    reason: str | None
+
+    @property
+    def failed_build(self) -> bool:
+        return self.event == EVENT_BUILD and self.result == RESULT_FAILED
+
+    def describe(self) -> str:
+        """``cmp1: build failed: No more IP addresses`` - one line of a fault."""
+        what = {EVENT_BUILD: 'build', EVENT_CLAIM: 'claim'}.get(self.event, self.event)
+        if self.result == RESULT_OK:
+            return f'{self.host}: {what} succeeded'
+        outcome = 'refused by Placement' if self.event == EVENT_CLAIM else 'failed'
+        return f'{self.host}: {what} {outcome}: {self.reason or "no reason given"}'
+
+
+def ensure_create_action(conn: Connection, instance_uuid: str, *,
+                         request_id: str | None = None, user_id: str | None = None,
+                         project_id: str | None = None) -> int:
+    """The id of the instance's ``create`` action, created if it has none yet.
+
+    The super conductor may create it when it creates the instance; the cell
+    conductor creates it on the first event otherwise. One instance's events
+    arrive one after the other (each attempt follows the previous one), so
+    two concurrent creations for one instance do not happen in the boot flow.
+    """
+    found = conn.execute(
+        sa.select(instance_actions.c.id)
+        .where(instance_actions.c.instance_uuid == instance_uuid,
+               instance_actions.c.action == ACTION_CREATE)
+        .order_by(instance_actions.c.id).limit(1)).scalar()
+    if found is not None:
+        return found
+    now = utcnow()
+    result = conn.execute(instance_actions.insert().values(
+        instance_uuid=instance_uuid, action=ACTION_CREATE, request_id=request_id,
+        user_id=user_id, project_id=project_id, start_time=now,
+        created_at=now, updated_at=now))
+    return result.inserted_primary_key[0]
+
+
+def record_build_attempt(conn: Connection, action_id: int, attempt: BuildAttempt) -> None:
+    """One build, as the agent that ran it reported it."""
+    _insert_event(conn, action_id, EVENT_BUILD, host=attempt.host, node=attempt.nodename,
+                  start_time=naive_utc(attempt.start),
+                  finish_time=naive_utc(attempt.finish),
+                  result=attempt.result, reason=attempt.reason)
+
+
+def record_refused_claim(conn: Connection, action_id: int, selection: Selection,
+                         reason: str, start: datetime.datetime,
+                         finish: datetime.datetime) -> None:
+    """A claim of ``selection`` that could not be made, and why."""
+    _insert_event(conn, action_id, EVENT_CLAIM, host=selection.service_host,
+                  node=selection.nodename, start_time=naive_utc(start),
+                  finish_time=naive_utc(finish), result=RESULT_FAILED, reason=reason)
+
+
+def finish_action(conn: Connection, action_id: int, message: str | None = None) -> None:
+    """Mark the action finished (the instance is ACTIVE, or in ERROR with ``message``)."""
+    now = utcnow()
+    conn.execute(instance_actions.update()
+                 .where(instance_actions.c.id == action_id)
+                 .values(finish_time=now, message=message, updated_at=now))
+
+
+def history(conn: Connection, instance_uuid: str) -> list[AttemptEvent]:
+    """Every event of the instance's actions, oldest first."""
+    rows = conn.execute(
+        sa.select(instance_action_events)
+        .select_from(instance_action_events.join(
+            instance_actions, instance_actions.c.id == instance_action_events.c.action_id))
+        .where(instance_actions.c.instance_uuid == instance_uuid)
+        .order_by(instance_action_events.c.id)).mappings().all()
+    return [AttemptEvent(event=r['event'], host=r['host'], node=r['node'],
+                         start=r['start_time'], finish=r['finish_time'],
+                         result=r['result'], reason=r['reason']) for r in rows]
+
+
+def describe_history(events: list[AttemptEvent]) -> str:
+    """One line per host tried, oldest first: what a fault's details list."""
+    return '\n'.join(e.describe() for e in events if e.result != RESULT_OK)
+
+
+def _insert_event(conn: Connection, action_id: int, event: str, **values) -> None:
+    now = utcnow()
+    conn.execute(instance_action_events.insert().values(
+        action_id=action_id, event=event, created_at=now, updated_at=now, **values))

@@ -1,0 +1,112 @@
+"""The instances of one cell as its cell conductor writes them: state changes and faults.
+
+The super conductor creates an instance in the cell it chose
+(``create_instance`` is the one way to write that row); from then on only
+the cell conductor changes it, on its agents' reports: ACTIVE with host,
+node and launch time, ERROR with an ``instance_faults`` row, DELETED.
+A deleted instance stays deleted: a late report about it changes nothing.
+"""
+from __future__ import annotations
+
+import logging
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from cellplane.db.cell.models import instance_faults, instances
+from conductor.cell_actions import naive_utc, utcnow
+from rpc_schemas.instance import ACTIVE, BUILDING, DELETED, ERROR, Instance
+from rpc_schemas.instance_update import InstanceUpdate
+
+LOG = logging.getLogger(__name__)
+
+# instance_faults.code: the build failed on this cell's hosts (HTTP-like, as Nova).
+FAULT_CODE_BUILD = 500
+FAULT_MESSAGE_LENGTH = 255   # instance_faults.message is a String(255)
+
+
+class InstanceNotFound(Exception):
+    """The cell DB has no instance with this UUID (not created here, or in another cell)."""
+
+
+def create_instance(conn: Connection, instance: Instance) -> None:
+    """Insert ``instance`` as the super conductor creates it in the chosen cell."""
+    now = utcnow()
+    conn.execute(instances.insert().values(
+        uuid=instance.uuid, display_name=instance.display_name,
+        project_id=instance.project_id, user_id=instance.user_id,
+        host=instance.host, node=instance.node,
+        flavor=instance.flavor.to_primitive(), vm_state=instance.vm_state,
+        task_state=instance.task_state, availability_zone=instance.availability_zone,
+        launched_at=naive_utc(instance.launched_at) if instance.launched_at else None,
+        created_at=now, updated_at=now))
+
+
+def get_instance(conn: Connection, uuid: str) -> dict | None:
+    row = conn.execute(sa.select(instances).where(instances.c.uuid == uuid)).mappings().first()
+    return dict(row) if row else None
+
+
+def _current_vm_state(conn: Connection, uuid: str) -> str:
+    state = conn.execute(sa.select(instances.c.vm_state)
+                         .where(instances.c.uuid == uuid)
+                         .with_for_update()).scalar()
+    if state is None:
+        raise InstanceNotFound(
+            f'instance {uuid} is not in this cell\'s database: was it created in '
+            f'another cell, or never created by the super conductor?')
+    return state
+
+
+def apply_update(conn: Connection, update: InstanceUpdate) -> bool:
+    """Apply an agent's report; False if the instance was already deleted (left as is)."""
+    current = _current_vm_state(conn, update.instance_uuid)
+    if current == DELETED:
+        LOG.warning('Ignored %s for instance %s: it is deleted',
+                    update.vm_state, update.instance_uuid)
+        return False
+    now = utcnow()
+    values = {'vm_state': update.vm_state, 'task_state': update.task_state,
+              'updated_at': now}
+    if update.vm_state == ACTIVE:
+        values.update(host=update.host, node=update.node,
+                      launched_at=naive_utc(update.launched_at or now))
+    elif update.vm_state == DELETED:
+        values['deleted_at'] = now
+    elif update.host is not None:
+        values.update(host=update.host, node=update.node)
+    conn.execute(instances.update().where(instances.c.uuid == update.instance_uuid)
+                 .values(**values))
+    return True
+
+
+def set_building(conn: Connection, uuid: str, task_state: str | None) -> None:
+    """Back to building on no host (a reschedule in progress)."""
+    _current_vm_state(conn, uuid)
+    conn.execute(instances.update().where(instances.c.uuid == uuid).values(
+        vm_state=BUILDING, task_state=task_state, host=None, node=None,
+        updated_at=utcnow()))
+
+
+def set_error(conn: Connection, uuid: str, *, message: str, details: str,
+              host: str | None = None) -> None:
+    """ERROR, with a fault row whose message and details say why."""
+    if _current_vm_state(conn, uuid) == DELETED:
+        LOG.warning('Instance %s is deleted; not setting it to ERROR (%s)', uuid, message)
+        return
+    now = utcnow()
+    conn.execute(instances.update().where(instances.c.uuid == uuid).values(
+        vm_state=ERROR, task_state=None, updated_at=now))
+    if len(message) > FAULT_MESSAGE_LENGTH:
+        message = message[:FAULT_MESSAGE_LENGTH - 1] + '\u2026'
+    conn.execute(instance_faults.insert().values(
+        instance_uuid=uuid, code=FAULT_CODE_BUILD, message=message, details=details,
+        host=host, created_at=now, updated_at=now))
+
+
+def faults(conn: Connection, uuid: str) -> list[dict]:
+    """The instance's faults, oldest first."""
+    rows = conn.execute(sa.select(instance_faults)
+                        .where(instance_faults.c.instance_uuid == uuid)
+                        .order_by(instance_faults.c.id)).mappings().all()
+    return [dict(r) for r in rows]

@@ -1,0 +1,120 @@
+"""The cell conductor's RPC endpoint for the boot flow (API 1.1): reschedules and agents' reports.
+
+Served on topic ``conductor`` of the cell's bus beside ``ConductorManager``
+(heartbeats). It holds the cell DB, the cell bus and a Placement client,
+nothing of the top level: a reschedule walks the alternates it was given
+(``conductor/cell_reschedule.py``) and never calls the scheduler.
+
+Every handler checks its payloads and logs, never raises, on a bad message
+or a failure: the sender cast and is not listening, and a handler that
+raised would leave only a traceback. An instance whose reschedule failed
+unexpectedly is set to ERROR with the reason rather than left building.
+"""
+from __future__ import annotations
+
+import logging
+
+from sqlalchemy.engine import Engine
+
+from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
+from conductor import cell_actions, cell_compute_nodes, cell_instances
+from conductor.cell_reschedule import Rescheduler
+import oslo_messaging as messaging  # noqa: E402,I100
+from rpc_schemas.build_attempt import BuildAttempt
+from rpc_schemas.compute_node import ComputeNodeRecord
+from rpc_schemas.instance import ACTIVE, ERROR, Instance
+from rpc_schemas.instance_update import InstanceUpdate
+from rpc_schemas.request_spec import RequestSpec
+from rpc_schemas.selection import Selection
+
+LOG = logging.getLogger(__name__)
+
+
+def _wrong_type(method: str, name: str, value, expected: str) -> str:
+    return (f'Rejected {method}: {name} must be {expected}, got '
+            f'{type(value).__name__}')
+
+
+def _check_build_instances(instance, request_spec, host_list, attempt) -> str | None:
+    """What is wrong with build_instances' arguments, or None."""
+    for name, value, cls in (('instance', instance, Instance),
+                             ('request_spec', request_spec, RequestSpec),
+                             ('attempt', attempt, BuildAttempt)):
+        if not isinstance(value, cls):
+            return f'{name} must be a {cls.NAME} payload, got {type(value).__name__}'
+    if not isinstance(host_list, list) or not all(isinstance(s, Selection)
+                                                  for s in host_list):
+        return 'host_list must be a list of Selection payloads'
+    return None
+
+
+class CellConductorManager:
+    target = messaging.Target(version='1.1')
+
+    def __init__(self, *, engine: Engine, rescheduler: Rescheduler) -> None:
+        self.engine = engine
+        self.rescheduler = rescheduler
+
+    def build_instances(self, ctxt, instance: Instance, request_spec: RequestSpec,
+                        host_list: list[Selection], attempt: BuildAttempt) -> None:
+        problem = _check_build_instances(instance, request_spec, host_list, attempt)
+        if problem:
+            LOG.error('Rejected build_instances: %s', problem)
+            return
+        try:
+            self.rescheduler.reschedule(ctxt, instance, request_spec, host_list, attempt)
+        except cell_instances.InstanceNotFound as exc:
+            LOG.error('Rejected build_instances: %s', exc)
+        except Exception as exc:  # noqa: BLE001 - the instance must not stay building
+            LOG.exception('Reschedule of instance %s failed unexpectedly', instance.uuid)
+            message = (f'Reschedule after the failed build on {attempt.host} failed '
+                       f'unexpectedly: {type(exc).__name__}: {exc}')
+            leftover = self.rescheduler.remove_allocations(instance.uuid)
+            if leftover:
+                message += f'; {leftover}'
+            self._set_error(instance.uuid, attempt.host, message)
+
+    def instance_update(self, ctxt, update: InstanceUpdate) -> None:
+        if not isinstance(update, InstanceUpdate):
+            LOG.error(_wrong_type('instance_update', 'update', update, 'an InstanceUpdate'))
+            return
+        try:
+            with self.engine.begin() as conn:
+                cell_instances.apply_update(conn, update)
+                if update.vm_state == ERROR:
+                    cell_instances.set_error(
+                        conn, update.instance_uuid, host=update.host,
+                        message=update.fault_message or 'Instance failed on its host',
+                        details=update.fault_message or '')
+                if update.attempt is not None:
+                    action_id = cell_actions.ensure_create_action(
+                        conn, update.instance_uuid, request_id=ctxt.request_id,
+                        user_id=ctxt.user_id, project_id=ctxt.project_id)
+                    cell_actions.record_build_attempt(conn, action_id, update.attempt)
+                    if update.vm_state in (ACTIVE, ERROR):
+                        cell_actions.finish_action(conn, action_id, update.fault_message)
+        except cell_instances.InstanceNotFound as exc:
+            LOG.error('Rejected instance_update (%s): %s', update.vm_state, exc)
+            return
+        LOG.info('Instance %s is %s%s', update.instance_uuid, update.vm_state,
+                 f' on {update.host}' if update.host else '')
+
+    def compute_node_update(self, ctxt, node: ComputeNodeRecord) -> None:
+        if not isinstance(node, ComputeNodeRecord):
+            LOG.error(_wrong_type('compute_node_update', 'node', node,
+                                  'a ComputeNodeRecord'))
+            return
+        try:
+            cell_compute_nodes.upsert(self.engine, node)
+        except cell_compute_nodes.ComputeNodeConflict as exc:
+            LOG.error('Rejected compute_node_update: %s', exc)
+            return
+        LOG.debug('Compute node %s/%s (%s) recorded', node.host, node.nodename, node.uuid)
+
+    def _set_error(self, uuid: str, host: str | None, message: str) -> None:
+        try:
+            with self.engine.begin() as conn:
+                cell_instances.set_error(conn, uuid, message=message, details=message,
+                                         host=host)
+        except Exception:  # noqa: BLE001 - already reporting a failure
+            LOG.exception('Could not set instance %s to ERROR either', uuid)

@@ -1,0 +1,175 @@
+"""The reschedule: a build failed on a host, so the cell conductor moves it to an alternate.
+
+Inside the cell only, never asking the scheduler or the top level:
+
+1. record the failed attempt (action event) and remove the failed host's
+   allocation in Placement (the unclaim of the claim that host was built on);
+2. walk the remaining alternates in order: claim each one's own allocation
+   request for the instance (project and user from the request spec); a
+   refused claim is recorded with Placement's reason and the walk goes on;
+3. cast ``build_and_run_instance`` to the first host whose claim held, with
+   the alternates after it;
+4. when none is left (or ``[conductor] max_attempts`` builds were tried),
+   set the instance to ERROR with a fault listing every host tried and why,
+   and leave no allocation of it in Placement.
+
+Each claim made here has its unclaim: the agent that received the build
+reports a failure back here, and step 1 removes it.
+"""
+from __future__ import annotations
+
+import dataclasses
+import logging
+from typing import Sequence
+
+from sqlalchemy.engine import Engine
+
+from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
+from cellplane.context import RequestContext
+from compute_agent.rpcapi import ComputeAPI
+from conductor import cell_actions, cell_instances
+import oslo_messaging as messaging  # noqa: E402,I100
+from placement.client import (
+    ClaimConflict, PlacementClient, PlacementClientError, PlacementUnreachable)
+from rpc_schemas.build_attempt import BuildAttempt
+from rpc_schemas.instance import SCHEDULING, SPAWNING, Instance
+from rpc_schemas.request_spec import RequestSpec
+from rpc_schemas.selection import Selection
+
+LOG = logging.getLogger(__name__)
+
+
+@dataclasses.dataclass(frozen=True)
+class RescheduleOutcome:
+    """Where the build went next (``host``), or why the instance is in ERROR (``fault``)."""
+    host: str | None = None
+    fault: str | None = None
+
+
+class Rescheduler:
+    """Reschedules failed builds of one cell; built by the cell conductor from its config."""
+
+    def __init__(self, *, engine: Engine, placement: PlacementClient,
+                 compute: ComputeAPI, max_attempts: int) -> None:
+        self._engine = engine
+        self._placement = placement
+        self._compute = compute
+        self._max_attempts = max_attempts
+
+    def reschedule(self, ctxt: RequestContext, instance: Instance,
+                   request_spec: RequestSpec, host_list: Sequence[Selection],
+                   attempt: BuildAttempt) -> RescheduleOutcome:
+        uuid = instance.uuid
+        with self._engine.begin() as conn:
+            action_id = cell_actions.ensure_create_action(
+                conn, uuid, request_id=ctxt.request_id, user_id=request_spec.user_id,
+                project_id=request_spec.project_id)
+            cell_actions.record_build_attempt(conn, action_id, attempt)
+            cell_instances.set_building(conn, uuid, SCHEDULING)
+        LOG.info('Build of instance %s failed on %s (%s); %d alternate(s) left',
+                 uuid, attempt.host, attempt.reason, len(host_list))
+
+        try:
+            self._placement.unclaim(uuid)
+        except (PlacementUnreachable, PlacementClientError) as exc:
+            return self._give_up(action_id, uuid, attempt.host, ending=(
+                f'the allocation of the failed build on {attempt.host} could not be '
+                f'removed from Placement ({exc}), so no alternate was claimed. Remove '
+                f'it with DELETE /allocations/{uuid} once Placement answers'),
+                unclaim=False)
+
+        with self._engine.connect() as conn:
+            events = cell_actions.history(conn, uuid)
+        builds = [e for e in events if e.event == cell_actions.EVENT_BUILD]
+        built_on = {e.host for e in builds}
+        remaining = list(host_list)
+        while remaining:
+            if len(builds) >= self._max_attempts:
+                untried = ', '.join(s.service_host for s in remaining)
+                return self._give_up(action_id, uuid, attempt.host, ending=(
+                    f'[conductor] max_attempts = {self._max_attempts} builds reached; '
+                    f'alternates not tried: {untried}'))
+            selection, remaining = remaining[0], remaining[1:]
+            if selection.service_host in built_on:
+                LOG.info('Skipping alternate %s for instance %s: a build already '
+                         'failed there', selection.service_host, uuid)
+                continue
+            refused = self._claim(ctxt, action_id, instance, request_spec, selection,
+                                  remaining)
+            if refused is None:
+                return RescheduleOutcome(host=selection.service_host)
+            if isinstance(refused, PlacementUnreachable):
+                return self._give_up(action_id, uuid, attempt.host, ending=(
+                    f'Placement could not be reached to claim an alternate: {refused}'))
+        return self._give_up(action_id, uuid, attempt.host, ending=(
+            'no alternate host left: every host the scheduler offered was tried'))
+
+    def _claim(self, ctxt, action_id: int, instance: Instance, request_spec: RequestSpec,
+               selection: Selection, rest: list[Selection]) -> Exception | None:
+        """Claim ``selection`` and cast the build there; the reason it failed, or None."""
+        start = cell_actions.utcnow()
+        try:
+            self._placement.claim(
+                instance.uuid, dict(selection.allocation_request['allocations']),
+                project_id=request_spec.project_id, user_id=request_spec.user_id)
+        except ClaimConflict as exc:
+            why = 'lost a race' if exc.lost_race else 'refused'
+            reason = f'Placement {why} the claim: {exc.detail}'
+            failure: Exception = exc
+        except PlacementClientError as exc:
+            reason = f'Placement answered {exc.status} ({exc.code}): {exc.detail}'
+            failure = exc
+        except PlacementUnreachable as exc:
+            return exc
+        else:
+            try:
+                with self._engine.begin() as conn:
+                    cell_instances.set_building(conn, instance.uuid, SPAWNING)
+                self._compute.build_and_run_instance(
+                    ctxt, selection.service_host, instance, request_spec,
+                    [selection, *rest])
+            except messaging.MessagingException as exc:
+                reason = f'the build could not be sent to {selection.service_host}: {exc}'
+                failure = exc
+                # Nobody will build it there: the claim just made is undone.
+                try:
+                    self._placement.unclaim(instance.uuid)
+                except (PlacementUnreachable, PlacementClientError) as unclaim_exc:
+                    return unclaim_exc if isinstance(
+                        unclaim_exc, PlacementUnreachable) else exc
+            else:
+                LOG.info('Instance %s rescheduled to %s (claimed, %d alternate(s) '
+                         'behind it)', instance.uuid, selection.service_host, len(rest))
+                return None
+        LOG.info('Alternate %s for instance %s not usable: %s',
+                 selection.service_host, instance.uuid, reason)
+        with self._engine.begin() as conn:
+            cell_actions.record_refused_claim(conn, action_id, selection, reason,
+                                              start, cell_actions.utcnow())
+        return failure
+
+    def remove_allocations(self, uuid: str) -> str | None:
+        """Unclaim ``uuid``; None if done, else what the operator must do."""
+        try:
+            self._placement.unclaim(uuid)
+        except (PlacementUnreachable, PlacementClientError) as exc:
+            return (f'removing its allocations from Placement failed ({exc}): remove '
+                    f'them with DELETE /allocations/{uuid}')
+        return None
+
+    def _give_up(self, action_id: int, uuid: str, last_host: str, *, ending: str,
+                 unclaim: bool = True) -> RescheduleOutcome:
+        """ERROR with a fault naming every host tried and why; no allocation left."""
+        leftover = self.remove_allocations(uuid) if unclaim else None
+        if leftover:
+            ending += f'; {leftover}'
+        with self._engine.begin() as conn:
+            tried = cell_actions.describe_history(cell_actions.history(conn, uuid))
+            hosts = '; '.join(tried.splitlines())
+            message = f'Build failed on every host tried ({hosts}); {ending}'
+            details = f'Hosts tried, in order:\n{tried}\nThen: {ending}'
+            cell_instances.set_error(conn, uuid, message=message, details=details,
+                                     host=last_host)
+            cell_actions.finish_action(conn, action_id, message=message)
+        LOG.warning('Instance %s is in ERROR: %s', uuid, message)
+        return RescheduleOutcome(fault=details)
