@@ -1,10 +1,15 @@
 """``cellplane-compute``: start a compute agent daemon.
 
-It serves topic ``compute`` as server ``[DEFAULT] host`` and casts its
-heartbeat to its cell conductor every ``[service] report_interval``, once
-the conductor has answered a ping (it waits for it at start). It holds
-no database credentials: it refuses to start with ``[database] connection``
-or with any top-level option. Exit codes as for ``cellplane-conductor``.
+It serves topic ``compute`` as server ``[DEFAULT] host`` (builds and
+terminations cast by conductors), casts its heartbeat to its cell conductor
+every ``[service] report_interval``, and reports its node every ``[compute]
+report_interval`` (resource provider, inventory and traits in Placement;
+the compute node record to its cell conductor), once the conductor has
+answered a ping (it waits for it at start). It holds no database
+credentials: it refuses to start with ``[database] connection`` or with any
+top-level option. Exit codes as for ``cellplane-conductor``; a missing
+``[placement] endpoint_url`` or an unknown ``[compute] virt_driver`` is a
+configuration error (exit 2).
 """
 from __future__ import annotations
 
@@ -15,14 +20,19 @@ from typing import Sequence
 from cellplane import cell_guard, config
 from cellplane.context import new_context
 from cellplane.heartbeat import current_status
+from cellplane.periodic import PeriodicTask
 from cellplane.rpc import options as rpc_options
 from cellplane.rpc.client import InvalidVersionCap
 from cellplane.rpc.transport import TransportURLError, get_transport
 from cellplane.service import Service
 from compute_agent import conf as compute_conf
 from compute_agent import rpcapi
+from compute_agent.builder import InstanceBuilder
 from compute_agent.manager import ComputeManager
+from compute_agent.resource_reporter import ResourceReporter
+from compute_agent.virt import driver as virt_driver
 from conductor.rpcapi import ConductorAPI
+from placement import client_conf
 
 LOG = logging.getLogger(__name__)
 
@@ -40,23 +50,45 @@ def main(argv: Sequence[str] | None = None) -> int:
         rpc_options.size_pools(conf)
         transport = get_transport(transport_url, conf)
         conductor = ConductorAPI(transport, conf=conf)
+        placement = client_conf.client_from_conf(conf, 'the compute agent')
+        driver = virt_driver.load(conf.compute.virt_driver, conf=conf)
+        config.check_values(conf)   # the driver's own options, now registered
     except (config.ConfigError, rpc_options.TransportNotConfigured,
-            TransportURLError, InvalidVersionCap) as exc:
+            TransportURLError, InvalidVersionCap, client_conf.PlacementNotConfigured,
+            virt_driver.UnknownVirtDriver) as exc:
         print(f'{BINARY}: {exc}', file=sys.stderr)
         return EXIT_CONFIG_ERROR
 
-    # Heartbeats cast before the conductor's queue exists are lost; waiting
+    # Casts sent before the conductor's queue exists are lost; waiting
     # also tells the operator, in this agent's log, what it is waiting for.
     pong = conductor.wait_until_answering(new_context(), attempt_timeout=3)
     LOG.info('Cell conductor %s on %s answered; starting', pong.binary, pong.host)
+
+    # One node per host: the node is named after the host.
+    builder = InstanceBuilder(host=conf.host, nodename=conf.host, driver=driver)
+    reporter = ResourceReporter(
+        host=conf.host, nodename=conf.host, driver=driver, placement=placement,
+        conductor=conductor, availability_zone=conf.compute.availability_zone,
+        failed_builds=lambda: builder.failed_builds)
+    LOG.info('Compute node %s has resource provider %s', conf.host, reporter.node_uuid)
 
     def heartbeat() -> None:
         conductor.service_heartbeat(
             new_context(), current_status(conf, binary=BINARY, topic=rpcapi.TOPIC))
 
     service = Service(conf, binary=BINARY, topic=rpcapi.TOPIC, transport=transport,
-                      endpoints=[ComputeManager()], heartbeat=heartbeat)
-    return service.run()
+                      endpoints=[ComputeManager(builder=builder, placement=placement,
+                                                conductor=conductor)],
+                      heartbeat=heartbeat)
+    # The first report runs at once: the node is in Placement and in its
+    # cell DB before the scheduler can be expected to choose it.
+    resources = PeriodicTask(f'{BINARY}-resources', conf.compute.report_interval,
+                             reporter.periodic_report)
+    resources.start()
+    try:
+        return service.run()
+    finally:
+        resources.stop()
 
 
 if __name__ == '__main__':

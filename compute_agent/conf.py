@@ -1,23 +1,39 @@
-"""Options of the compute agent.
+"""Options of the compute agent: its virt driver, its availability zone, how often it reports.
 
-Foundation scope: the agent uses only shared options (``[DEFAULT] host``,
-``transport_url``, ``[service] report_interval``, ``[cell] name``). Its own
-group is declared here so later issues (virt driver, resource reporting)
-add their options in one place; an agent never has a database option.
+The agent also reads the shared options (``[DEFAULT] host``,
+``transport_url``, ``[service] report_interval`` for heartbeats, ``[cell]
+name``) and ``[placement]`` (``placement/client_conf.py``: where Placement
+is and the token to reach it). An agent never has a database option.
 """
 from __future__ import annotations
 
 from oslo_config import cfg
 
+from placement import client_conf
+
 compute_group = cfg.OptGroup('compute', title='Compute agent')
 
-compute_opts: list[cfg.Opt] = []
+compute_opts: list[cfg.Opt] = [
+    cfg.StrOpt('virt_driver', default='fake',
+               help='The virt driver building instances on this host, by entry '
+                    'point name (namespace cellplane.compute.virt_drivers).'),
+    cfg.StrOpt('availability_zone',
+               help='Availability zone of this host, reported with its compute '
+                    'node record (the scheduler\'s AvailabilityZoneFilter reads it).'),
+    cfg.IntOpt('report_interval', default=60, min=1,
+               help='Seconds between two resource reports: the resource provider, '
+                    'its inventory and traits in Placement (written only when '
+                    'they changed) and the compute node record sent to the cell '
+                    'conductor. The first report is made at start.'),
+]
 
 
 def register_opts(conf: cfg.ConfigOpts) -> None:
-    conf.register_group(compute_group)
-    conf.register_opts(compute_opts, group=compute_group)
+    # Fresh OptGroup per ConfigOpts, so overrides never leak between configs.
+    conf.register_group(cfg.OptGroup(compute_group.name, title=compute_group.title))
+    conf.register_opts(compute_opts, group=compute_group.name)
+    client_conf.register_opts(conf)
 
 
 def list_opts():
-    return [(compute_group, compute_opts)]
+    return [(compute_group, compute_opts), *client_conf.list_opts()]

@@ -19,7 +19,9 @@ from pathlib import Path
 # a test fails only if something never happens within it.
 EVENTUALLY_SECONDS = 60
 
-MODULES = {'conductor': 'conductor.cmd', 'compute': 'compute_agent.cmd'}
+MODULES = {'conductor': 'conductor.cmd', 'compute': 'compute_agent.cmd',
+           'scheduler': 'scheduler.cmd', 'placement': 'placement.cmd'}
+UNUSED_PLACEMENT_URL = 'http://127.0.0.1:9'
 
 
 def render_config(sections: dict[str, dict[str, object]]) -> str:
@@ -116,6 +118,12 @@ class DaemonLauncher:
     def compute(self, name: str, sections: dict[str, dict[str, object]]) -> Daemon:
         return self._make(name, 'compute', sections)
 
+    def scheduler(self, name: str, sections: dict[str, dict[str, object]]) -> Daemon:
+        return self._make(name, 'scheduler', sections)
+
+    def placement(self, name: str, sections: dict[str, dict[str, object]]) -> Daemon:
+        return self._make(name, 'placement', sections)
+
     def _make(self, name: str, kind: str, sections) -> Daemon:
         daemon = Daemon(name, kind, self.workdir, sections)
         self.started.append(daemon)
@@ -135,6 +143,9 @@ def cell_conductor_config(transport_url: str, db_url: str, *, host: str = 'cond1
         'database': {'connection': db_url},
         'service': {'report_interval': report_interval},
         'cell': {'name': cell},
+        # Cell services need a Placement endpoint to start; these tests never
+        # build, so nothing needs to answer there.
+        'placement': {'endpoint_url': UNUSED_PLACEMENT_URL},
     }
 
 
@@ -144,4 +155,5 @@ def compute_config(transport_url: str, *, host: str, cell: str = 'cell1',
         'DEFAULT': {'transport_url': transport_url, 'host': host},
         'service': {'report_interval': report_interval},
         'cell': {'name': cell},
+        'placement': {'endpoint_url': UNUSED_PLACEMENT_URL},
     }

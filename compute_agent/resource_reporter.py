@@ -1,0 +1,112 @@
+"""What a compute agent tells Placement and its cell conductor about its node, periodically.
+
+At start and every ``[compute] report_interval``:
+
+* Placement: the node's resource provider exists (created with the
+  nodename as its name), its inventory and traits are the virt driver's.
+  They are read first and written only when they differ, so a report does
+  not bump the provider generation (which would make concurrent claims
+  retry); every write goes through the client's generation-checked retry.
+* The cell conductor: the node's ``ComputeNodeRecord`` (cast), which it
+  upserts into the cell DB's ``compute_nodes``.
+
+The node UUID (the provider's and the compute node row's) is derived, not
+stored: uuid5 of a fixed cellplane namespace and ``host`` + ``nodename``.
+The same host always reports the same UUID, across restarts and on a
+reinstalled machine, with no state file to lose; a host renamed is a new node.
+"""
+from __future__ import annotations
+
+import logging
+import uuid
+
+from cellplane.context import new_context
+from compute_agent.virt.driver import VirtDriver
+from conductor.rpcapi import ConductorAPI
+from placement.client import PlacementClient, PlacementClientError, PlacementUnreachable
+from rpc_schemas.compute_node import ComputeNodeRecord
+
+LOG = logging.getLogger(__name__)
+
+# Fixed forever: changing it would give every node a new provider.
+NODE_UUID_NAMESPACE = uuid.UUID('6f1c9a52-3f0e-5b7c-9d1e-c311b0a7e5d4')
+FAILED_BUILDS_STAT = 'failed_builds'   # as scheduler/host_state.py reads it
+
+
+def compute_node_uuid(host: str, nodename: str) -> str:
+    """The stable UUID of ``nodename`` on ``host``."""
+    return str(uuid.uuid5(NODE_UUID_NAMESPACE, f'{host}\n{nodename}'))
+
+
+class ResourceReporter:
+    """Reports one node of one host; ``report()`` is the periodic task's body."""
+
+    def __init__(self, *, host: str, nodename: str, driver: VirtDriver,
+                 placement: PlacementClient, conductor: ConductorAPI,
+                 availability_zone: str | None = None,
+                 failed_builds=lambda: 0) -> None:
+        self.host = host
+        self.nodename = nodename
+        self.node_uuid = compute_node_uuid(host, nodename)
+        self.availability_zone = availability_zone
+        self._driver = driver
+        self._placement = placement
+        self._conductor = conductor
+        self._failed_builds = failed_builds
+
+    def report(self) -> ComputeNodeRecord:
+        """Bring Placement up to date, then send the node record to the cell conductor."""
+        self.sync_placement()
+        record = self.node_record()
+        self._conductor.compute_node_update(new_context(), record)
+        return record
+
+    def periodic_report(self) -> None:
+        """``report()`` for the periodic task: Placement being away is one log line.
+
+        The next run retries; a traceback every interval would say nothing more.
+        """
+        try:
+            self.report()
+        except (PlacementUnreachable, PlacementClientError) as exc:
+            LOG.error('Resource report of %s failed, retrying in the next interval: %s',
+                      self.nodename, exc)
+
+    def sync_placement(self) -> list[str]:
+        """Provider, inventory, traits; the names of what had to be written."""
+        written = []
+        provider = self._placement.get_provider(self.node_uuid)
+        if provider is None:
+            self._placement.ensure_provider(self.node_uuid, self.nodename)
+            written.append('provider')
+        wanted = {rc: inv.as_placement() for rc, inv in self._driver.get_inventory().items()}
+        current = {rc: inv.as_body()
+                   for rc, inv in self._placement.get_inventory(self.node_uuid).items()}
+        if wanted != current:
+            self._placement.set_inventory(self.node_uuid, wanted)
+            written.append('inventory')
+        traits = frozenset(self._driver.get_traits())
+        if traits != self._placement.get_traits(self.node_uuid):
+            self._placement.set_traits(self.node_uuid, traits)
+            written.append('traits')
+        if written:
+            LOG.info('Resource provider %s (%s) updated in Placement: %s',
+                     self.node_uuid, self.nodename, ', '.join(written))
+        return written
+
+    def node_record(self) -> ComputeNodeRecord:
+        inventory = self._driver.get_inventory()
+
+        def total(rc: str) -> int:
+            return inventory[rc].total if rc in inventory else 0
+
+        def ratio(rc: str) -> float:
+            return inventory[rc].allocation_ratio if rc in inventory else 1.0
+
+        return ComputeNodeRecord(
+            uuid=self.node_uuid, host=self.host, nodename=self.nodename,
+            vcpus=total('VCPU'), memory_mb=total('MEMORY_MB'), local_gb=total('DISK_GB'),
+            cpu_allocation_ratio=ratio('VCPU'), ram_allocation_ratio=ratio('MEMORY_MB'),
+            disk_allocation_ratio=ratio('DISK_GB'),
+            availability_zone=self.availability_zone,
+            stats={FAILED_BUILDS_STAT: self._failed_builds()})

@@ -1,0 +1,177 @@
+"""One cell in one process: a cell conductor and compute agents over kombu's in-memory bus.
+
+The bus copies payloads like a broker (``kombu+memory://``), so every
+payload crosses it serialized; topics carry a per-test suffix because the
+in-memory broker is shared by the whole test process. Placement is the real
+WSGI app in-process on SQLite, the cell DB a migrated SQLite file.
+"""
+from __future__ import annotations
+
+import time
+import uuid as uuidlib
+
+from oslo_config import cfg
+from sqlalchemy.engine import Engine
+
+from cellplane import conf as shared_conf
+from cellplane.context import RequestContext
+from cellplane.rpc.server import build_server
+from cellplane.rpc.transport import get_transport
+from compute_agent.builder import InstanceBuilder
+from compute_agent.manager import ComputeManager
+from compute_agent.resource_reporter import ResourceReporter
+from compute_agent.rpcapi import ComputeAPI
+from compute_agent.virt.fake import FakeDriver, FakeSettings
+from conductor import cell_actions, cell_instances
+from conductor.cell_manager import CellConductorManager
+from conductor.cell_reschedule import Rescheduler
+from conductor.manager import ConductorManager
+from conductor.rpcapi import ConductorAPI
+from placement.client import PlacementClient
+from rpc_schemas.flavor import Flavor
+from rpc_schemas.instance import Instance
+from rpc_schemas.request_spec import RequestSpec
+from rpc_schemas.selection import Selection
+
+# A deadline for things that must happen, not a performance expectation.
+EVENTUALLY_SECONDS = 30
+CELL_UUID = '00000000-0000-0000-0000-00000000ce11'
+
+
+def eventually(predicate, what: str):
+    """Poll ``predicate`` until it returns something truthy; fail naming ``what``."""
+    deadline = time.monotonic() + EVENTUALLY_SECONDS
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f'never happened within {EVENTUALLY_SECONDS} s: {what}')
+        time.sleep(0.05)
+
+
+class Agent:
+    def __init__(self, host: str, driver: FakeDriver, reporter: ResourceReporter,
+                 builder: InstanceBuilder, server) -> None:
+        self.host = host
+        self.driver = driver
+        self.reporter = reporter
+        self.builder = builder
+        self.server = server
+
+    @property
+    def node_uuid(self) -> str:
+        return self.reporter.node_uuid
+
+
+class Cell:
+    def __init__(self, engine: Engine, placement: PlacementClient, *,
+                 max_attempts: int = 3) -> None:
+        self.engine = engine
+        self.placement = placement
+        self.conf = cfg.ConfigOpts()
+        shared_conf.register_opts(self.conf)
+        self.conf([], default_config_files=[], default_config_dirs=[])
+        suffix = uuidlib.uuid4().hex[:8]
+
+        class CellComputeAPI(ComputeAPI):
+            TOPIC = f'compute-{suffix}'
+
+        class CellConductorAPI(ConductorAPI):
+            TOPIC = f'conductor-{suffix}'
+
+        self.transport = get_transport('kombu+memory:////')
+        self.compute = CellComputeAPI(self.transport, conf=self.conf)
+        self.conductor = CellConductorAPI(self.transport, conf=self.conf)
+        self.agents: dict[str, Agent] = {}
+        self._servers = []
+        rescheduler = Rescheduler(engine=engine, placement=placement,
+                                  compute=self.compute, max_attempts=max_attempts)
+        self._serve(CellConductorAPI.TOPIC, 'cond1', [
+            CellConductorManager(engine=engine, rescheduler=rescheduler),
+            ConductorManager(role='cell', cell_engine=engine)])
+
+    def _serve(self, topic: str, host: str, endpoints):
+        server = build_server(self.transport, topic=topic, server=host, endpoints=endpoints)
+        server.start()
+        self._servers.append(server)
+        return server
+
+    def add_agent(self, host: str, **settings) -> Agent:
+        """A compute agent serving ``host``, its node reported once (as at start)."""
+        driver = FakeDriver(FakeSettings(**{'vcpus': 8, 'memory_mb': 4096,
+                                            'reserved_memory_mb': 0, 'disk_gb': 100,
+                                            **settings}))
+        builder = InstanceBuilder(host=host, nodename=host, driver=driver)
+        reporter = ResourceReporter(host=host, nodename=host, driver=driver,
+                                    placement=self.placement, conductor=self.conductor,
+                                    availability_zone='az1',
+                                    failed_builds=lambda: builder.failed_builds)
+        server = self._serve(self.compute.TOPIC, host, [ComputeManager(
+            builder=builder, placement=self.placement, conductor=self.conductor)])
+        reporter.sync_placement()
+        agent = Agent(host, driver, reporter, builder, server)
+        self.agents[host] = agent
+        return agent
+
+    def selection(self, host: str, flavor: Flavor) -> Selection:
+        """The Selection the scheduler would return for ``host`` (its own allocation request)."""
+        node = self.agents[host].node_uuid
+        resources = {'VCPU': flavor.vcpus, 'MEMORY_MB': flavor.memory_mb}
+        if flavor.root_gb:
+            resources['DISK_GB'] = flavor.root_gb
+        return Selection(service_host=host, nodename=host, compute_node_uuid=node,
+                         cell_uuid=CELL_UUID,
+                         allocation_request={'allocations': {node: {'resources': resources}}},
+                         allocation_request_version='1.36', availability_zone='az1')
+
+    def boot(self, hosts: list[str], *, flavor: Flavor | None = None,
+             name: str = 'vm') -> tuple[Instance, RequestSpec]:
+        """What the super conductor does: create the instance, claim hosts[0], cast the build."""
+        flavor = flavor or Flavor(name='small', vcpus=2, memory_mb=1024, root_gb=10)
+        instance = Instance(uuid=str(uuidlib.uuid4()), project_id='proj', user_id='user',
+                            flavor=flavor, display_name=name, cell_uuid=CELL_UUID)
+        spec = RequestSpec(flavor=flavor, project_id='proj', user_id='user')
+        host_list = [self.selection(h, flavor) for h in hosts]
+        with self.engine.begin() as conn:
+            cell_instances.create_instance(conn, instance)
+        self.placement.claim(instance.uuid, host_list[0].allocation_request['allocations'],
+                             project_id='proj', user_id='user')
+        self.compute.build_and_run_instance(RequestContext(), hosts[0], instance, spec,
+                                            host_list)
+        return instance, spec
+
+    def instance(self, uuid: str) -> dict:
+        with self.engine.connect() as conn:
+            return cell_instances.get_instance(conn, uuid)
+
+    def wait_for_state(self, uuid: str, vm_state: str) -> dict:
+        return eventually(
+            lambda: (lambda row: row if row['vm_state'] == vm_state else None)(
+                self.instance(uuid)),
+            f'instance {uuid} reaches {vm_state}')
+
+    def history(self, uuid: str) -> list[cell_actions.AttemptEvent]:
+        with self.engine.connect() as conn:
+            return cell_actions.history(conn, uuid)
+
+    def faults(self, uuid: str) -> list[dict]:
+        with self.engine.connect() as conn:
+            return cell_instances.faults(conn, uuid)
+
+    def allocations(self, uuid: str) -> dict:
+        return self.placement.get_allocations(uuid).allocations
+
+    def provider_usages(self, host: str) -> dict[str, int]:
+        """What Placement counts as used on ``host``'s provider, non-zero classes only."""
+        resp = self.placement.transport.request(
+            'GET', f'/resource_providers/{self.agents[host].node_uuid}/usages')
+        assert resp.status == 200, resp
+        return {rc: n for rc, n in resp.body['usages'].items() if n}
+
+    def stop(self) -> None:
+        for server in self._servers:
+            server.stop()
+        for server in self._servers:
+            server.wait()
+        self.transport.cleanup()
