@@ -36,6 +36,8 @@ LOG = logging.getLogger(__name__)
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 RELOAD_SIGNALS = (signal.SIGHUP,)
 
+HEARTBEAT_STOP_SECONDS = 5
+
 EXIT_OK = 0
 EXIT_SHUTDOWN_TIMEOUT = 1
 
@@ -97,7 +99,10 @@ class Service:
         LOG.info('%s stopping: no new messages; waiting up to %s s for work in flight',
                  self.binary, timeout if timeout else 'unlimited')
         if self._heartbeat:
-            self._heartbeat.stop()
+            # Its thread is a daemon thread: a heartbeat blocked on a broker
+            # that is down must not hold the shutdown; a short wait lets a
+            # heartbeat being written finish.
+            self._heartbeat.stop(timeout=HEARTBEAT_STOP_SECONDS)
         self._server.stop()
         waiter = threading.Thread(target=self._server.wait, name='shutdown-wait',
                                   daemon=True)
