@@ -206,10 +206,10 @@ def _summaries(req, summaries: list[ac_obj.ProviderSummary], requested) -> dict:
     with_tree = req.mv >= (1, 29)
     out = {}
     for s in summaries:
-        entry = {'resources': {
-            rc: {'capacity': capacity, 'used': used}
-            for rc, (capacity, used) in s.resources.items()
-            if all_classes or rc in requested}}
+        resources = s.resources
+        if not all_classes:
+            resources = {rc: r for rc, r in resources.items() if rc in requested}
+        entry = {'resources': resources}
         if with_traits:
             entry['traits'] = s.traits
         if with_tree:

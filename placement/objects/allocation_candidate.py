@@ -88,8 +88,9 @@ class ProviderSummary:
     uuid: str
     parent_uuid: str | None
     root_uuid: str
-    # resource class -> (capacity, used)
-    resources: dict[str, tuple[int, int]]
+    # resource class -> {"capacity": n, "used": n} (the API's shape: a
+    # thousand summaries per answer are rendered without copying)
+    resources: dict[str, dict[str, int]]
     traits: list[str]
 
 
@@ -301,7 +302,8 @@ class _FlatSearch:
                 summary = by_id[rp_id] = ProviderSummary(uuid, None, uuid, {}, [])
                 order.append(rp_id)
             if rc is not None:
-                summary.resources[names[rc]] = (int((total - reserved) * ratio), int(used))
+                summary.resources[names[rc]] = {
+                    'capacity': int((total - reserved) * ratio), 'used': int(used)}
         for rp_id, trait in _traits_of(s.conn, order):
             by_id[rp_id].traits.append(trait)
         requests = []
@@ -727,8 +729,8 @@ class _TreeSearch:
             )).all()
             names = rc_obj.names_by_id(self.conn, {r[1] for r in rows})
             for rp, rc, total, reserved, ratio, used in rows:
-                summaries[rp].resources[names[rc]] = (
-                    int((total - reserved) * ratio), int(used))
+                summaries[rp].resources[names[rc]] = {
+                    'capacity': int((total - reserved) * ratio), 'used': int(used)}
             for rp, trait in _traits_of(self.conn, chunk):
                 summaries[rp].traits.append(trait)
         requests = []
