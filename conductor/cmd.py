@@ -1,5 +1,10 @@
 """``cellplane-conductor``: start a super or a cell conductor daemon.
 
+A cell conductor (``[conductor] role = cell``) holds its cell DB, its cell
+bus and a Placement client (``[placement]``, required): it records its
+agents' heartbeats, instance states and compute nodes, and reschedules
+failed builds to their alternates (conductor/cell_manager.py).
+
 Exit codes: 0 after a clean SIGTERM, 1 if work in flight outlived
 ``graceful_shutdown_timeout``, 2 for a configuration the operator must fix
 (the message on stderr names the option and the file).
@@ -16,8 +21,9 @@ from cellplane.rpc import options as rpc_options
 from cellplane.rpc.transport import TransportURLError, get_transport
 from cellplane.service import Service
 from conductor import conf as conductor_conf
-from conductor import rpcapi, service_records
+from conductor import cell_wiring, rpcapi, service_records
 from conductor.manager import ConductorManager
+from placement import client_conf
 
 BINARY = 'cellplane-conductor'
 EXIT_CONFIG_ERROR = 2
@@ -27,7 +33,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
         conf = config.load(argv, prog=BINARY, registrars=[
-            conductor_conf.register_opts, rpc_options.register_opts])
+            conductor_conf.register_opts, client_conf.register_opts,
+            rpc_options.register_opts])
         role = conf.conductor.role
         if role == conductor_conf.ROLE_CELL:
             cell_guard.refuse_top_level_options(conf, 'the cell conductor')
@@ -35,10 +42,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 raise DatabaseNotConfigured(
                     'the cell conductor needs [database] connection (its cell '
                     f'database){config.describe_location(conf, "connection", "database")}')
+            cell_wiring.check_conf(conf, BINARY)
         transport_url = rpc_options.require_transport_url(conf, BINARY)
         rpc_options.size_pools(conf)
         transport = get_transport(transport_url, conf)
-    except (config.ConfigError, DatabaseNotConfigured,
+    except (config.ConfigError, DatabaseNotConfigured, client_conf.PlacementNotConfigured,
             rpc_options.TransportNotConfigured, TransportURLError) as exc:
         print(f'{BINARY}: {exc}', file=sys.stderr)
         return EXIT_CONFIG_ERROR
@@ -55,9 +63,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             service_records.record_heartbeat(
                 cell_engine, current_status(conf, binary=BINARY, topic=rpcapi.TOPIC))
 
+    endpoints = [ConductorManager(role=role, cell_engine=cell_engine)]
+    if role == conductor_conf.ROLE_CELL:
+        endpoints.append(cell_wiring.build(conf, transport, cell_engine, BINARY))
     service = Service(conf, binary=BINARY, topic=rpcapi.TOPIC, transport=transport,
-                      endpoints=[ConductorManager(role=role, cell_engine=cell_engine)],
-                      heartbeat=heartbeat)
+                      endpoints=endpoints, heartbeat=heartbeat)
     try:
         return service.run()
     finally:
