@@ -80,12 +80,14 @@ def apply_update(conn: Connection, update: InstanceUpdate) -> bool:
     return True
 
 
-def set_building(conn: Connection, uuid: str, task_state: str | None) -> None:
-    """Back to building on no host (a reschedule in progress)."""
-    _current_vm_state(conn, uuid)
+def set_building(conn: Connection, uuid: str, task_state: str | None) -> bool:
+    """Back to building on no host (a reschedule in progress); False if it was deleted."""
+    if _current_vm_state(conn, uuid) == DELETED:
+        return False
     conn.execute(instances.update().where(instances.c.uuid == uuid).values(
         vm_state=BUILDING, task_state=task_state, host=None, node=None,
         updated_at=utcnow()))
+    return True
 
 
 def set_error(conn: Connection, uuid: str, *, message: str, details: str,

@@ -65,7 +65,14 @@ class Rescheduler:
                 conn, uuid, request_id=ctxt.request_id, user_id=request_spec.user_id,
                 project_id=request_spec.project_id)
             cell_actions.record_build_attempt(conn, action_id, attempt)
-            cell_instances.set_building(conn, uuid, SCHEDULING)
+            still_wanted = cell_instances.set_building(conn, uuid, SCHEDULING)
+        if not still_wanted:
+            LOG.info('Instance %s was deleted while it was built on %s; not '
+                     'rescheduling it', uuid, attempt.host)
+            leftover = self.remove_allocations(uuid)
+            if leftover:
+                LOG.error('Deleted instance %s: %s', uuid, leftover)
+            return RescheduleOutcome()
         LOG.info('Build of instance %s failed on %s (%s); %d alternate(s) left',
                  uuid, attempt.host, attempt.reason, len(host_list))
 
@@ -122,9 +129,14 @@ class Rescheduler:
         except PlacementUnreachable as exc:
             return exc
         else:
+            with self._engine.begin() as conn:
+                still_wanted = cell_instances.set_building(conn, instance.uuid, SPAWNING)
+            if not still_wanted:
+                LOG.info('Instance %s was deleted during its reschedule; removing the '
+                         'claim just made on %s', instance.uuid, selection.service_host)
+                self._placement.unclaim(instance.uuid)
+                return None
             try:
-                with self._engine.begin() as conn:
-                    cell_instances.set_building(conn, instance.uuid, SPAWNING)
                 self._compute.build_and_run_instance(
                     ctxt, selection.service_host, instance, request_spec,
                     [selection, *rest])

@@ -85,10 +85,10 @@ class Cell:
         self.conductor = CellConductorAPI(self.transport, conf=self.conf)
         self.agents: dict[str, Agent] = {}
         self._servers = []
-        rescheduler = Rescheduler(engine=engine, placement=placement,
-                                  compute=self.compute, max_attempts=max_attempts)
+        self.rescheduler = Rescheduler(engine=engine, placement=placement,
+                                       compute=self.compute, max_attempts=max_attempts)
         self._serve(CellConductorAPI.TOPIC, 'cond1', [
-            CellConductorManager(engine=engine, rescheduler=rescheduler),
+            CellConductorManager(engine=engine, rescheduler=self.rescheduler),
             ConductorManager(role='cell', cell_engine=engine)])
 
     def _serve(self, topic: str, host: str, endpoints):

@@ -6,10 +6,17 @@ instance state, the attempt history in the cell DB, Placement's allocations.
 """
 from __future__ import annotations
 
+import datetime
+import uuid as uuidlib
+
 from cellplane.context import RequestContext
-from conductor import cell_actions, cell_compute_nodes
+from conductor import cell_actions, cell_compute_nodes, cell_instances
 from placement.client import Inventory
+from rpc_schemas.build_attempt import BuildAttempt
 from rpc_schemas.flavor import Flavor
+from rpc_schemas.instance import Instance
+from rpc_schemas.instance_update import InstanceUpdate
+from rpc_schemas.request_spec import RequestSpec
 from tests.functional.cell_boot.harness import eventually
 
 
@@ -210,3 +217,30 @@ def test_big_flavor_allocation_request_is_what_the_alternate_claims(cell):
     node = cell.agents['cmp2'].node_uuid
     assert cell.allocations(instance.uuid) == {
         node: {'VCPU': 4, 'MEMORY_MB': 3072, 'DISK_GB': 50}}
+
+
+def test_an_instance_deleted_while_its_build_failed_is_not_rescheduled(cell):
+    cell.add_agent('cmp1')
+    cell.add_agent('cmp2')
+    flavor = Flavor(name='small', vcpus=2, memory_mb=1024, root_gb=10)
+    instance = Instance(uuid=str(uuidlib.uuid4()), project_id='proj', user_id='user',
+                        flavor=flavor)
+    spec = RequestSpec(flavor=flavor, project_id='proj', user_id='user')
+    host_list = [cell.selection('cmp1', flavor), cell.selection('cmp2', flavor)]
+    with cell.engine.begin() as conn:
+        cell_instances.create_instance(conn, instance)
+        cell_instances.apply_update(conn, InstanceUpdate(
+            instance_uuid=instance.uuid, vm_state='deleted'))
+    cell.placement.claim(instance.uuid, host_list[0].allocation_request['allocations'],
+                         project_id='proj', user_id='user')
+    now = datetime.datetime.now(datetime.timezone.utc)
+
+    outcome = cell.rescheduler.reschedule(
+        RequestContext(), instance, spec, host_list[1:],
+        BuildAttempt(host='cmp1', nodename='cmp1', start=now, finish=now,
+                     result='failed', reason='No more IP addresses'))
+
+    assert outcome.host is None and outcome.fault is None
+    assert cell.instance(instance.uuid)['vm_state'] == 'deleted'
+    assert cell.allocations(instance.uuid) == {}
+    assert [e.host for e in cell.history(instance.uuid)] == ['cmp1']
