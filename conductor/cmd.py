@@ -21,7 +21,7 @@ from cellplane.rpc import options as rpc_options
 from cellplane.rpc.transport import TransportURLError, get_transport
 from cellplane.service import Service
 from conductor import conf as conductor_conf
-from conductor import cell_wiring, rpcapi, service_records
+from conductor import cell_wiring, rpcapi, service_records, super_wiring
 from conductor.manager import ConductorManager
 from placement import client_conf
 
@@ -36,6 +36,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             conductor_conf.register_opts, client_conf.register_opts,
             rpc_options.register_opts])
         role = conf.conductor.role
+        if role == conductor_conf.ROLE_SUPER:
+            super_wiring.check_conf(conf, BINARY)
         if role == conductor_conf.ROLE_CELL:
             cell_guard.refuse_top_level_options(conf, 'the cell conductor')
             if not conf.database.connection:
@@ -64,6 +66,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 cell_engine, current_status(conf, binary=BINARY, topic=rpcapi.TOPIC))
 
     endpoints = [ConductorManager(role=role, cell_engine=cell_engine)]
+    super_parts = None
+    if role == conductor_conf.ROLE_SUPER:
+        super_parts = super_wiring.build(conf, transport, BINARY)
+        endpoints.append(super_parts.manager)
     if role == conductor_conf.ROLE_CELL:
         endpoints.append(cell_wiring.build(conf, transport, cell_engine, BINARY))
     service = Service(conf, binary=BINARY, topic=rpcapi.TOPIC, transport=transport,
@@ -73,6 +79,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         if cell_engine is not None:
             cell_engine.dispose()
+        if super_parts is not None:
+            super_parts.close()
 
 
 if __name__ == '__main__':

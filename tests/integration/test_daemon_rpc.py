@@ -112,6 +112,8 @@ def test_super_conductor_may_hold_the_api_database_and_answers_ping(
         'DEFAULT': {'transport_url': url, 'host': 'super1'},
         'conductor': {'role': 'super'},
         'api_database': {'connection': f'sqlite:///{tmp_path}/api.sqlite'},
+        # Only read when an instance's claim must be removed; nothing listens here.
+        'placement': {'endpoint_url': 'http://127.0.0.1:9'},
     })
     conductor.start().wait_until_serving()
     pong = ConductorAPI(client_transport_factory(url), timeout=30).ping(new_context(), 'top')

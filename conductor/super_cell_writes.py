@@ -1,0 +1,64 @@
+"""What the super conductor writes into a cell database: the instance it placed there, and why there.
+
+The super conductor touches a cell's database for one thing: creating the
+instance it scheduled into that cell, with its ``create`` action and a
+``schedule`` event naming the claimed host and the alternates handed along
+(the first line of the instance's attempt history). Everything after that is
+written by the cell's own conductor. ``withdraw`` removes what ``create``
+wrote, for an instance the user deleted while it was being scheduled.
+"""
+from __future__ import annotations
+
+import datetime
+from typing import Sequence
+
+from sqlalchemy.engine import Engine
+
+from cellplane.db.cell.models import instance_action_events, instance_actions, instances
+from conductor import cell_actions, cell_instances
+from rpc_schemas.instance import Instance
+from rpc_schemas.selection import Selection
+
+EVENT_SCHEDULE = 'conductor_schedule_and_build_instances'
+
+
+def describe_selection(host_list: Sequence[Selection]) -> str:
+    """``claimed cmp1/cmp1; alternates: cmp2/cmp2, cmp3/cmp3`` - the schedule event's text."""
+    chosen, alternates = host_list[0], host_list[1:]
+    text = f'claimed {chosen.service_host}/{chosen.nodename}'
+    if alternates:
+        text += '; alternates: ' + ', '.join(
+            f'{s.service_host}/{s.nodename}' for s in alternates)
+    else:
+        text += '; no alternates'
+    return text
+
+
+def create(engine: Engine, instance: Instance, host_list: Sequence[Selection], *,
+           request_id: str | None, scheduling_started: datetime.datetime) -> None:
+    """Insert the instance, its ``create`` action and the ``schedule`` event, atomically."""
+    chosen = host_list[0]
+    with engine.begin() as conn:
+        cell_instances.create_instance(conn, instance)
+        action_id = cell_actions.ensure_create_action(
+            conn, instance.uuid, request_id=request_id, user_id=instance.user_id,
+            project_id=instance.project_id)
+        now = cell_actions.utcnow()
+        conn.execute(instance_action_events.insert().values(
+            action_id=action_id, event=EVENT_SCHEDULE, host=chosen.service_host,
+            node=chosen.nodename, start_time=cell_actions.naive_utc(scheduling_started),
+            finish_time=now, result=cell_actions.RESULT_OK,
+            reason=describe_selection(host_list), created_at=now, updated_at=now))
+
+
+def withdraw(engine: Engine, instance_uuid: str) -> None:
+    """Remove the instance ``create`` wrote, with its actions and events."""
+    with engine.begin() as conn:
+        action_ids = [row.id for row in conn.execute(
+            instance_actions.select().where(instance_actions.c.instance_uuid == instance_uuid))]
+        if action_ids:
+            conn.execute(instance_action_events.delete().where(
+                instance_action_events.c.action_id.in_(action_ids)))
+            conn.execute(instance_actions.delete().where(
+                instance_actions.c.id.in_(action_ids)))
+        conn.execute(instances.delete().where(instances.c.uuid == instance_uuid))

@@ -1,0 +1,147 @@
+"""The super conductor's RPC endpoint: ``schedule_and_build_instances`` (boot flow steps 2 and 4).
+
+For one boot request it asks the scheduler for a claimed host plus
+``[conductor] max_attempts - 1`` alternates per instance, then for each
+instance: creates it in the chosen cell's database (``super_cell_writes``),
+points its instance mapping at that cell and deletes its build request, and
+casts ``build_and_run_instance`` with the whole host list to the chosen host
+over that cell's message bus. It reaches into a cell for nothing else.
+
+When the request cannot be placed (NoValidHost, or any answer the scheduler
+gives instead of hosts) every instance of the request stays a build request,
+marked failed with the reason, which ``cellplane server list/show`` shows.
+An instance whose placement fails half-way (its cell's database cannot be
+written, its build request was deleted meanwhile) has its Placement claim
+removed: every claim the scheduler made for it is either built on or undone.
+"""
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import logging
+from typing import Callable, Protocol, Sequence
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+
+from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
+from cellplane.api import build_requests
+from cellplane.cells.databases import CellDatabases, UnknownCell
+from cellplane.cells.mappings import CellMapping
+from compute_agent.rpcapi import ComputeAPI
+from conductor import super_cell_writes
+import oslo_messaging as messaging  # noqa: E402,I100
+from rpc_schemas.instance import Instance
+from rpc_schemas.request_spec import RequestSpec
+from rpc_schemas.selection import Selection
+from scheduler.errors import SchedulerError
+from scheduler.rpcapi import SchedulerAPI
+
+LOG = logging.getLogger(__name__)
+
+# A cell mapping -> the compute API client on that cell's bus.
+ComputeAPIForCell = Callable[[CellMapping], ComputeAPI]
+
+
+class Unclaimer(Protocol):
+    """What the super conductor needs of Placement: removing a consumer's claim."""
+
+    def unclaim(self, consumer_uuid: str) -> bool: ...
+
+
+class SuperConductorManager:
+    target = messaging.Target(version='1.2')
+
+    def __init__(self, *, api_engine: Engine, cells: CellDatabases,
+                 scheduler: SchedulerAPI, compute_api_for: ComputeAPIForCell,
+                 placement: Unclaimer, max_attempts: int) -> None:
+        self._api_engine = api_engine
+        self._cells = cells
+        self._scheduler = scheduler
+        self._compute_api_for = compute_api_for
+        self._placement = placement
+        self._num_alternates = max_attempts - 1
+
+    def schedule_and_build_instances(self, ctxt, request_spec: RequestSpec,
+                                     instance_uuids: list[str]) -> None:
+        if not isinstance(request_spec, RequestSpec) or not isinstance(instance_uuids, list):
+            LOG.error('Rejected schedule_and_build_instances: expected a RequestSpec '
+                      'and a list of instance UUIDs, got %s and %s',
+                      type(request_spec).__name__, type(instance_uuids).__name__)
+            return
+        started = datetime.datetime.now(datetime.timezone.utc)
+        requests = build_requests.get_many(self._api_engine, instance_uuids)
+        # Deleted by the user before scheduling began: nothing to place.
+        uuids = [u for u in instance_uuids if u in requests]
+        if not uuids:
+            LOG.info('No build request left for %s; nothing to schedule',
+                     ', '.join(instance_uuids))
+            return
+        try:
+            host_lists = self._scheduler.select_destinations(
+                ctxt, request_spec, uuids, self._num_alternates)
+        except SchedulerError as exc:
+            self._fail(uuids, f'{type(exc).__name__}: {exc}')
+            return
+        except messaging.RemoteError as exc:
+            # The scheduler removes a failed run's claims itself (all or nothing).
+            self._fail(uuids, f'the scheduler failed: {exc.exc_type}: {exc.value}')
+            return
+        except messaging.MessagingTimeout:
+            # The scheduler may have claimed before its answer was lost.
+            self._fail(uuids, 'the scheduler did not answer in time (is a '
+                              'cellplane-scheduler running on the top-level bus?)',
+                       unclaim=True)
+            return
+        for uuid, host_list in zip(uuids, host_lists):
+            self._place_and_build(ctxt, requests[uuid].instance, request_spec,
+                                  host_list, started)
+
+    def _place_and_build(self, ctxt, asked: Instance, spec: RequestSpec,
+                         host_list: Sequence[Selection],
+                         started: datetime.datetime) -> None:
+        chosen = host_list[0]
+        instance = dataclasses.replace(
+            asked, host=chosen.service_host, node=chosen.nodename,
+            cell_uuid=chosen.cell_uuid,
+            availability_zone=asked.availability_zone or chosen.availability_zone)
+        try:
+            cell = self._cells.mapping(chosen.cell_uuid)
+            engine = self._cells.engine(chosen.cell_uuid)
+            super_cell_writes.create(engine, instance, host_list,
+                                     request_id=ctxt.request_id, scheduling_started=started)
+        except (UnknownCell, sa.exc.SQLAlchemyError) as exc:
+            self._fail([asked.uuid], f'could not create the instance in cell '
+                                     f'{chosen.cell_uuid}: {exc}', unclaim=True)
+            return
+        if not build_requests.place(self._api_engine, asked.uuid, cell.uuid):
+            LOG.info('Instance %s was deleted while it was being scheduled; removing '
+                     'it from cell %s and its claim on %s', asked.uuid, cell.name,
+                     chosen.service_host)
+            super_cell_writes.withdraw(engine, asked.uuid)
+            self._unclaim(asked.uuid)
+            return
+        try:
+            self._compute_api_for(cell).build_and_run_instance(
+                ctxt, chosen.service_host, instance, spec, host_list)
+        except Exception:  # noqa: BLE001 - one lost cast must not stop the others
+            LOG.exception('Could not cast the build of %s to %s in cell %s; the '
+                          'instance stays BUILDING there until it is deleted',
+                          asked.uuid, chosen.service_host, cell.name)
+            return
+        LOG.info('Instance %s placed in cell %s on %s (%d alternate(s)); build cast',
+                 asked.uuid, cell.name, chosen.service_host, len(host_list) - 1)
+
+    def _fail(self, uuids: Sequence[str], reason: str, *, unclaim: bool = False) -> None:
+        LOG.info('Build request(s) %s failed: %s', ', '.join(uuids), reason)
+        build_requests.fail(self._api_engine, uuids, reason)
+        if unclaim:
+            for uuid in uuids:
+                self._unclaim(uuid)
+
+    def _unclaim(self, uuid: str) -> None:
+        try:
+            self._placement.unclaim(uuid)
+        except Exception:  # noqa: BLE001 - logged; the operator removes it by hand
+            LOG.exception('Could not remove the Placement allocations of %s; remove '
+                          'them with DELETE /allocations/%s', uuid, uuid)

@@ -1,0 +1,224 @@
+"""Boot flow steps 1-4 in one process: API role, super conductor, scheduler, Placement, cells.
+
+Each test goes through the real RPC casts and calls (in-memory buses that
+copy messages like RabbitMQ) and checks what each level then holds: the
+API database, the cell databases, Placement, and the casts compute agents
+received.
+"""
+from __future__ import annotations
+
+import collections
+
+import pytest
+import sqlalchemy as sa
+
+from cellplane.api import build_requests, servers
+from cellplane.context import new_context
+from cellplane.db.api.models import build_requests as build_requests_table
+from cellplane.db.api.models import cell_mappings, instance_mappings
+from cellplane.db.cell.models import instance_action_events, instance_actions, instances
+from conductor.super_cell_writes import EVENT_SCHEDULE
+from conductor.super_manager import SuperConductorManager
+from rpc_schemas.instance import Instance
+from tests.functional.boot.harness import TopLevel, node_uuid
+
+CELLS = {
+    'cell1': {'c1-a': {}, 'c1-b': {}, 'c1-c': {}},
+    'cell2': {'c2-a': {}, 'c2-b': {}},
+}
+
+
+@pytest.fixture
+def top(tmp_path):
+    harness = TopLevel(tmp_path, CELLS)
+    yield harness
+    harness.close()
+
+
+def _create(top, count=1, flavor='small', name='web'):
+    return servers.create(top.api_engine, top.conductor_api, new_context(),
+                          name=name, flavor=flavor, count=count, project_id='proj',
+                          user_id='alice')
+
+
+def _mapped_cells(top, uuids):
+    with top.api_engine.connect() as conn:
+        rows = conn.execute(
+            sa.select(instance_mappings.c.instance_uuid, cell_mappings.c.name)
+            .select_from(instance_mappings.outerjoin(
+                cell_mappings, cell_mappings.c.id == instance_mappings.c.cell_id))
+            .where(instance_mappings.c.instance_uuid.in_(uuids))).all()
+    return dict(rows)
+
+
+def test_count_n_places_each_instance_in_the_cell_of_its_claimed_host(top):
+    top.flavor('small', vcpus=2, memory_mb=1024, root_gb=10)
+    uuids = _create(top, count=4)
+    top.recorder.wait_for(lambda: len(top.recorder.builds) == 4, '4 builds cast')
+
+    builds = {b.instance.uuid: b for b in top.recorder.builds}
+    assert set(builds) == set(uuids)
+    mapped = _mapped_cells(top, uuids)
+    for uuid, build in builds.items():
+        chosen = build.host_list[0]
+        # Cast to the claimed host, over the bus of that host's cell.
+        assert build.host == chosen.service_host
+        cell = top.cell_of_host(chosen.service_host)
+        assert chosen.cell_uuid == top.cells[cell].uuid
+        assert mapped[uuid] == cell
+        # Alternates: max_attempts 3 -> up to 2, unclaimed, same cell, not the chosen host.
+        alternates = build.host_list[1:]
+        assert 1 <= len(alternates) <= 2
+        assert {top.cell_of_host(s.service_host) for s in alternates} == {cell}
+        assert chosen.service_host not in {s.service_host for s in alternates}
+        with top.cell_engines[cell].connect() as conn:
+            row = conn.execute(sa.select(instances).where(
+                instances.c.uuid == uuid)).mappings().one()
+        assert (row['host'], row['vm_state'], row['display_name']) == \
+            (chosen.service_host, 'building', build.instance.display_name)
+        assert build.instance.cell_uuid == chosen.cell_uuid
+        # Only the claimed host holds the instance's allocation.
+        claimed = top.placement.get_allocations(uuid).allocations
+        assert claimed == {node_uuid(chosen.service_host):
+                           {'VCPU': 2, 'MEMORY_MB': 1024, 'DISK_GB': 10}}
+    assert sorted(b.instance.display_name for b in builds.values()) == \
+        ['web-1', 'web-2', 'web-3', 'web-4']
+    assert top.placement.usages('proj') == {'INSTANCE': {
+        'VCPU': 8, 'MEMORY_MB': 4096, 'DISK_GB': 40, 'consumer_count': 4}}
+    with top.api_engine.connect() as conn:
+        assert conn.execute(sa.select(sa.func.count()).select_from(
+            build_requests_table)).scalar() == 0
+
+
+def test_the_cell_records_the_scheduling_as_the_first_event_of_the_create_action(top):
+    top.flavor()
+    (uuid,) = _create(top)
+    top.recorder.wait_for(lambda: top.recorder.builds, 'the build cast')
+    build = top.recorder.builds[0]
+    cell = top.cell_of_host(build.host)
+    with top.cell_engines[cell].connect() as conn:
+        action = conn.execute(sa.select(instance_actions).where(
+            instance_actions.c.instance_uuid == uuid)).mappings().one()
+        (event,) = conn.execute(sa.select(instance_action_events).where(
+            instance_action_events.c.action_id == action['id'])).mappings().all()
+    assert action['action'] == 'create'
+    assert action['user_id'] == 'alice'
+    assert (event['event'], event['host'], event['result']) == \
+        (EVENT_SCHEDULE, build.host, 'ok')
+    for alternate in build.host_list[1:]:
+        assert alternate.service_host in event['reason']
+    shown = servers.show(top.api_engine, top.cell_dbs, uuid)
+    assert (shown.status, shown.cell, shown.host) == ('BUILD', cell, build.host)
+    assert [e.event for e in shown.events] == [EVENT_SCHEDULE]
+
+
+def test_no_valid_host_keeps_every_instance_as_a_failed_build_request_with_the_reason(top):
+    top.flavor('huge', vcpus=64, memory_mb=1024, root_gb=10)
+    top.flavor('small')
+    uuids = _create(top, count=2, flavor='huge', name='big')
+    top.wait_until(lambda: all(r.failed for r in build_requests.get_many(
+        top.api_engine, uuids).values()), 'both build requests marked failed')
+
+    listed = {s.uuid: s for s in servers.list_servers(top.api_engine, top.cell_dbs)}
+    assert set(listed) == set(uuids)
+    for uuid in uuids:
+        assert listed[uuid].status == 'ERROR'
+        assert listed[uuid].cell is None
+        assert 'NoValidHost' in listed[uuid].fault
+        assert 'VCPU' in listed[uuid].fault or 'candidates' in listed[uuid].fault
+        assert top.placement.get_allocations(uuid).allocations == {}
+    assert _mapped_cells(top, uuids) == {u: None for u in uuids}
+    assert top.recorder.builds == []
+    for engine in top.cell_engines.values():
+        with engine.connect() as conn:
+            assert conn.execute(sa.select(sa.func.count()).select_from(instances)).scalar() == 0
+    # A failed request goes away with a delete; nothing was claimed for it.
+    assert 'had not reached a cell' in servers.delete(
+        top.api_engine, top.cell_dbs, top.compute_api_for, new_context(), uuids[0])
+    assert [s.uuid for s in servers.list_servers(top.api_engine, top.cell_dbs)] == [uuids[1]]
+
+
+def test_multi_create_that_does_not_fit_places_none(top):
+    # 5 hosts of 8 VCPU: 6 instances of 8 VCPU cannot all be placed.
+    top.flavor('whole-host', vcpus=8, memory_mb=512, root_gb=10)
+    uuids = _create(top, count=6, flavor='whole-host')
+    top.wait_until(lambda: all(r.failed for r in build_requests.get_many(
+        top.api_engine, uuids).values()), 'the six build requests marked failed')
+    for uuid in uuids:
+        assert top.placement.get_allocations(uuid).allocations == {}
+    assert top.placement.usages('proj') == {}
+    assert top.recorder.builds == []
+
+
+def test_delete_of_a_placed_instance_casts_terminate_to_its_host_on_its_cell_bus(top):
+    top.flavor()
+    (uuid,) = _create(top)
+    top.recorder.wait_for(lambda: top.recorder.builds, 'the build cast')
+    host = top.recorder.builds[0].host
+    done = servers.delete(top.api_engine, top.cell_dbs, top.compute_api_for,
+                          new_context(), uuid)
+    assert host in done
+    top.recorder.wait_for(lambda: top.recorder.terminated, 'terminate cast')
+    assert top.recorder.terminated == [(host, uuid)]
+    with top.api_engine.connect() as conn:
+        assert conn.execute(sa.select(instance_mappings.c.queued_for_delete).where(
+            instance_mappings.c.instance_uuid == uuid)).scalar() is True
+
+
+class _DeletesWhileScheduling:
+    """The real scheduler client; the user deletes one instance before its answer arrives."""
+
+    def __init__(self, scheduler, api_engine, victim):
+        self._scheduler = scheduler
+        self._api_engine = api_engine
+        self._victim = victim
+
+    def select_destinations(self, ctxt, spec, uuids, num_alternates):
+        answer = self._scheduler.select_destinations(ctxt, spec, uuids, num_alternates)
+        assert build_requests.discard(self._api_engine, self._victim)
+        return answer
+
+
+def test_instance_deleted_while_being_scheduled_is_withdrawn_and_unclaimed(top):
+    top.flavor()
+    spec_uuids = _create(top, count=2)
+    top.recorder.wait_for(lambda: len(top.recorder.builds) == 2, 'first request built')
+    # A second request, handled directly by a super conductor whose scheduler
+    # answer arrives after the user deleted one of its instances.
+    spec = build_requests.request_spec(top.api_engine, spec_uuids[0])
+    keep, victim = (Instance(uuid=u, project_id='proj', user_id='alice',
+                             flavor=spec.flavor, display_name=n)
+                    for u, n in (('00000000-0000-4000-8000-000000000001', 'keep'),
+                                 ('00000000-0000-4000-8000-000000000002', 'victim')))
+    build_requests.record(top.api_engine, [keep, victim], spec)
+    manager = SuperConductorManager(
+        api_engine=top.api_engine, cells=top.cell_dbs,
+        scheduler=_DeletesWhileScheduling(top.scheduler_api, top.api_engine, victim.uuid),
+        compute_api_for=top.compute_api_for, placement=top.placement, max_attempts=3)
+    manager.schedule_and_build_instances(new_context(), spec, [keep.uuid, victim.uuid])
+
+    top.recorder.wait_for(lambda: len(top.recorder.builds) == 3, 'the kept one built')
+    assert top.recorder.builds[-1].instance.uuid == keep.uuid
+    assert top.placement.get_allocations(victim.uuid).allocations == {}
+    assert top.placement.get_allocations(keep.uuid).allocations != {}
+    for engine in top.cell_engines.values():
+        with engine.connect() as conn:
+            assert conn.execute(sa.select(instances).where(
+                instances.c.uuid == victim.uuid)).first() is None
+            assert conn.execute(sa.select(instance_actions).where(
+                instance_actions.c.instance_uuid == victim.uuid)).first() is None
+    assert victim.uuid not in _mapped_cells(top, [victim.uuid])
+
+
+def test_list_shows_cell_instances_and_pending_requests_in_creation_order(top):
+    top.flavor()
+    top.flavor('huge', vcpus=64, memory_mb=512, root_gb=1)
+    placed = _create(top, count=2, name='ok')
+    top.recorder.wait_for(lambda: len(top.recorder.builds) == 2, 'two builds')
+    failed = _create(top, flavor='huge', name='no')
+    top.wait_until(lambda: build_requests.get(top.api_engine, failed[0]).failed,
+                   'the huge one failed')
+    listed = servers.list_servers(top.api_engine, top.cell_dbs)
+    assert [s.uuid for s in listed] == placed + failed
+    assert collections.Counter(s.status for s in listed) == {'BUILD': 2, 'ERROR': 1}
+    assert all(s.cell for s in listed[:2]) and listed[2].cell is None
