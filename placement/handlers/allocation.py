@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import uuid as uuidlib
 
+import jsonschema
+
 from placement import errors
 from placement.microversion import min_version
 from placement.objects import allocation as alloc_obj
 from placement.objects import consumer as consumer_obj
-from placement.request import is_uuid_like
+from placement.request import is_uuid_like, validator_for
 from placement.response import json_response, no_content
 from placement.schemas import allocation as schema
 
@@ -76,7 +78,9 @@ def set_allocations_for_consumer(req):
     if not is_uuid_like(consumer_uuid):
         raise errors.BadRequest(f'Malformed consumer_uuid: {consumer_uuid}')
     consumer_uuid = str(uuidlib.UUID(consumer_uuid))
-    data = req.json_body(schema.put_schema(req.mv))
+    data = req.json_body()
+    if not schema.certainly_valid_put(data, req.mv):
+        _validate(data, schema.put_schema(req.mv))
     write = consumer_write(req, consumer_uuid, data)
     _replace(req, [write], prefix=f'Unable to allocate inventory for consumer '
                                   f'{consumer_uuid}: ')
@@ -103,6 +107,13 @@ def delete_allocations(req):
     return no_content(req)
 
 
+def _validate(data, body_schema: dict) -> None:
+    try:
+        validator_for(body_schema).validate(data)
+    except jsonschema.ValidationError as exc:
+        raise errors.BadRequest(f'JSON does not validate: {exc}') from None
+
+
 def consumer_write(req, consumer_uuid: str, data: dict) -> alloc_obj.ConsumerWrite:
     """One consumer's body (of this request's microversion) as a ConsumerWrite;
     the reshaper reads its allocations with it too."""
@@ -113,6 +124,9 @@ def consumer_write(req, consumer_uuid: str, data: dict) -> alloc_obj.ConsumerWri
                        for item in allocations}
     else:
         allocations = {rp: item['resources'] for rp, item in allocations.items()}
+    generation = alloc_obj.UNCHECKED
+    if req.mv >= (1, 28):
+        generation = data['consumer_generation']
     project_id = data.get('project_id', consumer_obj.INCOMPLETE_CONSUMER_ID)
     user_id = data.get('user_id', consumer_obj.INCOMPLETE_CONSUMER_ID)
     return alloc_obj.ConsumerWrite(
@@ -120,8 +134,7 @@ def consumer_write(req, consumer_uuid: str, data: dict) -> alloc_obj.ConsumerWri
         project_id=project_id,
         user_id=user_id,
         allocations=allocations,
-        generation=(data['consumer_generation'] if req.mv >= (1, 28)
-                    else alloc_obj.UNCHECKED),
+        generation=generation,
         consumer_type=data.get('consumer_type') if req.mv >= (1, 38) else None,
     )
 

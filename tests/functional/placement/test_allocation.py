@@ -256,7 +256,8 @@ def test_unreadable_bodies(api, rp, raw, content_type, status, words):
 
 
 @pytest.mark.parametrize('resources', [
-    {'VCPU': 0}, {'VCPU': -1}, {'VCPU': '1'}, {'VCPU': 1.5}, {}, {'vcpu': 1},
+    {'VCPU': 0}, {'VCPU': -1}, {'VCPU': '1'}, {'VCPU': 1.5}, {'VCPU': 2.0}, {'VCPU': True},
+    {}, {'vcpu': 1},
 ])
 def test_bad_amounts_are_400(api, rp, resources):
     result = api.claim(CONSUMER, {rp: resources})
@@ -352,3 +353,4 @@ def test_postgresql_writes_in_one_server_side_call(api):
     from placement.objects import allocation as alloc_obj
     expected = api.engine.dialect.name == 'postgresql'
     assert alloc_obj._has_claim_function(api.engine) is expected
+
