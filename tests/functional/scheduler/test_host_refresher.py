@@ -1,0 +1,88 @@
+"""The scheduler follows the cell mappings: new cells after a reload, disabled and removed ones out."""
+from __future__ import annotations
+
+import datetime
+
+import pytest
+import sqlalchemy as sa
+
+from cellplane.cells import mappings
+from cellplane.cells.databases import CellDatabases, UnknownCell
+from cellplane.db import engines, migrate
+from cellplane.db.api.models import cell_mappings
+from cellplane.db.cell.models import compute_nodes, services
+from scheduler.host_cache import HostStateCache
+from scheduler.host_refresher import HostRefresher
+
+
+def _migrated(url, history):
+    engine = engines.create_engine(url)
+    migrate.sync(history, engine)
+    return engine
+
+
+def _cell(tmp_path, api_engine, name, hosts):
+    url = f'sqlite:///{tmp_path}/{name}.sqlite'
+    engine = _migrated(url, 'cell')
+    now = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+    with engine.begin() as conn:
+        for host in hosts:
+            conn.execute(compute_nodes.insert().values(
+                uuid=f'node-{host}', host=host, nodename=host, vcpus=4, memory_mb=1024,
+                local_gb=10, stats={}))
+            conn.execute(services.insert().values(
+                host=host, binary='cellplane-compute', last_seen_at=now))
+    engine.dispose()
+    return mappings.create(api_engine, name=name, transport_url=f'memory://{name}',
+                           database_connection=url)
+
+
+def _hosts(cache):
+    return sorted((r.host, r.service_up) for r in cache.records())
+
+
+def test_reload_picks_up_new_cells_and_drops_disabled_and_removed_ones(tmp_path):
+    api = _migrated(f'sqlite:///{tmp_path}/api.sqlite', 'api')
+    _cell(tmp_path, api, 'cell1', ['a1', 'a2'])
+    cells = CellDatabases(api)
+    cache = HostStateCache()
+    refresher = HostRefresher(cache, cells, service_down_time=60, interval=3600)
+    try:
+        refresher.reload_cells()
+        assert _hosts(cache) == [('a1', True), ('a2', True)]
+
+        cell2 = _cell(tmp_path, api, 'cell2', ['b1'])
+        refresher.refresh()  # a refresh alone does not re-read the mappings
+        assert _hosts(cache) == [('a1', True), ('a2', True)]
+        refresher.reload_cells()
+        assert _hosts(cache) == [('a1', True), ('a2', True), ('b1', True)]
+
+        with api.begin() as conn:
+            conn.execute(cell_mappings.update().where(
+                cell_mappings.c.name == 'cell1').values(disabled=True))
+        refresher.reload_cells()
+        assert _hosts(cache) == [('b1', True)]
+
+        mappings.delete(api, cell2.uuid)
+        refresher.reload_cells()
+        assert _hosts(cache) == []
+    finally:
+        cells.dispose()
+        api.dispose()
+
+
+def test_an_unknown_cell_is_looked_up_once_more_before_it_is_refused(tmp_path):
+    api = _migrated(f'sqlite:///{tmp_path}/api.sqlite', 'api')
+    cells = CellDatabases(api)
+    try:
+        cells.reload()
+        added = _cell(tmp_path, api, 'late', ['l1'])
+        # Mapped after the last reload: found without waiting for a SIGHUP.
+        assert cells.mapping(added.uuid).name == 'late'
+        with cells.engine(added.uuid).connect() as conn:
+            assert conn.execute(sa.select(compute_nodes.c.host)).scalars().all() == ['l1']
+        with pytest.raises(UnknownCell, match='cellplane-manage cell list'):
+            cells.mapping('no-such-cell')
+    finally:
+        cells.dispose()
+        api.dispose()
