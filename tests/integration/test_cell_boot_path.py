@@ -115,72 +115,88 @@ def _sections_of(path) -> set[str]:
     return set(parser.sections())
 
 
-def test_build_failing_on_the_first_host_goes_active_on_the_alternate(
-        daemons, transport_url_factory, cell_db_factory, placement_url,
-        client_transport_factory):
-    cell_url = transport_url_factory('cell1')
-    cell_db = cell_db_factory('cell_boot')
+def _start_cell(daemons, cell_url: str, cell_db: str, placement_url: str,
+                failures: dict[str, str], hosts=HOSTS):
+    """The cell conductor and one compute daemon per host; ``failures``: host -> reason."""
     placement_section = {'endpoint_url': placement_url, 'token': SERVICE_TOKEN}
-
     conductor_sections = cell_conductor_config(cell_url, cell_db)
     conductor_sections['placement'] = placement_section
     conductor = daemons.conductor('cond1', conductor_sections).start()
     conductor.wait_until_serving()
     computes = []
-    for host in HOSTS:
+    for host in hosts:
         sections = compute_config(cell_url, host=host)
         sections['placement'] = placement_section
         sections['compute'] = {'report_interval': 1}
-        if host == 'cmp1':
-            sections['fake_driver'] = {'fail_all': True,
-                                       'failure_reason': 'No more IP addresses'}
+        if host in failures:
+            sections['fake_driver'] = {'fail_all': True, 'failure_reason': failures[host]}
         computes.append(daemons.compute(host, sections).start())
     for compute in computes:
         compute.wait_until_serving()
+    return conductor, computes
+
+
+def _wait_until_reported(cell_engine, placement: PlacementClient, hosts) -> None:
+    def reported() -> bool:
+        with cell_engine.connect() as conn:
+            count = conn.exec_driver_sql('SELECT count(*) FROM compute_nodes').scalar()
+        return count == len(hosts) and all(
+            placement.get_provider(compute_node_uuid(h, h)) for h in hosts)
+    eventually(reported, 'every agent reported its node to Placement and the cell DB')
+
+
+def _boot(cell_engine, placement: PlacementClient, transport, hosts) -> Instance:
+    """What the super conductor does: create the instance, claim hosts[0], cast the build."""
+    flavor = Flavor(name='small', vcpus=2, memory_mb=1024, root_gb=10)
+    instance = Instance(uuid=str(uuid.uuid4()), project_id='proj', user_id='user',
+                        flavor=flavor, display_name='vm1', cell_uuid=CELL_UUID)
+    spec = RequestSpec(flavor=flavor, project_id='proj', user_id='user')
+    host_list = [_selection(h, flavor) for h in hosts]
+    with cell_engine.begin() as conn:
+        cell_instances.create_instance(conn, instance)
+    placement.claim(instance.uuid, host_list[0].allocation_request['allocations'],
+                    project_id='proj', user_id='user')
+    ComputeAPI(transport).build_and_run_instance(
+        RequestContext(), hosts[0], instance, spec, host_list)
+    return instance
+
+
+def _wait_for_state(cell_engine, instance_uuid: str, vm_state: str) -> dict:
+    def reached():
+        with cell_engine.connect() as conn:
+            row = cell_instances.get_instance(conn, instance_uuid)
+        return row if row['vm_state'] == vm_state else None
+    return eventually(reached, f'instance {instance_uuid} goes {vm_state}')
+
+
+def test_build_failing_on_the_first_host_goes_active_on_the_alternate(
+        daemons, transport_url_factory, cell_db_factory, placement_url,
+        client_transport_factory):
+    cell_url = transport_url_factory('cell1')
+    cell_db = cell_db_factory('cell_boot')
+    conductor, computes = _start_cell(daemons, cell_url, cell_db, placement_url,
+                                      {'cmp1': 'No more IP addresses'})
 
     # No upcall by construction: the cell's configs name no API database and
-    # no bus but the cell's own vhost.
+    # no bus but the cell's own vhost; the agents' name no database at all.
     for daemon in [conductor, *computes]:
-        sections = _sections_of(daemon.config_path)
-        assert 'api_database' not in sections, daemon.name
         parser = configparser.ConfigParser()
         parser.read(daemon.config_path)
+        assert 'api_database' not in parser.sections(), daemon.name
         transport_urls = {parser.get(s, 'transport_url') for s in parser.sections()
                           if parser.has_option(s, 'transport_url')}
         assert transport_urls == {cell_url}, daemon.name
-    assert 'database' not in set().union(*(_sections_of(c.config_path) for c in computes))
+    assert not any('database' in _sections_of(c.config_path) for c in computes)
 
     cell_engine = engines.create_engine(cell_db)
     placement = PlacementClient.over_http(placement_url, token=SERVICE_TOKEN)
     try:
-        def reported() -> bool:
-            with cell_engine.connect() as conn:
-                count = conn.exec_driver_sql('SELECT count(*) FROM compute_nodes').scalar()
-            return count == len(HOSTS) and all(
-                placement.get_provider(compute_node_uuid(h, h)) for h in HOSTS)
-        eventually(reported, 'every agent reported its node to Placement and the cell DB')
-
-        flavor = Flavor(name='small', vcpus=2, memory_mb=1024, root_gb=10)
-        instance = Instance(uuid=str(uuid.uuid4()), project_id='proj', user_id='user',
-                            flavor=flavor, display_name='vm1', cell_uuid=CELL_UUID)
-        spec = RequestSpec(flavor=flavor, project_id='proj', user_id='user')
-        host_list = [_selection(h, flavor) for h in HOSTS]
-        with cell_engine.begin() as conn:
-            cell_instances.create_instance(conn, instance)
-        placement.claim(instance.uuid, host_list[0].allocation_request['allocations'],
-                        project_id='proj', user_id='user')
+        _wait_until_reported(cell_engine, placement, HOSTS)
         started = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
-        ComputeAPI(client_transport_factory(cell_url)).build_and_run_instance(
-            RequestContext(), 'cmp1', instance, spec, host_list)
+        instance = _boot(cell_engine, placement, client_transport_factory(cell_url), HOSTS)
 
-        def active():
-            with cell_engine.connect() as conn:
-                row = cell_instances.get_instance(conn, instance.uuid)
-            assert row['vm_state'] != 'error', row
-            return row if row['vm_state'] == 'active' else None
-        row = eventually(active, f'instance {instance.uuid} goes ACTIVE')
+        row = _wait_for_state(cell_engine, instance.uuid, 'active')
         assert (row['host'], row['node']) == ('cmp2', 'cmp2')
-
         with cell_engine.connect() as conn:
             history = cell_actions.history(conn, instance.uuid)
         assert [(e.event, e.host, e.node, e.result, e.reason) for e in history] == [
@@ -198,3 +214,27 @@ def test_build_failing_on_the_first_host_goes_active_on_the_alternate(
         cell_engine.dispose()
     conductor.wait_for_log(f'Instance {instance.uuid} is active on cmp2')
     computes[0].wait_for_log(f'Build of instance {instance.uuid} failed: No more IP')
+
+
+def test_every_host_failing_ends_in_error_with_each_host_and_reason_and_no_allocation(
+        daemons, transport_url_factory, cell_db_factory, placement_url,
+        client_transport_factory):
+    cell_url = transport_url_factory('cell1')
+    cell_db = cell_db_factory('cell_boot')
+    hosts = ('cmp1', 'cmp2')
+    _start_cell(daemons, cell_url, cell_db, placement_url,
+                {'cmp1': 'No more IP addresses', 'cmp2': 'Disk image corrupt'}, hosts)
+    cell_engine = engines.create_engine(cell_db)
+    placement = PlacementClient.over_http(placement_url, token=SERVICE_TOKEN)
+    try:
+        _wait_until_reported(cell_engine, placement, hosts)
+        instance = _boot(cell_engine, placement, client_transport_factory(cell_url), hosts)
+
+        _wait_for_state(cell_engine, instance.uuid, 'error')
+        with cell_engine.connect() as conn:
+            (fault,) = cell_instances.faults(conn, instance.uuid)
+        assert 'cmp1: build failed: No more IP addresses' in fault['details']
+        assert 'cmp2: build failed: Disk image corrupt' in fault['details']
+        assert placement.get_allocations(instance.uuid).allocations == {}
+    finally:
+        cell_engine.dispose()
