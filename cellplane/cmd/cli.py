@@ -20,7 +20,7 @@ import sys
 from cliff import command, lister, show
 
 from cellplane.api import flavors
-from cellplane.cmd import base, manage, server_commands
+from cellplane.cmd import base, demo, manage, server_commands
 
 DEFAULT_CONFIG_FILE = '/etc/cellplane/cellplane.conf'
 
@@ -114,7 +114,7 @@ class CellplaneCLI(base.CellplaneApp):
             description='cellplane: place instances across cells, with claims and alternates.',
             commands={'flavor create': FlavorCreate, 'flavor list': FlavorList,
                       'flavor show': FlavorShow, 'flavor delete': FlavorDelete,
-                      **server_commands.COMMANDS})
+                      'demo': demo.Demo, **server_commands.COMMANDS})
 
 
 def main(argv: list[str] | None = None) -> int:

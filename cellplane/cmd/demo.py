@@ -1,0 +1,167 @@
+"""``cellplane demo``: the embedded control plane booting a few hundred instances, and what happened.
+
+    cellplane demo [--instances 300] [--hosts-per-cell 5] [--seed 42]
+                   [--fail-fraction 0.05] [--state-dir DIR] [--format table|json]
+
+Progress goes to stderr (a tqdm bar); the summary to stdout: a readable
+report, or with ``--format json`` one JSON object and nothing else. The
+exit code is 0 when the boot flow kept its promises (allocations match the
+ACTIVE instances, every failure has a reason, rescheduled instances left
+their failing hosts), 1 otherwise. Service logs go to ``cellplane.log`` in
+the state directory (kept only when ``--state-dir`` is given); the console
+shows errors only, unless ``-v``.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+import tempfile
+
+from cliff import command
+from tqdm import tqdm
+
+from cellplane.embedded import demo as demo_scenario
+
+LOG_FILE = 'cellplane.log'
+
+
+class Demo(command.Command):
+    """Boot instances on an embedded two-cell control plane with injected failures."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        defaults = demo_scenario.DemoOptions()
+        parser.add_argument('--instances', type=int, default=defaults.instances,
+                            help=f'instances to boot (default {defaults.instances})')
+        parser.add_argument('--hosts-per-cell', type=int, default=defaults.hosts_per_cell,
+                            help=f'fake hosts in each of the 2 cells (default '
+                                 f'{defaults.hosts_per_cell})')
+        parser.add_argument('--seed', type=int, default=defaults.seed,
+                            help='seed of the requests and of the random build failures')
+        parser.add_argument('--fail-fraction', type=float, default=defaults.fail_fraction,
+                            help=f'fraction of builds failing at random on every host but '
+                                 f'the one that fails them all (default '
+                                 f'{defaults.fail_fraction})')
+        parser.add_argument('--state-dir', metavar='DIR',
+                            help='keep the SQLite databases and the log here '
+                                 '(default: a temporary directory, removed)')
+        parser.add_argument('--format', choices=('table', 'json'), default='table',
+                            help='summary as a readable report or as one JSON object')
+        return parser
+
+    def take_action(self, parsed_args):
+        if parsed_args.instances < 1 or parsed_args.hosts_per_cell < 2:
+            raise demo_scenario.DemoOptionsError(
+                '--instances must be at least 1 and --hosts-per-cell at least 2 '
+                '(one host of cell1 fails every build; its alternates are the others)')
+        options = demo_scenario.DemoOptions(
+            instances=parsed_args.instances, hosts_per_cell=parsed_args.hosts_per_cell,
+            seed=parsed_args.seed, fail_fraction=parsed_args.fail_fraction,
+            state_dir=parsed_args.state_dir)
+        with tempfile.TemporaryDirectory(prefix='cellplane-demo-log-') as scratch:
+            log_dir = parsed_args.state_dir or scratch
+            with _service_logs(os.path.join(log_dir, LOG_FILE), self.app.options.verbose_level):
+                with tqdm(total=options.instances + options.oversized, unit='instance',
+                          desc='booting', file=sys.stderr, leave=False) as bar:
+                    summary = demo_scenario.run_demo(
+                        options, progress=lambda done, total: bar.update(done - bar.n))
+        if parsed_args.format == 'json':
+            self.app.stdout.write(json.dumps(summary, sort_keys=True) + '\n')
+        else:
+            self.app.stdout.write(render(summary))
+        return 0 if kept_promises(summary) else 1
+
+
+def kept_promises(summary: dict) -> bool:
+    return (summary['placement']['allocations_match_instances']
+            and summary['every_failure_has_a_reason']
+            and summary['rescheduled_away_from_failing_hosts']
+            and summary['building'] == 0)
+
+
+class _service_logs:
+    """Service log lines to a file; the console keeps errors only (unless -v)."""
+
+    def __init__(self, path: str, verbose_level: int) -> None:
+        self._path = path
+        self._quiet_console = verbose_level <= 1
+        self._changed: list[tuple[logging.Handler, int]] = []
+
+    def __enter__(self):
+        os.makedirs(os.path.dirname(self._path), exist_ok=True)
+        root = logging.getLogger()
+        self._file = logging.FileHandler(self._path)
+        self._file.setLevel(logging.INFO)
+        self._file.setFormatter(logging.Formatter(
+            '%(asctime)s %(levelname)s %(name)s %(message)s'))
+        root.addHandler(self._file)
+        self._root_level = root.level
+        root.setLevel(min(root.level or logging.INFO, logging.INFO))
+        if self._quiet_console:
+            for handler in root.handlers:
+                if handler is not self._file and isinstance(handler, logging.StreamHandler):
+                    self._changed.append((handler, handler.level))
+                    handler.setLevel(logging.ERROR)
+        return self
+
+    def __exit__(self, *exc_info):
+        root = logging.getLogger()
+        root.removeHandler(self._file)
+        self._file.close()
+        root.setLevel(self._root_level)
+        for handler, level in self._changed:
+            handler.setLevel(level)
+
+
+def render(summary: dict) -> str:
+    """The summary as the report a person reads."""
+    run, placement, rescheduled = summary['run'], summary['placement'], summary['rescheduled']
+    lines = [
+        f'cellplane demo: {summary["instances"]} instances asked for on 2 cells x '
+        f'{run["hosts_per_cell"]} fake hosts (seed {run["seed"]})',
+        f'  injected: {run["failing_host"]} fails every build ("{run["failing_host_reason"]}"); '
+        f'other hosts fail {run["fail_fraction_elsewhere"]:.0%} at random; '
+        f'{run["max_attempts"]} attempts per instance',
+        f'  started in {run["startup_seconds"]} s; all settled in {run["boot_seconds"]} s '
+        f'({run["instances_per_second"]} instances/s)',
+        '',
+        f'ACTIVE {summary["active"]}   ERROR {summary["error"]}   '
+        f'still building {summary["building"]}',
+        'Placed per cell: ' + ', '.join(
+            f'{cell} {n}' for cell, n in summary['placed_per_cell'].items()),
+        'ACTIVE per host: ' + ', '.join(
+            f'{host} {n}' for host, n in summary['active_per_host'].items()),
+        '',
+        f'Rescheduled: {rescheduled["instances"]} instances had a failed build '
+        f'({rescheduled["ended_active"]} ended ACTIVE on an alternate, '
+        f'{rescheduled["ended_error"]} ran out of alternates)',
+    ]
+    for reason, count in rescheduled['failed_builds_by_reason'].items():
+        lines.append(f'  {count:4d} failed builds: {reason}')
+    lines.append('  failed builds per host: ' + ', '.join(
+        f'{host} {n}' for host, n in rescheduled['failed_builds_by_host'].items()))
+    lines.append('')
+    lines.append(f'Failed: {summary["error"]} instances in ERROR')
+    for reason, count in summary['failed']['by_reason'].items():
+        lines.append(f'  {count:4d} x {reason}')
+    lines.append('')
+    match = placement['allocations_match_instances']
+    lines.append(
+        f'Placement: {placement["consumers_with_allocations"]} consumers hold allocations, '
+        f'{placement["active_instances"]} instances are ACTIVE: '
+        + ('they MATCH (each on its own host, usage = sum of the flavors)' if match
+           else 'they DO NOT MATCH'))
+    lines.append('  usage ' + ', '.join(f'{rc} {n}' for rc, n in placement['usage'].items())
+                 + '; flavors of ACTIVE instances ' + ', '.join(
+                     f'{rc} {n}' for rc, n in placement['sum_of_active_flavors'].items()))
+    for problem in placement['problems']:
+        lines.append(f'  problem: {problem}')
+    lines.append(f'Every failure has a reason: '
+                 f'{"yes" if summary["every_failure_has_a_reason"] else "NO"}; '
+                 f'rescheduled instances left their failing hosts: '
+                 f'{"yes" if summary["rescheduled_away_from_failing_hosts"] else "NO"}')
+    if run['state_dir']:
+        lines.append(f'State and log kept in {run["state_dir"]}')
+    return '\n'.join(lines) + '\n'

@@ -1,0 +1,153 @@
+"""The demo scenario: boot a few hundred instances on the embedded control plane, with failures.
+
+Two cells of ``hosts_per_cell`` fake hosts. The first host of the first cell
+fails every build with "No more IP addresses"; every other host fails a
+seeded fraction of its builds with "Timed out waiting for the hypervisor".
+Instances are asked for through the API role (``cellplane.api.servers``) in
+requests of 1 to 5 (multi-create), with flavors of three sizes, plus one
+request for a flavor no host can hold (it fails with NoValidHost, and says
+why). The run waits until every instance is ACTIVE or ERROR, then reads the
+outcome back (``outcome.read_outcome``) for the summary.
+
+Everything is seeded: the same ``seed`` asks for the same requests and the
+same failure draws (which instance meets which draw depends on timing).
+"""
+from __future__ import annotations
+
+import dataclasses
+import random
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from cellplane.api import flavors as api_flavors
+from cellplane.api import servers
+from cellplane.context import new_context
+from cellplane.embedded.outcome import flavor_resources, read_outcome
+from cellplane.embedded.runtime import CloudPlan, EmbeddedCloud
+from compute_agent.virt.fake import FakeSettings
+
+NO_IP_REASON = 'No more IP addresses'
+TIMEOUT_REASON = 'Timed out waiting for the hypervisor'
+PROJECT_ID = 'demo-project'
+USER_ID = 'demo-user'
+# (name, vcpus, memory_mb, root_gb): small enough that 300 fit on 9 hosts.
+FLAVORS = (('m1.tiny', 1, 512, 1), ('m1.small', 1, 1024, 10), ('m1.medium', 2, 2048, 20))
+# More vCPUs than any fake host has (16 at ratio 4.0 = 64): never placeable.
+OVERSIZED_FLAVOR = ('x1.huge', 96, 2048, 20)
+POLL_SECONDS = 0.1
+
+
+class DemoOptionsError(Exception):
+    """The demo was asked for something it cannot run (too few hosts...)."""
+
+
+class DemoTimedOut(Exception):
+    """Some instances were still building when the demo's deadline passed."""
+
+
+@dataclasses.dataclass(frozen=True)
+class DemoOptions:
+    instances: int = 300
+    hosts_per_cell: int = 5
+    seed: int = 42
+    fail_fraction: float = 0.05
+    oversized: int = 2
+    max_attempts: int = 3
+    state_dir: str | None = None
+    timeout: float = 300.0
+
+    def failing_host(self) -> str:
+        return 'cell1-host1'
+
+    def driver_for(self, cell: str, host: str) -> FakeSettings:
+        if host == self.failing_host():
+            return FakeSettings(fail_all=True, failure_reason=NO_IP_REASON)
+        # A seed per host, derived from the run's: repeatable, not identical.
+        return FakeSettings(fail_fraction=self.fail_fraction,
+                            fail_seed=random.Random(f'{self.seed}-{host}').randrange(2**31),
+                            failure_reason=TIMEOUT_REASON)
+
+
+def request_sizes(total: int, rng: random.Random) -> list[int]:
+    """Split ``total`` instances into requests of 1 to 5 (about half single boots)."""
+    sizes = []
+    while total > 0:
+        size = 1 if rng.random() < 0.5 else rng.randint(2, 5)
+        size = min(size, total)
+        sizes.append(size)
+        total -= size
+    return sizes
+
+
+def run_demo(options: DemoOptions,
+             progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+    """Run the scenario; the summary (``BootOutcome.summary``) plus the run's facts."""
+    with tempfile.TemporaryDirectory(prefix='cellplane-demo-') as scratch:
+        state_dir = Path(options.state_dir) if options.state_dir else Path(scratch)
+        plan = CloudPlan.uniform(cells=2, hosts_per_cell=options.hosts_per_cell,
+                                 driver_for=options.driver_for,
+                                 max_attempts=options.max_attempts)
+        started = time.monotonic()
+        with EmbeddedCloud(state_dir, plan) as cloud:
+            ready = time.monotonic()
+            sizes = _create_flavors(cloud, options)
+            uuids = _boot(cloud, options, sizes)
+            _wait(cloud, uuids, options.timeout, progress)
+            settled = time.monotonic()
+            outcome = read_outcome(cloud.api_engine, cloud.cells, cloud.placement, sizes,
+                                   uuids)
+        summary = outcome.summary()
+    summary['run'] = {
+        'cells': 2, 'hosts_per_cell': options.hosts_per_cell, 'seed': options.seed,
+        'failing_host': options.failing_host(), 'failing_host_reason': NO_IP_REASON,
+        'fail_fraction_elsewhere': options.fail_fraction,
+        'max_attempts': options.max_attempts,
+        'startup_seconds': round(ready - started, 2),
+        'boot_seconds': round(settled - ready, 2),
+        'instances_per_second': round(len(uuids) / max(settled - ready, 1e-9), 1),
+        'state_dir': str(options.state_dir) if options.state_dir else None,
+    }
+    return summary
+
+
+def _create_flavors(cloud: EmbeddedCloud, options: DemoOptions) -> dict[str, dict[str, int]]:
+    sizes = {}
+    for name, vcpus, memory_mb, root_gb in (*FLAVORS, OVERSIZED_FLAVOR):
+        api_flavors.create(cloud.api_engine, name=name, vcpus=vcpus, memory_mb=memory_mb,
+                           root_gb=root_gb)
+        sizes[name] = flavor_resources(vcpus, memory_mb, root_gb)
+    return sizes
+
+
+def _boot(cloud: EmbeddedCloud, options: DemoOptions,
+          sizes: dict[str, dict[str, int]]) -> list[str]:
+    rng = random.Random(options.seed)
+    requests = [(f'vm{i}', rng.choice(FLAVORS)[0], size)
+                for i, size in enumerate(request_sizes(options.instances, rng))]
+    if options.oversized:
+        requests.append(('too-big', OVERSIZED_FLAVOR[0], options.oversized))
+    uuids: list[str] = []
+    for name, flavor, count in requests:
+        uuids += servers.create(
+            cloud.api_engine, cloud.conductor_api, new_context(
+                user_id=USER_ID, project_id=PROJECT_ID),
+            name=name, flavor=flavor, count=count, project_id=PROJECT_ID, user_id=USER_ID)
+    return uuids
+
+
+def _wait(cloud: EmbeddedCloud, uuids: list[str], timeout: float,
+          progress: Callable[[int, int], None] | None) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        found = servers.list_servers(cloud.api_engine, cloud.cells, uuids)
+        done = sum(1 for s in found if s.status in servers.FINAL_STATUSES)
+        if progress is not None:
+            progress(done, len(uuids))
+        if done == len(uuids):
+            return
+        if time.monotonic() > deadline:
+            raise DemoTimedOut(f'{len(uuids) - done} of {len(uuids)} instances were still '
+                               f'building after {timeout:.0f} s')
+        time.sleep(POLL_SECONDS)

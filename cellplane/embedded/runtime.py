@@ -1,0 +1,300 @@
+"""The whole control plane in one process: the embedded mode behind ``cellplane demo``.
+
+``EmbeddedCloud`` builds, from the same manager and client classes the
+daemons use, Placement (in-process: the WSGI app without a socket), the
+scheduler, the super conductor, one cell conductor per cell and a fake
+compute agent per host, and starts their RPC servers on in-memory buses
+(``memory_transport``: one per level, copying every message through JSON as
+RabbitMQ would). State lives in SQLite files in a state directory: the API
+database, one database per cell, and Placement's.
+
+What it promises:
+
+- Levels stay apart as in a deployment: the top-level bus carries only the
+  scheduler's and the super conductor's topics; each cell's bus carries its
+  conductor and its computes; cell services are built without the API
+  database or the top-level bus, so an upcall cannot happen here either.
+- Per-service settings come from constructor arguments and a private
+  ``ConfigOpts``, never from the global ``cfg.CONF`` (oslo.messaging keeps
+  the global object for its own options; see ARCHITECTURE.md).
+- ``start`` returns once every compute node is known to the scheduler, so
+  the first boot can be placed; ``stop`` stops every server and waits for
+  the messages in flight.
+"""
+from __future__ import annotations
+
+import dataclasses
+import logging
+import threading
+import time
+from pathlib import Path
+from typing import Callable, Sequence
+
+import sqlalchemy as sa
+from oslo_config import cfg
+
+from cellplane import conf as shared_conf
+from cellplane.cells import mappings
+from cellplane.cells.databases import CellDatabases
+from cellplane.cells.mappings import CellMapping
+from cellplane.db import engines, migrate
+from cellplane.db.cell.models import compute_nodes, services
+from cellplane.embedded.memory_transport import MemoryBus
+from cellplane.rpc.diagnostics import DiagnosticsEndpoint
+from cellplane.rpc.server import build_server
+from compute_agent.rpcapi import ComputeAPI
+from compute_agent.virt.fake import FakeSettings
+from conductor import conf as conductor_conf
+from conductor.rpcapi import ConductorAPI
+from placement.client import PlacementClient
+from placement.objects import standards
+from scheduler import conf as scheduler_conf
+from scheduler.host_cache import HostStateCache
+from scheduler.host_refresher import HostRefresher
+from scheduler.instance_locator import PlacementInstanceLocator
+from scheduler.manager import SchedulerManager
+from scheduler.placement_adapter import PlacementAdapter
+from scheduler.rpcapi import SchedulerAPI
+from scheduler.trace import SchedulingTrace
+
+LOG = logging.getLogger(__name__)
+
+# A bound on something that must happen (computes registering), not a speed target.
+READY_SECONDS = 60
+COMPUTE_BINARY = 'cellplane-compute'
+
+
+class EmbeddedStartError(Exception):
+    """The embedded control plane could not start; the message says what did not come up."""
+
+
+@dataclasses.dataclass(frozen=True)
+class HostPlan:
+    name: str
+    driver: FakeSettings = dataclasses.field(default_factory=FakeSettings)
+
+
+@dataclasses.dataclass(frozen=True)
+class CellPlan:
+    name: str
+    hosts: tuple[HostPlan, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class CloudPlan:
+    """What to run: the cells and their hosts, and the few knobs of the boot flow."""
+
+    cells: tuple[CellPlan, ...]
+    max_attempts: int = 3
+    rpc_handler_threads: int = 16
+    report_interval: float = 5.0
+    service_down_time: float = 60.0
+    # Short, so that the scheduler learns of a host failing its builds (the
+    # failed_builds stat its BuildFailureWeigher reads) within the demo's
+    # few seconds: the report goes agent -> cell DB -> scheduler's next read.
+    resource_report_interval: float = 1.0
+    host_refresh_interval: float = 1.0
+
+    @classmethod
+    def uniform(cls, *, cells: int = 2, hosts_per_cell: int = 5,
+                driver_for: Callable[[str, str], FakeSettings] | None = None,
+                **knobs) -> 'CloudPlan':
+        """``cells`` cells of ``hosts_per_cell`` hosts named cellN-hostM."""
+        driver_for = driver_for or (lambda cell, host: FakeSettings())
+        plans = []
+        for c in range(1, cells + 1):
+            cell = f'cell{c}'
+            hosts = tuple(HostPlan(f'{cell}-host{h}', driver_for(cell, f'{cell}-host{h}'))
+                          for h in range(1, hosts_per_cell + 1))
+            plans.append(CellPlan(cell, hosts))
+        return cls(cells=tuple(plans), **knobs)
+
+
+def service_conf(plan: CloudPlan) -> cfg.ConfigOpts:
+    """The private configuration the embedded services read (no file, no global)."""
+    conf = cfg.ConfigOpts()
+    shared_conf.register_opts(conf)
+    scheduler_conf.register_opts(conf)
+    conductor_conf.register_opts(conf)
+    conf([], project='cellplane', prog='cellplane-embedded',
+         default_config_files=[], default_config_dirs=[])
+    conf.set_override('rpc_handler_threads', plan.rpc_handler_threads)
+    conf.set_override('max_attempts', plan.max_attempts, group='conductor')
+    conf.set_override('report_interval', int(max(1, plan.report_interval)), group='service')
+    conf.set_override('service_down_time', int(plan.service_down_time), group='service')
+    conf.set_override('host_refresh_interval', plan.host_refresh_interval,
+                      group='scheduler')
+    return conf
+
+
+class EmbeddedCloud:
+    """Placement, scheduler, super conductor, cell conductors and fake computes, in-process."""
+
+    def __init__(self, state_dir: str | Path, plan: CloudPlan) -> None:
+        self.state_dir = Path(state_dir)
+        self.plan = plan
+        self.conf = service_conf(plan)
+        self.traces: list[SchedulingTrace] = []
+        self._servers: list = []
+        self._stoppers: list[Callable[[], None]] = []
+        self.top_bus: MemoryBus | None = None
+        self.cell_buses: dict[str, MemoryBus] = {}
+        self.cell_engines: dict[str, sa.engine.Engine] = {}
+        self.cell_mappings: dict[str, CellMapping] = {}
+        self.computes: dict[str, object] = {}
+
+    # -- databases --------------------------------------------------------------
+    def _sqlite(self, name: str) -> sa.engine.Engine:
+        return engines.create_engine(f'sqlite:///{self.state_dir / name}.sqlite')
+
+    def _create_databases(self) -> None:
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+        self.api_engine = self._sqlite('api')
+        migrate.sync('api', self.api_engine)
+        self.placement_engine = self._sqlite('placement')
+        migrate.sync('placement', self.placement_engine)
+        standards.sync(self.placement_engine)
+        for cell in self.plan.cells:
+            engine = self._sqlite(cell.name)
+            migrate.sync('cell', engine)
+            self.cell_engines[cell.name] = engine
+            self.cell_mappings[cell.name] = mappings.create(
+                self.api_engine, name=cell.name,
+                # Read by nobody here: the top level is handed each cell's bus.
+                transport_url=f'fake:///{cell.name}',
+                database_connection=str(engine.url))
+
+    # -- servers ------------------------------------------------------------------
+    def _serve(self, bus: MemoryBus, *, topic: str, server: str, binary: str,
+               endpoints: Sequence[object]) -> None:
+        rpc_server = build_server(
+            bus.transport, topic=topic, server=server,
+            endpoints=[*endpoints, DiagnosticsEndpoint(host=server, binary=binary)])
+        rpc_server.start(override_pool_size=self.plan.rpc_handler_threads)
+        self._servers.append(rpc_server)
+
+    def start(self) -> 'EmbeddedCloud':
+        started = time.monotonic()
+        self._create_databases()
+        self.placement = PlacementClient.in_process(self.placement_engine)
+        self.top_bus = MemoryBus('top')
+        for cell in self.plan.cells:
+            self.cell_buses[cell.name] = MemoryBus(cell.name)
+        for cell in self.plan.cells:
+            self._start_cell(cell)
+        self._start_top()
+        self._wait_until_schedulable()
+        LOG.info('Embedded control plane up in %.1f s: %d cell(s), %d host(s)',
+                 time.monotonic() - started, len(self.plan.cells),
+                 sum(len(c.hosts) for c in self.plan.cells))
+        return self
+
+    # -- a cell: its conductor and computes, nothing of the top level -----------
+    def _start_cell(self, cell: CellPlan) -> None:
+        from cellplane.embedded import cell_services
+        bus = self.cell_buses[cell.name]
+        engine = self.cell_engines[cell.name]
+        endpoints = cell_services.cell_conductor_endpoints(
+            conf=self.conf, engine=engine, transport=bus.transport,
+            placement=self.placement)
+        self._serve(bus, topic='conductor', server=f'{cell.name}-conductor',
+                    binary='cellplane-conductor', endpoints=endpoints)
+        for host in cell.hosts:
+            agent = cell_services.ComputeAgent(
+                conf=self.conf, host=host.name, cell_name=cell.name,
+                transport=bus.transport, placement=self.placement,
+                driver_settings=host.driver,
+                resource_report_interval=self.plan.resource_report_interval)
+            self.computes[host.name] = agent
+            self._serve(bus, topic='compute', server=host.name, binary=COMPUTE_BINARY,
+                        endpoints=agent.endpoints())
+            agent.start()
+            self._stoppers.append(agent.stop)
+
+    # -- the top level: scheduler and super conductor ------------------------------
+    def _start_top(self) -> None:
+        from conductor.super_manager import SuperConductorManager
+        bus = self.top_bus
+        self.cells = CellDatabases(self.api_engine)
+        self.cells.reload()
+        self.host_cache = HostStateCache.from_conf(self.conf)
+        self.refresher = HostRefresher(
+            self.host_cache, self.cells, service_down_time=self.conf.service.service_down_time,
+            interval=self.conf.scheduler.host_refresh_interval)
+        adapter = PlacementAdapter(self.placement)
+        scheduler = SchedulerManager.from_conf(
+            self.conf, candidate_source=adapter, claimer=adapter, cache=self.host_cache,
+            instance_locator=PlacementInstanceLocator(self.placement, self.host_cache),
+            on_trace=self.traces.append)
+        self._serve(bus, topic='scheduler', server='scheduler',
+                    binary='cellplane-scheduler', endpoints=[scheduler])
+        compute_apis = {m.uuid: ComputeAPI(self.cell_buses[name].transport, conf=self.conf)
+                        for name, m in self.cell_mappings.items()}
+        super_conductor = SuperConductorManager(
+            api_engine=self.api_engine, cells=self.cells,
+            scheduler=SchedulerAPI(bus.transport, conf=self.conf),
+            compute_api_for=lambda mapping: compute_apis[mapping.uuid],
+            placement=self.placement, max_attempts=self.plan.max_attempts)
+        self._serve(bus, topic='conductor', server='super-conductor',
+                    binary='cellplane-conductor', endpoints=[super_conductor])
+        self.conductor_api = ConductorAPI(bus.transport, conf=self.conf)
+
+    def _wait_until_schedulable(self) -> None:
+        """Every host's node recorded in its cell and up, then read by the scheduler."""
+        wanted = {h.name for c in self.plan.cells for h in c.hosts}
+        deadline = time.monotonic() + READY_SECONDS
+        while True:
+            ready = set()
+            for engine in self.cell_engines.values():
+                with engine.connect() as conn:
+                    ready |= set(conn.execute(
+                        sa.select(compute_nodes.c.host).join(
+                            services, sa.and_(services.c.host == compute_nodes.c.host,
+                                              services.c.binary == COMPUTE_BINARY))
+                    ).scalars())
+            if ready >= wanted:
+                break
+            if time.monotonic() > deadline:
+                raise EmbeddedStartError(
+                    f'compute hosts never registered: {", ".join(sorted(wanted - ready))}')
+            time.sleep(0.05)
+        self.refresher.start()
+        known = {r.host for r in self.host_cache.records() if r.service_up}
+        if not known >= wanted:
+            raise EmbeddedStartError(
+                f'the scheduler does not see hosts {", ".join(sorted(wanted - known))} up')
+        self._stoppers.append(self.refresher.stop)
+
+    # -- stopping --------------------------------------------------------------------
+    def stop(self) -> None:
+        for stopper in reversed(self._stoppers):
+            stopper()
+        for rpc_server in self._servers:
+            rpc_server.stop()
+        # Each wait takes about a second (the executor winding down its
+        # threads); waiting for all at once keeps stopping quick.
+        waiters = [threading.Thread(target=s.wait, name='embedded-stop')
+                   for s in self._servers]
+        for waiter in waiters:
+            waiter.start()
+        for waiter in waiters:
+            waiter.join()
+        self._servers.clear()
+        for bus in [self.top_bus, *self.cell_buses.values()]:
+            if bus is not None:
+                bus.cleanup()
+        if getattr(self, 'cells', None) is not None:
+            self.cells.dispose()
+        for engine in [*self.cell_engines.values(),
+                       getattr(self, 'api_engine', None),
+                       getattr(self, 'placement_engine', None)]:
+            if engine is not None:
+                engine.dispose()
+
+    def __enter__(self) -> 'EmbeddedCloud':
+        return self.start()
+
+    def __exit__(self, *exc_info) -> None:
+        self.stop()
+
+
