@@ -16,9 +16,19 @@ from cellplane.rpc.transport import get_transport
 from tests.integration.daemons import DaemonLauncher
 
 
+# Fixtures whose resources daemons use: set up before ``daemons`` so that
+# pytest tears them down after it (a daemon whose vhost is deleted under it
+# logs a storm of connection errors and is slow to stop).
+RESOURCE_FIXTURES = ('transport_url_factory', 'postgres_url_factory', 'cell_db_factory',
+                     'sqlite_cell_db')
+
+
 @pytest.fixture
-def daemons(tmp_path):
+def daemons(tmp_path, request):
     """Start daemons with ``daemons.conductor(...)``/``daemons.compute(...)``; all stopped after."""
+    for name in RESOURCE_FIXTURES:
+        if name in request.fixturenames:
+            request.getfixturevalue(name)
     launcher = DaemonLauncher(tmp_path)
     yield launcher
     launcher.stop_all()
