@@ -8,7 +8,7 @@ import json
 import pytest
 
 from rpc_schemas import REGISTRY
-from rpc_schemas.base import Payload, field, stored_schema
+from rpc_schemas.base import Payload, field, parse_version, stored_schema
 from rpc_schemas.errors import (
     MalformedPayload, PayloadDowngradeError, UnknownPayload, UnsupportedPayloadVersion)
 from rpc_schemas.ping import Ping, Pong
@@ -198,3 +198,35 @@ def test_two_classes_with_one_name_cannot_both_register():
 
     with pytest.raises(ValueError, match="two payload classes are named 'Widget'"):
         registry.register(OtherWidget)
+
+
+def _payload_classes_defined_in_the_package() -> list[type[Payload]]:
+    import importlib
+    import inspect
+    import pkgutil
+
+    import rpc_schemas
+    found = []
+    for info in pkgutil.iter_modules(rpc_schemas.__path__):
+        module = importlib.import_module(f'rpc_schemas.{info.name}')
+        found.extend(obj for _, obj in inspect.getmembers(module, inspect.isclass)
+                     if issubclass(obj, Payload) and obj is not Payload
+                     and obj.__module__ == module.__name__)
+    return found
+
+
+def test_every_payload_class_in_the_package_is_registered_on_import():
+    # A receiver knows a payload only if importing rpc_schemas registered it.
+    defined = {cls.NAME for cls in _payload_classes_defined_in_the_package()}
+    assert defined <= set(REGISTRY.names()), (
+        f'import these in rpc_schemas/__init__.py: {sorted(defined - set(REGISTRY.names()))}')
+
+
+def test_every_stored_schema_file_belongs_to_a_registered_payload():
+    classes = {cls.NAME: cls for cls in REGISTRY.classes()}
+    for path in SCHEMA_DIR.glob('*.json'):
+        name, _, version = path.stem.rpartition('-')
+        assert name in classes, f'{path.name}: no payload named {name}'
+        cls = classes[name]
+        assert parse_version(version) <= parse_version(cls.VERSION), (
+            f'{path.name} is newer than {name} {cls.VERSION}')
