@@ -51,7 +51,7 @@ class PlacementApp:
             req = PlacementRequest(environ)
             try:
                 path = req.path_info
-            except UnicodeDecodeError:
+            except UnicodeError:   # not UTF-8, or not the latin-1 str WSGI promises
                 raise errors.NotFound('The request path is not valid UTF-8.') from None
             if '\x00' in path:
                 raise errors.NotFound('The request path contains a NUL character.')
