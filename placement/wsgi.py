@@ -15,6 +15,7 @@ import logging
 import re
 import uuid
 
+import webob.acceptparse
 from sqlalchemy.engine import Engine
 
 from placement import auth
@@ -119,7 +120,6 @@ def _check_accept(environ) -> None:
     accept = environ.get('HTTP_ACCEPT')
     if not accept or _JSON in accept or '*/*' in accept:
         return
-    import webob.acceptparse
     offers = webob.acceptparse.create_accept_header(accept).acceptable_offers([_JSON])
     if not offers:
         raise errors.NotAcceptable(f'Only {_JSON} is provided')

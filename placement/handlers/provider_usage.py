@@ -9,12 +9,8 @@ from placement.response import json_response
 
 def list_usages(req):
     """{"resource_provider_generation": 3, "usages": {"VCPU": 2, "DISK_GB": 0}}"""
-    uuid = req.urlvars['uuid']
     with db_api.reader(req.context) as conn:
-        rp = conn.execute(rp_obj.rp_t.select().where(rp_obj.rp_t.c.uuid == uuid)).first()
-        if rp is None:
-            raise rp_obj.errors.NotFound(
-                f'No resource provider with uuid {uuid} found')
-        usages = provider_usage.for_provider(conn, rp.id)
-    return json_response(req, {'resource_provider_generation': rp.generation,
+        rp_id, generation = rp_obj.id_and_generation(conn, req.urlvars['uuid'])
+        usages = provider_usage.for_provider(conn, rp_id)
+    return json_response(req, {'resource_provider_generation': generation,
                                'usages': usages}, last_modified=None)

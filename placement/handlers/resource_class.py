@@ -5,6 +5,7 @@ from placement import errors
 from placement.db import api as db_api
 from placement.microversion import min_version
 from placement.objects import resource_class as rc_obj
+from placement.request import validate
 from placement.response import json_response, latest, no_content
 from placement.schemas import resource_class as schema
 
@@ -53,7 +54,6 @@ def update_resource_class(req):
     1.7+: bodiless create-if-missing: 201 created, 204 already there."""
     name = req.urlvars['name']
     if req.mv >= (1, 7):
-        from placement.request import validate
         validate(name, schema.POST_RC_SCHEMA_V1_2['properties']['name'],
                  'JSON does not validate')
         with db_api.writer(req.context) as conn:

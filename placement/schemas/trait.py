@@ -1,5 +1,4 @@
 """Request bodies and query strings of /traits and provider traits."""
-import copy
 
 from placement.schemas import common
 

@@ -153,7 +153,7 @@ def test_delete_removes_traits_aggregates_inventory(client):
     client.put(f'{url}/aggregates', {'resource_provider_generation': 2,
                                      'aggregates': [AGG1]})
     assert client.delete(url).status_int == 204
-    assert client.get(f'/traits?associated=true').json['traits'] == []
+    assert client.get('/traits?associated=true').json['traits'] == []
 
 
 # --------------------------------------------------------------- trees
