@@ -11,6 +11,7 @@ host on its cell's vhost, which records them.
 from __future__ import annotations
 
 import json
+import signal
 import socket
 import subprocess
 import sys
@@ -20,11 +21,14 @@ import uuid as uuidlib
 import pytest
 import sqlalchemy as sa
 
+from cellplane.api import build_requests, servers
 from cellplane.cells import mappings
+from cellplane.context import new_context
 from cellplane.db import engines, migrate
 from cellplane.db.api.models import cell_mappings, instance_mappings
 from cellplane.db.cell.models import compute_nodes, instances, services
 from cellplane.rpc.server import build_server
+from conductor.rpcapi import ConductorAPI
 from placement.client import Inventory, PlacementClient
 from tests.functional.boot.harness import ComputeRecorder
 from tests.integration.daemons import EVENTUALLY_SECONDS
@@ -65,65 +69,100 @@ def _eventually(predicate, what: str):
         time.sleep(0.2)
 
 
-@pytest.fixture
-def top_level(tmp_path, daemons, transport_url_factory, postgres_url_factory,
-              cell_db_factory, client_transport_factory):
-    top_url = transport_url_factory('top')
-    api_url = _migrated(postgres_url_factory('api'), 'api')
-    placement_url = _migrated(postgres_url_factory('placement'), 'placement')
-    port = _free_port()
-    endpoint = f'http://127.0.0.1:{port}'
-    daemons.placement('placement', {
-        'placement_database': {'connection': placement_url},
-        'api': {'auth_strategy': 'noauth2', 'bind_host': '127.0.0.1',
-                'bind_port': port, 'workers': 1},
-    }).start()
-    placement = PlacementClient.over_http(endpoint, token='admin', attempts=20,
-                                          max_wait=0.5)
-    api_engine = engines.create_engine(api_url)
-    recorder = ComputeRecorder()
-    servers, cell_engines, cells = [], {}, {}
-    for cell, hosts in HOSTS.items():
-        cell_url = transport_url_factory(cell)
-        db_url = cell_db_factory(cell)
-        cells[cell] = mappings.create(api_engine, name=cell, transport_url=cell_url,
-                                      database_connection=db_url)
-        cell_engines[cell] = engine = engines.create_engine(db_url)
-        transport = client_transport_factory(cell_url)
-        for host in hosts:
-            _report_compute_node(engine, placement, host)
-            server = build_server(transport, topic='compute', server=host,
-                                  endpoints=[recorder.endpoint(host)])
-            server.start()
-            servers.append(server)
+class TopLevel:
+    """Placement, scheduler worker(s) and a super conductor running; cells mapped as asked."""
 
-    top = {
-        'DEFAULT': {'transport_url': top_url},
-        'api_database': {'connection': api_url},
-        'placement': {'endpoint_url': endpoint},
-        'scheduler': {'host_refresh_interval': 1},
-        'conductor': {'role': 'super'},
-    }
-    daemons.scheduler('scheduler', {**top, 'DEFAULT': {**top['DEFAULT'],
-                                                       'host': 'sched1'}}).start()
-    daemons.conductor('super', {**top, 'DEFAULT': {**top['DEFAULT'],
-                                                   'host': 'super1'}}).start()
-    for daemon in daemons.started[1:]:
-        daemon.wait_until_serving()
-    config = tmp_path / 'cli.conf'
-    config.write_text(f'[DEFAULT]\ntransport_url = {top_url}\n'
+    def __init__(self, tmp_path, daemons, transport_url_factory, postgres_url_factory,
+                 cell_db_factory, client_transport_factory) -> None:
+        self._daemons = daemons
+        self._transport_url_factory = transport_url_factory
+        self._cell_db_factory = cell_db_factory
+        self._client_transport_factory = client_transport_factory
+        self.top_url = transport_url_factory('top')
+        api_url = _migrated(postgres_url_factory('api'), 'api')
+        placement_url = _migrated(postgres_url_factory('placement'), 'placement')
+        port = _free_port()
+        endpoint = f'http://127.0.0.1:{port}'
+        daemons.placement('placement', {
+            'placement_database': {'connection': placement_url},
+            'api': {'auth_strategy': 'noauth2', 'bind_host': '127.0.0.1',
+                    'bind_port': port, 'workers': 1},
+        }).start()
+        self.placement = PlacementClient.over_http(endpoint, token='admin', attempts=20,
+                                                   max_wait=0.5)
+        self.api = engines.create_engine(api_url)
+        self.recorder = ComputeRecorder()
+        self._servers = []
+        self.cells, self.cell_engines = {}, {}
+        self.top_sections = {
+            'DEFAULT': {'transport_url': self.top_url},
+            'api_database': {'connection': api_url},
+            'placement': {'endpoint_url': endpoint},
+            'scheduler': {'host_refresh_interval': 1},
+            'conductor': {'role': 'super'},
+        }
+        self.config = str(tmp_path / 'cli.conf')
+        with open(self.config, 'w') as out:
+            out.write(f'[DEFAULT]\ntransport_url = {self.top_url}\n'
                       f'[api_database]\nconnection = {api_url}\n')
-    _cli('flavor', 'create', 'small', '--vcpus', '2', '--ram', '1024', '--disk', '10',
-         config=str(config))
-    _cli('flavor', 'create', 'huge', '--vcpus', '64', '--ram', '1024', '--disk', '10',
-         config=str(config))
-    yield {'config': str(config), 'api': api_engine, 'cells': cells,
-           'cell_engines': cell_engines, 'placement': placement, 'recorder': recorder}
-    for server in servers:
-        server.stop()
-        server.wait()
-    for engine in (api_engine, *cell_engines.values()):
-        engine.dispose()
+        self.schedulers = []
+
+    def map_cell(self, cell: str) -> None:
+        cell_url = self._transport_url_factory(cell)
+        db_url = self._cell_db_factory(cell)
+        self.cells[cell] = mappings.create(self.api, name=cell, transport_url=cell_url,
+                                           database_connection=db_url)
+        self.cell_engines[cell] = engine = engines.create_engine(db_url)
+        transport = self._client_transport_factory(cell_url)
+        for host in HOSTS[cell]:
+            _report_compute_node(engine, self.placement, host)
+            server = build_server(transport, topic='compute', server=host,
+                                  endpoints=[self.recorder.endpoint(host)])
+            server.start()
+            self._servers.append(server)
+
+    def _sections(self, host: str, **default) -> dict:
+        return {**self.top_sections,
+                'DEFAULT': {**self.top_sections['DEFAULT'], 'host': host, **default}}
+
+    def start(self, schedulers: int = 1) -> None:
+        for n in range(1, schedulers + 1):
+            self.schedulers.append(self._daemons.scheduler(
+                f'scheduler{n}', self._sections(f'sched{n}', debug=True)).start())
+        self._daemons.conductor('super', self._sections('super1')).start()
+        for daemon in self._daemons.started[1:]:
+            daemon.wait_until_serving()
+        _cli('flavor', 'create', 'small', '--vcpus', '2', '--ram', '1024', '--disk', '10',
+             config=self.config)
+        _cli('flavor', 'create', 'huge', '--vcpus', '64', '--ram', '1024', '--disk', '10',
+             config=self.config)
+        _cli('flavor', 'create', 'whole', '--vcpus', '8', '--ram', '1024', '--disk', '10',
+             config=self.config)
+
+    def close(self) -> None:
+        for server in self._servers:
+            server.stop()
+            server.wait()
+        for engine in (self.api, *self.cell_engines.values()):
+            engine.dispose()
+
+
+@pytest.fixture
+def deployment(tmp_path, daemons, transport_url_factory, postgres_url_factory,
+               cell_db_factory, client_transport_factory):
+    """A TopLevel not started yet: map cells, then ``start()``."""
+    top = TopLevel(tmp_path, daemons, transport_url_factory, postgres_url_factory,
+                   cell_db_factory, client_transport_factory)
+    yield top
+    top.close()
+
+
+@pytest.fixture
+def top_level(deployment):
+    for cell in HOSTS:
+        deployment.map_cell(cell)
+    deployment.start()
+    return deployment
 
 
 def _node_uuid(host: str) -> str:
@@ -147,15 +186,15 @@ def _report_compute_node(engine, placement: PlacementClient, host: str) -> None:
 
 def test_server_create_count_n_lands_in_the_cells_with_claims_summing_to_the_flavors(
         top_level):
-    recorder = top_level['recorder']
+    recorder = top_level.recorder
     created = _cli('server', 'create', 'web', '--flavor', 'small', '--count', '4',
-                   config=top_level['config'])
+                   config=top_level.config)
     uuids = [s['id'] for s in created]
     assert len(uuids) == 4
     recorder.wait_for(lambda: len(recorder.builds) == 4, 'four builds cast to hosts')
 
     cell_of_host = {h: cell for cell, hosts in HOSTS.items() for h in hosts}
-    with top_level['api'].connect() as conn:
+    with top_level.api.connect() as conn:
         mapped = dict(conn.execute(
             sa.select(instance_mappings.c.instance_uuid, cell_mappings.c.name)
             .select_from(instance_mappings.join(
@@ -165,37 +204,93 @@ def test_server_create_count_n_lands_in_the_cells_with_claims_summing_to_the_fla
         uuid = build.instance.uuid
         cell = cell_of_host[build.host]
         assert build.host_list[0].service_host == build.host
-        assert build.host_list[0].cell_uuid == top_level['cells'][cell].uuid
+        assert build.host_list[0].cell_uuid == top_level.cells[cell].uuid
         assert {cell_of_host[s.service_host] for s in build.host_list} == {cell}
         assert mapped[uuid] == cell
-        with top_level['cell_engines'][cell].connect() as conn:
+        with top_level.cell_engines[cell].connect() as conn:
             row = conn.execute(sa.select(instances.c.host, instances.c.vm_state).where(
                 instances.c.uuid == uuid)).one()
         assert tuple(row) == (build.host, 'building')
-        allocations = top_level['placement'].get_allocations(uuid).allocations
+        allocations = top_level.placement.get_allocations(uuid).allocations
         assert allocations == {_node_uuid(build.host): FLAVOR}
         for rc, amount in allocations[_node_uuid(build.host)].items():
             total[rc] += amount
     assert sorted(b.instance.uuid for b in recorder.builds) == sorted(uuids)
     assert total == {rc: 4 * n for rc, n in FLAVOR.items()}
 
-    listed = {s['id']: s for s in _cli('server', 'list', config=top_level['config'])}
+    listed = {s['id']: s for s in _cli('server', 'list', config=top_level.config)}
     assert set(listed) == set(uuids)
     for build in recorder.builds:
         assert (listed[build.instance.uuid]['host'], listed[build.instance.uuid]['cell']) \
             == (build.host, cell_of_host[build.host])
-    shown = _cli('server', 'show', uuids[0], config=top_level['config'])
+    shown = _cli('server', 'show', uuids[0], config=top_level.config)
     assert [e['event'] for e in shown['events']] == ['conductor_schedule_and_build_instances']
 
 
 def test_server_that_fits_nowhere_is_shown_in_error_with_the_scheduler_reason(top_level):
     [created] = _cli('server', 'create', 'big', '--flavor', 'huge',
-                     config=top_level['config'])
+                     config=top_level.config)
     shown = _eventually(
         lambda: (lambda s: s if s['status'] == 'ERROR' else None)(
-            _cli('server', 'show', created['id'], config=top_level['config'])),
+            _cli('server', 'show', created['id'], config=top_level.config)),
         'the huge server in ERROR')
     assert 'NoValidHost' in shown['fault']
     assert shown['cell'] is None
-    assert top_level['placement'].get_allocations(created['id']).allocations == {}
-    assert top_level['recorder'].builds == []
+    assert top_level.placement.get_allocations(created['id']).allocations == {}
+    assert top_level.recorder.builds == []
+
+
+def _whole_host_servers(top: TopLevel, count: int) -> list[str]:
+    return [s['id'] for s in _cli('server', 'create', 'w', '--flavor', 'whole',
+                                  '--count', str(count), config=top.config)]
+
+
+def test_scheduler_schedules_to_a_cell_mapped_after_it_started_once_sent_sighup(deployment):
+    deployment.map_cell('cell1')
+    deployment.start()
+    [scheduler] = deployment.schedulers
+    deployment.map_cell('cell2')
+    scheduler.signal(signal.SIGHUP)
+    scheduler.wait_for_log(r'Scheduling to 2 enabled cell\(s\)')
+    # One instance per host: the request fits only if cell2's two hosts are known.
+    uuids = _whole_host_servers(deployment, 5)
+    recorder = deployment.recorder
+    recorder.wait_for(lambda: len(recorder.builds) == 5, 'five builds cast')
+    assert {b.host for b in recorder.builds} == {h for hs in HOSTS.values() for h in hs}
+    assert sorted(b.instance.uuid for b in recorder.builds) == sorted(uuids)
+
+
+def test_two_scheduler_workers_never_overcommit_a_host(deployment, client_transport_factory):
+    for cell in HOSTS:
+        deployment.map_cell(cell)
+    deployment.start(schedulers=2)
+    # 5 hosts x 8 VCPU = 20 instances of 2 VCPU; 24 single-instance requests
+    # cast at once, scheduled by two workers that each know only their own claims.
+    conductor = ConductorAPI(client_transport_factory(deployment.top_url))
+    engine = deployment.api
+    uuids = []
+    for n in range(24):
+        uuids += servers.create(engine, conductor, new_context(), name=f'r{n}',
+                                flavor='small', project_id='proj', user_id='u')
+    recorder = deployment.recorder
+
+    def settled():
+        failed = [r for r in build_requests.get_many(engine, uuids).values() if r.failed]
+        return len(recorder.builds) + len(failed) == 24 and failed
+    failed = _eventually(settled, 'all 24 requests built or failed')
+
+    assert len(recorder.builds) == 20 and len(failed) == 4
+    assert all('NoValidHost' in r.fault_message for r in failed)
+    per_host = {}
+    for build in recorder.builds:
+        allocations = deployment.placement.get_allocations(build.instance.uuid).allocations
+        assert list(allocations) == [_node_uuid(build.host)]
+        per_host[build.host] = per_host.get(build.host, 0) + allocations[
+            _node_uuid(build.host)]['VCPU']
+    assert per_host == {h: 8 for hs in HOSTS.values() for h in hs}
+    for request in failed:
+        assert deployment.placement.get_allocations(
+            request.instance.uuid).allocations == {}
+    # Both workers answered requests.
+    for scheduler in deployment.schedulers:
+        assert 'select_destinations for' in scheduler.log()
