@@ -2,9 +2,13 @@
 from __future__ import annotations
 
 import datetime
-import json
 
+import msgspec
 import webob
+
+# msgspec's encoder is several times faster than json.dumps on the large
+# bodies (provider lists, candidates) and writes the same JSON.
+_encode = msgspec.json.Encoder().encode
 
 _CACHE_HEADERS_FROM = (1, 15)
 
@@ -34,7 +38,7 @@ def json_response(req, body, status: int = 200, *,
     adds the 1.15+ ``last-modified`` and ``cache-control: no-cache``; leave
     it False on responses that do not carry them."""
     resp = webob.Response(
-        body=json.dumps(body).encode(), status=status,
+        body=_encode(body), status=status,
         content_type='application/json', charset=None)
     headers = resp.headers
     if last_modified is not False and req.mv >= _CACHE_HEADERS_FROM:
