@@ -56,6 +56,13 @@ class ClaimConflict(PlacementClientError):
     def lost_race(self) -> bool:
         return self.code == CONCURRENT_UPDATE
 
+    @property
+    def stale_consumer(self) -> bool:
+        """The consumer's generation was not the one given: it already has
+        (other) allocations, or someone changed them meanwhile."""
+        return self.code == CONCURRENT_UPDATE and \
+            'consumer generation conflict' in self.detail
+
 
 class PlacementUnreachable(Exception):
     """Placement could not be reached, even after retrying."""

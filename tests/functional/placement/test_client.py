@@ -99,7 +99,8 @@ def test_claim_conflicts_say_why(client):
     with pytest.raises(ClaimConflict) as stale:
         client.claim(first, {rp: {'VCPU': 1}}, project_id='p', user_id='u',
                      consumer_generation=None)
-    assert stale.value.lost_race      # the consumer exists: generation conflict
+    assert stale.value.lost_race and stale.value.stale_consumer
+    assert not full.value.stale_consumer
     client.claim(first, {rp: {'VCPU': 1}}, project_id='p', user_id='u',
                  consumer_generation=1)
     assert client.get_allocations(first).allocations == {rp: {'VCPU': 1}}
