@@ -6,7 +6,9 @@ database and two PostgreSQL cell databases, and the ``cellplane`` CLI run as
 a subprocess. Compute hosts are what their agents would have reported
 (compute node and service rows in their cell database, a provider with
 inventory in Placement); the build casts are received by an RPC server per
-host on its cell's vhost, which records them.
+host on its cell's vhost, which records them. The last test runs a real cell
+instead (cell conductor and compute daemons with the fake driver) and boots
+with ``--wait`` until ACTIVE.
 """
 from __future__ import annotations
 
@@ -31,7 +33,8 @@ from cellplane.rpc.server import build_server
 from conductor.rpcapi import ConductorAPI
 from placement.client import Inventory, PlacementClient
 from tests.functional.boot.harness import ComputeRecorder
-from tests.integration.daemons import EVENTUALLY_SECONDS
+from tests.integration.daemons import (
+    EVENTUALLY_SECONDS, cell_conductor_config, compute_config)
 
 FLAVOR = {'VCPU': 2, 'MEMORY_MB': 1024, 'DISK_GB': 10}
 HOSTS = {'cell1': ['c1-a', 'c1-b', 'c1-c'], 'cell2': ['c2-a', 'c2-b']}
@@ -121,6 +124,39 @@ class TopLevel:
             server.start()
             self._servers.append(server)
 
+    def run_cell(self, cell: str, hosts: list[str], failing: dict[str, str]) -> None:
+        """Map a cell served by a real cell conductor and real compute daemons.
+
+        ``failing``: host -> the reason its fake driver fails every build with.
+        """
+        cell_url = self._transport_url_factory(cell)
+        db_url = self._cell_db_factory(cell)
+        self.cells[cell] = mappings.create(self.api, name=cell, transport_url=cell_url,
+                                           database_connection=db_url)
+        self.cell_engines[cell] = engine = engines.create_engine(db_url)
+        placement = {'endpoint_url': self.top_sections['placement']['endpoint_url'],
+                     'token': 'admin'}
+        conductor = self._daemons.conductor(
+            f'{cell}-conductor', {**cell_conductor_config(cell_url, db_url, cell=cell),
+                                  'placement': placement})
+        conductor.start().wait_until_serving()
+        computes = []
+        for host in hosts:
+            sections = {**compute_config(cell_url, host=host, cell=cell),
+                        'placement': placement, 'compute': {'report_interval': 1}}
+            if host in failing:
+                sections['fake_driver'] = {'fail_all': True,
+                                           'failure_reason': failing[host]}
+            computes.append(self._daemons.compute(host, sections).start())
+        for compute in computes:
+            compute.wait_until_serving()
+
+        def reported():
+            with engine.connect() as conn:
+                return conn.execute(sa.select(sa.func.count()).select_from(
+                    compute_nodes)).scalar() == len(hosts)
+        _eventually(reported, f'the agents of {cell} reported their nodes')
+
     def _sections(self, host: str, **default) -> dict:
         return {**self.top_sections,
                 'DEFAULT': {**self.top_sections['DEFAULT'], 'host': host, **default}}
@@ -130,7 +166,7 @@ class TopLevel:
             self.schedulers.append(self._daemons.scheduler(
                 f'scheduler{n}', self._sections(f'sched{n}', debug=True)).start())
         self._daemons.conductor('super', self._sections('super1')).start()
-        for daemon in self._daemons.started[1:]:
+        for daemon in self.schedulers + [self._daemons.started[-1]]:
             daemon.wait_until_serving()
         _cli('flavor', 'create', 'small', '--vcpus', '2', '--ram', '1024', '--disk', '10',
              config=self.config)
@@ -294,3 +330,36 @@ def test_two_scheduler_workers_never_overcommit_a_host(deployment, client_transp
     # Both workers answered requests.
     for scheduler in deployment.schedulers:
         assert 'select_destinations for' in scheduler.log()
+
+
+def test_boot_through_real_cell_daemons_goes_active_even_past_a_failing_host(deployment):
+    deployment.run_cell('cell1', ['r-a', 'r-b', 'r-c'],
+                        failing={'r-a': 'No more IP addresses'})
+    deployment.start()
+    created = _cli('server', 'create', 'web', '--flavor', 'small', '--count', '3',
+                   '--wait', '--timeout', str(EVENTUALLY_SECONDS),
+                   config=deployment.config)
+    assert [s['status'] for s in created] == ['ACTIVE'] * 3
+    assert 'r-a' not in {s['host'] for s in created}
+    shown = [_cli('server', 'show', s['id'], config=deployment.config) for s in created]
+    # The request spread over the three hosts: the one sent to r-a was
+    # rescheduled by its cell to an alternate, and says so.
+    first_hosts = {s['events'][0]['host'] for s in shown}
+    assert first_hosts == {'r-a', 'r-b', 'r-c'}
+    [rescheduled] = [s for s in shown if s['events'][0]['host'] == 'r-a']
+    failed = [e for e in rescheduled['events'] if e['result'] == 'failed']
+    assert [(e['host'], e['reason']) for e in failed] == [('r-a', 'No more IP addresses')]
+    for server in created:
+        allocations = deployment.placement.get_allocations(server['id']).allocations
+        assert len(allocations) == 1
+        assert list(allocations.values()) == [FLAVOR]
+
+    victim = created[0]['id']
+    proc = subprocess.run([sys.executable, '-m', 'cellplane.cmd.cli', 'server', 'delete',
+                           victim, '--config-file', deployment.config],
+                          capture_output=True, text=True, timeout=EVENTUALLY_SECONDS)
+    assert proc.returncode == 0, proc.stderr
+    _eventually(lambda: deployment.placement.get_allocations(victim).allocations == {},
+                'the allocations of the deleted server removed')
+    _eventually(lambda: victim not in {s['id'] for s in _cli(
+        'server', 'list', config=deployment.config)}, 'the deleted server not listed')
