@@ -13,7 +13,10 @@ import threading
 from oslo_config import cfg
 
 from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
+from cellplane.rpc import close_warning
 import oslo_messaging as messaging  # noqa: E402,I100
+
+close_warning.install()
 
 
 class TransportURLError(Exception):

@@ -45,6 +45,8 @@ def test_sigterm_lets_work_in_flight_finish_then_the_daemon_exits_0(
             < log.index('stopped cleanly'))
     # Importing oslo.messaging pulls in eventlet, which warns; operators never see it.
     assert 'Eventlet' not in log + conductor.stderr_path.read_text()
+    # A clean start and stop leaves nothing for an operator to worry about.
+    assert ' WARNING ' not in log and ' ERROR ' not in log, log
 
 
 def test_work_outliving_graceful_shutdown_timeout_ends_the_daemon_with_exit_1(

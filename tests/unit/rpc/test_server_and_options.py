@@ -1,6 +1,7 @@
 """Server plumbing: message shape checks, pool sizing, one transport per URL."""
 from __future__ import annotations
 
+import logging
 import threading
 
 import pytest
@@ -8,6 +9,7 @@ from oslo_config import cfg
 
 from cellplane import conf as shared_conf
 from cellplane.rpc import options as rpc_options
+from cellplane.rpc.close_warning import BasicCancelOnCloseFilter
 from cellplane.rpc.server import describe_malformed
 from cellplane.rpc.transport import TransportCache, redact
 
@@ -86,3 +88,12 @@ def test_concurrent_lookups_of_one_url_share_one_transport():
 def test_redacted_url_hides_the_password():
     assert redact('rabbit://guest:secret@10.0.0.1:5672/cell1') == (
         'rabbit://guest:***@10.0.0.1:5672/cell1')
+
+
+@pytest.mark.parametrize('method, kept', [((60, 30), False), ((60, 31), True), ('x', True)])
+def test_only_basic_cancel_during_close_is_dropped_from_amqp_warnings(method, kept):
+    record = logging.LogRecord(
+        'amqp', logging.WARNING, __file__, 1,
+        'Received method %s during closing channel %s. This method will be ignored',
+        (method, 1), None)
+    assert BasicCancelOnCloseFilter().filter(record) is kept
