@@ -29,9 +29,14 @@ class SuperConductorRecorder:
     def __init__(self):
         self.casts = []
         self.arrived = threading.Event()
+        # Set by a test: the outcome this stand-in gives every request.
+        self.fail_with = None
+        self.api_engine = None
 
     def schedule_and_build_instances(self, ctxt, request_spec, instance_uuids):
         self.casts.append((request_spec, instance_uuids))
+        if self.fail_with:
+            build_requests.fail(self.api_engine, instance_uuids, self.fail_with)
         self.arrived.set()
 
 
@@ -50,6 +55,7 @@ def top(tmp_path):
                           endpoints=[recorder])
     server.start()
     engine = engines.create_engine(api_url)
+    recorder.api_engine = engine
     yield str(conf), recorder, engine
     server.stop()
     server.wait()
@@ -114,3 +120,21 @@ def test_create_with_an_unknown_flavor_records_nothing(top, capsys):
     assert "no flavor named or with id 'nope'" in capsys.readouterr().err
     assert build_requests.list_all(engine) == []
     assert recorder.casts == []
+
+
+def test_create_wait_returns_once_every_server_reached_a_final_state(top, capsys):
+    conf, recorder, engine = top
+    recorder.fail_with = 'NoValidHost: nothing fits'
+    created = _json(capsys, ['server', 'create', 'w', '--flavor', 'small', '--count', '2',
+                             '--wait', '--config-file', conf, '-f', 'json'])
+    assert [(s['status'], s['cell']) for s in created] == [('ERROR', None)] * 2
+
+
+def test_create_wait_gives_up_after_the_timeout_with_exit_code_1(top, capsys):
+    conf, recorder, engine = top
+    assert cli.main(['server', 'create', 'w', '--flavor', 'small', '--wait',
+                     '--timeout', '1', '--config-file', conf]) == 1
+    assert '1 of 1 server(s) still not ACTIVE or ERROR after 1 s' in capsys.readouterr().err
+    # The request itself was made: it is still being scheduled.
+    [request] = build_requests.list_all(engine)
+    assert not request.failed
