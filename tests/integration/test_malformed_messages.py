@@ -12,6 +12,7 @@ import oslo_messaging as messaging
 import pytest
 
 from cellplane.context import new_context
+from cellplane.rpc.serializer import PayloadSerializer
 from conductor.rpcapi import ConductorAPI
 from rpc_schemas.ping import Pong
 from tests.integration.daemons import cell_conductor_config
@@ -24,8 +25,14 @@ def conductor(daemons, transport_url_factory, sqlite_cell_db, client_transport_f
     url = transport_url_factory('malformed')
     daemon = daemons.conductor('cond1', cell_conductor_config(url, sqlite_cell_db))
     daemon.start().wait_until_serving()
+    transport = client_transport_factory(url)
     daemon.url = url
-    daemon.api = ConductorAPI(client_transport_factory(url), timeout=30)
+    daemon.api = ConductorAPI(transport, timeout=30)
+    # A plain oslo.messaging client: it sends dicts as they are, so the test
+    # can put on the wire what no cellplane client would.
+    daemon.raw = messaging.get_rpc_client(
+        transport, messaging.Target(topic='conductor'), serializer=PayloadSerializer(),
+        timeout=30)
     return daemon
 
 
@@ -37,7 +44,7 @@ def _still_serving(conductor) -> None:
 
 def _raw_ping_call(conductor, envelope: dict) -> str:
     """Call ping with ``envelope`` as it is on the wire; return the remote error text."""
-    client = conductor.api._client.prepare(namespace='diagnostics', version='1.0')
+    client = conductor.raw.prepare(namespace='diagnostics', version='1.0')
     with pytest.raises(messaging.RemoteError) as err:
         client.call(new_context(), 'ping', ping=envelope)
     assert err.value.exc_type == 'PayloadRejected'
@@ -67,7 +74,7 @@ def test_cast_with_a_missing_field_is_rejected_and_logged_and_the_daemon_goes_on
         'cellplane.name': 'ServiceStatus', 'cellplane.version': '1.0',
         'cellplane.data': {'binary': 'cellplane-compute', 'topic': 'compute',
                            'version': '0.1.0', 'report_time': NOW}}
-    conductor.api._client.prepare(version='1.0').cast(
+    conductor.raw.prepare(version='1.0').cast(
         new_context(), 'service_heartbeat', status=status_without_host)
     [line] = conductor.wait_for_log(r'ERROR .*Rejected an RPC message')
     assert "ServiceStatus 1.0 data is invalid: 'host' is a required property" in line
