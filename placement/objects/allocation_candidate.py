@@ -255,16 +255,18 @@ class _FlatSearch:
                 f' + {amount} <= (i.total - i.reserved) * i.allocation_ratio)')
         for any_of in g.required_traits:
             ids = _in_list(s.trait_ids[t] for t in any_of)
-            conds.append('EXISTS (SELECT 1 FROM resource_provider_traits t WHERE '
-                         f't.resource_provider_id = rp.id AND t.trait_id IN ({ids}))')
+            # IN (subquery), not EXISTS: the planner can start from the
+            # (often few) providers that have the trait or aggregate.
+            conds.append('rp.id IN (SELECT t.resource_provider_id FROM '
+                         f'resource_provider_traits t WHERE t.trait_id IN ({ids}))')
         if g.forbidden_traits:
             ids = _in_list(s.trait_ids[t] for t in g.forbidden_traits)
             conds.append('NOT EXISTS (SELECT 1 FROM resource_provider_traits t '
                          f'WHERE t.resource_provider_id = rp.id AND t.trait_id IN ({ids}))')
         for any_of in g.member_of:
             ids = _in_list(s.agg_ids[a] for a in any_of if a in s.agg_ids)
-            conds.append('EXISTS (SELECT 1 FROM resource_provider_aggregates m '
-                         'WHERE m.resource_provider_id = rp.id AND '
+            conds.append('rp.id IN (SELECT m.resource_provider_id FROM '
+                         'resource_provider_aggregates m WHERE '
                          f'm.aggregate_id IN ({ids}))')
         bad_aggs = [s.agg_ids[a] for a in g.forbidden_aggs if a in s.agg_ids]
         if bad_aggs:
