@@ -140,6 +140,9 @@ def _in_list(ids) -> str:
 
 
 class _Search:
+    """One request: resolves names, looks at the deployment's layout (any
+    trees? any sharing providers?) and picks the flat or the tree path."""
+
     def __init__(self, conn: Connection, groups: dict[str, RequestGroup],
                  wide: RequestWide):
         self.conn = conn
@@ -373,6 +376,9 @@ class _AReq:
 
 
 class _TreeSearch:
+    """The general path: each group's partial answers per anchor tree, then
+    their combinations (see the module docstring)."""
+
     def __init__(self, search: _Search, tree_roots: dict, anchors: set[int] | None):
         self.s = search
         self.conn = search.conn
