@@ -4,6 +4,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import json
+from typing import Any
 
 import pytest
 
@@ -230,3 +231,79 @@ def test_every_stored_schema_file_belongs_to_a_registered_payload():
         cls = classes[name]
         assert parse_version(version) <= parse_version(cls.VERSION), (
             f'{path.name} is newer than {name} {cls.VERSION}')
+
+
+# The compiled check (fastjsonschema, draft 7) is the fast path; jsonschema
+# (2020-12) is the reference. They must give the same answer on every kind
+# of keyword the generator emits.
+@dataclasses.dataclass(frozen=True)
+class Gadget(Payload):
+    NAME = 'Gadget'
+    VERSION = '1.0'
+
+    name: str = field(minLength=1, maxLength=8, pattern=r'^[a-z]+$')
+    count: int = field(minimum=0, maximum=10)
+    ratio: float = field(default=1.0)
+    mode: str = field(default='a', enum=['a', 'b'])
+    note: str | None = field(default=None)
+    labels: list[str] = field(default_factory=list)
+    limits: dict[str, int] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
+    part: Widget | None = None
+
+
+GOOD_GADGET = {'name': 'abc', 'count': 3}
+
+
+@pytest.mark.parametrize('data', [
+    GOOD_GADGET,
+    {**GOOD_GADGET, 'ratio': 2, 'mode': 'b', 'note': None, 'labels': ['x'],
+     'limits': {'VCPU': 4}, 'extra': {'any': [1, {'thing': None}]}},
+    {**GOOD_GADGET, 'part': {'cellplane.name': 'Widget', 'cellplane.version': '1.0',
+                             'cellplane.data': {'size': 1}}},
+])
+def test_compiled_check_and_reference_validator_accept_the_same_valid_data(data):
+    compiled, reference = _gadget_validators()
+    compiled(data)
+    assert not list(reference.iter_errors(data))
+
+
+@pytest.mark.parametrize('data', [
+    {'count': 3},
+    {**GOOD_GADGET, 'name': ''},
+    {**GOOD_GADGET, 'name': 'toolongname'},
+    {**GOOD_GADGET, 'name': 'ABC'},
+    {**GOOD_GADGET, 'count': -1},
+    {**GOOD_GADGET, 'count': 11},
+    {**GOOD_GADGET, 'count': 1.5},
+    {**GOOD_GADGET, 'count': True},
+    {**GOOD_GADGET, 'ratio': 'x'},
+    {**GOOD_GADGET, 'mode': 'c'},
+    {**GOOD_GADGET, 'note': 5},
+    {**GOOD_GADGET, 'labels': 'x'},
+    {**GOOD_GADGET, 'labels': [1]},
+    {**GOOD_GADGET, 'limits': {'VCPU': 'four'}},
+    {**GOOD_GADGET, 'unknown': 1},
+    {**GOOD_GADGET, 'part': {'cellplane.name': 'Gizmo', 'cellplane.version': '1.0',
+                             'cellplane.data': {}}},
+    {**GOOD_GADGET, 'part': {'cellplane.name': 'Widget', 'cellplane.version': 'x',
+                             'cellplane.data': {}}},
+    {**GOOD_GADGET, 'part': {'cellplane.name': 'Widget', 'cellplane.version': '1.0'}},
+    [],
+    'text',
+    None,
+])
+def test_compiled_check_and_reference_validator_reject_the_same_invalid_data(data):
+    import fastjsonschema
+    compiled, reference = _gadget_validators()
+    with pytest.raises(fastjsonschema.JsonSchemaException):
+        compiled(data)
+    assert list(reference.iter_errors(data))
+
+
+def _gadget_validators():
+    import fastjsonschema
+    import jsonschema
+    schema = Gadget.json_schema()
+    reference_cls = jsonschema.validators.validator_for(schema)
+    return fastjsonschema.compile(schema), reference_cls(schema)
