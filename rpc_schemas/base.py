@@ -159,12 +159,8 @@ class Payload:
                 raise MalformedPayload(
                     f'{cls.NAME} {cls.VERSION} data is invalid: '
                     + '; '.join(_describe(e) for e in errors)) from None
-        hints = _type_hints(cls)
-        kwargs = {}
-        for f in dataclasses.fields(cls):
-            if f.name in data:
-                kwargs[f.name] = _from_json(hints[f.name], data[f.name])
-        return cls(**kwargs)
+        return cls(**{name: decode(data[name])
+                      for name, decode in _field_decoders(cls) if name in data})
 
     # -- schema ------------------------------------------------------------
 
@@ -248,6 +244,12 @@ def _type_hints(cls: type) -> dict:
     return typing.get_type_hints(cls)
 
 
+@functools.cache
+def _field_decoders(cls: type) -> tuple[tuple[str, Callable[[Any], Any]], ...]:
+    hints = _type_hints(cls)
+    return tuple((f.name, _decoder(hints[f.name])) for f in dataclasses.fields(cls))
+
+
 def _is_optional(tp: Any) -> tuple[bool, Any]:
     if typing.get_origin(tp) in (typing.Union, types.UnionType):
         args = [a for a in typing.get_args(tp) if a is not type(None)]
@@ -310,29 +312,52 @@ def _to_json(value: Any) -> Any:
     return value
 
 
-def _from_json(tp: Any, value: Any) -> Any:
-    if value is None:
-        return None
+def _identity(value: Any) -> Any:
+    return value
+
+
+def _decode_time(value: Any) -> datetime.datetime:
+    try:
+        parsed = datetime.datetime.fromisoformat(value)
+    except (TypeError, ValueError) as exc:
+        raise MalformedPayload(f'{value!r} is not an ISO 8601 time: {exc}') from None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=datetime.timezone.utc)
+    return parsed
+
+
+def _decode_float(value: Any) -> Any:
+    return float(value) if isinstance(value, int) else value
+
+
+@functools.cache
+def _decoder(tp: Any) -> Callable[[Any], Any]:
+    """A function turning the (already validated) JSON value of type ``tp`` into Python.
+
+    Built once per type: received messages are decoded without walking
+    type hints each time.
+    """
     optional, inner = _is_optional(tp)
     if optional:
-        return _from_json(inner, value)
+        decode_inner = _decoder(inner)
+        return lambda value: None if value is None else decode_inner(value)
     if tp is datetime.datetime:
-        try:
-            parsed = datetime.datetime.fromisoformat(value)
-        except ValueError as exc:
-            raise MalformedPayload(f'{value!r} is not an ISO 8601 time: {exc}') from None
-        if parsed.tzinfo is None:
-            parsed = parsed.replace(tzinfo=datetime.timezone.utc)
-        return parsed
-    if tp is float and isinstance(value, int):
-        return float(value)
+        return _decode_time
+    if tp is float:
+        return _decode_float
     origin = typing.get_origin(tp)
     if origin is list:
         (item,) = typing.get_args(tp)
-        return [_from_json(item, v) for v in value]
+        decode_item = _decoder(item)
+        if decode_item is _identity:
+            return list
+        return lambda value: [decode_item(v) for v in value]
     if origin is dict:
         _, item = typing.get_args(tp)
-        return {k: _from_json(item, v) for k, v in value.items()}
+        decode_item = _decoder(item)
+        if decode_item is _identity:
+            return dict
+        return lambda value: {k: decode_item(v) for k, v in value.items()}
     if isinstance(tp, type) and issubclass(tp, Payload):
-        return tp.from_primitive(value)
-    return value
+        return tp.from_primitive
+    return _identity
