@@ -80,14 +80,18 @@ class Payload:
         after it are left out; if one of them holds a value other than its
         default the receiver would lose it, and ``PayloadDowngradeError`` says so.
         """
-        version = self.VERSION if target_version is None else target_version
-        self.check_downgrade(version)
-        data = {}
-        for f in dataclasses.fields(self):
-            since = f.metadata.get('since')
-            if since and parse_version(since) > parse_version(version):
-                continue
-            data[f.name] = _to_json(getattr(self, f.name))
+        if target_version is None or target_version == self.VERSION:
+            version = self.VERSION
+            data = {f.name: _to_json(getattr(self, f.name)) for f in dataclasses.fields(self)}
+        else:
+            version = target_version
+            self.check_downgrade(version)
+            data = {}
+            for f in dataclasses.fields(self):
+                since = f.metadata.get('since')
+                if since and parse_version(since) > parse_version(version):
+                    continue
+                data[f.name] = _to_json(getattr(self, f.name))
         return {ENVELOPE_NAME: self.NAME, ENVELOPE_VERSION: version,
                 ENVELOPE_DATA: data}
 
