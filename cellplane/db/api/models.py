@@ -7,15 +7,9 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
+from cellplane.db.columns import services_table, timestamps
+
 metadata = sa.MetaData()
-_now = sa.func.now
-
-
-def _timestamps():
-    return [
-        sa.Column('created_at', sa.DateTime, server_default=_now()),
-        sa.Column('updated_at', sa.DateTime, server_default=_now(), onupdate=_now()),
-    ]
 
 
 cell_mappings = sa.Table(
@@ -26,7 +20,7 @@ cell_mappings = sa.Table(
     sa.Column('transport_url', sa.Text, nullable=False),
     sa.Column('database_connection', sa.Text, nullable=False),
     sa.Column('disabled', sa.Boolean, nullable=False, server_default=sa.false()),
-    *_timestamps(),
+    *timestamps(),
 )
 
 host_mappings = sa.Table(
@@ -34,7 +28,7 @@ host_mappings = sa.Table(
     sa.Column('id', sa.Integer, primary_key=True, autoincrement=True),
     sa.Column('host', sa.String(255), nullable=False, unique=True),
     sa.Column('cell_id', sa.Integer, sa.ForeignKey('cell_mappings.id'), nullable=False),
-    *_timestamps(),
+    *timestamps(),
 )
 
 instance_mappings = sa.Table(
@@ -48,7 +42,7 @@ instance_mappings = sa.Table(
     sa.Column('queued_for_delete', sa.Boolean, nullable=False, server_default=sa.false()),
     sa.Index('instance_mappings_project_id_idx', 'project_id'),
     sa.Index('instance_mappings_cell_id_idx', 'cell_id'),
-    *_timestamps(),
+    *timestamps(),
 )
 
 build_requests = sa.Table(
@@ -62,7 +56,7 @@ build_requests = sa.Table(
     # instance is shown in ERROR with this reason.
     sa.Column('fault_message', sa.Text, nullable=True),
     sa.Column('failed_at', sa.DateTime, nullable=True),
-    *_timestamps(),
+    *timestamps(),
 )
 
 request_specs = sa.Table(
@@ -70,7 +64,7 @@ request_specs = sa.Table(
     sa.Column('id', sa.Integer, primary_key=True, autoincrement=True),
     sa.Column('instance_uuid', sa.String(36), nullable=False, unique=True),
     sa.Column('spec', sa.JSON, nullable=False),
-    *_timestamps(),
+    *timestamps(),
 )
 
 flavors = sa.Table(
@@ -83,22 +77,9 @@ flavors = sa.Table(
     sa.Column('root_gb', sa.Integer, nullable=False, server_default='0'),
     sa.Column('extra_specs', sa.JSON, nullable=False),
     sa.Column('disabled', sa.Boolean, nullable=False, server_default=sa.false()),
-    *_timestamps(),
+    *timestamps(),
 )
 
 # Top-level services (super conductor, scheduler) keep their liveness here;
 # cell services keep theirs in their cell database.
-services = sa.Table(
-    'services', metadata,
-    sa.Column('id', sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column('host', sa.String(255), nullable=False),
-    sa.Column('binary', sa.String(255), nullable=False),
-    sa.Column('topic', sa.String(255), nullable=True),
-    sa.Column('report_count', sa.Integer, nullable=False, server_default='0'),
-    sa.Column('last_seen_at', sa.DateTime, nullable=True),
-    sa.Column('disabled', sa.Boolean, nullable=False, server_default=sa.false()),
-    sa.Column('disabled_reason', sa.String(255), nullable=True),
-    sa.Column('version', sa.String(32), nullable=True),
-    sa.UniqueConstraint('host', 'binary', name='uniq_services0host0binary'),
-    *_timestamps(),
-)
+services = services_table(metadata)

@@ -9,31 +9,12 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
+from cellplane.db.columns import services_table, timestamps
+
 metadata = sa.MetaData()
-_now = sa.func.now
 
 
-def _timestamps():
-    return [
-        sa.Column('created_at', sa.DateTime, server_default=_now()),
-        sa.Column('updated_at', sa.DateTime, server_default=_now(), onupdate=_now()),
-    ]
-
-
-services = sa.Table(
-    'services', metadata,
-    sa.Column('id', sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column('host', sa.String(255), nullable=False),
-    sa.Column('binary', sa.String(255), nullable=False),
-    sa.Column('topic', sa.String(255), nullable=True),
-    sa.Column('report_count', sa.Integer, nullable=False, server_default='0'),
-    sa.Column('last_seen_at', sa.DateTime, nullable=True),
-    sa.Column('disabled', sa.Boolean, nullable=False, server_default=sa.false()),
-    sa.Column('disabled_reason', sa.String(255), nullable=True),
-    sa.Column('version', sa.String(32), nullable=True),
-    sa.UniqueConstraint('host', 'binary', name='uniq_services0host0binary'),
-    *_timestamps(),
-)
+services = services_table(metadata)
 
 compute_nodes = sa.Table(
     'compute_nodes', metadata,
@@ -51,7 +32,7 @@ compute_nodes = sa.Table(
     sa.Column('availability_zone', sa.String(255), nullable=True),
     sa.Column('stats', sa.JSON, nullable=False),
     sa.UniqueConstraint('host', 'nodename', name='uniq_compute_nodes0host0nodename'),
-    *_timestamps(),
+    *timestamps(),
 )
 
 instances = sa.Table(
@@ -71,7 +52,7 @@ instances = sa.Table(
     sa.Column('deleted_at', sa.DateTime, nullable=True),
     sa.Index('instances_host_idx', 'host'),
     sa.Index('instances_project_id_idx', 'project_id'),
-    *_timestamps(),
+    *timestamps(),
 )
 
 instance_actions = sa.Table(
@@ -86,7 +67,7 @@ instance_actions = sa.Table(
     sa.Column('finish_time', sa.DateTime, nullable=True),
     sa.Column('message', sa.Text, nullable=True),
     sa.Index('instance_actions_instance_uuid_idx', 'instance_uuid'),
-    *_timestamps(),
+    *timestamps(),
 )
 
 instance_action_events = sa.Table(
@@ -101,7 +82,7 @@ instance_action_events = sa.Table(
     sa.Column('result', sa.String(32), nullable=True),
     sa.Column('reason', sa.Text, nullable=True),
     sa.Index('instance_action_events_action_id_idx', 'action_id'),
-    *_timestamps(),
+    *timestamps(),
 )
 
 instance_faults = sa.Table(
@@ -113,5 +94,5 @@ instance_faults = sa.Table(
     sa.Column('details', sa.Text, nullable=True),
     sa.Column('host', sa.String(255), nullable=True),
     sa.Index('instance_faults_instance_uuid_idx', 'instance_uuid'),
-    *_timestamps(),
+    *timestamps(),
 )

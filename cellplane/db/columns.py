@@ -1,0 +1,32 @@
+"""Column sets more than one cellplane table declares the same way."""
+from __future__ import annotations
+
+import sqlalchemy as sa
+
+
+def timestamps() -> list[sa.Column]:
+    """created_at and updated_at, both set by the database."""
+    return [
+        sa.Column('created_at', sa.DateTime, server_default=sa.func.now()),
+        sa.Column('updated_at', sa.DateTime, server_default=sa.func.now(),
+                  onupdate=sa.func.now()),
+    ]
+
+
+def services_table(metadata: sa.MetaData) -> sa.Table:
+    """The liveness record of services: in the API DB for top-level services,
+    in each cell DB for that cell's services."""
+    return sa.Table(
+        'services', metadata,
+        sa.Column('id', sa.Integer, primary_key=True, autoincrement=True),
+        sa.Column('host', sa.String(255), nullable=False),
+        sa.Column('binary', sa.String(255), nullable=False),
+        sa.Column('topic', sa.String(255), nullable=True),
+        sa.Column('report_count', sa.Integer, nullable=False, server_default='0'),
+        sa.Column('last_seen_at', sa.DateTime, nullable=True),
+        sa.Column('disabled', sa.Boolean, nullable=False, server_default=sa.false()),
+        sa.Column('disabled_reason', sa.String(255), nullable=True),
+        sa.Column('version', sa.String(32), nullable=True),
+        sa.UniqueConstraint('host', 'binary', name='uniq_services0host0binary'),
+        *timestamps(),
+    )
