@@ -9,7 +9,10 @@ or failed before reaching a cell, with the reason). ``delete`` casts
 ``terminate_instance`` to the instance's host over its cell's bus, or
 discards the build request of an instance that never reached a cell.
 
-Statuses shown: BUILD, ACTIVE, ERROR, DELETED (from the vm_state).
+Statuses shown: BUILD, ACTIVE, ERROR, DELETED (from the vm_state), and
+UNKNOWN for the instances of a cell whose database cannot be read right now
+(the fault says which cell and why): one unreachable cell does not hide the
+servers of the others.
 """
 from __future__ import annotations
 
@@ -40,6 +43,7 @@ BUILD = 'BUILD'
 ACTIVE = 'ACTIVE'
 ERROR = 'ERROR'
 DELETED = 'DELETED'
+UNKNOWN = 'UNKNOWN'
 FINAL_STATUSES = (ACTIVE, ERROR, DELETED)
 _STATUS_OF_VM_STATE = {
     instance_states.BUILDING: BUILD, instance_states.ACTIVE: ACTIVE,
@@ -198,8 +202,15 @@ def list_servers(api_engine: Engine, cells: CellDatabases,
     found: dict[str, Server] = {}
     for cell_uuid, cell_uuids in by_cell.items():
         cell = cells.mapping(cell_uuid)
-        found.update(_read_cell(cells.engine(cell_uuid), cell, cell_uuids,
-                                with_events=with_events))
+        try:
+            found.update(_read_cell(cells.engine(cell_uuid), cell, cell_uuids,
+                                    with_events=with_events))
+        except sa.exc.SQLAlchemyError as exc:
+            reason = (f'the database of cell {cell.name} cannot be read: '
+                      f'{type(exc).__name__}: {str(exc).splitlines()[0]}')
+            found.update({u: Server(uuid=u, name=None, status=UNKNOWN, task_state=None,
+                                    flavor='?', cell=cell.name, host=None, node=None,
+                                    fault=reason, created_at=None) for u in cell_uuids})
     pending = build_requests.get_many(
         api_engine, [u for u, _ in mapped if u not in found])
     servers = []

@@ -13,6 +13,7 @@ import pytest
 import sqlalchemy as sa
 
 from cellplane.api import build_requests, servers
+from cellplane.cells import mappings
 from cellplane.context import new_context
 from cellplane.db.api.models import build_requests as build_requests_table
 from cellplane.db.api.models import cell_mappings, instance_mappings
@@ -222,3 +223,23 @@ def test_list_shows_cell_instances_and_pending_requests_in_creation_order(top):
     assert [s.uuid for s in listed] == placed + failed
     assert collections.Counter(s.status for s in listed) == {'BUILD': 2, 'ERROR': 1}
     assert all(s.cell for s in listed[:2]) and listed[2].cell is None
+
+
+def test_an_unreadable_cell_shows_its_servers_as_unknown_and_the_others_normally(top):
+    top.flavor()
+    (uuid,) = _create(top)
+    top.recorder.wait_for(lambda: top.recorder.builds, 'the build cast')
+    # An instance mapped to a cell whose database server is gone.
+    lost = mappings.create(top.api_engine, name='lost', transport_url='memory://lost',
+                           database_connection='postgresql+psycopg2://x@127.0.0.1:1/none')
+    with top.api_engine.begin() as conn:
+        cell_id = conn.execute(sa.select(cell_mappings.c.id).where(
+            cell_mappings.c.uuid == lost.uuid)).scalar_one()
+        conn.execute(instance_mappings.insert().values(
+            instance_uuid='00000000-0000-4000-8000-0000000000aa', cell_id=cell_id,
+            project_id='proj'))
+    listed = {s.uuid: s for s in servers.list_servers(top.api_engine, top.cell_dbs)}
+    assert listed[uuid].status == 'BUILD'
+    unknown = listed['00000000-0000-4000-8000-0000000000aa']
+    assert (unknown.status, unknown.cell) == ('UNKNOWN', 'lost')
+    assert 'the database of cell lost cannot be read' in unknown.fault
