@@ -9,8 +9,9 @@ workers may run at once, each its own process: Placement's generation checks
 keep their claims from overcommitting a host.
 
 Exit codes as for ``cellplane-conductor``: 0 after a clean SIGTERM, 1 if work
-in flight outlived ``graceful_shutdown_timeout``, 2 for a configuration the
-operator must fix (the message on stderr names the option).
+in flight outlived ``graceful_shutdown_timeout`` or the API database could not
+be read at start, 2 for a configuration the operator must fix (the message on
+stderr names the option).
 """
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ import json
 import logging
 import sys
 from typing import Sequence
+
+import sqlalchemy as sa
 
 from cellplane import config
 from cellplane.cells.databases import CellDatabases
@@ -40,6 +43,7 @@ LOG = logging.getLogger(__name__)
 TRACE_LOG = logging.getLogger('scheduler.trace')
 
 BINARY = 'cellplane-scheduler'
+EXIT_API_DATABASE_UNREADABLE = 1
 EXIT_CONFIG_ERROR = 2
 
 
@@ -89,8 +93,18 @@ def main(argv: Sequence[str] | None = None) -> int:
                       endpoints=[manager])
     service.add_reload_hook('cell list', refresher.reload_cells)
     try:
-        # The cache is filled before the first request can arrive.
-        refresher.start()
+        failure = None
+        try:
+            # The cache is filled before the first request can arrive.
+            refresher.start()
+        except sa.exc.SQLAlchemyError as exc:
+            failure = str(exc).splitlines()[0]
+        if failure:
+            # Logged outside the except block so oslo.log does not repeat it.
+            LOG.error('Cannot read the cell mappings from the API database: %s', failure)
+            print(f'{BINARY}: cannot read the cell mappings from the API database '
+                  f'([api_database] connection): {failure}', file=sys.stderr)
+            return EXIT_API_DATABASE_UNREADABLE
         return service.run()
     finally:
         refresher.stop()
