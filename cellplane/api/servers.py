@@ -118,7 +118,13 @@ def create(api_engine: Engine, conductor: ConductorAPI, ctxt: RequestContext, *,
              for display_name in display_names(name, count)]
     build_requests.record(api_engine, asked, spec)
     uuids = [i.uuid for i in asked]
-    conductor.schedule_and_build_instances(ctxt, spec, uuids)
+    try:
+        conductor.schedule_and_build_instances(ctxt, spec, uuids)
+    except Exception as exc:
+        # Nobody will schedule them: shown in ERROR rather than BUILD forever.
+        build_requests.fail(api_engine, uuids, f'the request could not be sent to the '
+                                               f'super conductor: {exc}')
+        raise
     return uuids
 
 

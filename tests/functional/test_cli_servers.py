@@ -138,3 +138,17 @@ def test_create_wait_gives_up_after_the_timeout_with_exit_code_1(top, capsys):
     # The request itself was made: it is still being scheduled.
     [request] = build_requests.list_all(engine)
     assert not request.failed
+
+
+def test_a_request_the_bus_refuses_is_left_in_error_not_building(top, capsys):
+    conf, recorder, engine = top
+    capped = conf + '.capped'
+    with open(conf) as src, open(capped, 'w') as out:
+        # An upgrade cap below 1.2 forbids the cast before anything is sent.
+        out.write(src.read() + '[upgrade_levels]\nconductor = 1.1\n')
+    assert cli.main(['server', 'create', 'x', '--flavor', 'small',
+                     '--config-file', capped]) == 1
+    assert 'schedule_and_build_instances' in capsys.readouterr().err
+    [request] = build_requests.list_all(engine)
+    assert request.failed
+    assert 'could not be sent to the super conductor' in request.fault_message
