@@ -1,0 +1,244 @@
+"""A whole cellplane deployment on real RabbitMQ and PostgreSQL, for integration tests and benchmarks.
+
+``Deployment.create`` carves a vhost per level (top, each cell) and a
+database per level plus Placement's out of the test servers
+(``backing_services``), writes one config file per service by role, as in
+``deploy/two-cell`` (``placement.conf``, ``top.conf``, ``cellN.conf``,
+``compute-<host>.conf``), and starts every daemon with the local launcher
+(``deploy/run-local.sh start``: schemas, cell mappings, daemons, pids).
+``destroy`` stops them (``deploy/run-local.sh stop``) and removes the vhosts
+and databases. ``cli`` runs the ``cellplane`` command against ``top.conf``.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+
+from cellplane.db import engines
+from cellplane.db.cell.models import compute_nodes, services
+from placement.client import PlacementClient
+from tests.support.backing_services import PostgresServer, RabbitServer
+
+REPO = Path(__file__).resolve().parents[2]
+RUN_LOCAL = REPO / 'deploy' / 'run-local.sh'
+# A bound on things that must happen, not a performance expectation.
+EVENTUALLY_SECONDS = 120
+COMPUTE_BINARY = 'cellplane-compute'
+# Quiet libraries, and the scheduler's per-request trace, when debug is on.
+LOG_LEVELS = ('amqp=WARN,amqplib=WARN,kombu=WARN,oslo.messaging=INFO,oslo_messaging=INFO,'
+              'sqlalchemy=WARN,stevedore=WARN,urllib3=WARN,requests=WARN,'
+              'oslo_policy=INFO,scheduler.trace=INFO')
+
+
+@dataclasses.dataclass(frozen=True)
+class ComputePlan:
+    host: str
+    cell: str
+    # [fake_driver] options: fail_all, failure_reason, traits, vcpus...
+    fake_driver: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+
+def render(sections: dict[str, dict[str, Any]]) -> str:
+    lines = []
+    for section, options in sections.items():
+        lines.append(f'[{section}]')
+        for key, value in options.items():
+            if isinstance(value, bool):
+                value = 'true' if value else 'false'
+            elif isinstance(value, (list, tuple)):
+                value = ','.join(value)
+            lines.append(f'{key} = {value}')
+        lines.append('')
+    return '\n'.join(lines)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(('127.0.0.1', 0))
+        return sock.getsockname()[1]
+
+
+class Deployment:
+    """Placement, a scheduler, a super conductor, a conductor per cell, an agent per host."""
+
+    def __init__(self, workdir: Path, rabbit: RabbitServer, postgres: PostgresServer,
+                 computes: list[ComputePlan], *, max_attempts: int = 3,
+                 rpc_handler_threads: int = 8, scheduler_debug: bool = True,
+                 placement_workers: int = 2) -> None:
+        self.workdir = Path(workdir)
+        self.config_dir = self.workdir / 'etc'
+        self.run_dir = self.workdir / 'run'
+        self.rabbit = rabbit
+        self.postgres = postgres
+        self.computes = computes
+        self.cells = sorted({c.cell for c in computes})
+        self.max_attempts = max_attempts
+        self.rpc_handler_threads = rpc_handler_threads
+        self.scheduler_debug = scheduler_debug
+        self.placement_workers = placement_workers
+        self.vhosts: dict[str, str] = {}
+        self.databases: dict[str, str] = {}
+        self.placement_url = ''
+
+    # -- set up ---------------------------------------------------------------------
+    def create(self) -> 'Deployment':
+        try:
+            for level in ('top', *self.cells):
+                self.vhosts[level] = self.rabbit.create_vhost(level)
+            for name in ('api', 'placement', *self.cells):
+                self.databases[name] = self.postgres.create_database(name)
+            self.placement_url = f'http://127.0.0.1:{free_port()}'
+            self._write_configs()
+            self.launch('start', '--no-create')
+            self.wait_until_schedulable()
+        except BaseException:
+            self.destroy()
+            raise
+        return self
+
+    def transport_url(self, level: str) -> str:
+        return self.rabbit.url_for(self.vhosts[level])
+
+    def _common(self, host: str) -> dict[str, Any]:
+        return {'host': host, 'rpc_handler_threads': self.rpc_handler_threads,
+                'default_log_levels': LOG_LEVELS}
+
+    def _placement_client_section(self) -> dict[str, Any]:
+        return {'endpoint_url': self.placement_url, 'token': 'admin'}
+
+    def _write_configs(self) -> None:
+        self.config_dir.mkdir(parents=True, exist_ok=True)
+        port = self.placement_url.rsplit(':', 1)[1]
+        self._write('placement.conf', {
+            'placement_database': {'connection': self.databases['placement']},
+            'api': {'bind_host': '127.0.0.1', 'bind_port': port,
+                    'auth_strategy': 'noauth2', 'workers': self.placement_workers},
+        })
+        self._write('top.conf', {
+            'DEFAULT': {**self._common('top'), 'transport_url': self.transport_url('top'),
+                        'debug': self.scheduler_debug},
+            'api_database': {'connection': self.databases['api']},
+            'conductor': {'role': 'super', 'max_attempts': self.max_attempts},
+            'scheduler': {'host_refresh_interval': 1},
+            'service': {'report_interval': 1},
+            'placement': self._placement_client_section(),
+        })
+        for cell in self.cells:
+            self._write(f'{cell}.conf', {
+                'DEFAULT': {**self._common(f'{cell}-conductor'),
+                            'transport_url': self.transport_url(cell)},
+                'database': {'connection': self.databases[cell]},
+                'cell': {'name': cell},
+                'conductor': {'role': 'cell', 'max_attempts': self.max_attempts},
+                'service': {'report_interval': 1},
+                'placement': self._placement_client_section(),
+            })
+        for compute in self.computes:
+            sections = {
+                'DEFAULT': {**self._common(compute.host),
+                            'transport_url': self.transport_url(compute.cell)},
+                'cell': {'name': compute.cell},
+                'service': {'report_interval': 1},
+                # The failed-builds count reaches the scheduler with the node
+                # record: often, so the weigher learns within a test.
+                'compute': {'report_interval': 2},
+                'placement': self._placement_client_section(),
+            }
+            if compute.fake_driver:
+                sections['fake_driver'] = dict(compute.fake_driver)
+            self._write(f'compute-{compute.host}.conf', sections)
+
+    def _write(self, name: str, sections: dict[str, dict[str, Any]]) -> None:
+        (self.config_dir / name).write_text(render(sections))
+
+    def config(self, name: str) -> Path:
+        return self.config_dir / name
+
+    # -- running ------------------------------------------------------------------------
+    def launch(self, action: str, *args: str) -> str:
+        """``deploy/run-local.sh ACTION`` for this deployment; its stdout."""
+        proc = subprocess.run(
+            ['sh', str(RUN_LOCAL), action, '--config-dir', str(self.config_dir),
+             '--run-dir', str(self.run_dir), *args],
+            capture_output=True, text=True, timeout=600,
+            env={**os.environ, 'PYTHON': sys.executable})
+        if proc.returncode != 0:
+            raise AssertionError(f'run-local.sh {action} failed ({proc.returncode}):\n'
+                                 f'{proc.stderr}\n{proc.stdout}')
+        return proc.stdout
+
+    def log(self, name: str) -> str:
+        path = self.run_dir / f'{name}.log'
+        return path.read_text() if path.exists() else ''
+
+    def cell_engine(self, cell: str) -> sa.engine.Engine:
+        return engines.create_engine(self.databases[cell])
+
+    def placement(self) -> PlacementClient:
+        return PlacementClient.over_http(self.placement_url)
+
+    def wait_until_schedulable(self) -> None:
+        """Every agent's node and heartbeat in its cell DB, then read by the scheduler."""
+        wanted = {c.host for c in self.computes}
+        deadline = time.monotonic() + EVENTUALLY_SECONDS
+        cell_engines = [self.cell_engine(cell) for cell in self.cells]
+        try:
+            while True:
+                seen = set()
+                for engine in cell_engines:
+                    with engine.connect() as conn:
+                        seen |= set(conn.execute(
+                            sa.select(compute_nodes.c.host).join(
+                                services, sa.and_(services.c.host == compute_nodes.c.host,
+                                                  services.c.binary == COMPUTE_BINARY))
+                        ).scalars())
+                if seen >= wanted:
+                    break
+                assert time.monotonic() < deadline, \
+                    f'agents never registered: {sorted(wanted - seen)}'
+                time.sleep(0.2)
+        finally:
+            for engine in cell_engines:
+                engine.dispose()
+        # Two refreshes begun after every node was seen: the scheduler has them.
+        refreshed = re.compile(rf'Host cache refreshed: {len(wanted)} compute node')
+        before = len(refreshed.findall(self.log('scheduler')))
+        while len(refreshed.findall(self.log('scheduler'))) < before + 2:
+            assert time.monotonic() < deadline, 'the scheduler never read every node'
+            time.sleep(0.2)
+
+    def cli(self, *argv: str, json_output: bool = True) -> Any:
+        """``cellplane ARGV --config-file top.conf [-f json]``; its parsed output."""
+        command = [sys.executable, '-m', 'cellplane.cmd.cli', *argv,
+                   '--config-file', str(self.config('top.conf'))]
+        if json_output:
+            command += ['-f', 'json']
+        proc = subprocess.run(command, capture_output=True, text=True, timeout=600)
+        if proc.returncode != 0:
+            raise AssertionError(f'cellplane {" ".join(argv)} failed '
+                                 f'({proc.returncode}):\n{proc.stderr}\n{proc.stdout}')
+        return json.loads(proc.stdout) if json_output else proc.stdout
+
+    # -- tear down ---------------------------------------------------------------------
+    def destroy(self) -> None:
+        if self.run_dir.exists():
+            try:
+                self.launch('stop')
+            except AssertionError:
+                pass
+        for vhost in self.vhosts.values():
+            self.rabbit.delete_vhost(vhost)
+        for url in self.databases.values():
+            self.postgres.drop_database(url)
+        self.vhosts.clear()
+        self.databases.clear()
