@@ -127,3 +127,11 @@ def test_compute_agent_with_an_unusable_version_cap_refuses_to_start(daemons):
     code, stderr = daemons.compute('cmp1', sections).run_to_exit()
     assert code == 2
     assert '[upgrade_levels] conductor = 2.0 has another major version' in stderr
+
+
+def test_cell_conductor_without_its_cell_database_refuses_to_start(daemons):
+    sections = cell_conductor_config('rabbit://guest:guest@127.0.0.1:5672/unused', 'unused')
+    del sections['database']
+    code, stderr = daemons.conductor('cond1', sections).run_to_exit()
+    assert code == 2
+    assert 'needs [database] connection' in stderr
