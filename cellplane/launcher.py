@@ -3,6 +3,7 @@
     deploy/run-local.sh start  [--config-dir deploy/two-cell] [--run-dir .run/two-cell]
     deploy/run-local.sh status [--run-dir ...]
     deploy/run-local.sh stop   [--run-dir ...]
+    deploy/run-local.sh purge  [--config-dir ...] [--run-dir ...]
 
 A deployment is a directory of config files named by role, as in
 ``deploy/two-cell``: ``placement.conf`` (cellplane-placement), ``top.conf``
@@ -22,7 +23,8 @@ each) and ``compute-*.conf`` (one compute agent each). ``start``:
 
 ``stop`` sends SIGTERM to every pid recorded (only if that pid is still the
 process this launcher started: same start time) and waits for each to exit; ``status``
-shows each daemon, its pid, whether it runs, and its log file.
+shows each daemon, its pid, whether it runs, and its log file. ``purge``
+stops them and deletes the vhosts and databases the files name.
 """
 from __future__ import annotations
 
@@ -158,9 +160,8 @@ def database_urls(deployment: Deployment) -> dict[str, str]:
 
 def ensure_vhost(transport_url: str) -> None:
     """Create the vhost of ``transport_url`` with rabbitmqctl unless it exists."""
-    parts = urlsplit(transport_url)
-    vhost = unquote(parts.path[1:]) if parts.path not in ('', '/') else '/'
-    user = unquote(parts.username or 'guest')
+    vhost = _vhost(transport_url)
+    user = unquote(urlsplit(transport_url).username or 'guest')
     existing = _rabbitmqctl('list_vhosts', '--no-table-headers').split()
     if vhost not in existing:
         _rabbitmqctl('add_vhost', vhost)
@@ -198,6 +199,42 @@ def ensure_database(url: str) -> None:
                           f'{parsed.host}:{parsed.port or 5432}: {exc.orig}') from None
     finally:
         admin.dispose()
+
+
+def remove_vhost(transport_url: str) -> None:
+    vhost = _vhost(transport_url)
+    if vhost in _rabbitmqctl('list_vhosts', '--no-table-headers').split():
+        _rabbitmqctl('delete_vhost', vhost)
+
+
+def _vhost(transport_url: str) -> str:
+    parts = urlsplit(transport_url)
+    return unquote(parts.path[1:]) if parts.path not in ('', '/') else '/'
+
+
+def drop_database(url: str) -> None:
+    """Drop the PostgreSQL database of ``url`` if it exists (SQLite files are left alone)."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() != 'postgresql':
+        return
+    admin = sa.create_engine(parsed.set(database='postgres'),
+                             isolation_level='AUTOCOMMIT', poolclass=sa.pool.NullPool)
+    try:
+        with admin.connect() as conn:
+            conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{parsed.database}" WITH (FORCE)'))
+    except sa.exc.OperationalError as exc:
+        raise LaunchError(f'cannot drop database {parsed.database}: {exc.orig}') from None
+    finally:
+        admin.dispose()
+
+
+def purge(deployment: Deployment) -> None:
+    """Delete every vhost and database the deployment's files name (after ``stop``)."""
+    for url in transport_urls(deployment):
+        if _vhost(url) != '/':
+            remove_vhost(url)
+    for url in database_urls(deployment):
+        drop_database(url)
 
 
 def sync_and_map(deployment: Deployment) -> None:
@@ -414,7 +451,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog='cellplane-launch',
         description='Run the real daemons of a deployment directory on this machine.')
-    parser.add_argument('action', choices=['start', 'stop', 'status'])
+    parser.add_argument('action', choices=['start', 'stop', 'status', 'purge'],
+                        help='purge: stop, then delete the vhosts and databases the '
+                             'config files name (everything the deployment stored)')
     parser.add_argument('--config-dir', default=DEFAULT_CONFIG_DIR,
                         help=f'the deployment\'s config files (default {DEFAULT_CONFIG_DIR})')
     parser.add_argument('--run-dir', default=DEFAULT_RUN_DIR,
@@ -433,6 +472,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                 launcher.stop()
                 raise
             print('\n'.join(_status_lines(launcher)))
+        elif args.action == 'purge':
+            stopped = launcher.stop()
+            deployment = Deployment.from_dir(args.config_dir)
+            purge(deployment)
+            print(f'stopped {len(stopped)} daemon(s); deleted vhosts '
+                  f'{", ".join(_vhost(u) for u in transport_urls(deployment))} and '
+                  f'{len(database_urls(deployment))} databases')
         elif args.action == 'stop':
             stopped = launcher.stop()
             print(f'stopped {len(stopped)} daemon(s)'
