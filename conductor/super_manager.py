@@ -114,12 +114,26 @@ class SuperConductorManager:
             self._fail([asked.uuid], f'could not create the instance in cell '
                                      f'{chosen.cell_uuid}: {exc}', unclaim=True)
             return
-        if not build_requests.place(self._api_engine, asked.uuid, cell.uuid):
-            LOG.info('Instance %s was deleted while it was being scheduled; removing '
-                     'it from cell %s and its claim on %s', asked.uuid, cell.name,
-                     chosen.service_host)
+        try:
+            placed = build_requests.place(self._api_engine, asked.uuid, cell.uuid)
+            failure = None
+        except (sa.exc.SQLAlchemyError, LookupError) as exc:
+            # LookupError: the cell mapping was deleted while we scheduled.
+            placed, failure = False, f'{type(exc).__name__}: {str(exc).splitlines()[0]}'
+        if not placed:
+            if failure:
+                LOG.error('Could not point the mapping of %s at cell %s (%s); removing '
+                          'it from the cell and its claim on %s', asked.uuid, cell.name,
+                          failure, chosen.service_host)
+            else:
+                LOG.info('Instance %s was deleted while it was being scheduled; removing '
+                         'it from cell %s and its claim on %s', asked.uuid, cell.name,
+                         chosen.service_host)
             super_cell_writes.withdraw(engine, asked.uuid)
             self._unclaim(asked.uuid)
+            if failure:
+                self._fail([asked.uuid], f'could not record its placement in cell '
+                                         f'{cell.name}: {failure}')
             return
         try:
             self._compute_api_for(cell).build_and_run_instance(

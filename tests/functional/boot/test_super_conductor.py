@@ -20,7 +20,9 @@ from cellplane.db.api.models import cell_mappings, instance_mappings
 from cellplane.db.cell.models import instance_action_events, instance_actions, instances
 from conductor.super_cell_writes import EVENT_SCHEDULE
 from conductor.super_manager import SuperConductorManager
+from rpc_schemas.flavor import Flavor
 from rpc_schemas.instance import Instance
+from rpc_schemas.request_spec import RequestSpec
 from tests.functional.boot.harness import TopLevel, node_uuid
 
 CELLS = {
@@ -243,3 +245,41 @@ def test_an_unreadable_cell_shows_its_servers_as_unknown_and_the_others_normally
     unknown = listed['00000000-0000-4000-8000-0000000000aa']
     assert (unknown.status, unknown.cell) == ('UNKNOWN', 'lost')
     assert 'the database of cell lost cannot be read' in unknown.fault
+
+
+class _DeletesTheCellWhileScheduling:
+    """The real scheduler client; the operator deletes the chosen cell's mapping meanwhile."""
+
+    def __init__(self, scheduler, api_engine):
+        self._scheduler = scheduler
+        self._api_engine = api_engine
+
+    def select_destinations(self, ctxt, spec, uuids, num_alternates):
+        answer = self._scheduler.select_destinations(ctxt, spec, uuids, num_alternates)
+        with self._api_engine.begin() as conn:
+            conn.execute(cell_mappings.delete().where(
+                cell_mappings.c.uuid == answer[0][0].cell_uuid))
+        return answer
+
+
+def test_instance_whose_cell_mapping_vanished_is_withdrawn_unclaimed_and_failed(top):
+    spec_flavor = Flavor(name='small', vcpus=1, memory_mb=512, root_gb=10)
+    spec = RequestSpec(flavor=spec_flavor, project_id='proj', user_id='alice')
+    instance = Instance(uuid='00000000-0000-4000-8000-0000000000bb', project_id='proj',
+                        user_id='alice', flavor=spec_flavor, display_name='orphan')
+    build_requests.record(top.api_engine, [instance], spec)
+    top.cell_dbs.reload()  # the mapping is known (cached) when the cell is deleted
+    manager = SuperConductorManager(
+        api_engine=top.api_engine, cells=top.cell_dbs,
+        scheduler=_DeletesTheCellWhileScheduling(top.scheduler_api, top.api_engine),
+        compute_api_for=top.compute_api_for, placement=top.placement, max_attempts=3)
+    manager.schedule_and_build_instances(new_context(), spec, [instance.uuid])
+
+    request = build_requests.get(top.api_engine, instance.uuid)
+    assert request.failed and 'LookupError' in request.fault_message
+    assert top.placement.get_allocations(instance.uuid).allocations == {}
+    for engine in top.cell_engines.values():
+        with engine.connect() as conn:
+            assert conn.execute(sa.select(instances).where(
+                instances.c.uuid == instance.uuid)).first() is None
+    assert top.recorder.builds == []
