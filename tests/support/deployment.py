@@ -34,10 +34,11 @@ RUN_LOCAL = REPO / 'deploy' / 'run-local.sh'
 # A bound on things that must happen, not a performance expectation.
 EVENTUALLY_SECONDS = 120
 COMPUTE_BINARY = 'cellplane-compute'
-# Quiet libraries, and the scheduler's per-request trace, when debug is on.
+# oslo.log's defaults, plus the scheduler's cache refreshes at DEBUG (what
+# wait_until_schedulable watches for) and, when asked, its per-request trace.
 LOG_LEVELS = ('amqp=WARN,amqplib=WARN,kombu=WARN,oslo.messaging=INFO,oslo_messaging=INFO,'
               'sqlalchemy=WARN,stevedore=WARN,urllib3=WARN,requests=WARN,'
-              'oslo_policy=INFO,scheduler.trace=INFO')
+              'oslo_policy=INFO,scheduler.host_refresher=DEBUG')
 
 
 @dataclasses.dataclass(frozen=True)
@@ -73,7 +74,7 @@ class Deployment:
 
     def __init__(self, workdir: Path, rabbit: RabbitServer, postgres: PostgresServer,
                  computes: list[ComputePlan], *, max_attempts: int = 3,
-                 rpc_handler_threads: int = 8, scheduler_debug: bool = True,
+                 rpc_handler_threads: int = 8, trace_scheduling: bool = False,
                  placement_workers: int = 2) -> None:
         self.workdir = Path(workdir)
         self.config_dir = self.workdir / 'etc'
@@ -84,7 +85,7 @@ class Deployment:
         self.cells = sorted({c.cell for c in computes})
         self.max_attempts = max_attempts
         self.rpc_handler_threads = rpc_handler_threads
-        self.scheduler_debug = scheduler_debug
+        self.trace_scheduling = trace_scheduling
         self.placement_workers = placement_workers
         self.vhosts: dict[str, str] = {}
         self.databases: dict[str, str] = {}
@@ -110,8 +111,9 @@ class Deployment:
         return self.rabbit.url_for(self.vhosts[level])
 
     def _common(self, host: str) -> dict[str, Any]:
+        trace = 'DEBUG' if self.trace_scheduling else 'INFO'
         return {'host': host, 'rpc_handler_threads': self.rpc_handler_threads,
-                'default_log_levels': LOG_LEVELS}
+                'default_log_levels': f'{LOG_LEVELS},scheduler.trace={trace}'}
 
     def _placement_client_section(self) -> dict[str, Any]:
         return {'endpoint_url': self.placement_url, 'token': 'admin'}
@@ -125,8 +127,7 @@ class Deployment:
                     'auth_strategy': 'noauth2', 'workers': self.placement_workers},
         })
         self._write('top.conf', {
-            'DEFAULT': {**self._common('top'), 'transport_url': self.transport_url('top'),
-                        'debug': self.scheduler_debug},
+            'DEFAULT': {**self._common('top'), 'transport_url': self.transport_url('top')},
             'api_database': {'connection': self.databases['api']},
             'conductor': {'role': 'super', 'max_attempts': self.max_attempts},
             'scheduler': {'host_refresh_interval': 1},

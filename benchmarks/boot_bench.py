@@ -1,0 +1,345 @@
+"""Boot benchmark: K instances through the real daemons on RabbitMQ and PostgreSQL.
+
+    .venv/bin/python benchmarks/boot_bench.py [--instances 200] [--hosts-per-cell 5]
+                                              [--batch 10] [--casts 2000] [--json FILE]
+
+Starts a deployment of 2 cells x H fake hosts (``tests/support/deployment.py``:
+the local launcher, a vhost per level, a PostgreSQL database per level plus
+Placement, on the local servers or those named by ``CELLPLANE_TEST_*``),
+then boots K instances twice through the API role (``cellplane.api.servers``,
+what ``cellplane server create`` runs), from this process:
+
+- ``single``: K requests of one instance, cast back to back;
+- ``batch``: K/B multi-create requests of B instances.
+
+For each it reports boots per second (first request cast to last instance
+ACTIVE), the scheduling time per instance (median, p95: the super
+conductor's ``schedule`` event of each instance, from receiving the request
+to the instance written in its cell - ``select_destinations`` and the cell
+write; a batch's time is divided by its size), and the claim conflicts the
+scheduler met (from its per-request trace). In the same run it measures the
+broker's raw cast rate: a plain oslo.messaging cast loop from this process
+to a trivial RPC server on a vhost of its own, so the boot rate can be read
+against what the broker and this CPU allow. Everything it created (daemons,
+vhosts, databases) is removed at the end.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+# Run as a script from the repository: the deployment helper lives in tests/.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import sqlalchemy as sa  # noqa: E402
+
+from cellplane import config  # noqa: E402
+from cellplane.api import flavors as api_flavors  # noqa: E402
+from cellplane.api import servers  # noqa: E402
+from cellplane.context import new_context  # noqa: E402
+from cellplane.db import engines  # noqa: E402
+from cellplane.db.cell.models import (  # noqa: E402
+    instance_action_events, instance_actions, instances)
+from cellplane.rpc import options as rpc_options  # noqa: E402
+from cellplane.rpc.server import build_server  # noqa: E402
+from cellplane.rpc.transport import get_transport  # noqa: E402
+from conductor.rpcapi import ConductorAPI  # noqa: E402
+from conductor.super_cell_writes import EVENT_SCHEDULE  # noqa: E402
+import oslo_messaging as messaging  # noqa: E402,I100
+from tests.support import backing_services  # noqa: E402
+from tests.support.deployment import ComputePlan, Deployment  # noqa: E402
+
+PROJECT = 'bench'
+FLAVOR = ('bench.small', 1, 256, 1)
+POLL_SECONDS = 0.25
+DEADLINE_SECONDS = 600
+TRACE_MARK = 'scheduling trace '
+
+
+def machine() -> str:
+    model = 'unknown CPU'
+    try:
+        for line in Path('/proc/cpuinfo').read_text().splitlines():
+            if line.startswith('model name'):
+                model = line.split(':', 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return (f'{os.cpu_count()} cores, {model}, Python {platform.python_version()}, '
+            f'oslo.messaging {_version("oslo.messaging")}')
+
+
+def _version(package: str) -> str:
+    from importlib.metadata import version
+    try:
+        return version(package)
+    except Exception:  # noqa: BLE001 - only for the report
+        return '?'
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return float('nan')
+    index = min(len(ordered) - 1, max(0, round(fraction * (len(ordered) - 1))))
+    return ordered[index]
+
+
+# -- the broker's raw cast rate ---------------------------------------------------------
+
+class _Counter:
+    target = messaging.Target(version='1.0')
+
+    def __init__(self, expected: int) -> None:
+        self.count = 0
+        self._expected = expected
+        self._lock = threading.Lock()
+        self.done = threading.Event()
+
+    def tick(self, ctxt, n):
+        with self._lock:
+            self.count += 1
+            if self.count >= self._expected:
+                self.done.set()
+
+
+def cast_rate(transport_url: str, casts: int) -> dict[str, float]:
+    """Casts/s: client-side (all sent) and delivered (all handled by the server)."""
+    transport = get_transport(transport_url)
+    counter = _Counter(casts)
+    server = build_server(transport, topic='castbench', server='bench',
+                          endpoints=[counter])
+    server.start()
+    client = messaging.get_rpc_client(transport, messaging.Target(topic='castbench'))
+    try:
+        client.cast({}, 'tick', n=-1)       # connections and queues made before timing
+        while counter.count < 1:
+            time.sleep(0.01)
+        counter.count = 0
+        started = time.perf_counter()
+        for n in range(casts):
+            client.cast({}, 'tick', n=n)
+        sent = time.perf_counter()
+        if not counter.done.wait(DEADLINE_SECONDS):
+            raise RuntimeError(f'only {counter.count} of {casts} casts delivered')
+        delivered = time.perf_counter()
+    finally:
+        server.stop()
+        server.wait()
+        transport.cleanup()
+    return {'casts': casts, 'sent_per_second': casts / (sent - started),
+            'delivered_per_second': casts / (delivered - started)}
+
+
+# -- boots -----------------------------------------------------------------------------------
+
+def boot(deployment: Deployment, api_engine, conductor: ConductorAPI, *, name: str,
+         sizes: list[int]) -> dict:
+    """Cast the requests, wait until every instance is ACTIVE or ERROR; the figures."""
+    ctxt = new_context(user_id='bench', project_id=PROJECT)
+    uuids: list[str] = []
+    started = time.perf_counter()
+    for i, count in enumerate(sizes):
+        uuids += servers.create(api_engine, conductor, ctxt, name=f'{name}-{i}',
+                                flavor=FLAVOR[0], count=count, project_id=PROJECT,
+                                user_id='bench')
+    cast_done = time.perf_counter()
+    states = wait_final(deployment, uuids)
+    finished = time.perf_counter()
+    per_instance = schedule_times(deployment, uuids)
+    return {
+        'scenario': name, 'instances': len(uuids), 'requests': len(sizes),
+        'active': states.get('active', 0), 'error': states.get('error', 0),
+        'seconds': finished - started, 'boots_per_second': len(uuids) / (finished - started),
+        'cast_seconds': cast_done - started,
+        'schedule_ms_median': statistics.median(per_instance) * 1000,
+        'schedule_ms_p95': percentile(per_instance, 0.95) * 1000,
+    }
+
+
+def wait_final(deployment: Deployment, uuids: list[str]) -> dict[str, int]:
+    wanted = set(uuids)
+    cell_engines = [engines.create_engine(deployment.databases[c]) for c in deployment.cells]
+    deadline = time.monotonic() + DEADLINE_SECONDS
+    try:
+        while True:
+            states: dict[str, int] = {}
+            for engine in cell_engines:
+                with engine.connect() as conn:
+                    for state, n in conn.execute(
+                            sa.select(instances.c.vm_state, sa.func.count())
+                            .where(instances.c.uuid.in_(wanted),
+                                   instances.c.vm_state.in_(('active', 'error')))
+                            .group_by(instances.c.vm_state)):
+                        states[state] = states.get(state, 0) + n
+            if sum(states.values()) >= len(wanted):
+                return states
+            if time.monotonic() > deadline:
+                raise RuntimeError(f'{len(wanted) - sum(states.values())} instances not '
+                                   f'final after {DEADLINE_SECONDS} s')
+            time.sleep(POLL_SECONDS)
+    finally:
+        for engine in cell_engines:
+            engine.dispose()
+
+
+def schedule_times(deployment: Deployment, uuids: list[str]) -> list[float]:
+    """Seconds of scheduling per instance, one value per request (a batch's divided by B).
+
+    The super conductor's ``schedule`` event starts when it took the request
+    and finishes when that instance was written in its cell; the instances of
+    one request share the start, and the request's time is its last finish.
+    """
+    by_request: dict[datetime.datetime, list[datetime.datetime]] = {}
+    for cell in deployment.cells:
+        engine = engines.create_engine(deployment.databases[cell])
+        try:
+            with engine.connect() as conn:
+                rows = conn.execute(
+                    sa.select(instance_action_events.c.start_time,
+                              instance_action_events.c.finish_time)
+                    .join(instance_actions,
+                          instance_actions.c.id == instance_action_events.c.action_id)
+                    .where(instance_action_events.c.event == EVENT_SCHEDULE,
+                           instance_actions.c.instance_uuid.in_(uuids))).all()
+        finally:
+            engine.dispose()
+        for start, finish in rows:
+            by_request.setdefault(start, []).append(finish)
+    return [(max(finishes) - start).total_seconds() / len(finishes)
+            for start, finishes in by_request.items()]
+
+
+def claim_conflicts(deployment: Deployment) -> dict[str, int]:
+    """Claims Placement refused during scheduling, and requests, from the scheduler's traces."""
+    conflicts = runs = 0
+    decoder = json.JSONDecoder()
+    for line in deployment.log('scheduler').splitlines():
+        at = line.find(TRACE_MARK)
+        if at < 0:
+            continue
+        runs += 1
+        # oslo.log appends its debug suffix ({{(pid=...) ...}}) after the JSON.
+        trace, _ = decoder.raw_decode(line, at + len(TRACE_MARK))
+        conflicts += sum(1 for instance in trace['instances']
+                         for claim in instance['claims'] if claim['outcome'] == 'conflict')
+    return {'scheduler_runs': runs, 'claim_conflicts': conflicts}
+
+
+# -- the run -----------------------------------------------------------------------------------
+
+def run(args) -> dict:
+    rabbit = backing_services.find_rabbit()
+    postgres = backing_services.find_postgres()
+    computes = [ComputePlan(f'cell{c}-host{h}', f'cell{c}')
+                for c in (1, 2) for h in range(1, args.hosts_per_cell + 1)]
+    # The box is shared: the load when we began says how far to trust the figures.
+    load_before = os.getloadavg()
+    config.load([], prog='boot-bench', setup_logging=False,
+                registrars=[rpc_options.register_opts])
+    with tempfile.TemporaryDirectory(prefix='cellplane-boot-bench-') as workdir:
+        deployment = Deployment(Path(workdir), rabbit, postgres, computes,
+                                trace_scheduling=True,
+                                rpc_handler_threads=args.handler_threads)
+        cast_vhost = None
+        started = time.perf_counter()
+        try:
+            deployment.create()
+            startup = time.perf_counter() - started
+            api_engine = engines.create_engine(deployment.databases['api'])
+            api_flavors.create(api_engine, name=FLAVOR[0], vcpus=FLAVOR[1],
+                               memory_mb=FLAVOR[2], root_gb=FLAVOR[3])
+            transport = get_transport(deployment.transport_url('top'))
+            conductor = ConductorAPI(transport)
+            results = []
+            try:
+                results.append(boot(deployment, api_engine, conductor, name='single',
+                                    sizes=[1] * args.instances))
+                batches = [args.batch] * (args.instances // args.batch)
+                if args.instances % args.batch:
+                    batches.append(args.instances % args.batch)
+                results.append(boot(deployment, api_engine, conductor, name='batch',
+                                    sizes=batches))
+            finally:
+                transport.cleanup()
+                api_engine.dispose()
+            conflicts = claim_conflicts(deployment)
+            cast_vhost = rabbit.create_vhost('castbench')
+            casts = cast_rate(rabbit.url_for(cast_vhost), args.casts)
+        finally:
+            deployment.destroy()
+            if cast_vhost:
+                rabbit.delete_vhost(cast_vhost)
+    return {'machine': machine(), 'load_before': load_before, 'load_after': os.getloadavg(),
+            'hosts': len(computes), 'startup_seconds': startup,
+            'results': results, 'scheduling': conflicts, 'broker': casts,
+            'batch_size': args.batch}
+
+
+def render(report: dict) -> str:
+    broker = report['broker']
+    lines = [
+        f'Boot benchmark - {report["machine"]}',
+        f'2 cells x {report["hosts"] // 2} fake hosts; real daemons on RabbitMQ and '
+        f'PostgreSQL (deployment up in {report["startup_seconds"]:.0f} s)',
+        'Load average (1, 5, 15 min) before: '
+        + ', '.join(f'{x:.1f}' for x in report['load_before'])
+        + '; after: ' + ', '.join(f'{x:.1f}' for x in report['load_after'])
+        + ' - other work on this machine shares its cores',
+        '',
+        '| scenario | instances | requests | boots/s | scheduling ms/instance median '
+        '| p95 | ACTIVE | ERROR |',
+        '|---|---|---|---|---|---|---|---|',
+    ]
+    for r in report['results']:
+        label = r['scenario'] if r['scenario'] == 'single' else \
+            f'batch of {report["batch_size"]}'
+        lines.append(f'| {label} | {r["instances"]} | {r["requests"]} | '
+                     f'{r["boots_per_second"]:.1f} | {r["schedule_ms_median"]:.1f} | '
+                     f'{r["schedule_ms_p95"]:.1f} | {r["active"]} | {r["error"]} |')
+    scheduling = report['scheduling']
+    lines += [
+        '',
+        f'Claim conflicts: {scheduling["claim_conflicts"]} in '
+        f'{scheduling["scheduler_runs"]} scheduler runs (one scheduler worker).',
+        f'Broker, same run: {broker["casts"]} plain casts, '
+        f'{broker["sent_per_second"]:.0f}/s sent, '
+        f'{broker["delivered_per_second"]:.0f}/s delivered to a trivial server.',
+    ]
+    for r in report['results']:
+        lines.append(f'  {r["scenario"]}: boots/s = '
+                     f'{r["boots_per_second"] / broker["delivered_per_second"]:.3f} x the raw '
+                     f'cast rate (a boot is 1 cast + 1 call + 2 casts + DB writes + '
+                     f'2 Placement calls)')
+    return '\n'.join(lines)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser.add_argument('--instances', type=int, default=200, help='K (default 200)')
+    parser.add_argument('--hosts-per-cell', type=int, default=5, help='H (default 5)')
+    parser.add_argument('--batch', type=int, default=10, help='B (default 10)')
+    parser.add_argument('--casts', type=int, default=2000,
+                        help='casts of the raw broker measure (default 2000)')
+    parser.add_argument('--handler-threads', type=int, default=8,
+                        help='rpc_handler_threads of every daemon (default 8)')
+    parser.add_argument('--json', metavar='FILE', help='also write the report as JSON')
+    args = parser.parse_args(argv)
+    report = run(args)
+    print(render(report))
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=2, default=str))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
