@@ -12,10 +12,12 @@ A configuration problem is reported on stderr with exit status 2.
 """
 from __future__ import annotations
 
+import json
 import logging
 import sys
 
 import gunicorn.app.base
+import gunicorn.util
 import sqlalchemy as sa
 
 from cellplane import config
@@ -92,7 +94,18 @@ class PlacementServer(gunicorn.app.base.BaseApplication):
         # Runs in each worker after fork: the engine (and its pool) is the
         # worker's own.
         from placement import wsgi
+        gunicorn.util.write_error = _write_json_error
         return wsgi.app_from_conf(self.conf, sync_standards=False)
+
+
+def _write_json_error(sock, status_int: int, reason: str, mesg: str) -> None:
+    """gunicorn's answer to a request it cannot even parse (a bad header, a
+    bad Content-Length), in the API's JSON error format instead of HTML."""
+    body = json.dumps({'errors': [{'status': status_int, 'title': reason,
+                                   'detail': mesg}]}).encode()
+    head = (f'HTTP/1.1 {status_int} {reason}\r\nConnection: close\r\n'
+            f'Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n')
+    gunicorn.util.write_nonblock(sock, head.encode('latin-1') + body)
 
 
 def main(argv: list[str] | None = None) -> int:
