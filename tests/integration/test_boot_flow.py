@@ -179,3 +179,11 @@ def test_cell_services_run_without_top_level_options_and_still_boot_and_reschedu
     assert rescheduled
     for uuid in rescheduled:
         assert f'Instance {uuid} rescheduled to cell1-host' in conductor_log
+
+
+def test_launcher_status_shows_every_daemon_running(deployment):
+    status = deployment.launch('status').splitlines()
+    rows = {line.split()[0]: line.split()[2] for line in status[1:] if line.strip()}
+    expected = {'placement', 'scheduler', 'super-conductor', 'conductor-cell1',
+                'conductor-cell2', *(f'compute-{c.host}' for c in _computes())}
+    assert rows == {name: 'running' for name in expected}

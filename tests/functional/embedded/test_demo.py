@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 
 from cellplane.cmd import cli
+from cellplane.cmd.demo import render
 
 
 def test_demo_json_summary_keeps_the_boot_flows_promises(capsys, tmp_path):
@@ -44,3 +45,8 @@ def test_demo_json_summary_keeps_the_boot_flows_promises(capsys, tmp_path):
     # The state directory asked for holds the databases and the service log.
     assert {'api.sqlite', 'cell1.sqlite', 'cell2.sqlite', 'placement.sqlite',
             'cellplane.log'} <= {p.name for p in tmp_path.iterdir()}
+
+    # The readable report says the same.
+    report = render(summary)
+    assert 'they MATCH' in report and 'No more IP addresses' in report
+    assert f'ACTIVE {summary["active"]}   ERROR {summary["error"]}' in report
