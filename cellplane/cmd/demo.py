@@ -56,6 +56,9 @@ class Demo(command.Command):
             raise demo_scenario.DemoOptionsError(
                 '--instances must be at least 1 and --hosts-per-cell at least 2 '
                 '(one host of cell1 fails every build; its alternates are the others)')
+        if not 0.0 <= parsed_args.fail_fraction <= 1.0:
+            raise demo_scenario.DemoOptionsError(
+                f'--fail-fraction must be between 0 and 1, not {parsed_args.fail_fraction}')
         options = demo_scenario.DemoOptions(
             instances=parsed_args.instances, hosts_per_cell=parsed_args.hosts_per_cell,
             seed=parsed_args.seed, fail_fraction=parsed_args.fail_fraction,

@@ -174,6 +174,14 @@ class EmbeddedCloud:
         self._servers.append(rpc_server)
 
     def start(self) -> 'EmbeddedCloud':
+        """Start everything; on any failure, stop what was started and re-raise."""
+        try:
+            return self._start()
+        except BaseException:
+            self.stop()
+            raise
+
+    def _start(self) -> 'EmbeddedCloud':
         started = time.monotonic()
         self._create_databases()
         self.placement = PlacementClient.in_process(self.placement_engine)
