@@ -235,6 +235,48 @@ def claim_conflicts(deployment: Deployment) -> dict[str, int]:
     return {'scheduler_runs': runs, 'claim_conflicts': conflicts}
 
 
+# -- where the CPU went ---------------------------------------------------------------------------
+
+def _cpu_ticks(pid: int) -> int:
+    try:
+        fields = Path(f'/proc/{pid}/stat').read_text().rsplit(')', 1)[1].split()
+    except OSError:
+        return 0
+    return int(fields[11]) + int(fields[12])      # utime + stime
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in Path('/proc').iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / 'stat').read_text().rsplit(')', 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def daemon_cpu(deployment: Deployment) -> dict[str, float]:
+    """CPU seconds used so far by each daemon (with its live children: gunicorn workers)."""
+    hertz = os.sysconf('SC_CLK_TCK')
+    used = {}
+    for pid_file in deployment.run_dir.glob('*.pid'):
+        pid = json.loads(pid_file.read_text())['pid']
+        used[pid_file.stem] = sum(_cpu_ticks(p) for p in (pid, *_children(pid))) / hertz
+    return used
+
+
+def cpu_by_role(before: dict[str, float], after: dict[str, float]) -> dict[str, float]:
+    roles: dict[str, float] = {}
+    for name, seconds in after.items():
+        role = 'compute agents' if name.startswith('compute-') else \
+            'cell conductors' if name.startswith('conductor-') else name
+        roles[role] = roles.get(role, 0.0) + seconds - before.get(name, 0.0)
+    return dict(sorted(roles.items(), key=lambda kv: -kv[1]))
+
+
 # -- the run -----------------------------------------------------------------------------------
 
 def run(args) -> dict:
@@ -261,6 +303,8 @@ def run(args) -> dict:
             transport = get_transport(deployment.transport_url('top'))
             conductor = ConductorAPI(transport)
             results = []
+            cpu_before = daemon_cpu(deployment)
+            this_before = time.process_time()
             try:
                 results.append(boot(deployment, api_engine, conductor, name='single',
                                     sizes=[1] * args.instances))
@@ -272,6 +316,8 @@ def run(args) -> dict:
             finally:
                 transport.cleanup()
                 api_engine.dispose()
+            cpu = cpu_by_role(cpu_before, daemon_cpu(deployment))
+            cpu['this process (API role, polling)'] = time.process_time() - this_before
             conflicts = claim_conflicts(deployment)
             cast_vhost = rabbit.create_vhost('castbench')
             casts = cast_rate(rabbit.url_for(cast_vhost), args.casts)
@@ -282,6 +328,7 @@ def run(args) -> dict:
     return {'machine': machine(), 'load_before': load_before, 'load_after': os.getloadavg(),
             'hosts': len(computes), 'startup_seconds': startup,
             'results': results, 'scheduling': conflicts, 'broker': casts,
+            'cpu_seconds_during_boots': cpu,
             'batch_size': args.batch}
 
 
@@ -316,10 +363,14 @@ def render(report: dict) -> str:
         f'{broker["delivered_per_second"]:.0f}/s delivered to a trivial server.',
     ]
     for r in report['results']:
-        lines.append(f'  {r["scenario"]}: boots/s = '
+        lines.append(f'  {r["scenario"]}: {r["boots_per_second"]:.1f} boots/s = '
                      f'{r["boots_per_second"] / broker["delivered_per_second"]:.3f} x the raw '
-                     f'cast rate (a boot is 1 cast + 1 call + 2 casts + DB writes + '
-                     f'2 Placement calls)')
+                     f'cast rate (a boot: 1 cast + 1 call + 2 casts, DB writes, '
+                     f'Placement calls)')
+    total = sum(r['instances'] for r in report['results'])
+    lines.append(f'CPU seconds per process during the {total} boots (both scenarios):')
+    for role, seconds in report['cpu_seconds_during_boots'].items():
+        lines.append(f'  {role}: {seconds:.1f} s ({seconds / total * 1000:.1f} ms per boot)')
     return '\n'.join(lines)
 
 
