@@ -28,7 +28,10 @@ def _free_port() -> int:
 
 
 def _command(config_path) -> list[str]:
-    script = shutil.which('cellplane-placement')
+    """The installed console script of this interpreter's environment."""
+    script = os.path.join(os.path.dirname(sys.executable), 'cellplane-placement')
+    if not os.path.exists(script):
+        script = shutil.which('cellplane-placement')
     if script:
         return [script, '--config-file', str(config_path)]
     return [sys.executable, '-m', 'placement.cmd', '--config-file', str(config_path)]
