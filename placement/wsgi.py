@@ -77,7 +77,7 @@ class PlacementApp:
                 raise errors.NotFound(
                     f'The resource is not available at microversion '
                     f'{version.major}.{version.minor}.')
-            if method == 'GET':
+            if method == 'GET' and not getattr(handler, 'any_accept', False):
                 _check_accept(environ)
             if path not in _OPEN_PATHS:
                 auth.authorize(identity, method, path)

@@ -22,3 +22,6 @@ def home(req):
         'links': [{'rel': 'self', 'href': ''}],
     }]}
     return json_response(req, body, last_modified=None)
+
+
+home.any_accept = True   # as the reference: version discovery ignores Accept

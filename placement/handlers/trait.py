@@ -42,6 +42,9 @@ def get_trait(req):
     return no_content(req, last_modified=latest(row.updated_at, row.created_at))
 
 
+get_trait.any_accept = True   # no body to negotiate, as the reference
+
+
 @min_version('1.6')
 def delete_trait(req):
     with db_api.writer(req.context) as conn:

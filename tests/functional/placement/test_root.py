@@ -87,3 +87,7 @@ def test_feature_gated_routes_404_below_their_version(client):
     assert client.get('/resource_classes', mv='1.1').status_int == 404
     assert client.get('/traits', mv='1.5').status_int == 404
     assert client.get('/traits', mv='1.6').status_int == 200
+
+
+def test_root_ignores_accept_as_the_reference(client):
+    assert client.get('/', headers={'Accept': 'text/plain'}).status_int == 200
