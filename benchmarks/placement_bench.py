@@ -1,0 +1,342 @@
+#!/usr/bin/env python3
+"""Benchmark any Placement-compatible service over HTTP.
+
+    python benchmarks/placement_bench.py http://127.0.0.1:8778 \
+        [--providers 1000,5000] [--token admin] [--json out.json]
+
+For each provider count N (ascending; the set grows between steps) it
+creates compute-node providers (VCPU 16 at allocation_ratio 4.0, MEMORY_MB
+65536, DISK_GB 1000; rack and row aggregates; a few traits), then measures:
+
+* GET /allocation_candidates (limit 1000): plain, with member_of (one row
+  aggregate), with required and forbidden traits: median and p95 latency;
+* claims: PUT /allocations/{new consumer} with allocation requests taken
+  from the candidates, sequentially and from 4 and 8 client threads:
+  claims per second (409s counted, not hidden);
+* DELETE /allocations/{consumer}: median latency and deletes per second.
+
+Everything it created is removed at the end (also on Ctrl-C). Only the
+standard library and ``requests``: it runs unchanged against the reference
+implementation or ours. The machine (cores, CPU model, Python) is printed
+with the results: compare two services only within one run on one machine.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import platform
+import statistics
+import sys
+import threading
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+
+import requests
+
+RESOURCES = 'VCPU:2,MEMORY_MB:4096,DISK_GB:20'
+INVENTORY = {
+    'VCPU': {'total': 16, 'allocation_ratio': 4.0, 'max_unit': 16},
+    'MEMORY_MB': {'total': 65536, 'max_unit': 65536},
+    'DISK_GB': {'total': 1000, 'max_unit': 1000},
+}
+TRAIT_ALL = 'HW_CPU_X86_AVX2'
+TRAIT_HALF = 'HW_CPU_X86_AVX512F'          # every 2nd provider
+TRAIT_DISABLED = 'COMPUTE_STATUS_DISABLED'  # every 50th provider
+TRAIT_CUSTOM = 'CUSTOM_BENCH_GPU'           # every 10th provider
+RACK_SIZE, ROW_SIZE = 20, 200
+RUN = uuid.uuid4().hex[:8]
+
+
+def _uuid(kind: str, i: int) -> str:
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, f'cellplane-bench/{RUN}/{kind}/{i}'))
+
+
+def machine() -> dict:
+    model = platform.processor() or 'unknown'
+    try:
+        with open('/proc/cpuinfo') as f:
+            for line in f:
+                if line.startswith('model name'):
+                    model = line.split(':', 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return {'cores': os.cpu_count(), 'cpu': model,
+            'python': platform.python_version(), 'system': platform.platform()}
+
+
+def percentile(values, p):
+    ordered = sorted(values)
+    rank = max(0, min(len(ordered) - 1, math.ceil(p / 100 * len(ordered)) - 1))
+    return ordered[rank]
+
+
+class BenchError(Exception):
+    pass
+
+
+class Api:
+    """Thread-safe HTTP calls (one requests.Session per thread)."""
+
+    def __init__(self, base: str, token: str, version: str):
+        self.base = base.rstrip('/')
+        self.headers = {'x-auth-token': token, 'accept': 'application/json',
+                        'openstack-api-version': f'placement {version}'}
+        self._local = threading.local()
+
+    def _session(self) -> requests.Session:
+        s = getattr(self._local, 'session', None)
+        if s is None:
+            s = self._local.session = requests.Session()
+        return s
+
+    def call(self, method, path, body=None, params=None):
+        headers = dict(self.headers)
+        data = None
+        if body is not None:
+            data = json.dumps(body)
+            headers['content-type'] = 'application/json'
+        start = time.perf_counter()
+        resp = self._session().request(method, self.base + path, params=params,
+                                       data=data, headers=headers, timeout=120)
+        elapsed = time.perf_counter() - start
+        payload = resp.json() if resp.content else None
+        return resp.status_code, payload, elapsed
+
+    def ok(self, method, path, body=None, params=None, expect=(200, 201, 204)):
+        status, payload, _ = self.call(method, path, body, params)
+        if status not in expect:
+            raise BenchError(f'{method} {path} -> {status}: {str(payload)[:300]}')
+        return payload
+
+
+class Bench:
+    def __init__(self, api: Api, args):
+        self.api = api
+        self.args = args
+        self.providers: list[str] = []
+        self.consumers: set[str] = set()
+        self.lock = threading.Lock()
+
+    # ------------------------------------------------------------ set-up
+    def _provider(self, i: int) -> str:
+        rp = _uuid('rp', i)
+        made = self.api.ok('POST', '/resource_providers',
+                           {'name': f'bench-{RUN}-{i}', 'uuid': rp})
+        generation = made['generation'] if made else 0
+        with self.lock:
+            self.providers.append(rp)
+        generation = self.api.ok('PUT', f'/resource_providers/{rp}/inventories', {
+            'resource_provider_generation': generation,
+            'inventories': INVENTORY})['resource_provider_generation']
+        traits = [TRAIT_ALL]
+        if i % 2 == 0:
+            traits.append(TRAIT_HALF)
+        if i % 50 == 0:
+            traits.append(TRAIT_DISABLED)
+        if i % 10 == 0:
+            traits.append(TRAIT_CUSTOM)
+        generation = self.api.ok('PUT', f'/resource_providers/{rp}/traits', {
+            'resource_provider_generation': generation,
+            'traits': traits})['resource_provider_generation']
+        self.api.ok('PUT', f'/resource_providers/{rp}/aggregates', {
+            'resource_provider_generation': generation,
+            'aggregates': [_uuid('rack', i // RACK_SIZE), _uuid('row', i // ROW_SIZE)]})
+        return rp
+
+    def grow_to(self, n: int) -> float:
+        self.api.ok('PUT', f'/traits/{TRAIT_CUSTOM}', expect=(201, 204))
+        start = time.perf_counter()
+        with ThreadPoolExecutor(4) as pool:
+            list(pool.map(self._provider, range(len(self.providers), n)))
+        return time.perf_counter() - start
+
+    # -------------------------------------------------------- candidates
+    def variants(self) -> dict:
+        limit = self.args.limit
+        return {
+            'plain': {'resources': RESOURCES, 'limit': limit},
+            'member_of (row)': {'resources': RESOURCES, 'limit': limit,
+                                'member_of': _uuid('row', 0)},
+            'required+forbidden': {'resources': RESOURCES, 'limit': limit,
+                                   'required': f'{TRAIT_HALF},!{TRAIT_DISABLED}'},
+        }
+
+    def measure_candidates(self) -> dict:
+        out = {}
+        for name, params in self.variants().items():
+            samples = []
+            count = None
+            for i in range(self.args.warmup + self.args.repeat):
+                status, body, elapsed = self.api.call(
+                    'GET', '/allocation_candidates', params=params)
+                if status != 200:
+                    raise BenchError(f'candidates {params}: {status} {str(body)[:300]}')
+                count = len(body['allocation_requests'])
+                if i >= self.args.warmup:
+                    samples.append(elapsed * 1000)
+            out[name] = {'median_ms': statistics.median(samples),
+                         'p95_ms': percentile(samples, 95), 'candidates': count,
+                         'n': len(samples)}
+        return out
+
+    # ------------------------------------------------------------ claims
+    def _claim_body(self, allocations) -> dict:
+        return {'allocations': allocations, 'project_id': f'bench-{RUN}',
+                'user_id': f'bench-{RUN}', 'consumer_generation': None,
+                'consumer_type': 'INSTANCE'}
+
+    def claims(self, pool: list, count: int, threads: int) -> dict:
+        consumers = [str(uuid.uuid4()) for _ in range(count)]
+        results = {'ok': 0, 'conflict': 0, 'other': 0}
+        latencies = []
+        next_index = iter(range(count))
+        lock = threading.Lock()
+
+        def worker():
+            while True:
+                with lock:
+                    k = next(next_index, None)
+                if k is None:
+                    return
+                status, body, elapsed = self.api.call(
+                    'PUT', f'/allocations/{consumers[k]}',
+                    self._claim_body(pool[k % len(pool)]))
+                with lock:
+                    if status == 204:
+                        results['ok'] += 1
+                        latencies.append(elapsed * 1000)
+                        self.consumers.add(consumers[k])
+                    elif status == 409:
+                        results['conflict'] += 1
+                    else:
+                        results['other'] += 1
+                        if results['other'] == 1:
+                            print(f'  unexpected claim answer {status}: {str(body)[:200]}',
+                                  file=sys.stderr)
+
+        start = time.perf_counter()
+        workers = [threading.Thread(target=worker) for _ in range(threads)]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+        wall = time.perf_counter() - start
+        return dict(results, threads=threads, wall_s=wall,
+                    per_s=results['ok'] / wall,
+                    median_ms=statistics.median(latencies) if latencies else None)
+
+    def deletes(self, threads: int = 1) -> dict:
+        todo = list(self.consumers)
+        latencies = []
+        errors = []
+        lock = threading.Lock()
+        it = iter(todo)
+
+        def worker():
+            while True:
+                with lock:
+                    c = next(it, None)
+                if c is None:
+                    return
+                status, _, elapsed = self.api.call('DELETE', f'/allocations/{c}')
+                with lock:
+                    (latencies.append(elapsed * 1000) if status == 204
+                     else errors.append(status))
+                    self.consumers.discard(c)
+
+        start = time.perf_counter()
+        workers = [threading.Thread(target=worker) for _ in range(threads)]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+        wall = time.perf_counter() - start
+        return {'n': len(latencies), 'errors': len(errors),
+                'median_ms': statistics.median(latencies) if latencies else None,
+                'per_s': len(latencies) / wall if wall else None}
+
+    def measure_claims(self) -> dict:
+        body = self.api.ok('GET', '/allocation_candidates',
+                           params={'resources': RESOURCES, 'limit': self.args.limit})
+        pool = [ar['allocations'] for ar in body['allocation_requests']]
+        if not pool:
+            raise BenchError('no candidates to claim')
+        out = {}
+        for threads in [1] + self.args.threads:
+            out[f'claims x{threads}'] = self.claims(pool, self.args.claims, threads)
+            out[f'deletes after x{threads}'] = self.deletes(1)
+        return out
+
+    # ----------------------------------------------------------- cleanup
+    def cleanup(self) -> None:
+        self.deletes(4)
+
+        def remove(rp):
+            self.api.call('DELETE', f'/resource_providers/{rp}')
+        with ThreadPoolExecutor(4) as pool:
+            list(pool.map(remove, self.providers))
+        self.api.call('DELETE', f'/traits/{TRAIT_CUSTOM}')
+
+
+def print_report(base: str, results: list[dict]) -> None:
+    m = machine()
+    print(f'\nPlacement benchmark of {base}')
+    print(f"machine: {m['cores']} cores, {m['cpu']}, Python {m['python']}, {m['system']}")
+    for step in results:
+        print(f"\n== {step['providers']} providers (created in {step['setup_s']:.1f} s) ==")
+        print(f"{'GET /allocation_candidates':34} {'median ms':>10} {'p95 ms':>10} {'cands':>7}")
+        for name, r in step['candidates'].items():
+            print(f"  {name:32} {r['median_ms']:10.1f} {r['p95_ms']:10.1f} {r['candidates']:7}")
+        print(f"{'claims / deletes':34} {'per s':>10} {'median ms':>10} {'ok':>7} {'409':>5} {'other':>5}")
+        for name, r in step['claims'].items():
+            median = f"{r['median_ms']:10.2f}" if r['median_ms'] is not None else f"{'-':>10}"
+            per_s = f"{r['per_s']:10.1f}" if r['per_s'] is not None else f"{'-':>10}"
+            ok = r.get('ok', r.get('n'))
+            print(f"  {name:32} {per_s} {median} {ok:7} "
+                  f"{r.get('conflict', 0):5} {r.get('other', r.get('errors', 0)):5}")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser.add_argument('base_url')
+    parser.add_argument('--providers', default='1000,5000')
+    parser.add_argument('--token', default='admin')
+    parser.add_argument('--microversion', default='1.39')
+    parser.add_argument('--limit', type=int, default=1000)
+    parser.add_argument('--repeat', type=int, default=20)
+    parser.add_argument('--warmup', type=int, default=3)
+    parser.add_argument('--claims', type=int, default=500)
+    parser.add_argument('--threads', default='4,8')
+    parser.add_argument('--json', help='also write the results to this file')
+    args = parser.parse_args(argv)
+    args.threads = [int(t) for t in args.threads.split(',') if t]
+    api = Api(args.base_url, args.token, args.microversion)
+    bench = Bench(api, args)
+    results = []
+    try:
+        for n in sorted(int(x) for x in args.providers.split(',')):
+            print(f'growing to {n} providers...', file=sys.stderr)
+            setup = bench.grow_to(n)
+            print('measuring candidates...', file=sys.stderr)
+            cands = bench.measure_candidates()
+            print('measuring claims...', file=sys.stderr)
+            claims = bench.measure_claims()
+            results.append({'providers': n, 'setup_s': setup,
+                            'candidates': cands, 'claims': claims})
+    finally:
+        print('cleaning up...', file=sys.stderr)
+        bench.cleanup()
+    print_report(args.base_url, results)
+    if args.json:
+        with open(args.json, 'w') as f:
+            json.dump({'base_url': args.base_url, 'machine': machine(),
+                       'results': results}, f, indent=2)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
