@@ -3,144 +3,257 @@
     .venv/bin/python tools/run_reference_gabbits.py [YAML ...]
 
 The YAML files and gabbi come from an installed openstack-placement (the peer
-venv built by shared/peers/placement/setup_venv.sh; override with
-REFERENCE_SITE_PACKAGES). Each YAML file runs against our WSGI app in-process
-on a fresh SQLite database. The reference's data fixtures (AllocationFixture,
-SharedStorageFixture, NUMANetworkFixture, GranularFixture, ...) are executed
-from its own source with their database helpers replaced by calls to our
-HTTP API, so they build the same providers, inventories, traits, aggregates
-and allocations. Policy, RBAC and CORS fixtures are not emulated: pass no
-argument and those files are skipped. A development tool, not part of the
-test suite (it needs the reference installed).
+venv built by shared/peers/placement/setup_venv.sh; override its
+site-packages with REFERENCE_SITE_PACKAGES). Each YAML file runs against our
+WSGI app in-process on a fresh SQLite database. The reference's data fixtures
+(AllocationFixture, SharedStorageFixture, NUMANetworkFixture,
+GranularFixture, ...) are executed from its own source, with the database
+helpers they call replaced by calls to our HTTP API, so they build the same
+providers, inventories, traits, aggregates and allocations. Policy, RBAC and
+CORS fixtures are not emulated: without arguments those files are skipped.
+A development tool, not part of the test suite (it needs the reference).
+Exit status 1 when any test fails.
 """
-import os, re, sys, shutil, tempfile, unittest, uuid
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+import unittest
+import uuid
+
+# Ours first: the reference's site-packages also has a 'placement' package.
 from cellplane.db import engines, migrate
-from placement.wsgi import make_app
-from placement.objects import consumer as consumer_mod, standards
 from placement.client import InProcessTransport
+from placement.objects import consumer as consumer_obj
+from placement.objects import standards
+from placement.wsgi import make_app
+
 SITE = os.environ.get('REFERENCE_SITE_PACKAGES', os.path.join(
-    os.path.dirname(__file__), '..', '..', '.peers', 'placement-venv', 'lib', 'python3.11',
-    'site-packages'))
-sys.path.append(SITE)  # after our imports: its 'placement' must not shadow ours
-from gabbi import driver, fixture
-import os_resource_classes as orc
-import os_traits as ot
-from oslo_utils import uuidutils
-class _Sentinels:
-    def __init__(self): self._d = {}
-    def __getattr__(self, name):
-        if name.startswith('_'): raise AttributeError(name)
-        return self._d.setdefault(name, str(uuid.uuid4()))
-uuids = _Sentinels()
+    os.path.dirname(os.path.abspath(__file__)), '..', '..', '.peers', 'placement-venv',
+    'lib', 'python3.11', 'site-packages'))
+sys.path.append(SITE)
 
-G = SITE + '/placement/tests/functional/'
-tmpl = tempfile.mkdtemp() + '/t.db'
-e = engines.create_engine(f'sqlite:///{tmpl}'); migrate.sync('placement', e); standards.sync(e); e.dispose()
-CURRENT = {}
+import os_resource_classes as orc  # noqa: E402
+import os_traits as ot  # noqa: E402
+from gabbi import driver, fixture  # noqa: E402
+from oslo_utils import uuidutils  # noqa: E402
 
-class LazyApp:
+FUNCTIONAL = os.path.join(SITE, 'placement', 'tests', 'functional')
+# The environment the reference's APIFixture sets up.
+FRESH_UUIDS = ['RP_UUID', 'RP_NAME', 'RP_UUID1', 'RP_NAME1', 'RP_UUID2', 'RP_NAME2',
+               'PROJECT_ID', 'ADMIN_PROJECT_ID', 'SERVICE_PROJECT_ID', 'USER_ID',
+               'PROJECT_ID_ALT', 'USER_ID_ALT', 'INSTANCE_UUID', 'MIGRATION_UUID',
+               'CONSUMER_UUID', 'PARENT_PROVIDER_UUID', 'ALT_PARENT_PROVIDER_UUID']
+CUSTOM_CLASSES = {'CUSTOM_RES_CLASS': 'CUSTOM_IRON_NFV',
+                  'CUSTOM_RES_CLASS1': 'CUSTOM_IRON_NFV1',
+                  'CUSTOM_RES_CLASS2': 'CUSTOM_IRON_NFV2'}
+
+_current: dict = {}   # the app (and its transport) of the YAML file running
+
+
+class CurrentApp:
+    """The WSGI app gabbi intercepts: whichever the running fixture made."""
+
     def __call__(self, environ, start_response):
-        return CURRENT['app'](environ, start_response)
+        return _current['app'](environ, start_response)
 
-def T():
-    return CURRENT['t']
 
-def call(method, path, body=None, mv='1.39', ok=(200, 201, 204)):
-    r = T().request(method, path, body, mv)
-    assert r.status in ok, (method, path, body, r.status, r.body)
-    return r.body
+def call(method: str, path: str, body=None, mv: str = '1.39'):
+    resp = _current['transport'].request(method, path, body, mv)
+    assert resp.status < 300, (method, path, body, resp.status, resp.body)
+    return resp.body
 
-class Ctx: pass
 
-class RP:
-    def __init__(self, uuid, name): self.uuid, self.name = uuid, name
-    def gen(self): return call('GET', f'/resource_providers/{self.uuid}')['generation']
-    def set_aggregates(self, aggs):
-        call('PUT', f'/resource_providers/{self.uuid}/aggregates', {'resource_provider_generation': self.gen(), 'aggregates': list(aggs)})
+class Sentinels:
+    """oslo_utils' uuidsentinel: a stable random uuid per attribute name."""
 
-class User:
-    def __init__(self, ctx=None, external_id=None): self.external_id = external_id
-    def create(self): pass
-Project = User
+    def __init__(self):
+        self._uuids = {}
 
-class tb:
-    @staticmethod
-    def create_provider(ctx, name, *aggs, **kw):
-        u = kw.get('uuid', getattr(uuids, name))
-        body = {'name': name, 'uuid': u}
-        if kw.get('parent'): body['parent_provider_uuid'] = kw['parent']
+    def __getattr__(self, name):
+        if name.startswith('_'):
+            raise AttributeError(name)
+        return self._uuids.setdefault(name, str(uuid.uuid4()))
+
+
+class Provider:
+    def __init__(self, uuid_: str, name: str):
+        self.uuid, self.name = uuid_, name
+
+    def generation(self) -> int:
+        return call('GET', f'/resource_providers/{self.uuid}')['generation']
+
+    def set_aggregates(self, aggregates) -> None:
+        call('PUT', f'/resource_providers/{self.uuid}/aggregates',
+             {'resource_provider_generation': self.generation(),
+              'aggregates': list(aggregates)})
+
+
+class Owner:
+    """A project or a user: only its external id matters over HTTP."""
+
+    def __init__(self, ctx=None, external_id=None):
+        self.external_id = external_id
+
+    def create(self):
+        pass
+
+
+class Consumer:
+    def __init__(self, uuid_: str, user: Owner, project: Owner):
+        self.uuid, self.user, self.project = uuid_, user, project
+
+
+class DatabaseHelpers:
+    """The reference's tests/functional/db/test_base helpers, over HTTP."""
+
+    sentinels = Sentinels()
+
+    @classmethod
+    def create_provider(cls, ctx, name, *aggregates, **kwargs):
+        rp_uuid = kwargs.get('uuid', getattr(cls.sentinels, name))
+        body = {'name': name, 'uuid': rp_uuid}
+        if kwargs.get('parent'):
+            body['parent_provider_uuid'] = kwargs['parent']
         call('POST', '/resource_providers', body)
-        rp = RP(u, name)
-        if aggs: rp.set_aggregates(aggs)
-        return rp
+        provider = Provider(rp_uuid, name)
+        if aggregates:
+            provider.set_aggregates(aggregates)
+        return provider
+
     @staticmethod
-    def add_inventory(rp, rc, total, **kw):
-        if rc.startswith('CUSTOM_'): call('PUT', f'/resource_classes/{rc}', mv='1.7')
-        kw.setdefault('max_unit', total)
-        inv = call('GET', f'/resource_providers/{rp.uuid}/inventories')
-        invs = inv['inventories']; invs[rc] = dict(total=total, **kw)
-        call('PUT', f'/resource_providers/{rp.uuid}/inventories', {'resource_provider_generation': inv['resource_provider_generation'], 'inventories': invs})
+    def add_inventory(provider, rc, total, **kwargs):
+        if rc.startswith('CUSTOM_'):
+            call('PUT', f'/resource_classes/{rc}', mv='1.7')
+        kwargs.setdefault('max_unit', total)
+        current = call('GET', f'/resource_providers/{provider.uuid}/inventories')
+        inventories = current['inventories']
+        inventories[rc] = dict(total=total, **kwargs)
+        call('PUT', f'/resource_providers/{provider.uuid}/inventories',
+             {'resource_provider_generation': current['resource_provider_generation'],
+              'inventories': inventories})
+
     @staticmethod
-    def set_traits(rp, *traits):
-        for t in traits:
-            if t.startswith('CUSTOM_'): call('PUT', f'/traits/{t}')
-        call('PUT', f'/resource_providers/{rp.uuid}/traits', {'resource_provider_generation': rp.gen(), 'traits': list(traits)})
+    def set_traits(provider, *traits):
+        for name in traits:
+            if name.startswith('CUSTOM_'):
+                call('PUT', f'/traits/{name}')
+        call('PUT', f'/resource_providers/{provider.uuid}/traits',
+             {'resource_provider_generation': provider.generation(),
+              'traits': list(traits)})
+
     @staticmethod
     def ensure_consumer(ctx, user, project, consumer_id=None):
-        c = Ctx(); c.uuid = consumer_id or uuidutils.generate_uuid(); c.user = user; c.project = project
-        return c
+        return Consumer(consumer_id or uuidutils.generate_uuid(), user, project)
+
     @staticmethod
-    def set_allocation(ctx, rp, consumer, rc_used):
-        call('PUT', f'/allocations/{consumer.uuid}', {'allocations': {rp.uuid: {'resources': rc_used}}, 'project_id': consumer.project.external_id, 'user_id': consumer.user.external_id}, mv='1.27')
+    def set_allocation(ctx, provider, consumer, resources):
+        # As the reference's helper: replaces all of the consumer's allocations.
+        call('PUT', f'/allocations/{consumer.uuid}',
+             {'allocations': {provider.uuid: {'resources': resources}},
+              'project_id': consumer.project.external_id,
+              'user_id': consumer.user.external_id}, mv='1.27')
+
     @staticmethod
     def create_user_and_project(ctx, prefix='fake'):
-        return User(external_id=f'{prefix}-user'), Project(external_id=f'{prefix}-project')
+        return Owner(external_id=f'{prefix}-user'), Owner(external_id=f'{prefix}-project')
 
-class user_obj: User = User
-class project_obj: Project = Project
-class rc_obj:
-    class ResourceClass:
-        def __init__(self, ctx=None, name=None, context=None): self.name = name
-        def create(self): call('PUT', f'/resource_classes/{self.name}', mv='1.7')
 
-class ConfFixture:
-    def config(self, **kw): pass
+class ResourceClass:
+    def __init__(self, ctx=None, name=None, context=None):
+        self.name = name
 
-ENV = ['RP_UUID', 'RP_NAME', 'RP_UUID1', 'RP_NAME1', 'RP_UUID2', 'RP_NAME2', 'PROJECT_ID', 'ADMIN_PROJECT_ID', 'SERVICE_PROJECT_ID', 'USER_ID', 'PROJECT_ID_ALT', 'USER_ID_ALT', 'INSTANCE_UUID', 'MIGRATION_UUID', 'CONSUMER_UUID', 'PARENT_PROVIDER_UUID', 'ALT_PARENT_PROVIDER_UUID']
+    def create(self):
+        call('PUT', f'/resource_classes/{self.name}', mv='1.7')
+
+
+class _Namespace:
+    def __init__(self, **attrs):
+        self.__dict__.update(attrs)
+
+
+class NoConfig:
+    def config(self, **kwargs):
+        pass
+
 
 class APIFixture(fixture.GabbiFixture):
+    """A fresh database and app per YAML file, and the reference's variables."""
+
+    template: str | None = None
+
     def start_fixture(self):
-        for k in ENV: os.environ[k] = str(uuid.uuid4())
-        os.environ['CUSTOM_RES_CLASS'] = 'CUSTOM_IRON_NFV'; os.environ['CUSTOM_RES_CLASS1'] = 'CUSTOM_IRON_NFV1'; os.environ['CUSTOM_RES_CLASS2'] = 'CUSTOM_IRON_NFV2'
-        d = tempfile.mkdtemp(); path = d + '/p.db'; shutil.copy(tmpl, path)
-        engine = engines.create_engine(f'sqlite:///{path}'); consumer_mod.forget_cached_names()
-        CURRENT['app'] = make_app(engine, auth_strategy='noauth2', sync_standards=False)
-        CURRENT['t'] = InProcessTransport(CURRENT['app'])
-        self.context = Ctx()
-        self.conf_fixture = ConfFixture()
-    def stop_fixture(self): pass
+        for name in FRESH_UUIDS:
+            os.environ[name] = str(uuid.uuid4())
+        os.environ.update(CUSTOM_CLASSES)
+        path = os.path.join(tempfile.mkdtemp(prefix='gabbi-'), 'placement.db')
+        shutil.copy(self.template, path)
+        engine = engines.create_engine(f'sqlite:///{path}')
+        consumer_obj.forget_cached_names()
+        _current['app'] = make_app(engine, auth_strategy='noauth2', sync_standards=False)
+        _current['transport'] = InProcessTransport(_current['app'])
+        self.context = object()
+        self.conf_fixture = NoConfig()
 
-src = open(G + 'fixtures/gabbits.py').read()
-start = src.index('class AllocationFixture')
-end = src.index('class CORSFixture')
-body = src[start:end] + src[src.index('class GranularFixture'):src.index('class OpenPolicyFixture')] + src[src.index('class NeutronQoSMultiSegmentFixture'):]
-ns = dict(os=os, orc=orc, ot=ot, uuidutils=uuidutils, uuids=uuids, tb=tb, user_obj=user_obj, project_obj=project_obj, rc_obj=rc_obj, APIFixture=APIFixture, fixture=fixture)
-exec(compile(body, 'fixtures', 'exec'), ns)
-module = type(sys)('gabbit_fixtures'); module.__dict__.update(ns); sys.modules['gabbit_fixtures'] = module
+    def stop_fixture(self):
+        pass
 
-names = sys.argv[1:] or sorted(
-    n for n in os.listdir(G + 'gabbits') if n.endswith('.yaml')
-    and not any(word in n for word in ('policy', 'rbac', 'cors')))
-total = 0
-for name in names:
-    ydir = tempfile.mkdtemp(); shutil.copy(G + 'gabbits/' + name, ydir)
-    suite = driver.build_tests(ydir, unittest.TestLoader(), host=None, intercept=LazyApp, fixture_module=module, test_loader_name='g')
-    res = unittest.TextTestRunner(verbosity=0, stream=open(os.devnull, 'w')).run(suite)
-    fails = res.failures + res.errors
-    print(f'{name}: ran {res.testsRun}, failed {len(fails)}')
-    for t, tb_ in fails:
-        lines = [l for l in tb_.splitlines() if l.strip()]
-        print('   FAIL', t.id().split('_', 2)[-1][:90], '|', ' '.join(lines[-4:])[:700])
-    total += len(fails)
-print('total failures', total)
-sys.exit(1 if total else 0)
+
+def _fixture_module():
+    """The reference's data fixtures, run with our helpers underneath."""
+    with open(os.path.join(FUNCTIONAL, 'fixtures', 'gabbits.py')) as f:
+        src = f.read()
+    body = (src[src.index('class AllocationFixture'):src.index('class CORSFixture')]
+            + src[src.index('class GranularFixture'):src.index('class OpenPolicyFixture')]
+            + src[src.index('class NeutronQoSMultiSegmentFixture'):])
+    namespace = dict(
+        os=os, orc=orc, ot=ot, uuidutils=uuidutils, uuids=DatabaseHelpers.sentinels,
+        tb=DatabaseHelpers, user_obj=_Namespace(User=Owner),
+        project_obj=_Namespace(Project=Owner), rc_obj=_Namespace(ResourceClass=ResourceClass),
+        APIFixture=APIFixture, fixture=fixture)
+    exec(compile(body, 'reference fixtures', 'exec'), namespace)
+    module = type(sys)('reference_gabbit_fixtures')
+    module.__dict__.update(namespace)
+    sys.modules[module.__name__] = module
+    return module
+
+
+def _template_database() -> str:
+    path = os.path.join(tempfile.mkdtemp(prefix='gabbi-template-'), 'placement.db')
+    engine = engines.create_engine(f'sqlite:///{path}')
+    migrate.sync('placement', engine)
+    standards.sync(engine)
+    engine.dispose()
+    return path
+
+
+def main(names: list[str]) -> int:
+    gabbits = os.path.join(FUNCTIONAL, 'gabbits')
+    names = names or sorted(
+        n for n in os.listdir(gabbits) if n.endswith('.yaml')
+        and not any(word in n for word in ('policy', 'rbac', 'cors')))
+    APIFixture.template = _template_database()
+    module = _fixture_module()
+    failures = 0
+    for name in names:
+        folder = tempfile.mkdtemp(prefix='gabbi-yaml-')
+        shutil.copy(os.path.join(gabbits, name), folder)
+        suite = driver.build_tests(folder, unittest.TestLoader(), host=None,
+                                   intercept=CurrentApp, fixture_module=module,
+                                   test_loader_name='reference')
+        with open(os.devnull, 'w') as quiet:
+            result = unittest.TextTestRunner(verbosity=0, stream=quiet).run(suite)
+        failed = result.failures + result.errors
+        print(f'{name}: ran {result.testsRun}, failed {len(failed)}')
+        for test, trace in failed:
+            lines = [line for line in trace.splitlines() if line.strip()]
+            print('   FAIL', test.id().split('_', 2)[-1][:90], '|', ' '.join(lines[-4:])[:700])
+        failures += len(failed)
+    print('total failures', failures)
+    return 1 if failures else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))

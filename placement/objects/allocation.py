@@ -305,6 +305,8 @@ _CAPACITY = sa.text(
 ).bindparams(sa.bindparam('consumers', expanding=True),
              sa.bindparam('rps', expanding=True),
              sa.bindparam('rcs', expanding=True))
+
+
 def replace_in_transaction(conn: Connection, writes: list[ConsumerWrite],
                            resolved: Resolved) -> None:
     """The claim's steps on ``conn``, inside the caller's transaction."""
