@@ -11,6 +11,8 @@ GranularFixture, ...) are executed from its own source, with the database
 helpers they call replaced by calls to our HTTP API, so they build the same
 providers, inventories, traits, aggregates and allocations. Policy, RBAC and
 CORS fixtures are not emulated: without arguments those files are skipped.
+With GABBI_POSTGRES_ADMIN_URL (say postgresql+psycopg2://postgres@127.0.0.1/postgres)
+each file gets a fresh PostgreSQL database instead, dropped afterwards.
 A development tool, not part of the test suite (it needs the reference).
 Exit status 1 when any test fails.
 """
@@ -188,9 +190,14 @@ class APIFixture(fixture.GabbiFixture):
         for name in FRESH_UUIDS:
             os.environ[name] = str(uuid.uuid4())
         os.environ.update(CUSTOM_CLASSES)
-        path = os.path.join(tempfile.mkdtemp(prefix='gabbi-'), 'placement.db')
-        shutil.copy(self.template, path)
-        engine = engines.create_engine(f'sqlite:///{path}')
+        admin_url = os.environ.get('GABBI_POSTGRES_ADMIN_URL')
+        if admin_url:
+            engine = _fresh_postgres(admin_url)
+        else:
+            path = os.path.join(tempfile.mkdtemp(prefix='gabbi-'), 'placement.db')
+            shutil.copy(self.template, path)
+            engine = engines.create_engine(f'sqlite:///{path}')
+        _current['engine'] = engine
         consumer_obj.forget_cached_names()
         _current['app'] = make_app(engine, auth_strategy='noauth2', sync_standards=False)
         _current['transport'] = InProcessTransport(_current['app'])
@@ -198,7 +205,32 @@ class APIFixture(fixture.GabbiFixture):
         self.conf_fixture = NoConfig()
 
     def stop_fixture(self):
-        pass
+        engine = _current.pop('engine')
+        engine.dispose()
+        if engine.dialect.name == 'postgresql':
+            _drop_postgres(os.environ['GABBI_POSTGRES_ADMIN_URL'], engine.url.database)
+
+
+def _fresh_postgres(admin_url: str):
+    import sqlalchemy as sa
+    name = f'cp_gabbi_{uuid.uuid4().hex[:10]}'
+    admin = sa.create_engine(admin_url, isolation_level='AUTOCOMMIT')
+    with admin.connect() as conn:
+        conn.exec_driver_sql(f'CREATE DATABASE {name}')
+    admin.dispose()
+    url = sa.engine.make_url(admin_url).set(database=name)
+    engine = engines.create_engine(url.render_as_string(hide_password=False))
+    migrate.sync('placement', engine)
+    standards.sync(engine)
+    return engine
+
+
+def _drop_postgres(admin_url: str, name: str) -> None:
+    import sqlalchemy as sa
+    admin = sa.create_engine(admin_url, isolation_level='AUTOCOMMIT')
+    with admin.connect() as conn:
+        conn.exec_driver_sql(f'DROP DATABASE IF EXISTS {name}')
+    admin.dispose()
 
 
 def _fixture_module():
