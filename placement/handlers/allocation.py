@@ -107,6 +107,19 @@ def delete_allocations(req):
     return no_content(req)
 
 
+# The columns are 32-bit integers; the schemas set no maximum (neither do
+# the reference's), so a larger number must be refused here, not by the
+# database (a 500).
+MAX_INT = 0x7FFFFFFF
+
+
+def _check_storable(*numbers) -> None:
+    for n in numbers:
+        if type(n) is int and n > MAX_INT:
+            raise errors.BadRequest(
+                f'JSON does not validate: {n} is greater than the maximum of {MAX_INT}')
+
+
 def _validate(data, body_schema: dict) -> None:
     try:
         validator_for(body_schema).validate(data)
@@ -127,6 +140,7 @@ def consumer_write(req, consumer_uuid: str, data: dict) -> alloc_obj.ConsumerWri
     generation = alloc_obj.UNCHECKED
     if req.mv >= (1, 28):
         generation = data['consumer_generation']
+    _check_storable(generation, *(n for res in allocations.values() for n in res.values()))
     project_id = data.get('project_id', consumer_obj.INCOMPLETE_CONSUMER_ID)
     user_id = data.get('user_id', consumer_obj.INCOMPLETE_CONSUMER_ID)
     return alloc_obj.ConsumerWrite(

@@ -265,6 +265,15 @@ def test_bad_amounts_are_400(api, rp, resources):
     assert 'JSON does not validate' in result.error['detail']
 
 
+def test_numbers_too_big_to_store_are_400(api, rp):
+    result = api.claim(CONSUMER, {rp: {'VCPU': 2 ** 31}})
+    assert result.status == 400
+    assert 'is greater than the maximum of 2147483647' in result.error['detail']
+    assert api.claim(CONSUMER, {rp: {'VCPU': 1}}).status == 204
+    result = api.claim(CONSUMER, {rp: {'VCPU': 1}}, generation=10 ** 20)
+    assert result.status == 400
+
+
 def test_bad_provider_uuid_in_body_is_400(api, rp):
     result = api.claim(CONSUMER, {'not-a-uuid': {'VCPU': 1}})
     assert result.status == 400
