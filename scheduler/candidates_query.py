@@ -58,6 +58,30 @@ class CandidatesQuery:
             params.append(('limit', str(self.limit)))
         return params
 
+    def one_constraint_at_a_time(self) -> list[tuple[str, 'CandidatesQuery']]:
+        """(what it asks, a ``limit=1`` query asking only that), per constraint.
+
+        Used to say which constraint no provider meets when the whole query
+        returns nothing: ``('VCPU:64', ...)``, ``('trait HW_CPU_X86_AVX2', ...)``,
+        ``('no trait CUSTOM_SLOW', ...)``, ``('member_of in:a,b', ...)``.
+        Traits and aggregates are asked with the smallest resource of the
+        request (one unit), since Placement needs some resource to search.
+        """
+        singles = [(f'{rc}:{amount}', CandidatesQuery(resources={rc: amount}, limit=1))
+                   for rc, amount in sorted(self.resources.items())]
+        if not self.resources:
+            return singles
+        probe = {sorted(self.resources)[0]: 1}
+        singles += [(f'trait {t}', CandidatesQuery(
+            resources=probe, required_traits=frozenset([t]), limit=1))
+            for t in sorted(self.required_traits)]
+        singles += [(f'no trait {t}', CandidatesQuery(
+            resources=probe, forbidden_traits=frozenset([t]), limit=1))
+            for t in sorted(self.forbidden_traits)]
+        singles += [(f'member_of in:{",".join(sorted(a))}', CandidatesQuery(
+            resources=probe, member_of=(a,), limit=1)) for a in self.member_of]
+        return singles
+
 
 def flavor_resources(flavor: Flavor) -> dict[str, int]:
     """Resource class -> amount one instance of ``flavor`` needs (no zeros)."""

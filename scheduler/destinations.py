@@ -9,6 +9,7 @@ holds no I/O of its own; the service wires in the real clients.
 from __future__ import annotations
 
 import dataclasses
+import time
 from typing import Iterable, Mapping, Protocol, Sequence
 
 from rpc_schemas.request_spec import AFFINITY, RequestSpec
@@ -78,14 +79,21 @@ class DestinationSelector:
         trace = SchedulingTrace(project_id=spec.project_id,
                                 num_instances=len(instance_uuids),
                                 num_alternates=num_alternates, query=params,
-                                placement_microversion=self._candidate_source.microversion)
+                                placement_microversion=self._candidate_source.microversion,
+                                instance_uuids=list(instance_uuids),
+                                request=summarize_request(spec), started_at=time.time())
         with self._cache.reading() as token:
-            candidates = self._candidate_source.allocation_candidates(query)
-            states = self._cache.host_states(candidates, token)
+            with trace.timed('placement_candidates'):
+                candidates = self._candidate_source.allocation_candidates(query)
+            with trace.timed('host_states'):
+                states = self._cache.host_states(candidates, token)
         trace.allocation_requests = len(candidates.allocation_requests)
         trace.candidate_hosts = len(states.hosts)
         trace.unknown_providers = states.unknown_providers
         claims = RequestClaims(self._claimer, self._cache, spec.project_id, spec.user_id)
+        if not candidates.allocation_requests:
+            with trace.timed('diagnose_shortage'):
+                trace.shortage = self._diagnose_shortage(query)
         selections = select_hosts(
             spec=spec, instance_uuids=instance_uuids, num_alternates=num_alternates,
             hosts=states.hosts, resources=query.resources, filters=self._filters,
@@ -95,6 +103,23 @@ class DestinationSelector:
             domain_of_host=self._cache.failure_domain_of_host,
             max_claim_attempts=self._max_claim_attempts)
         return SchedulingResult(selections=selections, trace=trace)
+
+    def _diagnose_shortage(self, query: CandidatesQuery) -> list[str]:
+        """Which resource or trait no provider can give, when Placement offered none.
+
+        Asked only on the failure path: the query again with one constraint
+        at a time, ``limit=1``. A constraint that alone returns nothing is
+        short; when each alone is satisfiable only their combination is.
+        """
+        short = []
+        for name, single in query.one_constraint_at_a_time():
+            try:
+                found = self._candidate_source.allocation_candidates(single)
+            except Exception:  # noqa: BLE001 - a diagnosis must not hide the real outcome
+                return []
+            if not found.allocation_requests:
+                short.append(name)
+        return short
 
     def _affinity_domains(self, spec: RequestSpec) -> list[str]:
         """Failure domains of an affinity group's members, at the group's level."""
@@ -111,3 +136,29 @@ class DestinationSelector:
         if not wanted or self._instance_locator is None:
             return {}
         return dict(self._instance_locator.hosts_of(sorted(wanted)))
+
+
+def summarize_request(spec: RequestSpec) -> dict:
+    """The part of a RequestSpec an operator needs to read a scheduling record."""
+    flavor = spec.flavor
+    summary: dict = {
+        'flavor': {'name': flavor.name, 'vcpus': flavor.vcpus,
+                   'memory_mb': flavor.memory_mb, 'root_gb': flavor.root_gb,
+                   'extra_specs': dict(flavor.extra_specs)},
+        'project_id': spec.project_id, 'user_id': spec.user_id,
+        'num_instances': spec.num_instances,
+    }
+    if spec.availability_zone:
+        summary['availability_zone'] = spec.availability_zone
+    if spec.image_properties:
+        summary['image_properties'] = dict(spec.image_properties)
+    if spec.scheduler_hints:
+        summary['scheduler_hints'] = {k: list(v) for k, v in spec.scheduler_hints.items()}
+    if spec.instance_group is not None:
+        summary['instance_group'] = {'policy': spec.instance_group.policy,
+                                     'level': spec.instance_group.level}
+    if spec.ignore_hosts:
+        summary['ignore_hosts'] = list(spec.ignore_hosts)
+    if spec.retry is not None:
+        summary['retry'] = True
+    return summary

@@ -80,16 +80,19 @@ def _select(spec, instance_uuids, num_alternates, hosts, resources, filters,
                                     domain_of_host=domain_of_host)
         usable = [h for h in hosts if h.uuid not in discarded] if discarded else list(hosts)
         instance_trace.hosts_in = len(usable)
-        passed, steps = run_filters(filters, usable, request)
+        with trace.timed('filters'):
+            passed, steps = run_filters(filters, usable, request)
         instance_trace.filters = steps
-        weighed = weigh_hosts(weighers, passed, request)
+        with trace.timed('weighers'):
+            weighed = weigh_hosts(weighers, passed, request)
         instance_trace.weighed_count = len(weighed)
         instance_trace.weighed = [
             WeighedEntry(host=w.host.host, nodename=w.host.nodename,
                          compute_node_uuid=w.host.uuid, weight=w.weight,
                          parts=dict(w.parts)) for w in weighed[:TRACE_WEIGHED_LIMIT]]
-        claimed = _claim_first(instance_uuid, weighed, claims, discarded,
-                               instance_trace, max_claim_attempts)
+        with trace.timed('claims'):
+            claimed = _claim_first(instance_uuid, weighed, claims, discarded,
+                                   instance_trace, max_claim_attempts)
         if claimed is None:
             trace.outcome = 'no valid host'
             trace.rolled_back = claims.rollback()
@@ -170,6 +173,12 @@ def explain_no_valid_host(trace: SchedulingTrace, instance_trace: InstanceTrace,
     query = '&'.join(f'{k}={v}' for k, v in trace.query)
     if trace.candidate_hosts == 0 and not trace.unknown_providers:
         parts.append(f'Placement returned no allocation candidates for {query}')
+        if trace.shortage:
+            parts.append(f'no resource provider has {" nor ".join(trace.shortage)} '
+                         f'(each asked alone)')
+        elif trace.allocation_requests == 0:
+            parts.append('each resource and trait is available alone, but no '
+                         'provider has them all together')
     else:
         placement = f'Placement returned {trace.candidate_hosts} candidate hosts'
         if trace.unknown_providers:
@@ -186,6 +195,8 @@ def explain_no_valid_host(trace: SchedulingTrace, instance_trace: InstanceTrace,
             parts.append(f'{step.removed} removed by {step.filter} ({reasons})')
     if instance_trace.weighed_count:
         parts.append(f'{instance_trace.weighed_count} hosts passed the filters')
+    elif instance_trace.hosts_in:
+        parts.append(f'0/{instance_trace.hosts_in} hosts passed the filters')
     lost = instance_trace.lost_claims()
     if lost:
         parts.append(f'{lost} claims lost races with other claims')

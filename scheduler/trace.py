@@ -1,12 +1,14 @@
 """The structured trace of one scheduler run: what was asked, what each stage did.
 
-Plain data, so it can be logged, attached to NoValidHost and (next issue)
-persisted as the scheduling record. ``SchedulingTrace.to_dict()`` gives JSON.
+Plain data, so it can be logged, attached to NoValidHost and persisted as
+the scheduling record (``scheduler/records/``), with the time of each stage. ``SchedulingTrace.to_dict()`` gives JSON.
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
-from typing import Any
+import time
+from typing import Any, Iterator
 
 CLAIMED = 'claimed'
 CONFLICT = 'conflict'
@@ -80,10 +82,19 @@ class SchedulingTrace:
     project_id: str
     num_instances: int
     num_alternates: int
+    # Set by the RPC endpoint from the caller's context.
+    request_id: str = ''
+    instance_uuids: list[str] = dataclasses.field(default_factory=list)
+    # What was asked, in short: flavor, zone, hints, group (see destinations.py).
+    request: dict[str, Any] = dataclasses.field(default_factory=dict)
+    started_at: float = 0.0
     query: list[tuple[str, str]] = dataclasses.field(default_factory=list)
     placement_microversion: str = ''
     allocation_requests: int = 0
     candidate_hosts: int = 0
+    # When Placement offered no candidate: the constraints that alone find
+    # none ("VCPU:64", "trait HW_GPU"); empty if only their combination fails.
+    shortage: list[str] = dataclasses.field(default_factory=list)
     # Candidate root providers no cell database knows as a compute node.
     unknown_providers: list[str] = dataclasses.field(default_factory=list)
     instances: list[InstanceTrace] = dataclasses.field(default_factory=list)
@@ -91,6 +102,19 @@ class SchedulingTrace:
     error: str | None = None
     # Instances whose claims were removed because the request failed.
     rolled_back: list[str] = dataclasses.field(default_factory=list)
+    # Stage name -> milliseconds spent in it over the whole run (the filters,
+    # weighers and claims of every instance added up).
+    stage_ms: dict[str, float] = dataclasses.field(default_factory=dict)
+
+    @contextlib.contextmanager
+    def timed(self, stage: str) -> Iterator[None]:
+        """Add the time spent in the ``with`` block to ``stage_ms[stage]``."""
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            elapsed = (time.perf_counter() - start) * 1000.0
+            self.stage_ms[stage] = self.stage_ms.get(stage, 0.0) + elapsed
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

@@ -143,3 +143,35 @@ def test_rack_affinity_with_placed_members_asks_placement_for_their_racks_only()
         _spec(instance_group=group), ['i-1'], 0)
     assert ('member_of', 'in:r2') in placement.queries[0]
     assert result.selections[0][0].service_host == 'b'
+
+
+def test_no_candidates_names_the_resource_no_provider_has():
+    placement = FakePlacement({'a': 4096, 'b': 2048})
+    with pytest.raises(NoValidHost) as info:
+        _selector(placement).select_destinations(
+            spec(flavor=flavor(vcpus=0, memory_mb=8192, root_gb=0)), ['i-1'], 0)
+    assert 'no resource provider has MEMORY_MB:8192 (each asked alone)' in str(info.value)
+    assert info.value.trace.shortage == ['MEMORY_MB:8192']
+    # The diagnosis asked Placement the one constraint alone, with limit=1.
+    assert placement.queries[-1] == [('resources', 'MEMORY_MB:8192'), ('limit', '1')]
+
+
+def test_filters_removing_every_host_are_counted_against_the_candidates():
+    placement = FakePlacement({'a': 4096, 'b': 2048})
+    group = InstanceGroup(uuid='g', policy='anti-affinity', hosts=['a', 'b'])
+    with pytest.raises(NoValidHost) as info:
+        _selector(placement).select_destinations(_spec(instance_group=group), ['i-1'], 0)
+    assert '0/2 hosts passed the filters' in str(info.value)
+    assert '2 removed by ServerGroupAntiAffinityFilter' in str(info.value)
+
+
+def test_trace_times_each_stage_and_summarizes_the_request():
+    placement = FakePlacement({'a': 4096, 'b': 2048, 'c': 1024})
+    result = _selector(placement).select_destinations(
+        _spec(availability_zone='az1'), ['i-1'], 0)
+    assert set(result.trace.stage_ms) == {'placement_candidates', 'host_states',
+                                          'filters', 'weighers', 'claims'}
+    assert all(ms >= 0 for ms in result.trace.stage_ms.values())
+    assert result.trace.request['flavor']['memory_mb'] == MB
+    assert result.trace.request['availability_zone'] == 'az1'
+    assert result.trace.instance_uuids == ['i-1']
