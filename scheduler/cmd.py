@@ -37,6 +37,9 @@ from scheduler.host_refresher import HostRefresher
 from scheduler.instance_locator import PlacementInstanceLocator
 from scheduler.manager import SchedulerManager
 from scheduler.placement_adapter import PlacementAdapter
+from scheduler.records.backend import RecordBackendError
+from scheduler.records.loading import load_backend
+from scheduler.records.writer import RecordWriter
 from scheduler.trace import SchedulingTrace
 
 LOG = logging.getLogger(__name__)
@@ -48,9 +51,20 @@ EXIT_CONFIG_ERROR = 2
 
 
 def log_trace(trace: SchedulingTrace) -> None:
-    """The scheduling trace sink until records are persisted: one JSON line at DEBUG."""
+    """Each trace as one JSON line at DEBUG on logger ``scheduler.trace``."""
     if TRACE_LOG.isEnabledFor(logging.DEBUG):
         TRACE_LOG.debug('scheduling trace %s', json.dumps(trace.to_dict(), sort_keys=True))
+
+
+def trace_sink(writer: RecordWriter | None):
+    """The manager's trace sink: the DEBUG line, and the record queued for writing."""
+    if writer is None:
+        return log_trace
+
+    def sink(trace: SchedulingTrace) -> None:
+        log_trace(trace)
+        writer.submit(trace)
+    return sink
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -67,9 +81,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         placement = client_conf.client_from_conf(conf, BINARY)
         transport_url = rpc_options.require_transport_url(conf, BINARY)
         rpc_options.size_pools(conf)
+        backend = load_backend(conf)
         transport = get_transport(transport_url, conf)
     except (config.ConfigError, DatabaseNotConfigured, client_conf.PlacementNotConfigured,
-            rpc_options.TransportNotConfigured, TransportURLError) as exc:
+            rpc_options.TransportNotConfigured, TransportURLError,
+            RecordBackendError) as exc:
         print(f'{BINARY}: {exc}', file=sys.stderr)
         return EXIT_CONFIG_ERROR
 
@@ -80,13 +96,18 @@ def main(argv: Sequence[str] | None = None) -> int:
                               service_down_time=conf.service.service_down_time,
                               interval=conf.scheduler.host_refresh_interval)
     adapter = PlacementAdapter(placement)
+    writer = (RecordWriter(backend, queue_size=conf.scheduler.record_queue_size,
+                           weighed_hosts=conf.scheduler.record_weighed_hosts)
+              if backend is not None else None)
     try:
         manager = SchedulerManager.from_conf(
             conf, candidate_source=adapter, claimer=adapter, cache=cache,
             instance_locator=PlacementInstanceLocator(placement, cache),
-            on_trace=log_trace)
+            on_trace=trace_sink(writer))
     except UnknownPlugin as exc:
         print(f'{BINARY}: {exc}', file=sys.stderr)
+        if writer is not None:
+            writer.close()
         return EXIT_CONFIG_ERROR
 
     service = Service(conf, binary=BINARY, topic=rpcapi.TOPIC, transport=transport,
@@ -108,6 +129,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return service.run()
     finally:
         refresher.stop()
+        if writer is not None:
+            writer.close()
+            if writer.dropped or writer.failed:
+                LOG.warning('Scheduling records: %d written, %d dropped (queue full), '
+                            '%d failed to write', writer.written, writer.dropped,
+                            writer.failed)
         cells.dispose()
         api_engine.dispose()
 

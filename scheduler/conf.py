@@ -70,6 +70,31 @@ scheduler_opts = [
                       'claims to data read from Placement. Claims are normally '
                       'forgotten as soon as a newer read includes them; this only '
                       'bounds the wait when a read never finishes.'),
+    cfg.StrOpt('record_backend', default='database',
+               help='Where the scheduling record of every select_destinations '
+                    'run goes (entry point of cellplane.scheduler.records): '
+                    '"database" (the API database, found by request id or '
+                    'instance by `cellplane scheduler records` from any '
+                    'host; the default, since every scheduler already holds '
+                    'that database), "jsonlines" (records_file, one JSON object '
+                    'per line, for log shippers), or "none".'),
+    cfg.IntOpt('record_queue_size', default=1000, min=1,
+               help='Records waiting to be written, at most. Records are '
+                    'written by a background thread so that the reply never '
+                    'waits; when the queue is full a record is dropped, '
+                    'counted and logged (WARNING).'),
+    cfg.IntOpt('record_weighed_hosts', default=10, min=0,
+               help='Weighed hosts kept per instance in a record, best first.'),
+    cfg.StrOpt('records_file', default='',
+               help='Path of the JSON lines file (record_backend = jsonlines).'),
+    cfg.IntOpt('records_file_max_bytes', default=50 * 1024 * 1024, min=1024,
+               help='Size at which the records file is rotated to FILE.1.'),
+    cfg.IntOpt('records_file_backups', default=5, min=0,
+               help='Rotated records files kept (FILE.1 ... FILE.N).'),
+    cfg.IntOpt('records_retention', default=100000, min=1,
+               help='Newest records kept in the API database (record_backend = '
+                    'database); older ones are purged as records are written '
+                    'and by `cellplane-manage scheduler purge-records`.'),
 ]
 
 

@@ -2,8 +2,9 @@
 
 It checks the arguments, runs one DestinationSelector run and returns one
 list of Selection per instance (claimed host first, then alternates). The
-trace of every run, successful or not, goes to ``on_trace`` (the next issue
-persists it as the scheduling record). NoValidHost is an expected outcome:
+trace of every run, successful or not, goes to ``on_trace`` with the
+caller's request id (the daemon queues it for the scheduling record,
+``scheduler/records/``). NoValidHost is an expected outcome:
 it is answered to the caller, not logged as a server error.
 """
 from __future__ import annotations
@@ -64,17 +65,18 @@ class SchedulerManager:
                 request_spec, list(instance_uuids), num_alternates)
         except NoValidHost as exc:
             LOG.info('select_destinations for %s: %s', ', '.join(instance_uuids), exc)
-            self._record(exc.trace)
+            self._record(exc.trace, ctxt)
             raise
-        self._record(result.trace)
+        self._record(result.trace, ctxt)
         LOG.debug('select_destinations for %s: %s', ', '.join(instance_uuids),
                   '; '.join(f'{s[0].service_host} (+{len(s) - 1} alternates)'
                             for s in result.selections))
         return result.selections
 
-    def _record(self, trace: SchedulingTrace | None) -> None:
+    def _record(self, trace: SchedulingTrace | None, ctxt) -> None:
         if trace is None or self._on_trace is None:
             return
+        trace.request_id = getattr(ctxt, 'request_id', None) or ''
         try:
             self._on_trace(trace)
         except Exception:  # noqa: BLE001 - a lost record must not fail the boot

@@ -4,7 +4,8 @@
     cellplane flavor list|show|delete
     cellplane server create NAME --flavor F [--count N] [--image-property K=V ...]
                             [--availability-zone AZ] [--wait [--timeout S]]
-    cellplane server list|show ID|delete ID
+    cellplane server list|show ID|events ID|delete ID
+    cellplane scheduler records [--last N] [--request-id R] [--instance ID]
     cellplane demo [--format json]
 
 Commands that touch the API database read ``[api_database] connection``
@@ -20,7 +21,7 @@ import sys
 from cliff import command, lister, show
 
 from cellplane.api import flavors
-from cellplane.cmd import base, demo, manage, server_commands
+from cellplane.cmd import base, demo, manage, scheduler_commands, server_commands
 
 DEFAULT_CONFIG_FILE = '/etc/cellplane/cellplane.conf'
 
@@ -114,7 +115,8 @@ class CellplaneCLI(base.CellplaneApp):
             description='cellplane: place instances across cells, with claims and alternates.',
             commands={'flavor create': FlavorCreate, 'flavor list': FlavorList,
                       'flavor show': FlavorShow, 'flavor delete': FlavorDelete,
-                      'demo': demo.Demo, **server_commands.COMMANDS})
+                      'demo': demo.Demo, **server_commands.COMMANDS,
+                      **scheduler_commands.COMMANDS})
 
 
 def main(argv: list[str] | None = None) -> int:

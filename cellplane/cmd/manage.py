@@ -4,6 +4,7 @@
     cellplane-manage db version --database ... [--format json]
     cellplane-manage cell create --name N --transport-url U --database-connection D --config-file top.conf
     cellplane-manage cell list|show|delete ... [--format json]
+    cellplane-manage scheduler purge-records [--keep N] --config-file top.conf
 
 Which connection each database uses comes from the config files:
 ``[api_database] connection``, ``[database] connection`` (the cell database)
@@ -155,6 +156,37 @@ class CellDelete(_CellCommand, command.Command):
         return 0
 
 
+def _scheduler_registrar(conf):
+    from scheduler import conf as scheduler_conf
+    scheduler_conf.register_opts(conf)
+
+
+class SchedulerPurgeRecords(base.ConfigOptionsMixin, show.ShowOne):
+    """Delete all but the newest scheduling records in the API database."""
+
+    registrars = (_scheduler_registrar,)
+
+    def get_parser(self, prog_name):
+        parser = self.add_config_arguments(super().get_parser(prog_name))
+        parser.add_argument('--keep', type=int, metavar='N',
+                            help='records to keep (default [scheduler] records_retention)')
+        return parser
+
+    def take_action(self, parsed_args):
+        from scheduler.records import database as record_database
+        conf = self.load_config(parsed_args)
+        keep = conf.scheduler.records_retention if parsed_args.keep is None \
+            else parsed_args.keep
+        if keep < 0:
+            raise ValueError(f'--keep must be 0 or more, not {keep}')
+        engine = engine_for(conf, 'api')
+        try:
+            deleted = record_database.purge(engine, keep)
+        finally:
+            engine.dispose()
+        return ('kept_at_most', 'deleted'), (keep, deleted)
+
+
 class ManageApp(base.CellplaneApp):
     NAME = 'cellplane-manage'
 
@@ -163,7 +195,8 @@ class ManageApp(base.CellplaneApp):
             description='Operator commands acting on cellplane databases.',
             commands={'db sync': DbSync, 'db version': DbVersion,
                       'cell create': CellCreate, 'cell list': CellList,
-                      'cell show': CellShow, 'cell delete': CellDelete})
+                      'cell show': CellShow, 'cell delete': CellDelete,
+                      'scheduler purge-records': SchedulerPurgeRecords})
 
 
 def main(argv: list[str] | None = None) -> int:

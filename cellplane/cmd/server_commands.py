@@ -1,10 +1,13 @@
-"""``cellplane server create|list|show|delete``: the API role's server commands.
+"""``cellplane server create|list|show|events|delete``: the API role's server commands.
 
 They read ``[api_database] connection`` and ``[DEFAULT] transport_url`` (the
 top-level bus) from the top-level config file; cells are reached through
 their mappings. Every command has table and ``--format json`` output (cliff).
 ``server create --wait`` shows a progress bar until every instance is
 ACTIVE or ERROR, or ``--timeout`` seconds pass (exit code 1 then).
+``server show`` joins the instance (its cell: state, fault, every build
+attempt) with its newest scheduling record (top level, from
+``[scheduler] record_backend``), read when it is shown.
 """
 from __future__ import annotations
 
@@ -25,12 +28,16 @@ from cellplane.rpc import options as rpc_options
 from cellplane.rpc.transport import TransportCache, get_transport
 from compute_agent.rpcapi import ComputeAPI
 from conductor.rpcapi import ConductorAPI
+from scheduler import conf as scheduler_conf
+from scheduler.records.backend import RecordBackendError, RecordQuery
+from scheduler.records.loading import load_backend
 
 DEFAULT_CONFIG_FILE = '/etc/cellplane/cellplane.conf'
 WAIT_POLL_SECONDS = 0.5
 LIST_COLUMNS = ('id', 'name', 'status', 'task_state', 'flavor', 'cell', 'host')
 SHOW_COLUMNS = ('id', 'name', 'status', 'task_state', 'flavor', 'cell', 'host', 'node',
-                'fault', 'created_at', 'events')
+                'fault', 'created_at', 'events', 'scheduling')
+EVENT_COLUMNS = ('event', 'host', 'node', 'start', 'finish', 'result', 'reason')
 
 
 class WaitTimedOut(Exception):
@@ -38,7 +45,7 @@ class WaitTimedOut(Exception):
 
 
 class _TopLevelCommand(base.ConfigOptionsMixin):
-    registrars = (rpc_options.register_opts,)
+    registrars = (rpc_options.register_opts, scheduler_conf.register_opts)
 
     def get_parser(self, prog_name):
         return self.add_config_arguments(super().get_parser(prog_name))
@@ -159,13 +166,51 @@ class ServerShow(_TopLevelCommand, show.ShowOne):
         return parser
 
     def take_action(self, parsed_args):
-        with self.api(parsed_args) as (_, engine, cells):
+        with self.api(parsed_args) as (conf, engine, cells):
             server = servers.show(engine, cells, parsed_args.id)
+            scheduling = scheduling_of(conf, server.uuid)
         return SHOW_COLUMNS, (
             server.uuid, server.name, server.status, server.task_state, server.flavor,
             server.cell, server.host, server.node, server.fault,
             server.created_at.isoformat() if server.created_at else None,
-            [_event(e) for e in server.events])
+            [_event(e) for e in server.events], scheduling)
+
+
+def scheduling_of(conf, instance_uuid: str) -> dict | str | None:
+    """The instance's part of its newest scheduling record, or why it is not shown.
+
+    A record backend that cannot be read does not stop ``server show``: the
+    field then says why (the instance itself was read from its cell).
+    """
+    try:
+        backend = load_backend(conf)
+    except RecordBackendError as exc:
+        return f'scheduling records unavailable: {exc}'
+    if backend is None:
+        return None
+    try:
+        found = backend.find(RecordQuery(last=1, instance_uuid=instance_uuid))
+    except Exception as exc:  # noqa: BLE001 - the record is an addition to the instance
+        return (f'scheduling records unavailable: {type(exc).__name__}: '
+                f'{str(exc).splitlines()[0] if str(exc) else ""}')
+    finally:
+        backend.close()
+    return found[0].for_instance(instance_uuid) if found else None
+
+
+class ServerEvents(_TopLevelCommand, lister.Lister):
+    """A server's action events in its cell: every build attempt, in order, with its reason."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('id', help='server uuid')
+        return parser
+
+    def take_action(self, parsed_args):
+        with self.api(parsed_args) as (_, engine, cells):
+            server = servers.show(engine, cells, parsed_args.id)
+        return EVENT_COLUMNS, [tuple(_event(e)[c] for c in EVENT_COLUMNS)
+                               for e in server.events]
 
 
 class ServerDelete(_TopLevelCommand, command.Command):
@@ -192,4 +237,5 @@ class ServerDelete(_TopLevelCommand, command.Command):
 
 
 COMMANDS = {'server create': ServerCreate, 'server list': ServerList,
-            'server show': ServerShow, 'server delete': ServerDelete}
+            'server show': ServerShow, 'server events': ServerEvents,
+            'server delete': ServerDelete}

@@ -80,6 +80,29 @@ flavors = sa.Table(
     *timestamps(),
 )
 
+# One row per select_destinations run when [scheduler] record_backend =
+# database; ``record`` is the whole record's JSON (scheduler/records/record.py).
+scheduling_records = sa.Table(
+    'scheduling_records', metadata,
+    sa.Column('id', sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column('request_id', sa.String(255), nullable=False),
+    sa.Column('project_id', sa.String(255), nullable=False),
+    sa.Column('outcome', sa.String(64), nullable=False),
+    sa.Column('record', sa.JSON, nullable=False),
+    sa.Column('created_at', sa.DateTime, nullable=False),
+    sa.Index('scheduling_records_request_id_idx', 'request_id'),
+)
+
+# Which instances a record is about: finding the record of one instance.
+scheduling_record_instances = sa.Table(
+    'scheduling_record_instances', metadata,
+    sa.Column('record_id', sa.Integer,
+              sa.ForeignKey('scheduling_records.id', ondelete='CASCADE'),
+              primary_key=True),
+    sa.Column('instance_uuid', sa.String(36), primary_key=True),
+    sa.Index('scheduling_record_instances_instance_uuid_idx', 'instance_uuid'),
+)
+
 # Top-level services (super conductor, scheduler) keep their liveness here;
 # cell services keep theirs in their cell database.
 services = services_table(metadata)
