@@ -10,9 +10,10 @@ or failed before reaching a cell, with the reason). ``delete`` casts
 discards the build request of an instance that never reached a cell.
 
 Statuses shown: BUILD, ACTIVE, ERROR, DELETED (from the vm_state), and
-UNKNOWN for the instances of a cell whose database cannot be read right now
-(the fault says which cell and why): one unreachable cell does not hide the
-servers of the others.
+UNKNOWN for the instances of a cell whose database cannot be read right now,
+or does not answer within ``[cells] read_timeout`` (the fault says which
+cell and why): one unreachable cell neither hides the servers of the others
+nor holds the command longer than the timeout.
 """
 from __future__ import annotations
 
@@ -26,7 +27,9 @@ from sqlalchemy.engine import Engine
 
 from cellplane.api import build_requests
 from cellplane.api import flavors as api_flavors
+from cellplane.api.conf import DEFAULT_CELL_TIMEOUT
 from cellplane.cells.databases import CellDatabases
+from cellplane.cells.scatter_gather import CellTimeout, gather
 from cellplane.cells.mappings import CellMapping
 from cellplane.context import RequestContext
 from cellplane.db.api.models import cell_mappings, instance_mappings
@@ -193,8 +196,13 @@ def _read_cell(engine: Engine, cell: CellMapping, uuids: Sequence[str], *,
 
 def list_servers(api_engine: Engine, cells: CellDatabases,
                  uuids: Iterable[str] | None = None, *, with_events: bool = False,
-                 include_deleted: bool = False) -> list[Server]:
+                 include_deleted: bool = False,
+                 cell_timeout: float = DEFAULT_CELL_TIMEOUT) -> list[Server]:
     """Every server (or those of ``uuids``), in creation order.
+
+    The cells are read at the same time; one that has not answered within
+    ``cell_timeout`` seconds, or whose database fails, has its instances
+    listed UNKNOWN with the cell named and the reason.
 
     An instance whose mapping names a cell but that its cell does not show
     yet (the super conductor is between the two writes) is read from its
@@ -206,17 +214,25 @@ def list_servers(api_engine: Engine, cells: CellDatabases,
         if cell_uuid is not None:
             by_cell.setdefault(cell_uuid, []).append(instance_uuid)
     found: dict[str, Server] = {}
-    for cell_uuid, cell_uuids in by_cell.items():
-        cell = cells.mapping(cell_uuid)
-        try:
-            found.update(_read_cell(cells.engine(cell_uuid), cell, cell_uuids,
-                                    with_events=with_events))
-        except sa.exc.SQLAlchemyError as exc:
-            reason = (f'the database of cell {cell.name} cannot be read: '
-                      f'{type(exc).__name__}: {str(exc).splitlines()[0]}')
-            found.update({u: Server(uuid=u, name=None, status=UNKNOWN, task_state=None,
-                                    flavor='?', cell=cell.name, host=None, node=None,
-                                    fault=reason, created_at=None) for u in cell_uuids})
+    cell_of = {cell_uuid: cells.mapping(cell_uuid) for cell_uuid in by_cell}
+
+    def reader(cell_uuid: str) -> Callable[[], dict[str, Server]]:
+        return lambda: _read_cell(cells.engine(cell_uuid), cell_of[cell_uuid],
+                                  by_cell[cell_uuid], with_events=with_events)
+    answers = gather({cell_uuid: reader(cell_uuid) for cell_uuid in by_cell}, cell_timeout)
+    for cell_uuid, answer in answers.items():
+        if not isinstance(answer, BaseException):
+            found.update(answer)
+            continue
+        if not isinstance(answer, (sa.exc.SQLAlchemyError, CellTimeout)):
+            raise answer
+        cell = cell_of[cell_uuid]
+        reason = (f'the database of cell {cell.name} cannot be read: '
+                  f'{type(answer).__name__}: {(str(answer).splitlines() or [""])[0]}')
+        found.update({u: Server(uuid=u, name=None, status=UNKNOWN, task_state=None,
+                                flavor='?', cell=cell.name, host=None, node=None,
+                                fault=reason, created_at=None)
+                      for u in by_cell[cell_uuid]})
     pending = build_requests.get_many(
         api_engine, [u for u, _ in mapped if u not in found])
     servers = []
@@ -230,10 +246,11 @@ def list_servers(api_engine: Engine, cells: CellDatabases,
     return servers
 
 
-def show(api_engine: Engine, cells: CellDatabases, instance_uuid: str) -> Server:
+def show(api_engine: Engine, cells: CellDatabases, instance_uuid: str, *,
+         cell_timeout: float = DEFAULT_CELL_TIMEOUT) -> Server:
     """One server with its action events (every scheduling and build attempt)."""
     found = list_servers(api_engine, cells, [instance_uuid], with_events=True,
-                         include_deleted=True)
+                         include_deleted=True, cell_timeout=cell_timeout)
     if not found:
         raise ServerNotFound(f'no server with uuid {instance_uuid}')
     return found[0]

@@ -12,6 +12,7 @@ attempt) with its newest scheduling record (top level, from
 from __future__ import annotations
 
 import contextlib
+import functools
 import getpass
 import os
 import time
@@ -19,11 +20,13 @@ import time
 from cliff import command, lister, show
 from tqdm import tqdm
 
+from cellplane.api import conf as api_conf
 from cellplane.api import servers
 from cellplane.cells.databases import CellDatabases
 from cellplane.cells.mappings import CellMapping
 from cellplane.cmd import base, manage
 from cellplane.context import new_context
+from cellplane.db import engines
 from cellplane.rpc import options as rpc_options
 from cellplane.rpc.transport import TransportCache, get_transport
 from compute_agent.rpcapi import ComputeAPI
@@ -45,7 +48,8 @@ class WaitTimedOut(Exception):
 
 
 class _TopLevelCommand(base.ConfigOptionsMixin):
-    registrars = (rpc_options.register_opts, scheduler_conf.register_opts)
+    registrars = (rpc_options.register_opts, scheduler_conf.register_opts,
+                  api_conf.register_opts)
 
     def get_parser(self, prog_name):
         return self.add_config_arguments(super().get_parser(prog_name))
@@ -61,7 +65,9 @@ class _TopLevelCommand(base.ConfigOptionsMixin):
         """(conf, API engine, cell databases), closed afterwards."""
         conf = self.conf(parsed_args)
         engine = manage.engine_for(conf, 'api')
-        cells = CellDatabases(engine)
+        timeout = conf.cells.read_timeout
+        cells = CellDatabases(engine, engine_factory=functools.partial(
+            engines.create_engine, connect_timeout=timeout))
         cells.reload()
         try:
             yield conf, engine, cells
@@ -127,17 +133,20 @@ class ServerCreate(_TopLevelCommand, lister.Lister):
             finally:
                 transport.cleanup()
             if parsed_args.wait:
-                found = self._wait(engine, cells, uuids, parsed_args.timeout)
+                found = self._wait(engine, cells, uuids, parsed_args.timeout,
+                                   conf.cells.read_timeout)
             else:
-                found = servers.list_servers(engine, cells, uuids)
+                found = servers.list_servers(engine, cells, uuids,
+                                             cell_timeout=conf.cells.read_timeout)
         return LIST_COLUMNS, [_row(s) for s in found]
 
-    def _wait(self, engine, cells, uuids, timeout):
+    def _wait(self, engine, cells, uuids, timeout, cell_timeout):
         deadline = time.monotonic() + timeout
         with tqdm(total=len(uuids), desc='servers ACTIVE or ERROR', unit='server',
                   file=self.app.stderr, disable=None) as bar:
             while True:
-                found = servers.list_servers(engine, cells, uuids, include_deleted=True)
+                found = servers.list_servers(engine, cells, uuids, include_deleted=True,
+                                             cell_timeout=cell_timeout)
                 done = sum(s.status in servers.FINAL_STATUSES for s in found)
                 bar.update(done - bar.n)
                 if done == len(uuids):
@@ -153,8 +162,9 @@ class ServerList(_TopLevelCommand, lister.Lister):
     """List servers: in cells, being scheduled, or failed before reaching a cell."""
 
     def take_action(self, parsed_args):
-        with self.api(parsed_args) as (_, engine, cells):
-            return LIST_COLUMNS, [_row(s) for s in servers.list_servers(engine, cells)]
+        with self.api(parsed_args) as (conf, engine, cells):
+            return LIST_COLUMNS, [_row(s) for s in servers.list_servers(
+                engine, cells, cell_timeout=conf.cells.read_timeout)]
 
 
 class ServerShow(_TopLevelCommand, show.ShowOne):
@@ -167,7 +177,8 @@ class ServerShow(_TopLevelCommand, show.ShowOne):
 
     def take_action(self, parsed_args):
         with self.api(parsed_args) as (conf, engine, cells):
-            server = servers.show(engine, cells, parsed_args.id)
+            server = servers.show(engine, cells, parsed_args.id,
+                                  cell_timeout=conf.cells.read_timeout)
             scheduling = scheduling_of(conf, server.uuid)
         return SHOW_COLUMNS, (
             server.uuid, server.name, server.status, server.task_state, server.flavor,
@@ -207,8 +218,9 @@ class ServerEvents(_TopLevelCommand, lister.Lister):
         return parser
 
     def take_action(self, parsed_args):
-        with self.api(parsed_args) as (_, engine, cells):
-            server = servers.show(engine, cells, parsed_args.id)
+        with self.api(parsed_args) as (conf, engine, cells):
+            server = servers.show(engine, cells, parsed_args.id,
+                                  cell_timeout=conf.cells.read_timeout)
         return EVENT_COLUMNS, [tuple(_event(e)[c] for c in EVENT_COLUMNS)
                                for e in server.events]
 

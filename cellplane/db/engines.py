@@ -8,6 +8,7 @@ read-then-write transaction cannot upgrade its lock and loses the race).
 """
 from __future__ import annotations
 
+import math
 import os
 
 import sqlalchemy as sa
@@ -20,16 +21,24 @@ class DatabaseNotConfigured(Exception):
 
 
 def create_engine(url: str, *, pool_size: int = 10, max_overflow: int = 20,
-                  echo: bool = False) -> Engine:
-    """Return an engine for ``url`` (SQLite file or memory, or PostgreSQL)."""
+                  echo: bool = False, connect_timeout: float | None = None) -> Engine:
+    """Return an engine for ``url`` (SQLite file or memory, or PostgreSQL).
+
+    ``connect_timeout`` (seconds, PostgreSQL) bounds each connection attempt:
+    without it an unroutable address waits for the kernel's TCP timeout
+    (minutes). libpq counts whole seconds, at least 2.
+    """
     if not url:
         raise DatabaseNotConfigured('no database connection URL given')
     parsed = make_url(url)
     if parsed.get_backend_name() == 'sqlite':
         return _sqlite_engine(parsed, echo=echo)
+    connect_args = {}
+    if connect_timeout is not None and parsed.get_backend_name() == 'postgresql':
+        connect_args['connect_timeout'] = max(2, math.ceil(connect_timeout))
     return sa.create_engine(
         parsed, pool_size=pool_size, max_overflow=max_overflow,
-        pool_pre_ping=True, echo=echo, future=True)
+        pool_pre_ping=True, echo=echo, future=True, connect_args=connect_args)
 
 
 def _sqlite_engine(url, *, echo: bool) -> Engine:

@@ -1,0 +1,32 @@
+"""Options of the API role (the ``cellplane`` command line): how long cells may take.
+
+``register_opts`` adds them to a ConfigOpts; ``list_opts`` feeds
+``oslo-config-generator`` (entry point ``cellplane.api``).
+"""
+from __future__ import annotations
+
+from oslo_config import cfg
+
+DEFAULT_CELL_TIMEOUT = 5.0
+
+cells_group = cfg.OptGroup('cells', title='Reaching the cells from the API role')
+
+cells_opts = [
+    cfg.FloatOpt('read_timeout', default=DEFAULT_CELL_TIMEOUT, min=0.1,
+                 help='Seconds `cellplane server list/show` waits for a cell\'s '
+                      'database. A cell that has not answered by then (down, '
+                      'unreachable, a closed port, an unroutable address) has '
+                      'its instances listed from the instance mappings with '
+                      'status UNKNOWN and the cell named; the other cells are '
+                      'still shown. Cells are read at the same time, so this '
+                      'bounds the whole command, not each cell.'),
+]
+
+
+def register_opts(conf: cfg.ConfigOpts) -> None:
+    conf.register_group(cfg.OptGroup(cells_group.name, title=cells_group.title))
+    conf.register_opts(cells_opts, group=cells_group.name)
+
+
+def list_opts():
+    return [(cells_group, cells_opts)]
