@@ -15,6 +15,8 @@ import sqlalchemy as sa
 from sqlalchemy import event
 from sqlalchemy.engine import Engine, make_url
 
+from cellplane.db import liveness
+
 
 class DatabaseNotConfigured(Exception):
     """A service needs a database connection that its config does not give."""
@@ -36,9 +38,17 @@ def create_engine(url: str, *, pool_size: int = 10, max_overflow: int = 20,
     connect_args = {}
     if connect_timeout is not None and parsed.get_backend_name() == 'postgresql':
         connect_args['connect_timeout'] = max(2, math.ceil(connect_timeout))
-    return sa.create_engine(
+    if parsed.drivername == 'postgresql':
+        # SQLAlchemy 2.1 reads a bare postgresql:// as psycopg 3; cellplane
+        # ships psycopg2, so an operator's plain URL must mean that.
+        parsed = parsed.set(drivername='postgresql+psycopg2')
+    engine = sa.create_engine(
         parsed, pool_size=pool_size, max_overflow=max_overflow,
-        pool_pre_ping=True, echo=echo, future=True, connect_args=connect_args)
+        echo=echo, future=True, connect_args=connect_args)
+    # Not pool_pre_ping: a ping on every checkout costs a round trip per
+    # transaction; only connections that sat idle are checked.
+    liveness.ping_after_idle(engine)
+    return engine
 
 
 def _sqlite_engine(url, *, echo: bool) -> Engine:
