@@ -7,7 +7,9 @@ config file; an API database, two cell databases and Placement's, on
 PostgreSQL. The agents of two cells x five hosts serve ordinary boots
 (``cell1-host1`` fails every build with "No more IP addresses"); two more
 hosts of cell2 carry the trait CUSTOM_DOOMED and fail every build, each with
-its own reason, and only the flavor ``doomed`` goes there.
+its own reason, and only the flavor ``doomed`` goes there. The same two and
+``seq-ok`` (which builds) carry CUSTOM_SEQ, with less free memory each in
+that order, for the flavor ``sequence``: a forced A fails, B fails, C builds.
 
 Each case boots under a project of its own, so Placement's usages per
 project are that case's alone.
@@ -15,10 +17,14 @@ project are that case's alone.
 from __future__ import annotations
 
 import json
+import socket
+import time
 
 import pytest
 import sqlalchemy as sa
 
+from cellplane.db import engines
+from cellplane.db.api.models import cell_mappings
 from cellplane.db.cell.models import instance_action_events, instance_actions
 from tests.support.deployment import ComputePlan, Deployment
 
@@ -27,7 +33,10 @@ DISK_QUOTA = 'Disk quota exceeded'
 FAILING_HOST = 'cell1-host1'
 DOOMED = {'doomed-1': NO_IP, 'doomed-2': DISK_QUOTA}
 STANDARD = {'VCPU': 1, 'MEMORY_MB': 512, 'DISK_GB': 1}
+# Most free memory first: the RAM weigher (spreading) ranks them in this order.
+SEQUENCE = [('doomed-1', 65536), ('doomed-2', 49152), ('seq-ok', 32768)]
 BUILD_EVENT = 'compute_build_and_run_instance'
+RECORD_WAIT_SECONDS = 30
 
 
 def _computes() -> list[ComputePlan]:
@@ -38,9 +47,13 @@ def _computes() -> list[ComputePlan]:
             driver = ({'fail_all': True, 'failure_reason': NO_IP}
                       if host == FAILING_HOST else {})
             plans.append(ComputePlan(host, cell, driver))
+    memory = dict(SEQUENCE)
     for host, reason in DOOMED.items():
         plans.append(ComputePlan(host, 'cell2', {
-            'fail_all': True, 'failure_reason': reason, 'traits': 'CUSTOM_DOOMED'}))
+            'fail_all': True, 'failure_reason': reason,
+            'traits': 'CUSTOM_DOOMED,CUSTOM_SEQ', 'memory_mb': memory[host]}))
+    plans.append(ComputePlan('seq-ok', 'cell2', {'traits': 'CUSTOM_SEQ',
+                                                 'memory_mb': memory['seq-ok']}))
     return plans
 
 
@@ -50,7 +63,12 @@ def deployment(tmp_path_factory, rabbit_server, postgres_server):
                             postgres_server, _computes(), max_attempts=3).create()
     try:
         deployment.cli('flavor', 'create', 'standard', '--vcpus', '1', '--ram', '512',
-                       '--disk', '1', '--property', 'trait:CUSTOM_DOOMED=forbidden')
+                       '--disk', '1', '--property', 'trait:CUSTOM_DOOMED=forbidden',
+                       '--property', 'trait:CUSTOM_SEQ=forbidden')
+        deployment.cli('flavor', 'create', 'sequence', '--vcpus', '1', '--ram', '512',
+                       '--disk', '1', '--property', 'trait:CUSTOM_SEQ=required')
+        deployment.cli('flavor', 'create', 'huge', '--vcpus', '10000', '--ram', '512',
+                       '--disk', '1')
         deployment.cli('flavor', 'create', 'doomed', '--vcpus', '1', '--ram', '256',
                        '--disk', '1', '--property', 'trait:CUSTOM_DOOMED=required')
         yield deployment
@@ -67,6 +85,17 @@ def fifty(deployment):
 
 def _show(deployment: Deployment, uuid: str) -> dict:
     return deployment.cli('server', 'show', uuid)
+
+
+def _show_with_record(deployment: Deployment, uuid: str) -> dict:
+    """``server show`` once its scheduling record is written (a background thread
+    of the scheduler writes it just after replying)."""
+    deadline = time.monotonic() + RECORD_WAIT_SECONDS
+    while True:
+        shown = _show(deployment, uuid)
+        if shown['scheduling'] is not None or time.monotonic() > deadline:
+            return shown
+        time.sleep(0.2)
 
 
 def _provider_uuids(placement) -> dict[str, str]:
@@ -130,6 +159,69 @@ def test_instances_sent_to_the_failing_host_are_rebuilt_on_an_alternate_of_its_c
     assert held == {}, 'the failing host still holds allocations'
 
 
+def test_forced_sequence_shows_every_attempt_in_order_with_its_scheduling_record(
+        deployment):
+    # Runs before the doomed boots below: the doomed hosts have no failed
+    # builds yet, so the weighers rank the three by free memory alone.
+    (created,) = deployment.cli('server', 'create', 'seq', '--flavor', 'sequence',
+                                '--project', 'p-seq', '--user', 'u1', '--wait')
+    shown = _show_with_record(deployment, created['id'])
+
+    assert (shown['status'], shown['host']) == ('ACTIVE', 'seq-ok'), shown
+    builds = [(e['host'], e['result'], e['reason']) for e in shown['events']
+              if e['event'] == BUILD_EVENT]
+    assert builds == [('doomed-1', 'failed', NO_IP), ('doomed-2', 'failed', DISK_QUOTA),
+                      ('seq-ok', 'ok', None)], shown['events']
+    build_events = [e for e in shown['events'] if e['event'] == BUILD_EVENT]
+    assert all(e['start'] and e['finish'] and e['start'] <= e['finish']
+               for e in build_events), build_events
+    assert [e['start'] for e in build_events] == sorted(e['start'] for e in build_events)
+    # The scheduling record, read from the top level, joined in the same view.
+    scheduling = shown['scheduling']
+    assert scheduling['outcome'] == 'selected', scheduling
+    assert (scheduling['selected'], scheduling['alternates']) == (
+        'doomed-1', ['doomed-2', 'seq-ok']), scheduling
+    assert [w['host'] for w in scheduling['weighed']] == [h for h, _ in SEQUENCE]
+    assert scheduling['claims'] == [{'host': 'doomed-1', 'outcome': 'claimed',
+                                     'detail': ''}]
+
+    events = deployment.cli('server', 'events', created['id'])
+    assert [(e['host'], e['result'], e['reason']) for e in events
+            if e['event'] == BUILD_EVENT] == builds
+
+
+def test_scheduling_record_is_found_by_request_id_and_by_instance(deployment):
+    (created,) = deployment.cli('server', 'create', 'rec', '--flavor', 'standard',
+                                '--project', 'p-rec', '--user', 'u1', '--wait')
+    _show_with_record(deployment, created['id'])
+    (by_instance,) = deployment.cli('scheduler', 'records', '--instance', created['id'])
+    request_id = by_instance['request_id']
+    assert request_id.startswith('req-'), by_instance
+    (by_request,) = deployment.cli('scheduler', 'records', '--request-id', request_id)
+    record = by_request['record']
+    assert record['instance_uuids'] == [created['id']]
+    assert record['request']['flavor']['name'] == 'standard'
+    assert record['placement']['candidate_hosts'] >= 1
+    assert ['resources', 'DISK_GB:1,MEMORY_MB:512,VCPU:1'] in record['placement']['query']
+    (instance,) = record['instances']
+    assert [f['filter'] for f in instance['filters']][0] == 'ComputeFilter'
+    assert instance['selections'][0]['host'] == created['host']
+    assert set(record['stage_ms']) >= {'placement_candidates', 'filters', 'weighers',
+                                       'claims'}
+    last = deployment.cli('scheduler', 'records', '--last', '1')
+    assert [r['request_id'] for r in last] == [request_id]
+
+
+def test_no_valid_host_for_a_flavor_nothing_can_hold_names_the_short_resource(deployment):
+    (created,) = deployment.cli('server', 'create', 'huge', '--flavor', 'huge',
+                                '--project', 'p-huge', '--user', 'u1', '--wait')
+    shown = _show_with_record(deployment, created['id'])
+    assert shown['status'] == 'ERROR', shown
+    assert 'Placement returned no allocation candidates' in shown['fault'], shown
+    assert 'no resource provider has VCPU:10000 (each asked alone)' in shown['fault'], shown
+    assert shown['scheduling']['outcome'] == 'no valid host', shown
+
+
 def test_when_every_host_fails_instances_end_in_error_naming_each_host_and_reason(
         deployment):
     doomed = deployment.cli('server', 'create', 'doomed', '--flavor', 'doomed', '--count',
@@ -187,3 +279,37 @@ def test_launcher_status_shows_every_daemon_running(deployment):
     expected = {'placement', 'scheduler', 'super-conductor', 'conductor-cell1',
                 'conductor-cell2', *(f'compute-{c.host}' for c in _computes())}
     assert rows == {name: 'running' for name in expected}
+
+
+def test_server_list_answers_with_a_cell_database_unreachable(deployment, fifty):
+    """Last in the module: cell2's mapping points at a closed port for the CLI.
+
+    The daemons keep the engines they built at start, so only the CLI's read
+    of the mapping goes to the closed port; the mapping is put back after.
+    """
+    with socket.socket() as probe:
+        probe.bind(('127.0.0.1', 0))
+        closed_port = probe.getsockname()[1]
+    api = engines.create_engine(deployment.databases['api'])
+    try:
+        with api.begin() as conn:
+            real = conn.execute(sa.select(cell_mappings.c.database_connection).where(
+                cell_mappings.c.name == 'cell2')).scalar_one()
+            conn.execute(cell_mappings.update().where(cell_mappings.c.name == 'cell2')
+                         .values(database_connection=f'postgresql+psycopg2://nobody@'
+                                                     f'127.0.0.1:{closed_port}/gone'))
+        try:
+            listed = {s['id']: s for s in deployment.cli('server', 'list')}
+        finally:
+            with api.begin() as conn:
+                conn.execute(cell_mappings.update().where(cell_mappings.c.name == 'cell2')
+                             .values(database_connection=real))
+    finally:
+        api.dispose()
+    in_cell2 = [s['id'] for s in fifty if s['cell'] == 'cell2']
+    in_cell1 = [s['id'] for s in fifty if s['cell'] == 'cell1']
+    assert in_cell2 and in_cell1
+    for uuid in in_cell2:
+        assert (listed[uuid]['status'], listed[uuid]['cell']) == ('UNKNOWN', 'cell2')
+    for uuid in in_cell1:
+        assert listed[uuid]['status'] == 'ACTIVE'
