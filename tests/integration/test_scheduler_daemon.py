@@ -17,6 +17,10 @@ BUS = {'transport_url': 'kombu+memory:////'}
     ({'api_database': API, 'placement': PLACEMENT}, 2, '[DEFAULT] transport_url'),
     ({'DEFAULT': BUS, 'placement': PLACEMENT, 'filter_scheduler': {
         'enabled_filters': 'NoSuchFilter'}, 'api_database': API}, 2, 'NoSuchFilter'),
+    ({'DEFAULT': BUS, 'placement': PLACEMENT, 'api_database': API,
+      'scheduler': {'record_backend': 'kafka'}}, 2, "record_backend = 'kafka'"),
+    ({'DEFAULT': BUS, 'placement': PLACEMENT, 'api_database': API,
+      'scheduler': {'record_backend': 'jsonlines'}}, 2, '[scheduler] records_file'),
     ({'DEFAULT': BUS, 'placement': PLACEMENT, 'api_database': {
         'connection': 'postgresql+psycopg2://nobody@127.0.0.1:1/none'}}, 1,
      'cannot read the cell mappings from the API database'),

@@ -8,7 +8,9 @@ a subprocess. Compute hosts are what their agents would have reported
 inventory in Placement); the build casts are received by an RPC server per
 host on its cell's vhost, which records them. The last test runs a real cell
 instead (cell conductor and compute daemons with the fake driver) and boots
-with ``--wait`` until ACTIVE.
+with ``--wait`` until ACTIVE. The scheduler writes its records to a JSON
+lines file (``[scheduler] record_backend = jsonlines``), which the CLI reads
+through the same options; the boot-flow module covers the database backend.
 """
 from __future__ import annotations
 
@@ -94,6 +96,7 @@ class TopLevel:
         self.placement = PlacementClient.over_http(endpoint, token='admin', attempts=20,
                                                    max_wait=0.5)
         self.api = engines.create_engine(api_url)
+        self.records_file = str(tmp_path / 'scheduling-records.jsonl')
         self.recorder = ComputeRecorder()
         self._servers = []
         self.cells, self.cell_engines = {}, {}
@@ -101,13 +104,16 @@ class TopLevel:
             'DEFAULT': {'transport_url': self.top_url},
             'api_database': {'connection': api_url},
             'placement': {'endpoint_url': endpoint},
-            'scheduler': {'host_refresh_interval': 1},
+            'scheduler': {'host_refresh_interval': 1, 'record_backend': 'jsonlines',
+                          'records_file': self.records_file},
             'conductor': {'role': 'super'},
         }
         self.config = str(tmp_path / 'cli.conf')
         with open(self.config, 'w') as out:
             out.write(f'[DEFAULT]\ntransport_url = {self.top_url}\n'
-                      f'[api_database]\nconnection = {api_url}\n')
+                      f'[api_database]\nconnection = {api_url}\n'
+                      f'[scheduler]\nrecord_backend = jsonlines\n'
+                      f'records_file = {self.records_file}\n')
         self.schedulers = []
 
     def map_cell(self, cell: str) -> None:
@@ -274,6 +280,20 @@ def test_server_that_fits_nowhere_is_shown_in_error_with_the_scheduler_reason(to
     assert shown['cell'] is None
     assert top_level.placement.get_allocations(created['id']).allocations == {}
     assert top_level.recorder.builds == []
+    assert 'no resource provider has VCPU:64 (each asked alone)' in shown['fault']
+
+    # The run's record, in the JSON lines file: found by instance, then by its request id.
+    (by_instance,) = _eventually(
+        lambda: _cli('scheduler', 'records', '--instance', created['id'],
+                     config=top_level.config), 'the scheduling record in the file')
+    (by_request,) = _cli('scheduler', 'records', '--request-id', by_instance['request_id'],
+                         config=top_level.config)
+    assert by_request['outcome'] == 'no valid host'
+    assert by_request['record']['instance_uuids'] == [created['id']]
+    assert by_request['record']['placement']['shortage'] == ['VCPU:64']
+    with open(top_level.records_file) as lines:
+        assert any(json.loads(line)['request_id'] == by_instance['request_id']
+                   for line in lines)
 
 
 def _whole_host_servers(top: TopLevel, count: int) -> list[str]:
