@@ -54,6 +54,8 @@ from scheduler.host_refresher import HostRefresher
 from scheduler.instance_locator import PlacementInstanceLocator
 from scheduler.manager import SchedulerManager
 from scheduler.placement_adapter import PlacementAdapter
+from scheduler.records.database import DatabaseBackend
+from scheduler.records.writer import RecordWriter
 from scheduler.rpcapi import SchedulerAPI
 from scheduler.trace import SchedulingTrace
 
@@ -230,10 +232,19 @@ class EmbeddedCloud:
             self.host_cache, self.cells, service_down_time=self.conf.service.service_down_time,
             interval=self.conf.scheduler.host_refresh_interval)
         adapter = PlacementAdapter(self.placement)
+        # Scheduling records go to the API database, as a deployment's default.
+        self.record_writer = RecordWriter(
+            DatabaseBackend(self.api_engine, retention=self.conf.scheduler.records_retention),
+            queue_size=self.conf.scheduler.record_queue_size,
+            weighed_hosts=self.conf.scheduler.record_weighed_hosts)
+
+        def on_trace(trace: SchedulingTrace) -> None:
+            self.traces.append(trace)
+            self.record_writer.submit(trace)
         scheduler = SchedulerManager.from_conf(
             self.conf, candidate_source=adapter, claimer=adapter, cache=self.host_cache,
             instance_locator=PlacementInstanceLocator(self.placement, self.host_cache),
-            on_trace=self.traces.append)
+            on_trace=on_trace)
         self._serve(bus, topic='scheduler', server='scheduler',
                     binary='cellplane-scheduler', endpoints=[scheduler])
         compute_apis = {m.uuid: ComputeAPI(self.cell_buses[name].transport, conf=self.conf)
@@ -288,6 +299,9 @@ class EmbeddedCloud:
         for waiter in waiters:
             waiter.join()
         self._servers.clear()
+        if getattr(self, 'record_writer', None) is not None:
+            # After the servers: no trace can arrive any more.
+            self.record_writer.close()
         for bus in [self.top_bus, *self.cell_buses.values()]:
             if bus is not None:
                 bus.cleanup()

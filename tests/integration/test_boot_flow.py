@@ -237,6 +237,11 @@ def test_when_every_host_fails_instances_end_in_error_naming_each_host_and_reaso
         failed = {(e['host'], e['reason']) for e in shown['events']
                   if e['event'] == BUILD_EVENT and e['result'] == 'failed'}
         assert failed == set(DOOMED.items()), shown
+        # The fault lists the attempts in the order they were made.
+        tried = [e['host'] for e in shown['events']
+                 if e['event'] == BUILD_EVENT and e['result'] == 'failed']
+        positions = [fault.index(f'{host}: build failed') for host in tried]
+        assert positions == sorted(positions), (tried, fault)
         assert placement.get_allocations(server['id']).allocations == {}
     assert _usages(placement, 'p-doomed') == {}
 

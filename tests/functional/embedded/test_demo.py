@@ -5,6 +5,9 @@ import json
 
 from cellplane.cmd import cli
 from cellplane.cmd.demo import render
+from cellplane.db import engines
+from scheduler.records.backend import RecordQuery
+from scheduler.records.database import DatabaseBackend
 
 
 def test_demo_json_summary_keeps_the_boot_flows_promises(capsys, tmp_path):
@@ -50,3 +53,18 @@ def test_demo_json_summary_keeps_the_boot_flows_promises(capsys, tmp_path):
     report = render(summary)
     assert 'they MATCH' in report and 'No more IP addresses' in report
     assert f'ACTIVE {summary["active"]}   ERROR {summary["error"]}' in report
+
+    # Every scheduler run left its record in the API database: the unplaceable
+    # instances' records say no valid host, and which resource was short.
+    api = engines.create_engine(f'sqlite:///{tmp_path}/api.sqlite')
+    try:
+        records = DatabaseBackend(api, retention=1000)
+        assert records.find(RecordQuery(last=1000))
+        unplaceable = [i['uuid'] for i in summary['failed']['instances']
+                       if i['fault'].startswith('NoValidHost')]
+        for uuid in unplaceable:
+            (found,) = records.find(RecordQuery(instance_uuid=uuid))
+            assert found.outcome == 'no valid host'
+            assert found.body['placement']['shortage'], found.body['placement']
+    finally:
+        api.dispose()
