@@ -18,7 +18,15 @@ LOG = logging.getLogger(__name__)
 
 
 class ClaimConflict(Exception):
-    """Placement refused the claim: the host's resources changed since they were read."""
+    """Placement refused the claim: the host's resources changed since they were read.
+
+    ``code`` is Placement's error code when it gave one (for instance
+    ``placement.concurrent_update``), for the scheduling record.
+    """
+
+    def __init__(self, message: str, code: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 class Claimer(Protocol):

@@ -66,7 +66,7 @@ class PlacementAdapter:
                     f'(DELETE /allocations/{consumer_uuid}) before scheduling it '
                     f'again: {exc.detail}') from exc
             why = 'lost a race' if exc.lost_race else 'refused'
-            raise ClaimConflict(f'Placement {why}: {exc.detail}') from exc
+            raise ClaimConflict(f'Placement {why}: {exc.detail}', code=exc.code) from exc
         return True
 
     def unclaim(self, consumer_uuid: str) -> None:

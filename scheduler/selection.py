@@ -147,7 +147,7 @@ def _claim_first(instance_uuid: str, weighed: Sequence[WeighedHost],
             discarded.add(host.uuid)
             instance_trace.claims.append(ClaimAttempt(
                 host=host.host, nodename=host.nodename, compute_node_uuid=host.uuid,
-                outcome=CONFLICT, detail=str(exc)))
+                outcome=CONFLICT, detail=str(exc), code=exc.code or ''))
             continue
         instance_trace.claims.append(ClaimAttempt(
             host=host.host, nodename=host.nodename, compute_node_uuid=host.uuid,

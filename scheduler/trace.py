@@ -48,6 +48,8 @@ class ClaimAttempt:
     compute_node_uuid: str
     outcome: str
     detail: str = ''
+    # Placement's error code of a refused claim, e.g. placement.concurrent_update.
+    code: str = ''
 
 
 @dataclasses.dataclass

@@ -38,7 +38,7 @@ class SchedulingRecord:
 
         ``{"request_id", "created_at", "outcome", "error", "candidate_hosts",
         "removed_by_filter": {filter: n}, "weighed": [{"host", "weight"}],
-        "claims": [{"host", "outcome", "detail"}], "selected": host,
+        "claims": [{"host", "outcome", "detail", "code"}], "selected": host,
         "alternates": [hosts]}``
         """
         mine = next((i for i in self.body.get('instances', ())
@@ -54,8 +54,8 @@ class SchedulingRecord:
                                   if f.get('removed')},
             'weighed': [{'host': w['host'], 'weight': round(w['weight'], 4)}
                         for w in mine.get('weighed', ())],
-            'claims': [{'host': c['host'], 'outcome': c['outcome'], 'detail': c['detail']}
-                       for c in mine.get('claims', ())],
+            'claims': [{'host': c['host'], 'outcome': c['outcome'], 'detail': c['detail'],
+                        'code': c.get('code', '')} for c in mine.get('claims', ())],
             'selected': next((s['host'] for s in selections if s.get('claimed')), None),
             'alternates': [s['host'] for s in selections if not s.get('claimed')],
         }
