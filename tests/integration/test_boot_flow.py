@@ -183,7 +183,7 @@ def test_forced_sequence_shows_every_attempt_in_order_with_its_scheduling_record
         'doomed-1', ['doomed-2', 'seq-ok']), scheduling
     assert [w['host'] for w in scheduling['weighed']] == [h for h, _ in SEQUENCE]
     assert scheduling['claims'] == [{'host': 'doomed-1', 'outcome': 'claimed',
-                                     'detail': ''}]
+                                     'detail': '', 'code': ''}]
 
     events = deployment.cli('server', 'events', created['id'])
     assert [(e['host'], e['result'], e['reason']) for e in events
