@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/boot_bench.py [--instances 200] [--hosts-per-cell 5]
                                               [--batch 10] [--casts 2000] [--json FILE]
+                                              [--record-backends none,database]
 
 Starts a deployment of 2 cells x H fake hosts (``tests/support/deployment.py``:
 the local launcher, a vhost per level, a PostgreSQL database per level plus
@@ -22,6 +23,12 @@ broker's raw cast rate: a plain oslo.messaging cast loop from this process
 to a trivial RPC server on a vhost of its own, so the boot rate can be read
 against what the broker and this CPU allow. Everything it created (daemons,
 vhosts, databases) is removed at the end.
+
+``--record-backends`` runs the whole measure once per scheduling-record
+backend (``[scheduler] record_backend``: none, database, jsonlines), each on
+a fresh deployment, and ends with a table of the two side by side: records
+are written by a background thread, so the scheduling time and boot rate
+should not move with them; the scheduler's CPU seconds show their cost.
 """
 from __future__ import annotations
 
@@ -279,7 +286,22 @@ def cpu_by_role(before: dict[str, float], after: dict[str, float]) -> dict[str, 
 
 # -- the run -----------------------------------------------------------------------------------
 
-def run(args) -> dict:
+def records_written(deployment: Deployment) -> int | None:
+    """How many scheduling records the deployment's scheduler wrote (None: not kept)."""
+    if deployment.record_backend == 'jsonlines':
+        files = sorted(deployment.records_file.parent.glob(deployment.records_file.name + '*'))
+        return sum(len(f.read_text().splitlines()) for f in files)
+    if deployment.record_backend in (None, 'database'):
+        engine = engines.create_engine(deployment.databases['api'])
+        try:
+            with engine.connect() as conn:
+                return conn.exec_driver_sql('SELECT count(*) FROM scheduling_records').scalar()
+        finally:
+            engine.dispose()
+    return None
+
+
+def run(args, record_backend: str | None = None) -> dict:
     rabbit = backing_services.find_rabbit()
     postgres = backing_services.find_postgres()
     computes = [ComputePlan(f'cell{c}-host{h}', f'cell{c}')
@@ -291,7 +313,8 @@ def run(args) -> dict:
     with tempfile.TemporaryDirectory(prefix='cellplane-boot-bench-') as workdir:
         deployment = Deployment(Path(workdir), rabbit, postgres, computes,
                                 trace_scheduling=True,
-                                rpc_handler_threads=args.handler_threads)
+                                rpc_handler_threads=args.handler_threads,
+                                record_backend=record_backend)
         cast_vhost = None
         started = time.perf_counter()
         try:
@@ -319,6 +342,9 @@ def run(args) -> dict:
             cpu = cpu_by_role(cpu_before, daemon_cpu(deployment))
             cpu['this process (API role, polling)'] = time.process_time() - this_before
             conflicts = claim_conflicts(deployment)
+            # Records are written just after each reply: give the writer a moment.
+            time.sleep(1.0)
+            written = records_written(deployment)
             cast_vhost = rabbit.create_vhost('castbench')
             casts = cast_rate(rabbit.url_for(cast_vhost), args.casts)
         finally:
@@ -329,13 +355,16 @@ def run(args) -> dict:
             'hosts': len(computes), 'startup_seconds': startup,
             'results': results, 'scheduling': conflicts, 'broker': casts,
             'cpu_seconds_during_boots': cpu,
-            'batch_size': args.batch}
+            'batch_size': args.batch, 'record_backend': record_backend or 'default',
+            'records_written': written}
 
 
 def render(report: dict) -> str:
     broker = report['broker']
     lines = [
         f'Boot benchmark - {report["machine"]}',
+        f'Scheduling records: [scheduler] record_backend = {report["record_backend"]} '
+        f'({_or_dash(report["records_written"])} records written)',
         f'2 cells x {report["hosts"] // 2} fake hosts; real daemons on RabbitMQ and '
         f'PostgreSQL (deployment up in {report["startup_seconds"]:.0f} s)',
         'Load average (1, 5, 15 min) before: '
@@ -374,6 +403,30 @@ def render(report: dict) -> str:
     return '\n'.join(lines)
 
 
+def _or_dash(value) -> str:
+    return '-' if value is None else str(value)
+
+
+def render_comparison(reports: list[dict]) -> str:
+    """The runs side by side, one row per record backend and scenario."""
+    lines = [f'Scheduling records on and off - {reports[0]["machine"]}',
+             '',
+             '| record_backend | scenario | boots/s | scheduling ms/instance median | p95 '
+             '| scheduler CPU s | records written | load before |',
+             '|---|---|---|---|---|---|---|---|']
+    for report in reports:
+        for r in report['results']:
+            lines.append(
+                f'| {report["record_backend"]} | {r["scenario"]} | '
+                f'{r["boots_per_second"]:.1f} | {r["schedule_ms_median"]:.1f} | '
+                f'{r["schedule_ms_p95"]:.1f} | '
+                f'{report["cpu_seconds_during_boots"].get("scheduler", 0.0):.1f} | '
+                f'{_or_dash(report["records_written"])} | {report["load_before"][0]:.1f} |')
+    lines.append('(scheduler CPU: both scenarios together; runs are sequential on '
+                 'a shared machine, compare with the load in mind)')
+    return '\n'.join(lines)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument('--instances', type=int, default=200, help='K (default 200)')
@@ -384,11 +437,22 @@ def main(argv=None) -> int:
     parser.add_argument('--handler-threads', type=int, default=8,
                         help='rpc_handler_threads of every daemon (default 8)')
     parser.add_argument('--json', metavar='FILE', help='also write the report as JSON')
+    parser.add_argument('--record-backends', metavar='NAMES',
+                        help='comma-separated [scheduler] record_backend values, one '
+                             'full run each, e.g. none,database (default: one run, '
+                             "the scheduler's default)")
     args = parser.parse_args(argv)
-    report = run(args)
-    print(render(report))
+    backends = args.record_backends.split(',') if args.record_backends else [None]
+    reports = []
+    for backend in backends:
+        reports.append(run(args, backend))
+        print(render(reports[-1]), flush=True)
+        print()
+    if len(reports) > 1:
+        print(render_comparison(reports))
     if args.json:
-        Path(args.json).write_text(json.dumps(report, indent=2, default=str))
+        Path(args.json).write_text(json.dumps(
+            reports[0] if len(reports) == 1 else reports, indent=2, default=str))
     return 0
 
 

@@ -75,7 +75,7 @@ class Deployment:
     def __init__(self, workdir: Path, rabbit: RabbitServer, postgres: PostgresServer,
                  computes: list[ComputePlan], *, max_attempts: int = 3,
                  rpc_handler_threads: int = 8, trace_scheduling: bool = False,
-                 placement_workers: int = 2) -> None:
+                 placement_workers: int = 2, record_backend: str | None = None) -> None:
         self.workdir = Path(workdir)
         self.config_dir = self.workdir / 'etc'
         self.run_dir = self.workdir / 'run'
@@ -87,6 +87,10 @@ class Deployment:
         self.rpc_handler_threads = rpc_handler_threads
         self.trace_scheduling = trace_scheduling
         self.placement_workers = placement_workers
+        # [scheduler] record_backend of the scheduler (None: its default);
+        # jsonlines writes to records_file below.
+        self.record_backend = record_backend
+        self.records_file = self.workdir / 'scheduling-records.jsonl'
         self.vhosts: dict[str, str] = {}
         self.databases: dict[str, str] = {}
         self.placement_url = ''
@@ -118,6 +122,13 @@ class Deployment:
     def _placement_client_section(self) -> dict[str, Any]:
         return {'endpoint_url': self.placement_url, 'token': 'admin'}
 
+    def _scheduler_section(self) -> dict[str, Any]:
+        section: dict[str, Any] = {'host_refresh_interval': 1}
+        if self.record_backend is not None:
+            section['record_backend'] = self.record_backend
+            section['records_file'] = str(self.records_file)
+        return section
+
     def _write_configs(self) -> None:
         self.config_dir.mkdir(parents=True, exist_ok=True)
         port = self.placement_url.rsplit(':', 1)[1]
@@ -130,7 +141,7 @@ class Deployment:
             'DEFAULT': {**self._common('top'), 'transport_url': self.transport_url('top')},
             'api_database': {'connection': self.databases['api']},
             'conductor': {'role': 'super', 'max_attempts': self.max_attempts},
-            'scheduler': {'host_refresh_interval': 1},
+            'scheduler': self._scheduler_section(),
             'service': {'report_interval': 1},
             'placement': self._placement_client_section(),
         })
