@@ -86,10 +86,21 @@ class SchedulingRecord:
                              'reasons': dict(f.reasons), 'rejected': dict(f.rejected)}
                             for f in instance.filters],
                 'weighed_count': instance.weighed_count,
-                'weighed': [dataclasses.asdict(w) for w in instance.weighed[:weighed_hosts]],
-                'claims': [dataclasses.asdict(c) for c in instance.claims],
+                # Spelled out rather than dataclasses.asdict: about 8 times
+                # cheaper, and this runs once per scheduler run.
+                'weighed': [{'host': w.host, 'nodename': w.nodename,
+                             'compute_node_uuid': w.compute_node_uuid,
+                             'weight': w.weight, 'parts': dict(w.parts)}
+                            for w in instance.weighed[:weighed_hosts]],
+                'claims': [{'host': c.host, 'nodename': c.nodename,
+                            'compute_node_uuid': c.compute_node_uuid,
+                            'outcome': c.outcome, 'detail': c.detail, 'code': c.code}
+                           for c in instance.claims],
                 'gave_up': instance.gave_up,
-                'selections': [dataclasses.asdict(s) for s in instance.selections],
+                'selections': [{'host': h.host, 'nodename': h.nodename,
+                                'compute_node_uuid': h.compute_node_uuid,
+                                'cell_uuid': h.cell_uuid, 'claimed': h.claimed}
+                               for h in instance.selections],
             })
         body = {
             'request_id': trace.request_id,

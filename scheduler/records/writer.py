@@ -7,7 +7,8 @@ once the run is over). When the queue is full (the backend is slower than
 the scheduling rate, or unreachable) the record is dropped: ``dropped``
 counts them and a WARNING is logged for the first drop and every
 ``DROP_LOG_EVERY``-th after it. A backend error loses that batch (counted in
-``failed``, logged) and the thread carries on. ``close`` writes what is
+``failed``, logged) and the thread carries on. Records are written in
+batches of what arrived within ``LINGER_SECONDS``. ``close`` writes what is
 queued, waiting at most ``timeout`` seconds.
 """
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+import time
 
 from scheduler.records.backend import RecordBackend
 from scheduler.records.record import DEFAULT_WEIGHED_HOSTS, SchedulingRecord
@@ -25,6 +27,9 @@ LOG = logging.getLogger(__name__)
 DROP_LOG_EVERY = 100
 #: Records written in one backend call at most (one transaction, one flush).
 BATCH = 64
+#: How long the thread waits for more records before writing a batch: a
+#: record reaches its backend at most this much later.
+LINGER_SECONDS = 0.05
 _STOP = object()
 
 
@@ -61,9 +66,13 @@ class RecordWriter:
                 return
             batch = [first]
             stop = False
+            # Gather what arrives within LINGER_SECONDS into one write: one
+            # transaction (or flush) and one wake-up per batch, not per record,
+            # which is what keeps the writer from competing with the replies.
+            flush_at = time.monotonic() + LINGER_SECONDS
             while len(batch) < BATCH:
                 try:
-                    more = self._queue.get_nowait()
+                    more = self._queue.get(timeout=max(0.0, flush_at - time.monotonic()))
                 except queue.Empty:
                     break
                 if more is _STOP:

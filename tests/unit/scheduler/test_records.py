@@ -113,6 +113,7 @@ class _GatedBackend(RecordBackend):
 
     def __init__(self):
         self.gate = threading.Event()
+        self.entered = threading.Event()
         self.written: list[SchedulingRecord] = []
 
     @classmethod
@@ -120,6 +121,7 @@ class _GatedBackend(RecordBackend):
         return cls()
 
     def write(self, records):
+        self.entered.set()
         self.gate.wait(10)
         self.written.extend(records)
 
@@ -130,15 +132,30 @@ class _GatedBackend(RecordBackend):
 def test_writer_never_blocks_drops_and_counts_when_full_then_writes_the_rest():
     backend = _GatedBackend()
     writer = RecordWriter(backend, queue_size=3)
+    assert writer.submit(_trace('req-first', 'i'))
+    # The thread is now stuck in the backend: only the queue (3) takes more.
+    assert backend.entered.wait(10)
     accepted = [writer.submit(_trace(f'req-{n}', 'i')) for n in range(10)]
-    # The thread holds at most one batch while the gate is shut; the queue 3
-    # more: the others were dropped, without waiting.
-    assert accepted.count(False) == writer.dropped >= 6
+    assert accepted == [True] * 3 + [False] * 7
+    assert writer.dropped == 7
     backend.gate.set()
     writer.close()
-    assert writer.written == len(backend.written) == accepted.count(True)
-    assert [r.request_id for r in backend.written] == [
-        f'req-{n}' for n, ok in enumerate(accepted) if ok]
+    assert writer.written == len(backend.written) == 4
+    assert [r.request_id for r in backend.written] == ['req-first', 'req-0', 'req-1', 'req-2']
+
+
+def test_writer_writes_records_arriving_together_in_batches_not_one_by_one():
+    backend = _GatedBackend()
+    backend.gate.set()
+    calls = []
+    original = backend.write
+    backend.write = lambda records: (calls.append(len(records)), original(records))
+    writer = RecordWriter(backend, queue_size=100)
+    for n in range(20):
+        writer.submit(_trace(f'req-{n}', 'i'))
+    writer.close()
+    assert sum(calls) == 20
+    assert len(calls) < 20, calls
 
 
 class _BrokenBackend(_GatedBackend):
