@@ -23,6 +23,10 @@ class PeriodicTask:
     def start(self) -> None:
         self._thread.start()
 
+    @property
+    def running(self) -> bool:
+        return self._thread.is_alive()
+
     def stop(self, timeout: float | None = None) -> None:
         self._stopped.set()
         if self._thread.is_alive():

@@ -10,7 +10,9 @@ transport and promises:
   (its unfinished calls get no answer).
 - SIGHUP: re-read the config files' mutable options (``debug``: the log
   level) and run the reload hooks services register (the list of cells...).
-- A heartbeat hook, if given, runs every ``[service] report_interval``.
+- A heartbeat hook, if given, runs every ``[service] report_interval``;
+  other periodic tasks given run beside it. All of them stop before the
+  transport closes, so none of them sends on a closed transport.
 
 Signals are only noted by their handler (through ``signal.set_wakeup_fd``);
 the main thread acts on them, so no lock is ever taken inside a handler.
@@ -36,7 +38,7 @@ LOG = logging.getLogger(__name__)
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 RELOAD_SIGNALS = (signal.SIGHUP,)
 
-HEARTBEAT_STOP_SECONDS = 5
+PERIODIC_STOP_SECONDS = 5
 
 EXIT_OK = 0
 EXIT_SHUTDOWN_TIMEOUT = 1
@@ -47,7 +49,8 @@ class Service:
 
     def __init__(self, conf: cfg.ConfigOpts, *, binary: str, topic: str,
                  transport: messaging.Transport, endpoints: Iterable[object],
-                 heartbeat: Callable[[], None] | None = None) -> None:
+                 heartbeat: Callable[[], None] | None = None,
+                 periodic_tasks: Iterable[PeriodicTask] = ()) -> None:
         self.conf = conf
         self.binary = binary
         self.topic = topic
@@ -56,9 +59,10 @@ class Service:
         endpoints = list(endpoints) + [DiagnosticsEndpoint(host=self.host, binary=binary)]
         self._server = build_server(transport, topic=topic, server=self.host,
                                     endpoints=endpoints)
-        self._heartbeat = (PeriodicTask(f'{binary}-heartbeat',
-                                        conf.service.report_interval, heartbeat)
-                           if heartbeat else None)
+        self._periodic = list(periodic_tasks)
+        if heartbeat:
+            self._periodic.insert(0, PeriodicTask(
+                f'{binary}-heartbeat', conf.service.report_interval, heartbeat))
         self._reload_hooks: list[tuple[str, Callable[[], None]]] = []
 
     def add_reload_hook(self, name: str, hook: Callable[[], None]) -> None:
@@ -67,8 +71,8 @@ class Service:
 
     def start(self) -> None:
         self._server.start(override_pool_size=self.conf.rpc_handler_threads)
-        if self._heartbeat:
-            self._heartbeat.start()
+        for task in self._periodic:
+            task.start()
         LOG.info('%s serving topic %s as %s with %d handler threads',
                  self.binary, self.topic, self.host, self.conf.rpc_handler_threads)
 
@@ -98,11 +102,11 @@ class Service:
         timeout = self.conf.graceful_shutdown_timeout or None
         LOG.info('%s stopping: no new messages; waiting up to %s s for work in flight',
                  self.binary, timeout if timeout else 'unlimited')
-        if self._heartbeat:
-            # Its thread is a daemon thread: a heartbeat blocked on a broker
+        for task in self._periodic:
+            # Their threads are daemon threads: a task blocked on a broker
             # that is down must not hold the shutdown; a short wait lets a
-            # heartbeat being written finish.
-            self._heartbeat.stop(timeout=HEARTBEAT_STOP_SECONDS)
+            # report being sent finish.
+            task.stop(timeout=PERIODIC_STOP_SECONDS)
         self._server.stop()
         waiter = threading.Thread(target=self._server.wait, name='shutdown-wait',
                                   daemon=True)

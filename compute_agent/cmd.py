@@ -76,19 +76,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         conductor.service_heartbeat(
             new_context(), current_status(conf, binary=BINARY, topic=rpcapi.TOPIC))
 
-    service = Service(conf, binary=BINARY, topic=rpcapi.TOPIC, transport=transport,
-                      endpoints=[ComputeManager(builder=builder, placement=placement,
-                                                conductor=conductor)],
-                      heartbeat=heartbeat)
     # The first report runs at once: the node is in Placement and in its
     # cell DB before the scheduler can be expected to choose it.
     resources = PeriodicTask(f'{BINARY}-resources', conf.compute.report_interval,
                              reporter.periodic_report)
-    resources.start()
-    try:
-        return service.run()
-    finally:
-        resources.stop()
+    service = Service(conf, binary=BINARY, topic=rpcapi.TOPIC, transport=transport,
+                      endpoints=[ComputeManager(builder=builder, placement=placement,
+                                                conductor=conductor)],
+                      heartbeat=heartbeat, periodic_tasks=[resources])
+    return service.run()
 
 
 if __name__ == '__main__':

@@ -82,3 +82,33 @@ def test_reload_of_an_unparseable_file_keeps_the_config_and_skips_the_hooks(
     assert ran == []
     assert service.conf.debug is False
     assert 'could not reload its configuration files' in caplog.text
+
+
+def test_periodic_tasks_given_to_the_service_stop_before_its_transport_closes(config_file):
+    conf = config.load(['--config-file', str(config_file)], prog='cellplane-unit',
+                       setup_logging=False, registrars=[rpc_options.register_opts])
+    transport = get_transport('fake://', cfg.CONF)
+    closed = threading.Event()
+    real_cleanup = transport.cleanup
+
+    def cleanup():
+        closed.set()
+        real_cleanup()
+    transport.cleanup = cleanup
+    runs_after_close = []
+    started = threading.Event()
+
+    def report():
+        started.set()
+        if closed.is_set():
+            runs_after_close.append(1)
+
+    task = PeriodicTask('unit-report', 0.01, report)
+    svc = Service(conf, binary='cellplane-test', topic='unit-test', transport=transport,
+                  endpoints=[], periodic_tasks=[task])
+    svc.start()
+    assert started.wait(5)
+    assert svc.stop() is True
+    assert closed.is_set()
+    assert not task.running
+    assert runs_after_close == []
