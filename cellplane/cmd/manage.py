@@ -4,6 +4,7 @@
     cellplane-manage db version --database ... [--format json]
     cellplane-manage cell create --name N --transport-url U --database-connection D --config-file top.conf
     cellplane-manage cell list|show|delete ... [--format json]
+    cellplane-manage rpc ping --topic T [--server HOST] [--cell NAME] ... [--format json]
     cellplane-manage scheduler purge-records [--keep N] --config-file top.conf
 
 Which connection each database uses comes from the config files:
@@ -20,6 +21,7 @@ from cliff import command, lister, show
 from cellplane import config
 from cellplane.cells import mappings
 from cellplane.cmd import base
+from cellplane.cmd.rpc_commands import RpcPing
 from cellplane.db import engines, migrate
 
 _CONNECTION_OPTION = {
@@ -196,6 +198,7 @@ class ManageApp(base.CellplaneApp):
             commands={'db sync': DbSync, 'db version': DbVersion,
                       'cell create': CellCreate, 'cell list': CellList,
                       'cell show': CellShow, 'cell delete': CellDelete,
+                      'rpc ping': RpcPing,
                       'scheduler purge-records': SchedulerPurgeRecords})
 
 
