@@ -6,6 +6,8 @@
                             [--availability-zone AZ] [--wait [--timeout S]]
     cellplane server list|show ID|events ID|delete ID
     cellplane scheduler records [--last N] [--request-id R] [--instance ID]
+    cellplane aggregate create NAME [--zone AZ] [--property K=V ...]
+    cellplane aggregate list|show|set|unset|add-host|remove-host|delete
     cellplane demo [--format json]
 
 Commands that touch the API database read ``[api_database] connection``
@@ -21,7 +23,8 @@ import sys
 from cliff import command, lister, show
 
 from cellplane.api import flavors
-from cellplane.cmd import base, demo, manage, scheduler_commands, server_commands
+from cellplane.cmd import (aggregate_commands, base, demo, manage, scheduler_commands,
+                           server_commands)
 
 DEFAULT_CONFIG_FILE = '/etc/cellplane/cellplane.conf'
 
@@ -116,7 +119,7 @@ class CellplaneCLI(base.CellplaneApp):
             commands={'flavor create': FlavorCreate, 'flavor list': FlavorList,
                       'flavor show': FlavorShow, 'flavor delete': FlavorDelete,
                       'demo': demo.Demo, **server_commands.COMMANDS,
-                      **scheduler_commands.COMMANDS})
+                      **scheduler_commands.COMMANDS, **aggregate_commands.COMMANDS})
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -80,6 +80,27 @@ flavors = sa.Table(
     *timestamps(),
 )
 
+# Host aggregates: named groups of hosts with operator metadata. The metadata
+# key ``availability_zone`` makes the aggregate a zone (Nova's convention).
+aggregates = sa.Table(
+    'aggregates', metadata,
+    sa.Column('id', sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column('uuid', sa.String(36), nullable=False, unique=True),
+    sa.Column('name', sa.String(255), nullable=False, unique=True),
+    sa.Column('metadata', sa.JSON, nullable=False),
+    *timestamps(),
+)
+
+aggregate_hosts = sa.Table(
+    'aggregate_hosts', metadata,
+    sa.Column('id', sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column('aggregate_id', sa.Integer, sa.ForeignKey('aggregates.id'), nullable=False),
+    sa.Column('host', sa.String(255), nullable=False),
+    sa.UniqueConstraint('aggregate_id', 'host', name='uniq_aggregate_hosts0aggregate_id0host'),
+    sa.Index('aggregate_hosts_host_idx', 'host'),
+    *timestamps(),
+)
+
 # One row per select_destinations run when [scheduler] record_backend =
 # database; ``record`` is the whole record's JSON (scheduler/records/record.py).
 scheduling_records = sa.Table(
