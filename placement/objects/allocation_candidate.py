@@ -243,34 +243,73 @@ class _FlatSearch:
         self.tree_root = tree_root
         self.anchors = anchors
 
-    def _where(self) -> list[str]:
+    def _members(self) -> list[int] | None:
+        """Ids of the providers member_of allows (every any-of set met),
+        sorted; None when the group has no member_of.
+
+        Read first, by the aggregate index, so that the candidate query
+        starts from them: its cost then follows the aggregates' size, not
+        the deployment's."""
         s, g = self.s, self.g
-        conds = []
-        for name, amount in g.resources.items():
-            rc = s.rc_ids[name]
-            conds.append(
-                'EXISTS (SELECT 1 FROM inventories i WHERE '
-                f'i.resource_provider_id = rp.id AND i.resource_class_id = {rc} '
+        if not g.member_of:
+            return None
+        found: set[int] | None = None
+        for any_of in g.member_of:
+            ids = _in_list(s.agg_ids[a] for a in any_of if a in s.agg_ids)
+            rps = set(s.conn.execute(sa.text(
+                'SELECT resource_provider_id FROM resource_provider_aggregates '
+                f'WHERE aggregate_id IN ({ids})')).scalars())
+            found = rps if found is None else found & rps
+            if not found:
+                break
+        return sorted(found)
+
+    def _has_resources(self) -> list[str]:
+        """One EXISTS per requested class: the planner may join them in any
+        order, which suits a search over every provider."""
+        s, g = self.s, self.g
+        return [f'EXISTS (SELECT 1 FROM inventories i WHERE '
+                f'i.resource_provider_id = rp.id AND {self._fits(s.rc_ids[name], amount)})'
+                for name, amount in g.resources.items()]
+
+    def _has_resources_per_row(self) -> list[str]:
+        """All requested classes in ONE correlated count, which PostgreSQL
+        cannot turn into a join: it runs once per provider the query starts
+        from (the members of member_of), whatever the statistics say."""
+        s, g = self.s, self.g
+        if not g.resources:
+            return []
+        fits = ' OR '.join(f'({self._fits(s.rc_ids[name], amount)})'
+                           for name, amount in g.resources.items())
+        return [f'(SELECT count(*) FROM inventories i WHERE '
+                f'i.resource_provider_id = rp.id AND ({fits})) = {len(g.resources)}']
+
+    @staticmethod
+    def _fits(rc: int, amount: int) -> str:
+        return (f'i.resource_class_id = {rc} '
                 f'AND i.min_unit <= {amount} AND i.max_unit >= {amount} '
                 f'AND {amount} % i.step_size = 0 '
                 'AND (SELECT COALESCE(SUM(a.used), 0) FROM allocations a '
                 f'WHERE a.resource_provider_id = rp.id AND a.resource_class_id = {rc})'
-                f' + {amount} <= (i.total - i.reserved) * i.allocation_ratio)')
+                f' + {amount} <= (i.total - i.reserved) * i.allocation_ratio')
+
+    def _where(self, from_members: bool) -> list[str]:
+        s, g = self.s, self.g
+        conds = self._has_resources_per_row() if from_members else self._has_resources()
         for any_of in g.required_traits:
             ids = _in_list(s.trait_ids[t] for t in any_of)
+            if from_members:
+                conds.append('EXISTS (SELECT 1 FROM resource_provider_traits t WHERE '
+                             f't.resource_provider_id = rp.id AND t.trait_id IN ({ids}))')
+                continue
             # IN (subquery), not EXISTS: the planner can start from the
-            # (often few) providers that have the trait or aggregate.
+            # (often few) providers that have the trait.
             conds.append('rp.id IN (SELECT t.resource_provider_id FROM '
                          f'resource_provider_traits t WHERE t.trait_id IN ({ids}))')
         if g.forbidden_traits:
             ids = _in_list(s.trait_ids[t] for t in g.forbidden_traits)
             conds.append('NOT EXISTS (SELECT 1 FROM resource_provider_traits t '
                          f'WHERE t.resource_provider_id = rp.id AND t.trait_id IN ({ids}))')
-        for any_of in g.member_of:
-            ids = _in_list(s.agg_ids[a] for a in any_of if a in s.agg_ids)
-            conds.append('rp.id IN (SELECT m.resource_provider_id FROM '
-                         'resource_provider_aggregates m WHERE '
-                         f'm.aggregate_id IN ({ids}))')
         bad_aggs = [s.agg_ids[a] for a in g.forbidden_aggs if a in s.agg_ids]
         if bad_aggs:
             conds.append('NOT EXISTS (SELECT 1 FROM resource_provider_aggregates m '
@@ -285,9 +324,21 @@ class _FlatSearch:
     def run(self) -> Candidates:
         s, g = self.s, self.g
         limit = f' LIMIT {int(s.wide.limit)}' if s.wide.limit else ''
+        members = self._members()
+        if members is not None and not members:
+            return _EMPTY
+        conds = self._where(from_members=members is not None)
+        source = 'resource_providers rp'
+        if members and s.conn.dialect.name == 'postgresql':
+            # A constant list joined by primary key: given "rp.id IN (...)"
+            # PostgreSQL may scan every provider to filter on the list.
+            source = (f"unnest('{{{_in_list(members)}}}'::integer[]) AS m(id) "
+                      'JOIN resource_providers rp ON rp.id = m.id')
+        elif members:
+            conds.append(f'rp.id IN ({_in_list(members)})')
         sql = (
-            'WITH cand AS (SELECT rp.id, rp.uuid FROM resource_providers rp '
-            f'WHERE {" AND ".join(self._where())}{limit}) '
+            f'WITH cand AS (SELECT rp.id, rp.uuid FROM {source} '
+            f'WHERE {" AND ".join(conds)}{limit}) '
             'SELECT cand.id, cand.uuid, i.resource_class_id, i.total, i.reserved, '
             'i.allocation_ratio, '
             '(SELECT COALESCE(SUM(a.used), 0) FROM allocations a WHERE '
