@@ -17,6 +17,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from cellplane.db.cell.models import compute_nodes, services
+from scheduler.host_aggregates import HostAggregates, with_aggregates
 from scheduler.host_cache import HostStateCache
 from scheduler.host_state import ComputeNodeRecord
 
@@ -54,8 +55,13 @@ def read_cell(engine: Engine, cell_uuid: str, *, service_down_time: float,
 
 def refresh_cache(cache: HostStateCache, cells: Mapping[str, Engine], *,
                   service_down_time: float,
-                  now: datetime.datetime | None = None) -> dict[str, str]:
-    """Re-read every cell into ``cache``; cell UUID -> error for the cells that failed."""
+                  now: datetime.datetime | None = None,
+                  host_aggregates: HostAggregates | None = None) -> dict[str, str]:
+    """Re-read every cell into ``cache``; cell UUID -> error for the cells that failed.
+
+    With ``host_aggregates`` (host -> aggregates), each record gets its host's
+    aggregates; without, records carry none.
+    """
     previous: dict[str, list[ComputeNodeRecord]] = {}
     for record in cache.records():
         previous.setdefault(record.cell_uuid, []).append(record)
@@ -72,5 +78,7 @@ def refresh_cache(cache: HostStateCache, cells: Mapping[str, Engine], *,
             LOG.warning('Could not read the compute nodes of cell %s; scheduling '
                         'keeps using the %d records read from it before: %s',
                         cell_uuid, len(kept), exc)
+    if host_aggregates is not None:
+        records = with_aggregates(records, host_aggregates)
     cache.set_records(records)
     return failed

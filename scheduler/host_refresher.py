@@ -4,16 +4,22 @@
 ``HostStateCache`` every ``interval`` seconds on its own thread, and on
 ``reload_cells`` (a SIGHUP) re-reads the cell mappings first. A cell that
 cannot be read keeps its previous records (see ``cell_nodes``); a cell that
-was removed or disabled drops out of the cache at the next refresh.
+was removed or disabled drops out of the cache at the next refresh. Each
+refresh also reads the host aggregates from the API database (one query) and
+hangs them on the records; if that read fails, the aggregates last read are
+used and the failure is logged.
 """
 from __future__ import annotations
 
 import logging
 import threading
 
+import sqlalchemy as sa
+
 from cellplane.cells.databases import CellDatabases
 from cellplane.periodic import PeriodicTask
 from scheduler import cell_nodes
+from scheduler.host_aggregates import HostAggregates, read_host_aggregates
 from scheduler.host_cache import HostStateCache
 
 LOG = logging.getLogger(__name__)
@@ -30,16 +36,27 @@ class HostRefresher:
         # could otherwise write an older read over a newer one.
         self._refresh_lock = threading.Lock()
         self._task: PeriodicTask | None = None
+        self._host_aggregates: HostAggregates = {}
 
     def refresh(self) -> dict[str, str]:
         """Read every enabled cell now; cell UUID -> error for those that failed."""
         with self._refresh_lock:
             failed = cell_nodes.refresh_cache(
                 self._cache, self._cells.enabled_engines(),
-                service_down_time=self._service_down_time)
+                service_down_time=self._service_down_time,
+                host_aggregates=self._read_host_aggregates())
         LOG.debug('Host cache refreshed: %d compute node(s); %d cell(s) unreadable',
                   len(self._cache.records()), len(failed))
         return failed
+
+    def _read_host_aggregates(self) -> HostAggregates:
+        try:
+            self._host_aggregates = read_host_aggregates(self._cells.api_engine)
+        except sa.exc.SQLAlchemyError as exc:
+            LOG.warning('Could not read the host aggregates from the API database; '
+                        'scheduling keeps using those read before (%d host(s)): %s',
+                        len(self._host_aggregates), exc)
+        return self._host_aggregates
 
     def reload_cells(self) -> None:
         """Re-read the cell mappings, then the compute nodes of every enabled cell."""

@@ -3,9 +3,10 @@
 A ``HostState`` merges two sources: Placement's provider summary (capacity
 and usage per resource class, traits) and the node's record from its cell
 database (host, nodename, cell, service up/disabled, availability zone,
-aggregates with their metadata, stats). Filters and weighers read it;
-``consume`` charges a claim to it so that the next instance of the same
-request, and the next request, see the host as fuller.
+stats) with its host's aggregates and their metadata from the API database.
+Filters and weighers read it; ``consume`` charges a claim to it so that the
+next instance of the same request, and the next request, see the host as
+fuller.
 """
 from __future__ import annotations
 
@@ -129,14 +130,16 @@ class HostState:
     # -- facts filters and weighers read -----------------------------------
     @property
     def availability_zone(self) -> str | None:
-        """The node's own zone, else the zone of one of its aggregates."""
-        if self.record.availability_zone:
-            return self.record.availability_zone
+        """The zone of the host's aggregates when one says, else the node's own.
+
+        An operator's aggregate wins over the compute agent's configured zone,
+        as in Nova; ``cellplane aggregate`` keeps a host out of two zones.
+        """
         for aggregate in self.record.aggregates:
             zone = aggregate.metadata.get(AVAILABILITY_ZONE_KEY)
             if zone:
                 return zone
-        return None
+        return self.record.availability_zone or None
 
     def failure_domain(self, level: str | None) -> str | None:
         """The node's domain at ``level``: its host for the host level, else an aggregate."""

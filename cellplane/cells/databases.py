@@ -40,6 +40,11 @@ class CellDatabases:
         self._mappings: dict[str, CellMapping] = {}
         self._engines: dict[str, Engine] = {}
 
+    @property
+    def api_engine(self) -> Engine:
+        """The API database the mappings are read from."""
+        return self._api_engine
+
     def reload(self) -> list[CellMapping]:
         """Re-read the cell mappings; return them (enabled and disabled)."""
         fresh = {m.uuid: m for m in mappings.list_all(self._api_engine)}

@@ -44,10 +44,14 @@ def test_copy_is_independent():
     assert state.free('VCPU') == 16 and other.free('VCPU') == 13
 
 
-def test_zone_comes_from_the_node_else_from_an_aggregate():
+def test_zone_comes_from_an_aggregate_else_from_the_node():
     agg = HostAggregate(uuid='a', name='a', metadata={'availability_zone': 'az-agg'})
+    zoneless = HostAggregate(uuid='b', name='b', metadata={'ssd': 'true'})
     assert host('h1', aggregates=[agg]).availability_zone == 'az-agg'
-    assert host('h1', aggregates=[agg], availability_zone='az-node').availability_zone == 'az-node'
+    # The operator's aggregate wins over the compute agent's configured zone.
+    assert host('h1', aggregates=[agg], availability_zone='az-node').availability_zone == 'az-agg'
+    assert host('h1', aggregates=[zoneless],
+                availability_zone='az-node').availability_zone == 'az-node'
     assert host('h1').availability_zone is None
 
 
