@@ -11,6 +11,8 @@ DEFAULT_FILTERS = [
     'ComputeFilter',
     'ResourceFitFilter',
     'AvailabilityZoneFilter',
+    # Only runs for flavors with aggregate_instance_extra_specs:KEY=VALUE.
+    'AggregateInstanceExtraSpecsFilter',
     'RequestedDestinationFilter',
     'IgnoreHostsFilter',
     'RetryFilter',

@@ -139,8 +139,12 @@ def create(engine: Engine, name: str, *, zone: str | None = None,
             (aggregates.c.name == name) | (aggregates.c.uuid == name))).first()
         if clash is not None:
             raise AggregateError(f'an aggregate named {name!r} exists')
-        conn.execute(aggregates.insert().values(
-            uuid=aggregate.uuid, name=name, metadata=metadata))
+        try:
+            conn.execute(aggregates.insert().values(
+                uuid=aggregate.uuid, name=name, metadata=metadata))
+        except sa.exc.IntegrityError as exc:
+            # Another create of the same name committed since the check.
+            raise AggregateError(f'an aggregate named {name!r} exists') from exc
     return aggregate
 
 
@@ -209,7 +213,11 @@ def add_host(engine: Engine, name_or_uuid: str, host: str) -> Aggregate:
             raise AggregateError(f'host {host} is already in aggregate {row.name}')
         _check_zone(conn, aggregate_id=row.id, aggregate_name=row.name,
                     zone=(row.metadata or {}).get(AVAILABILITY_ZONE_KEY), hosts=[host])
-        conn.execute(aggregate_hosts.insert().values(aggregate_id=row.id, host=host))
+        try:
+            conn.execute(aggregate_hosts.insert().values(aggregate_id=row.id, host=host))
+        except sa.exc.IntegrityError as exc:
+            # Another add of the same host committed since the check.
+            raise AggregateError(f'host {host} is already in aggregate {row.name}') from exc
         return _load(conn, row.uuid)
 
 
