@@ -36,7 +36,6 @@ import argparse
 import datetime
 import json
 import os
-import platform
 import statistics
 import sys
 import tempfile
@@ -65,6 +64,8 @@ import oslo_messaging as messaging  # noqa: E402,I100
 from tests.support import backing_services  # noqa: E402
 from tests.support.deployment import ComputePlan, Deployment  # noqa: E402
 
+import machine as machine_facts  # noqa: E402 - the sibling benchmarks/machine.py
+
 PROJECT = 'bench'
 FLAVOR = ('bench.small', 1, 256, 1)
 POLL_SECONDS = 0.25
@@ -73,16 +74,7 @@ TRACE_MARK = 'scheduling trace '
 
 
 def machine() -> str:
-    model = 'unknown CPU'
-    try:
-        for line in Path('/proc/cpuinfo').read_text().splitlines():
-            if line.startswith('model name'):
-                model = line.split(':', 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return (f'{os.cpu_count()} cores, {model}, Python {platform.python_version()}, '
-            f'oslo.messaging {_version("oslo.messaging")}')
+    return machine_facts.summary(f'oslo.messaging {_version("oslo.messaging")}')
 
 
 def _version(package: str) -> str:

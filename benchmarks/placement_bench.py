@@ -25,8 +25,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
-import platform
 import statistics
 import sys
 import threading
@@ -35,6 +33,8 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 
 import requests
+
+import machine as machine_facts  # the sibling benchmarks/machine.py
 
 RESOURCES = 'VCPU:2,MEMORY_MB:4096,DISK_GB:20'
 INVENTORY = {
@@ -55,17 +55,7 @@ def _uuid(kind: str, i: int) -> str:
 
 
 def machine() -> dict:
-    model = platform.processor() or 'unknown'
-    try:
-        with open('/proc/cpuinfo') as f:
-            for line in f:
-                if line.startswith('model name'):
-                    model = line.split(':', 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return {'cores': os.cpu_count(), 'cpu': model,
-            'python': platform.python_version(), 'system': platform.platform()}
+    return machine_facts.facts()
 
 
 def percentile(values, p):

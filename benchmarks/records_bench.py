@@ -44,6 +44,8 @@ from scheduler.records.jsonlines import JsonLinesBackend  # noqa: E402
 from scheduler.records.record import SchedulingRecord  # noqa: E402
 from scheduler.records.writer import RecordWriter  # noqa: E402
 from scheduler.conf import DEFAULT_FILTERS, DEFAULT_WEIGHERS  # noqa: E402
+
+import machine as machine_facts  # noqa: E402 - the sibling benchmarks/machine.py
 from tests.unit.scheduler.factories import (  # noqa: E402
     FakePlacement, flavor, record, spec)
 
@@ -51,15 +53,7 @@ QUEUE_SIZE = 1000
 
 
 def machine() -> str:
-    model = 'unknown CPU'
-    try:
-        for line in Path('/proc/cpuinfo').read_text().splitlines():
-            if line.startswith('model name'):
-                model = line.split(':', 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f'{os.cpu_count()} cores, {model}, Python {sys.version.split()[0]}'
+    return machine_facts.summary()
 
 
 def _manager(hosts: int, on_trace) -> SchedulerManager:
