@@ -16,14 +16,12 @@ Every command but ``delete`` prints the aggregate (table or ``--format json``).
 from __future__ import annotations
 
 import argparse
-import os
 
 from cliff import command, lister, show
 
 from cellplane.api import aggregates
 from cellplane.cmd import base, manage
 
-DEFAULT_CONFIG_FILE = '/etc/cellplane/cellplane.conf'
 COLUMNS = ('id', 'name', 'availability_zone', 'hosts', 'properties')
 
 
@@ -41,6 +39,7 @@ def _row(aggregate: aggregates.Aggregate) -> tuple:
 
 class _AggregateCommand(base.ConfigOptionsMixin):
     """Reads ``[api_database] connection``; takes the aggregate by name or UUID."""
+    default_config_file = base.USER_CONFIG_FILE
 
     takes_aggregate = True
 
@@ -51,9 +50,6 @@ class _AggregateCommand(base.ConfigOptionsMixin):
         return parser
 
     def api_engine(self, parsed_args):
-        if not parsed_args.config_file and not parsed_args.config_dir \
-                and os.path.exists(DEFAULT_CONFIG_FILE):
-            parsed_args.config_file = [DEFAULT_CONFIG_FILE]
         return manage.engine_for(self.load_config(parsed_args), 'api')
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from typing import Callable, Iterable
 
@@ -18,12 +19,16 @@ from oslo_config import cfg
 from cellplane import config
 
 VERSION = '0.1.0'
+USER_CONFIG_FILE = '/etc/cellplane/cellplane.conf'
 
 
 class ConfigOptionsMixin:
     """Adds --config-file/--config-dir to a command and loads them on demand."""
 
     registrars: Iterable[Callable[[cfg.ConfigOpts], None]] = ()
+    # Read when the command is given no --config-file/--config-dir and the
+    # file exists (the user-facing ``cellplane`` commands set it).
+    default_config_file: str | None = None
 
     def add_config_arguments(self, parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         parser.add_argument('--config-file', action='append', default=[],
@@ -33,6 +38,9 @@ class ConfigOptionsMixin:
         return parser
 
     def load_config(self, parsed_args) -> cfg.ConfigOpts:
+        if (self.default_config_file and not parsed_args.config_file
+                and not parsed_args.config_dir and os.path.exists(self.default_config_file)):
+            parsed_args.config_file = [self.default_config_file]
         argv = []
         for path in parsed_args.config_file:
             argv += ['--config-file', path]

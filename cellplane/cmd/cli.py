@@ -17,7 +17,6 @@ from ``--config-file`` (default: /etc/cellplane/cellplane.conf when present);
 """
 from __future__ import annotations
 
-import os
 import sys
 
 from cliff import command, lister, show
@@ -26,17 +25,15 @@ from cellplane.api import flavors
 from cellplane.cmd import (aggregate_commands, base, demo, manage, scheduler_commands,
                            server_commands)
 
-DEFAULT_CONFIG_FILE = '/etc/cellplane/cellplane.conf'
 
 
 class _ApiCommand(base.ConfigOptionsMixin):
+    default_config_file = base.USER_CONFIG_FILE
+
     def get_parser(self, prog_name):
         return self.add_config_arguments(super().get_parser(prog_name))
 
     def api_engine(self, parsed_args):
-        if not parsed_args.config_file and not parsed_args.config_dir \
-                and os.path.exists(DEFAULT_CONFIG_FILE):
-            parsed_args.config_file = [DEFAULT_CONFIG_FILE]
         return manage.engine_for(self.load_config(parsed_args), 'api')
 
 

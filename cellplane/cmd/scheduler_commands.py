@@ -10,7 +10,6 @@ claims, selections, stage times).
 from __future__ import annotations
 
 import contextlib
-import os
 
 from cliff import lister
 
@@ -20,7 +19,6 @@ from scheduler.records.backend import RecordQuery
 from scheduler.records.loading import load_backend
 from scheduler.records.record import SchedulingRecord
 
-DEFAULT_CONFIG_FILE = '/etc/cellplane/cellplane.conf'
 RECORD_COLUMNS = ('created_at', 'request_id', 'outcome', 'instances', 'candidates',
                   'selected', 'total_ms', 'error')
 
@@ -60,6 +58,7 @@ def record_row(record: SchedulingRecord, *, with_body: bool) -> tuple:
 
 class SchedulerRecords(base.ConfigOptionsMixin, lister.Lister):
     """Scheduling records, newest first: why instances landed where they did, or failed."""
+    default_config_file = base.USER_CONFIG_FILE
 
     registrars = (scheduler_conf.register_opts,)
 
@@ -75,9 +74,6 @@ class SchedulerRecords(base.ConfigOptionsMixin, lister.Lister):
     def take_action(self, parsed_args):
         if parsed_args.last < 1:
             raise ValueError(f'--last must be 1 or more, not {parsed_args.last}')
-        if not parsed_args.config_file and not parsed_args.config_dir \
-                and os.path.exists(DEFAULT_CONFIG_FILE):
-            parsed_args.config_file = [DEFAULT_CONFIG_FILE]
         conf = self.load_config(parsed_args)
         query = RecordQuery(last=parsed_args.last, request_id=parsed_args.request_id,
                             instance_uuid=parsed_args.instance)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import getpass
-import os
 import time
 
 from cliff import command, lister, show
@@ -35,7 +34,6 @@ from scheduler import conf as scheduler_conf
 from scheduler.records.backend import RecordBackendError, RecordQuery
 from scheduler.records.loading import load_backend
 
-DEFAULT_CONFIG_FILE = '/etc/cellplane/cellplane.conf'
 WAIT_POLL_SECONDS = 0.5
 LIST_COLUMNS = ('id', 'name', 'status', 'task_state', 'flavor', 'cell', 'host')
 SHOW_COLUMNS = ('id', 'name', 'status', 'task_state', 'flavor', 'cell', 'host', 'node',
@@ -48,22 +46,17 @@ class WaitTimedOut(Exception):
 
 
 class _TopLevelCommand(base.ConfigOptionsMixin):
+    default_config_file = base.USER_CONFIG_FILE
     registrars = (rpc_options.register_opts, scheduler_conf.register_opts,
                   api_conf.register_opts)
 
     def get_parser(self, prog_name):
         return self.add_config_arguments(super().get_parser(prog_name))
 
-    def conf(self, parsed_args):
-        if not parsed_args.config_file and not parsed_args.config_dir \
-                and os.path.exists(DEFAULT_CONFIG_FILE):
-            parsed_args.config_file = [DEFAULT_CONFIG_FILE]
-        return self.load_config(parsed_args)
-
     @contextlib.contextmanager
     def api(self, parsed_args):
         """(conf, API engine, cell databases), closed afterwards."""
-        conf = self.conf(parsed_args)
+        conf = self.load_config(parsed_args)
         engine = manage.engine_for(conf, 'api')
         timeout = conf.cells.read_timeout
         cells = CellDatabases(engine, engine_factory=functools.partial(
@@ -158,6 +151,15 @@ class ServerCreate(_TopLevelCommand, lister.Lister):
                 time.sleep(WAIT_POLL_SECONDS)
 
 
+class _OneServerCommand(_TopLevelCommand):
+    """A command about one server, named by its uuid."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('id', help='server uuid')
+        return parser
+
+
 class ServerList(_TopLevelCommand, lister.Lister):
     """List servers: in cells, being scheduled, or failed before reaching a cell."""
 
@@ -167,13 +169,8 @@ class ServerList(_TopLevelCommand, lister.Lister):
                 engine, cells, cell_timeout=conf.cells.read_timeout)]
 
 
-class ServerShow(_TopLevelCommand, show.ShowOne):
+class ServerShow(_OneServerCommand, show.ShowOne):
     """Show one server, with every scheduling and build attempt (action events)."""
-
-    def get_parser(self, prog_name):
-        parser = super().get_parser(prog_name)
-        parser.add_argument('id', help='server uuid')
-        return parser
 
     def take_action(self, parsed_args):
         with self.api(parsed_args) as (conf, engine, cells):
@@ -209,13 +206,8 @@ def scheduling_of(conf, instance_uuid: str) -> dict | str | None:
     return found[0].for_instance(instance_uuid) if found else None
 
 
-class ServerEvents(_TopLevelCommand, lister.Lister):
+class ServerEvents(_OneServerCommand, lister.Lister):
     """A server's action events in its cell: every build attempt, in order, with its reason."""
-
-    def get_parser(self, prog_name):
-        parser = super().get_parser(prog_name)
-        parser.add_argument('id', help='server uuid')
-        return parser
 
     def take_action(self, parsed_args):
         with self.api(parsed_args) as (conf, engine, cells):
@@ -225,13 +217,8 @@ class ServerEvents(_TopLevelCommand, lister.Lister):
                                for e in server.events]
 
 
-class ServerDelete(_TopLevelCommand, command.Command):
+class ServerDelete(_OneServerCommand, command.Command):
     """Delete a server: terminate on its host, or drop a build request without a cell."""
-
-    def get_parser(self, prog_name):
-        parser = super().get_parser(prog_name)
-        parser.add_argument('id', help='server uuid')
-        return parser
 
     def take_action(self, parsed_args):
         with self.api(parsed_args) as (conf, engine, cells):
