@@ -43,5 +43,9 @@ def ping_after_idle(engine: Engine, idle_seconds: float = DEFAULT_IDLE_SECONDS) 
                 cursor.execute('SELECT 1')
             finally:
                 cursor.close()
+            # The ping opened a transaction (DB-API drivers begin one
+            # implicitly); hand the connection out idle, as the pool promises:
+            # a caller that switches it to autocommit would otherwise fail.
+            dbapi_conn.rollback()
         except Exception as error:  # any failure means: do not hand this one out
             raise exc.DisconnectionError(f'idle connection failed its ping: {error}') from error

@@ -52,3 +52,18 @@ def test_bare_postgresql_url_uses_psycopg2(postgres_url):
     with engine.connect() as conn:
         assert conn.execute(sa.text('SELECT 1')).scalar_one() == 1
     engine.dispose()
+
+
+def test_a_pinged_connection_is_handed_out_outside_any_transaction(postgres_url):
+    # The claim path switches the driver connection to autocommit, which
+    # psycopg2 refuses inside a transaction: the ping must not leave one open.
+    from psycopg2 import extensions
+    engine = sa.create_engine(postgres_url, pool_size=1, max_overflow=0)
+    liveness.ping_after_idle(engine, idle_seconds=0)
+    _backend_pid(engine)
+    with engine.connect() as conn:
+        dbapi_conn = conn.connection.dbapi_connection
+        assert dbapi_conn.info.transaction_status == extensions.TRANSACTION_STATUS_IDLE
+        dbapi_conn.autocommit = True
+        dbapi_conn.autocommit = False
+    engine.dispose()
