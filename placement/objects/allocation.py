@@ -17,9 +17,9 @@ allocations and bumps every generation involved, all in ONE transaction:
 4. replace the consumers' allocations and bump (or create, or delete) the
    consumers, then commit.
 
-On PostgreSQL the four steps run as ONE server-side call,
-placement_replace_allocations() (migration 7c2d9e41a0b3), in its own
-autocommit transaction: a claim is one round trip to the database. The same
+On PostgreSQL the four steps run as ONE server-side call, placement_claim()
+(migration c4e7a1d2f9b3), in its own autocommit transaction: a claim is one
+round trip to the database. The same
 steps in Python (``replace_in_transaction``) serve SQLite, the reshaper (which needs them
 inside its own transaction) and a PostgreSQL database not yet migrated.
 
@@ -31,7 +31,6 @@ rather than as plain ``CapacityExceeded`` (it was already full).
 from __future__ import annotations
 
 import collections
-import json
 from dataclasses import dataclass, field
 
 import sqlalchemy as sa
@@ -167,10 +166,14 @@ def replace_allocations(engine: Engine, writes: list[ConsumerWrite]) -> None:
 
 _claim_function: dict[str, bool] = {}
 
+_CLAIM_SIGNATURE = (
+    'placement_claim(timestamp, text[], boolean[], integer[], integer[], integer[], '
+    'integer[], text[], text[], integer[], text[], integer[])')
+
 
 def _has_claim_function(engine: Engine) -> bool:
-    """Whether the database has placement_replace_allocations() (PostgreSQL
-    at migration 7c2d9e41a0b3 or later)."""
+    """Whether the database has placement_claim() (PostgreSQL at migration
+    c4e7a1d2f9b3 or later)."""
     if engine.dialect.name != 'postgresql':
         return False
     key = str(engine.url)
@@ -178,45 +181,73 @@ def _has_claim_function(engine: Engine) -> bool:
     if found is None:
         with engine.connect() as conn:
             found = conn.execute(sa.text(
-                "SELECT to_regprocedure('placement_replace_allocations(jsonb)') "
-                "IS NOT NULL")).scalar()
+                f"SELECT to_regprocedure('{_CLAIM_SIGNATURE}') IS NOT NULL")).scalar()
         _claim_function[key] = found
     return found
 
 
-_CALL = sa.text('SELECT placement_replace_allocations(CAST(:req AS jsonb))')
+_CALL = ('SELECT placement_claim(%s::timestamp, %s::text[], %s::boolean[], '
+         '%s::integer[], %s::integer[], %s::integer[], %s::integer[], '
+         '%s::text[], %s::text[], %s::integer[], %s::text[], %s::integer[])')
 
 
 def _replace_in_database(engine: Engine, writes: list[ConsumerWrite],
                          resolved: Resolved) -> None:
-    """The same checks and writes as ``replace_in_transaction``, as one server-side call
-    in its own (autocommit) transaction: one round trip to the database."""
+    """The same checks and writes as ``replace_in_transaction``, as one
+    server-side call in its own transaction: one round trip to the database."""
     with engine.connect() as conn:
         rc_names = {rc for w in writes for res in w.allocations.values() for rc in res}
         rc_ids = rc_obj.ids_by_name(conn, rc_names) if rc_names else {}
-        req = {
-            'now': db_api.utcnow().isoformat(),
-            'consumers': [{
-                'uuid': w.consumer_uuid,
-                'check': w.generation is not UNCHECKED,
-                'generation': None if w.generation is UNCHECKED else w.generation,
-                'project': resolved.project_ids[w.project_id],
-                'user': resolved.user_ids[w.user_id],
-                'type': resolved.type_ids.get(w.consumer_type) if w.consumer_type else None,
-            } for w in writes],
-            'allocs': [{'consumer': w.consumer_uuid, 'rp': rp, 'rc': rc_ids.get(rc, -1),
-                        'rc_name': rc, 'amount': amount}
-                       for w in writes for rp, res in w.allocations.items()
-                       for rc, amount in res.items()],
-        }
-        conn.commit()   # the lookups above; the call below is its own transaction
-        autocommit = conn.execution_options(isolation_level='AUTOCOMMIT')
-        try:
-            autocommit.execute(_CALL, {'req': json.dumps(req)})
-        except sa_exc.DBAPIError as exc:
-            if getattr(exc.orig, 'pgcode', None) != 'P0001':
-                raise
-            raise _refusal(exc.orig.diag.message_primary) from None
+        conn.commit()   # the lookups above (custom classes only)
+        allocs = [(w.consumer_uuid, rp, rc, amount)
+                  for w in writes for rp, res in w.allocations.items()
+                  for rc, amount in res.items()]
+        params = (
+            db_api.utcnow(),
+            [w.consumer_uuid for w in writes],
+            [w.generation is not UNCHECKED for w in writes],
+            [None if w.generation is UNCHECKED else w.generation for w in writes],
+            [resolved.project_ids[w.project_id] for w in writes],
+            [resolved.user_ids[w.user_id] for w in writes],
+            [resolved.type_ids.get(w.consumer_type) if w.consumer_type else None
+             for w in writes],
+            [a[0] for a in allocs],
+            [a[1] for a in allocs],
+            [rc_ids.get(a[2], -1) for a in allocs],
+            [a[2] for a in allocs],
+            [a[3] for a in allocs],
+        )
+        _call_in_autocommit(conn, _CALL, params)
+
+
+def _call_in_autocommit(conn: Connection, sql: str, params) -> list[tuple]:
+    """Run one statement as its own transaction on ``conn``'s driver
+    connection; return its rows (none for a statement without a result).
+
+    psycopg2's autocommit flag is switched on and off around the call on
+    the client side only. Asking SQLAlchemy for an AUTOCOMMIT connection
+    instead costs a second round trip on every claim: it puts the session's
+    isolation level back (``SET default_transaction_isolation``) when the
+    connection returns to the pool.
+    """
+    dbapi_conn = conn.connection.dbapi_connection
+    dbapi_conn.autocommit = True
+    try:
+        with dbapi_conn.cursor() as cursor:
+            cursor.execute(sql, params)
+            return cursor.fetchall() if cursor.description else []
+    except dbapi_conn.Error as orig:
+        if getattr(orig, 'pgcode', None) == 'P0001':
+            raise _refusal(orig.diag.message_primary) from None
+        if conn.dialect.is_disconnect(orig, dbapi_conn, None):
+            conn.invalidate(orig)
+            dbapi_conn = None
+        raise sa_exc.DBAPIError.instance(
+            sql, params, orig, conn.dialect.loaded_dbapi.Error,
+            dialect=conn.dialect) from None
+    finally:
+        if dbapi_conn is not None:
+            dbapi_conn.autocommit = False
 
 
 def _refusal(message: str) -> AllocationError:
@@ -553,6 +584,14 @@ def _latest(rows):
 _DELETE_RETURNING = sa.text(
     'DELETE FROM allocations WHERE consumer_id = :uuid RETURNING id')
 _DELETE_CONSUMER = sa.text('DELETE FROM consumers WHERE uuid = :uuid')
+# PostgreSQL: both deletes in one statement and one round trip; the consumer
+# goes only if it had allocations (otherwise the request is a 404 and
+# changes nothing).
+_DELETE_BOTH_PG = (
+    'WITH gone AS (DELETE FROM allocations WHERE consumer_id = %(uuid)s RETURNING 1), '
+    'consumer AS (DELETE FROM consumers WHERE uuid = %(uuid)s '
+    '             AND EXISTS (SELECT 1 FROM gone)) '
+    'SELECT count(*) FROM gone')
 
 
 def delete_for_consumer(engine: Engine, consumer_uuid: str) -> None:
@@ -561,6 +600,13 @@ def delete_for_consumer(engine: Engine, consumer_uuid: str) -> None:
     Not generation-checked, as in the reference: callers that need safety
     against a concurrent writer PUT an empty allocation set at 1.28+.
     """
+    if engine.dialect.name == 'postgresql':
+        with engine.connect() as conn:
+            [(deleted,)] = _call_in_autocommit(conn, _DELETE_BOTH_PG,
+                                               {'uuid': consumer_uuid})
+        if not deleted:
+            raise NoAllocations(consumer_uuid)
+        return
     with engine.begin() as conn:
         deleted = conn.execute(_DELETE_RETURNING, {'uuid': consumer_uuid}).all()
         if not deleted:

@@ -363,3 +363,47 @@ def test_postgresql_writes_in_one_server_side_call(api):
     expected = api.engine.dialect.name == 'postgresql'
     assert alloc_obj._has_claim_function(api.engine) is expected
 
+
+
+# The one-call claim path exists on PostgreSQL only.
+on_postgresql = pytest.mark.parametrize('api', ['postgresql'], indirect=True)
+
+
+@on_postgresql
+def test_postgresql_claim_leaves_the_pooled_connection_transactional(api, rp):
+    # The claim switches the driver connection to autocommit for its one
+    # statement; a success and a refusal must both switch it back, or the
+    # next request on that connection would write outside a transaction.
+    import sqlalchemy as sa
+    from placement.objects import allocation as alloc_obj
+    write = alloc_obj.ConsumerWrite(CONSUMER, 'p', 'u', {rp: {'VCPU': 1}})
+    refused = alloc_obj.ConsumerWrite(OTHER, 'p', 'u', {rp: {'VCPU': 1000}})
+    resolved = alloc_obj.resolve_names(api.engine, [write, refused])
+    with api.engine.connect() as conn:
+        dbapi_conn = conn.connection.dbapi_connection
+        alloc_obj._call_in_autocommit(conn, 'SELECT 1', ())
+        assert dbapi_conn.autocommit is False
+    alloc_obj._replace_in_database(api.engine, [write], resolved)
+    with pytest.raises(alloc_obj.CapacityExceeded):
+        alloc_obj._replace_in_database(api.engine, [refused], resolved)
+    with api.engine.connect() as conn:
+        assert conn.connection.dbapi_connection.autocommit is False
+        conn.execute(sa.text("UPDATE consumers SET generation = 99"))
+        conn.rollback()   # not committed: the update must disappear
+    assert api.get(f'/allocations/{CONSUMER}').json['consumer_generation'] == 1
+
+
+@on_postgresql
+def test_postgresql_claim_reports_database_errors_as_sqlalchemy_errors(api):
+    # The writer retries IntegrityError (two requests creating one consumer)
+    # and deadlocks; the raw driver error must arrive in SQLAlchemy's types.
+    from sqlalchemy import exc as sa_exc
+    from placement.objects import allocation as alloc_obj
+    with api.engine.connect() as conn:
+        alloc_obj._call_in_autocommit(
+            conn, "INSERT INTO traits (name) VALUES ('CUSTOM_TWICE')", ())
+        with pytest.raises(sa_exc.IntegrityError) as caught:
+            alloc_obj._call_in_autocommit(
+                conn, "INSERT INTO traits (name) VALUES ('CUSTOM_TWICE')", ())
+        assert caught.value.orig.pgcode == '23505'
+        assert conn.connection.dbapi_connection.autocommit is False
