@@ -16,23 +16,23 @@ creates compute-node providers (VCPU 16 at allocation_ratio 4.0, MEMORY_MB
 * DELETE /allocations/{consumer}: median latency and deletes per second.
 
 Everything it created is removed at the end (also on Ctrl-C). Only the
-standard library and ``requests``: it runs unchanged against the reference
-implementation or ours. The machine (cores, CPU model, Python) is printed
+standard library: it runs unchanged against the reference implementation
+or ours. The machine (cores, CPU model, Python) is printed
 with the results: compare two services only within one run on one machine.
 """
 from __future__ import annotations
 
 import argparse
+import http.client
 import json
 import math
 import statistics
 import sys
 import threading
 import time
+import urllib.parse
 import uuid
 from concurrent.futures import ThreadPoolExecutor
-
-import requests
 
 import machine as machine_facts  # the sibling benchmarks/machine.py
 
@@ -69,32 +69,63 @@ class BenchError(Exception):
 
 
 class Api:
-    """Thread-safe HTTP calls (one requests.Session per thread)."""
+    """Thread-safe HTTP calls: one kept-alive ``http.client`` connection per
+    thread.
+
+    The standard library's client, not ``requests``: on a small machine the
+    benchmark shares the CPU with the service it measures, and ``requests``
+    spends about five times the CPU per call (measured on 2 cores: 0.9 to
+    1.2 ms against 0.2 ms per claim), which is taken from the service under
+    test. A service that needs 37 ms per claim hardly notices; one that
+    needs 2 ms loses a third of its throughput to the client.
+    """
 
     def __init__(self, base: str, token: str, version: str):
-        self.base = base.rstrip('/')
+        parsed = urllib.parse.urlsplit(base.rstrip('/'))
+        if parsed.scheme not in ('http', 'https'):
+            raise BenchError(f'not an http(s) URL: {base}')
+        self.scheme = parsed.scheme
+        self.netloc = parsed.netloc
+        self.prefix = parsed.path
         self.headers = {'x-auth-token': token, 'accept': 'application/json',
                         'openstack-api-version': f'placement {version}'}
         self._local = threading.local()
 
-    def _session(self) -> requests.Session:
-        s = getattr(self._local, 'session', None)
-        if s is None:
-            s = self._local.session = requests.Session()
-        return s
+    def _connection(self, fresh: bool = False) -> http.client.HTTPConnection:
+        conn = getattr(self._local, 'conn', None)
+        if conn is None or fresh:
+            if conn is not None:
+                conn.close()
+            cls = (http.client.HTTPSConnection if self.scheme == 'https'
+                   else http.client.HTTPConnection)
+            conn = self._local.conn = cls(self.netloc, timeout=120)
+        return conn
 
     def call(self, method, path, body=None, params=None):
         headers = dict(self.headers)
         data = None
         if body is not None:
-            data = json.dumps(body)
+            data = json.dumps(body).encode()
             headers['content-type'] = 'application/json'
+        url = self.prefix + path
+        if params:
+            url += '?' + urllib.parse.urlencode(params)
         start = time.perf_counter()
-        resp = self._session().request(method, self.base + path, params=params,
-                                       data=data, headers=headers, timeout=120)
+        for attempt in (1, 2):
+            conn = self._connection(fresh=attempt == 2)
+            try:
+                conn.request(method, url, body=data, headers=headers)
+                resp = conn.getresponse()
+                content = resp.read()
+                break
+            except (http.client.RemoteDisconnected, ConnectionError):
+                # The server closed a kept-alive connection: reconnect once.
+                if attempt == 2:
+                    raise
+                start = time.perf_counter()
         elapsed = time.perf_counter() - start
-        payload = resp.json() if resp.content else None
-        return resp.status_code, payload, elapsed
+        payload = json.loads(content) if content else None
+        return resp.status, payload, elapsed
 
     def ok(self, method, path, body=None, params=None, expect=(200, 201, 204)):
         status, payload, _ = self.call(method, path, body, params)
