@@ -327,6 +327,8 @@ class _FlatSearch:
         members = self._members()
         if members is not None and not members:
             return _EMPTY
+        if members and s.conn.dialect.name == 'postgresql':
+            return _MemberSearch(self, members).run()
         conds = self._where(from_members=members is not None)
         source = 'resource_providers rp'
         if members and s.conn.dialect.name == 'postgresql':
@@ -372,6 +374,125 @@ class _FlatSearch:
             requests.append(AllocationRequest(
                 {summary.uuid: resources}, {suffix: [summary.uuid]}))
         return Candidates(requests, summaries)
+
+
+class _MemberSearch:
+    """The flat path when member_of names the providers to start from
+    (PostgreSQL).
+
+    Each member's inventories, usage and traits are read by index, a chunk
+    of members per query, and the checks are made here: a member costs a
+    few index lookups whatever the statistics say, and the answer needs no
+    second query for traits. Chunks stop once ``limit`` candidates are
+    found, so a large aggregate (a whole zone) is not read to the end.
+    """
+
+    CHUNK = 500
+
+    def __init__(self, flat: _FlatSearch, members: list[int]):
+        self.flat = flat
+        self.s = flat.s
+        self.g = flat.g
+        self.members = members
+
+    def _sql(self, chunk: list[int]) -> str:
+        s, g, flat = self.s, self.g, self.flat
+        conds = []
+        bad_aggs = [s.agg_ids[a] for a in g.forbidden_aggs if a in s.agg_ids]
+        if bad_aggs:
+            conds.append('NOT EXISTS (SELECT 1 FROM resource_provider_aggregates x '
+                         'WHERE x.resource_provider_id = m.id AND '
+                         f'x.aggregate_id IN ({_in_list(bad_aggs)}))')
+        if flat.tree_root is not None:
+            conds.append(f'm.id = {int(flat.tree_root)}')
+        if flat.anchors is not None:
+            conds.append(f'm.id IN ({_in_list(flat.anchors)})')
+        where = f' WHERE {" AND ".join(conds)}' if conds else ''
+        # "OFFSET 0" keeps each LATERAL subquery a per-member index lookup:
+        # without it PostgreSQL may flatten it into a join and, on a table
+        # it believes small, hash the whole table instead.
+        return (
+            'SELECT m.n, rp.uuid, rp.traits, inv.* '
+            f"FROM unnest('{{{_in_list(chunk)}}}'::integer[]) WITH ORDINALITY AS m(id, n) "
+            'CROSS JOIN LATERAL ('
+            '  SELECT uuid, ARRAY(SELECT rpt.trait_id FROM resource_provider_traits rpt '
+            '                     WHERE rpt.resource_provider_id = m.id '
+            '                     ORDER BY rpt.trait_id) AS traits '
+            '  FROM resource_providers WHERE id = m.id OFFSET 0) AS rp '
+            'CROSS JOIN LATERAL ('
+            '  SELECT i.resource_class_id, i.total, i.reserved, i.min_unit, i.max_unit, '
+            '         i.step_size, i.allocation_ratio, COALESCE(u.used, 0) '
+            '  FROM inventories i LEFT JOIN ('
+            '    SELECT a.resource_class_id, SUM(a.used) AS used FROM allocations a '
+            '    WHERE a.resource_provider_id = m.id GROUP BY a.resource_class_id) AS u '
+            '  ON u.resource_class_id = i.resource_class_id '
+            '  WHERE i.resource_provider_id = m.id OFFSET 0) AS inv'
+            f'{where} ORDER BY m.n')
+
+    def _trait_names(self, ids) -> dict[int, str]:
+        # Names by a second, tiny query: joining traits inside the per-member
+        # subquery let the planner hash the whole traits table for every
+        # member (40 us each).
+        if not ids:
+            return {}
+        return dict(_fetch(self.s.conn, 'SELECT id, name FROM traits '
+                                        f'WHERE id IN ({_in_list(ids)})'))
+
+    def _acceptable(self, traits: list[str]) -> bool:
+        g = self.g
+        have = set(traits)
+        if any(have.isdisjoint(any_of) for any_of in g.required_traits):
+            return False
+        return have.isdisjoint(g.forbidden_traits)
+
+    def run(self) -> Candidates:
+        s, g = self.s, self.g
+        wanted = [(s.rc_ids[name], amount) for name, amount in g.resources.items()]
+        limit = s.wide.limit
+        found: list[ProviderSummary] = []
+        for chunk in _chunks(self.members, self.CHUNK):
+            rows = _fetch(s.conn, self._sql(chunk))
+            names = rc_obj.names_by_id(s.conn, {r[3] for r in rows})
+            trait_names = self._trait_names({t for r in rows for t in r[2]})
+            for _n, provider_rows in itertools.groupby(rows, key=lambda r: r[0]):
+                provider_rows = list(provider_rows)
+                uuid = provider_rows[0][1]
+                # In trait id order, as the reference lists them.
+                traits = [trait_names[t] for t in provider_rows[0][2]]
+                if not self._acceptable(traits):
+                    continue
+                inventory = {r[3]: r[4:] for r in provider_rows}
+                if not all(_fits(inventory.get(rc), amount) for rc, amount in wanted):
+                    continue
+                found.append(_member_summary(uuid, traits, inventory, names))
+                if limit and len(found) >= limit:
+                    break
+            if limit and len(found) >= limit:
+                break
+        if not found:
+            return _EMPTY
+        resources, suffix = g.resources, g.suffix
+        requests = [AllocationRequest({p.uuid: resources}, {suffix: [p.uuid]})
+                    for p in found]
+        return Candidates(requests, found)
+
+
+def _member_summary(uuid: str, traits: list[str], inventory: dict,
+                    names: dict[int, str]) -> ProviderSummary:
+    resources = {
+        names[rc]: {'capacity': int((total - reserved) * ratio), 'used': int(used)}
+        for rc, (total, reserved, _min, _max, _step, ratio, used) in inventory.items()}
+    return ProviderSummary(uuid, None, uuid, resources, traits)
+
+
+def _fits(inventory: tuple | None, amount: int) -> bool:
+    """The flat SQL path's test for one class, on a row of _MemberSearch:
+    (total, reserved, min_unit, max_unit, step_size, allocation_ratio, used)."""
+    if inventory is None:
+        return False
+    total, reserved, min_unit, max_unit, step_size, ratio, used = inventory
+    return (min_unit <= amount <= max_unit and amount % step_size == 0
+            and used + amount <= (total - reserved) * ratio)
 
 
 def _fetch(conn: Connection, sql: str) -> list[tuple]:

@@ -296,3 +296,79 @@ def test_root_required_twice_is_a_duplicate_key(flat):
 
 def test_absent_before_1_10(flat):
     assert flat.api.get('/allocation_candidates?resources=VCPU:1', mv='1.9').status == 404
+
+
+# ------------------------------------------- member_of: the member search
+
+def _random_hosts(api, seed: int, count: int = 24):
+    """``count`` hosts with varied inventory, constraints, usage and traits,
+    every one in aggregate A and every third in aggregate B."""
+    import random
+    rng = random.Random(seed)
+    traits = ['HW_CPU_X86_AVX2', 'HW_CPU_X86_SSE', 'CUSTOM_GOLD']
+    assert api.post('/resource_classes', {'name': 'CUSTOM_FPGA'}).status == 201
+    hosts = World(api)
+    for i in range(count):
+        vcpu = {'total': rng.choice([2, 4, 8]), 'reserved': rng.choice([0, 1]),
+                'allocation_ratio': rng.choice([1.0, 1.5, 4.0])}
+        inventory = {
+            'VCPU': vcpu,
+            'MEMORY_MB': {'total': 4096, 'min_unit': rng.choice([1, 512]),
+                          'max_unit': rng.choice([2048, 4096]),
+                          'step_size': rng.choice([1, 256])},
+        }
+        if i % 4 == 0:
+            inventory['CUSTOM_FPGA'] = 2
+        chosen = [t for t in traits if rng.random() < 0.5]
+        aggregates = [AGG_A] + ([AGG_B] if i % 3 == 0 else [])
+        name = f'r{i:02d}'
+        hosts[name] = api.provider(name, inventory=inventory, traits=chosen,
+                                   aggregates=aggregates)
+        capacity = int((vcpu['total'] - vcpu['reserved']) * vcpu['allocation_ratio'])
+        used = min(rng.choice([0, 1, 2, 4]), capacity)
+        if used:
+            assert api.claim(f'00000000-0000-4000-8000-{i:012d}',
+                             {hosts[name]: {'VCPU': used}}).status == 204
+    return hosts
+
+
+_MEMBER_QUERIES = [
+    'resources=VCPU:1',
+    'resources=VCPU:2,MEMORY_MB:1024',
+    'resources=VCPU:1,MEMORY_MB:300',            # step_size and min_unit
+    'resources=MEMORY_MB:3000',                  # max_unit
+    'resources=VCPU:3,CUSTOM_FPGA:1',
+    'resources=VCPU:1&required=HW_CPU_X86_AVX2',
+    'resources=VCPU:1&required=!HW_CPU_X86_SSE',
+    'resources=VCPU:1&required=in:HW_CPU_X86_SSE,CUSTOM_GOLD',
+    'resources=VCPU:1&required=HW_CPU_X86_AVX2,!CUSTOM_GOLD',
+    f'resources=VCPU:1&member_of=!{AGG_B}',
+]
+
+
+@pytest.mark.parametrize('seed', [1, 2, 3])
+def test_member_of_answers_as_the_search_over_every_host(api, seed):
+    # Every host is in aggregate A, so member_of=A must answer exactly what
+    # the same query without member_of answers: on PostgreSQL the two take
+    # different paths (the member search decides in Python, the plain
+    # search in SQL), and this pins them together, summaries included.
+    hosts = _random_hosts(api, seed)
+    for query in _MEMBER_QUERIES:
+        everywhere = hosts.candidates(query)
+        members = hosts.candidates(f'{query}&member_of={AGG_A}')
+        assert hosts.names(members) == hosts.names(everywhere), query
+        assert members['provider_summaries'] == everywhere['provider_summaries'], query
+        assert everywhere['allocation_requests'], f'{query} matched no host'
+
+
+def test_member_of_limit_counts_only_fitting_members(api, monkeypatch):
+    # Members are read a chunk at a time; the limit must count candidates,
+    # not members read, across chunks.
+    from placement.objects import allocation_candidate as ac
+    monkeypatch.setattr(ac._MemberSearch, 'CHUNK', 5)
+    hosts = _random_hosts(api, 7)
+    fitting = hosts.names(hosts.candidates(f'resources=VCPU:2&member_of={AGG_A}'))
+    assert len(fitting) > 6
+    limited = hosts.candidates(f'resources=VCPU:2&member_of={AGG_A}&limit=6')
+    assert len(limited['allocation_requests']) == 6
+    assert set(map(tuple, hosts.names(limited))) <= set(map(tuple, fitting))
