@@ -20,9 +20,33 @@ from sqlalchemy.engine import Connection
 
 @contextlib.contextmanager
 def reader(context) -> Iterator[Connection]:
-    with context.engine.connect() as conn:
+    with context.engine.connect() as conn, autocommit(conn):
         yield conn
-        # leaving connect() rolls back the implicit read transaction
+
+
+@contextlib.contextmanager
+def autocommit(conn: Connection) -> Iterator[Connection]:
+    """Every statement on ``conn`` is its own transaction (PostgreSQL).
+
+    For reads at READ COMMITTED a transaction adds nothing (each statement
+    takes its own snapshot anyway) but two round trips, BEGIN and ROLLBACK.
+    psycopg2's autocommit flag is set on the client side only, then cleared
+    before the connection goes back to the pool. SQLAlchemy's AUTOCOMMIT
+    isolation level would cost a round trip of its own (it sends SET
+    default_transaction_isolation when the connection is returned). On
+    other databases the block runs as it would without this.
+    """
+    if conn.dialect.name != 'postgresql':
+        yield conn
+        return
+    conn.commit()   # nothing of the caller's may stay pending
+    dbapi_conn = conn.connection.dbapi_connection
+    dbapi_conn.autocommit = True
+    try:
+        yield conn
+    finally:
+        if not conn.invalidated:
+            dbapi_conn.autocommit = False
 
 
 @contextlib.contextmanager

@@ -198,7 +198,6 @@ def _replace_in_database(engine: Engine, writes: list[ConsumerWrite],
     with engine.connect() as conn:
         rc_names = {rc for w in writes for res in w.allocations.values() for rc in res}
         rc_ids = rc_obj.ids_by_name(conn, rc_names) if rc_names else {}
-        conn.commit()   # the lookups above (custom classes only)
         allocs = [(w.consumer_uuid, rp, rc, amount)
                   for w in writes for rp, res in w.allocations.items()
                   for rc, amount in res.items()]
@@ -222,32 +221,23 @@ def _replace_in_database(engine: Engine, writes: list[ConsumerWrite],
 
 def _call_in_autocommit(conn: Connection, sql: str, params) -> list[tuple]:
     """Run one statement as its own transaction on ``conn``'s driver
-    connection; return its rows (none for a statement without a result).
-
-    psycopg2's autocommit flag is switched on and off around the call on
-    the client side only. Asking SQLAlchemy for an AUTOCOMMIT connection
-    instead costs a second round trip on every claim: it puts the session's
-    isolation level back (``SET default_transaction_isolation``) when the
-    connection returns to the pool.
-    """
-    dbapi_conn = conn.connection.dbapi_connection
-    dbapi_conn.autocommit = True
-    try:
-        with dbapi_conn.cursor() as cursor:
-            cursor.execute(sql, params)
-            return cursor.fetchall() if cursor.description else []
-    except dbapi_conn.Error as orig:
-        if getattr(orig, 'pgcode', None) == 'P0001':
-            raise _refusal(orig.diag.message_primary) from None
-        if conn.dialect.is_disconnect(orig, dbapi_conn, None):
-            conn.invalidate(orig)
-            dbapi_conn = None
-        raise sa_exc.DBAPIError.instance(
-            sql, params, orig, conn.dialect.loaded_dbapi.Error,
-            dialect=conn.dialect) from None
-    finally:
-        if dbapi_conn is not None:
-            dbapi_conn.autocommit = False
+    connection (see db_api.autocommit); return its rows (none for a
+    statement without a result). Driver errors come out as SQLAlchemy's,
+    a refusal of placement_claim() as an AllocationError."""
+    with db_api.autocommit(conn):
+        dbapi_conn = conn.connection.dbapi_connection
+        try:
+            with dbapi_conn.cursor() as cursor:
+                cursor.execute(sql, params)
+                return cursor.fetchall() if cursor.description else []
+        except dbapi_conn.Error as orig:
+            if getattr(orig, 'pgcode', None) == 'P0001':
+                raise _refusal(orig.diag.message_primary) from None
+            if conn.dialect.is_disconnect(orig, dbapi_conn, None):
+                conn.invalidate(orig)
+            raise sa_exc.DBAPIError.instance(
+                sql, params, orig, conn.dialect.loaded_dbapi.Error,
+                dialect=conn.dialect) from None
 
 
 def _refusal(message: str) -> AllocationError:

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
+from placement.db import api as db_api
 from placement.objects import resource_class as rc_obj
 
 SHARING_TRAIT = 'MISC_SHARES_VIA_AGGREGATE'
@@ -113,18 +114,20 @@ _EMPTY = Candidates([], [])
 
 def find_candidates(engine: Engine, groups: dict[str, RequestGroup],
                     wide: RequestWide) -> Candidates:
-    with engine.connect() as conn:
+    with engine.connect() as conn, db_api.autocommit(conn):
         return _Search(conn, groups, wide).run()
 
 
 # ------------------------------------------------------------------ queries
 
+# By the sharing trait's id, not its name: a join on the name let the
+# planner scan every provider's traits.
 _LAYOUT = sa.text(
     'SELECT '
-    '(SELECT 1 FROM resource_providers WHERE parent_provider_id IS NOT NULL '
-    ' LIMIT 1) AS nested, '
-    '(SELECT 1 FROM resource_provider_traits rpt JOIN traits t '
-    ' ON t.id = rpt.trait_id WHERE t.name = :sharing LIMIT 1) AS sharing')
+    'EXISTS (SELECT 1 FROM resource_providers WHERE parent_provider_id IS NOT NULL) '
+    'AS nested, '
+    'EXISTS (SELECT 1 FROM resource_provider_traits WHERE trait_id = :sharing) '
+    'AS sharing')
 _TRAIT_IDS = sa.text('SELECT id, name FROM traits WHERE name IN :names'
                      ).bindparams(sa.bindparam('names', expanding=True))
 _AGG_IDS = sa.text('SELECT id, uuid FROM placement_aggregates WHERE uuid IN :uuids'
@@ -212,7 +215,8 @@ class _Search:
             for any_of in g.member_of:
                 if not any(a in self.agg_ids for a in any_of):
                     return _EMPTY
-        layout = self.conn.execute(_LAYOUT, {'sharing': SHARING_TRAIT}).one()
+        layout = self.conn.execute(
+            _LAYOUT, {'sharing': self.trait_ids.get(SHARING_TRAIT, -1)}).one()
         self.has_trees = bool(layout.nested)
         self.has_sharing = bool(layout.sharing)
         anchors = self._anchor_roots()

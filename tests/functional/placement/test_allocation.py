@@ -407,3 +407,15 @@ def test_postgresql_claim_reports_database_errors_as_sqlalchemy_errors(api):
                 conn, "INSERT INTO traits (name) VALUES ('CUSTOM_TWICE')", ())
         assert caught.value.orig.pgcode == '23505'
         assert conn.connection.dbapi_connection.autocommit is False
+
+
+@on_postgresql
+def test_postgresql_claim_function_plans_index_lookups_only(api):
+    # Its cached plans are made once per connection, possibly while the
+    # tables are empty; with sequential scans off they are index plans that
+    # stay right as the tables grow (migration c4e7a1d2f9b3).
+    import sqlalchemy as sa
+    with api.engine.connect() as conn:
+        config = conn.execute(sa.text(
+            "SELECT proconfig FROM pg_proc WHERE proname = 'placement_claim'")).scalar_one()
+    assert config == ['enable_seqscan=off']
