@@ -3,6 +3,11 @@
 
     python benchmarks/placement_bench.py http://127.0.0.1:8778 \
         [--providers 1000,5000] [--token admin] [--json out.json]
+    python benchmarks/placement_bench.py REFERENCE_URL CELLPLANE_URL ...
+
+With several URLs (different services) every measurement is taken in
+turns, so machine noise falls on all of them alike, and a last table gives
+each one's speed-up over the first.
 
 For each provider count N (ascending; the set grows between steps) it
 creates compute-node providers (VCPU 16 at allocation_ratio 4.0, MEMORY_MB
@@ -118,8 +123,11 @@ class Api:
                 resp = conn.getresponse()
                 content = resp.read()
                 break
-            except (http.client.RemoteDisconnected, ConnectionError):
+            except (http.client.HTTPException, ConnectionError):
                 # The server closed a kept-alive connection: reconnect once.
+                # A connection that failed half-way is never used again.
+                conn.close()
+                self._local.conn = None
                 if attempt == 2:
                     raise
                 start = time.perf_counter()
@@ -186,24 +194,6 @@ class Bench:
                                    'required': f'{TRAIT_HALF},!{TRAIT_DISABLED}'},
         }
 
-    def measure_candidates(self) -> dict:
-        out = {}
-        for name, params in self.variants().items():
-            samples = []
-            count = None
-            for i in range(self.args.warmup + self.args.repeat):
-                status, body, elapsed = self.api.call(
-                    'GET', '/allocation_candidates', params=params)
-                if status != 200:
-                    raise BenchError(f'candidates {params}: {status} {str(body)[:300]}')
-                count = len(body['allocation_requests'])
-                if i >= self.args.warmup:
-                    samples.append(elapsed * 1000)
-            out[name] = {'median_ms': statistics.median(samples),
-                         'p95_ms': percentile(samples, 95), 'candidates': count,
-                         'n': len(samples)}
-        return out
-
     # ------------------------------------------------------------ claims
     def _claim_body(self, allocations) -> dict:
         return {'allocations': allocations, 'project_id': f'bench-{RUN}',
@@ -246,9 +236,7 @@ class Bench:
         for w in workers:
             w.join()
         wall = time.perf_counter() - start
-        return dict(results, threads=threads, wall_s=wall,
-                    per_s=results['ok'] / wall,
-                    median_ms=statistics.median(latencies) if latencies else None)
+        return dict(results, threads=threads, wall_s=wall, latencies=latencies)
 
     def deletes(self, threads: int = 1) -> dict:
         todo = list(self.consumers)
@@ -280,17 +268,13 @@ class Bench:
                 'median_ms': statistics.median(latencies) if latencies else None,
                 'per_s': len(latencies) / wall if wall else None}
 
-    def measure_claims(self) -> dict:
+    def claim_pool(self) -> list:
         body = self.api.ok('GET', '/allocation_candidates',
                            params={'resources': RESOURCES, 'limit': self.args.limit})
         pool = [ar['allocations'] for ar in body['allocation_requests']]
         if not pool:
             raise BenchError('no candidates to claim')
-        out = {}
-        for threads in [1] + self.args.threads:
-            out[f'claims x{threads}'] = self.claims(pool, self.args.claims, threads)
-            out[f'deletes after x{threads}'] = self.deletes(1)
-        return out
+        return pool
 
     # ----------------------------------------------------------- cleanup
     def cleanup(self) -> None:
@@ -301,6 +285,75 @@ class Bench:
         with ThreadPoolExecutor(4) as pool:
             list(pool.map(remove, self.providers))
         self.api.call('DELETE', f'/traits/{TRAIT_CUSTOM}')
+
+
+# Several services are measured in turns, request by request for candidates
+# and in alternating halves for claims, so that a slow minute of a noisy
+# machine falls on all of them alike.
+
+def measure_candidates(benches: list[Bench], args) -> list[dict]:
+    outs = [{} for _ in benches]
+    for name in benches[0].variants():
+        samples = [[] for _ in benches]
+        counts = [None] * len(benches)
+        for i in range(args.warmup + args.repeat):
+            for k, bench in enumerate(benches):
+                params = bench.variants()[name]
+                status, body, elapsed = bench.api.call(
+                    'GET', '/allocation_candidates', params=params)
+                if status != 200:
+                    raise BenchError(f'{bench.api.netloc} candidates {params}: '
+                                     f'{status} {str(body)[:300]}')
+                counts[k] = len(body['allocation_requests'])
+                if i >= args.warmup:
+                    samples[k].append(elapsed * 1000)
+        for k in range(len(benches)):
+            outs[k][name] = {'median_ms': statistics.median(samples[k]),
+                             'p95_ms': percentile(samples[k], 95),
+                             'candidates': counts[k], 'n': len(samples[k])}
+    return outs
+
+
+def measure_claims(benches: list[Bench], args, halves: int = 2) -> list[dict]:
+    pools = [bench.claim_pool() for bench in benches]
+    outs = [{} for _ in benches]
+    for threads in [1] + args.threads:
+        merged = [{'ok': 0, 'conflict': 0, 'other': 0, 'wall_s': 0.0, 'latencies': []}
+                  for _ in benches]
+        for half in range(halves):
+            count = args.claims // halves + (args.claims % halves if half == 0 else 0)
+            for k, bench in enumerate(benches):
+                result = bench.claims(pools[k], count, threads)
+                for key in ('ok', 'conflict', 'other', 'wall_s', 'latencies'):
+                    merged[k][key] += result[key]
+        for k, bench in enumerate(benches):
+            m = merged[k]
+            latencies = m.pop('latencies')
+            m.update(threads=threads, per_s=m['ok'] / m['wall_s'],
+                     median_ms=statistics.median(latencies) if latencies else None)
+            outs[k][f'claims x{threads}'] = m
+            outs[k][f'deletes after x{threads}'] = bench.deletes(1)
+    return outs
+
+
+def print_ratios(bases: list[str], results: list[list[dict]]) -> None:
+    """How many times faster each service is than the first one (the
+    baseline): its latency divided into the baseline's, or its rate
+    divided by the baseline's."""
+    baseline = results[0]
+    for other_base, other in zip(bases[1:], results[1:]):
+        print(f'\n== {other_base} against {bases[0]}, same run (x = times faster) ==')
+        for b_step, o_step in zip(baseline, other):
+            print(f"-- {b_step['providers']} providers")
+            for name, b in b_step['candidates'].items():
+                o = o_step['candidates'][name]
+                print(f"  candidates {name:24} {b['median_ms']:9.1f} ms {o['median_ms']:9.1f} ms "
+                      f"{b['median_ms'] / o['median_ms']:7.1f}x")
+            for name, b in b_step['claims'].items():
+                o = o_step['claims'][name]
+                if b.get('per_s') and o.get('per_s'):
+                    print(f"  {name:35} {b['per_s']:9.1f}/s  {o['per_s']:9.1f}/s  "
+                          f"{o['per_s'] / b['per_s']:7.1f}x")
 
 
 def print_report(base: str, results: list[dict]) -> None:
@@ -323,7 +376,10 @@ def print_report(base: str, results: list[dict]) -> None:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    parser.add_argument('base_url')
+    parser.add_argument('base_url', nargs='+',
+                        help='one Placement URL, or several different services '
+                             'to measure in turns (the first is the baseline '
+                             'of the ratio table)')
     parser.add_argument('--providers', default='1000,5000')
     parser.add_argument('--token', default='admin')
     parser.add_argument('--microversion', default='1.39')
@@ -335,27 +391,36 @@ def main(argv=None) -> int:
     parser.add_argument('--json', help='also write the results to this file')
     args = parser.parse_args(argv)
     args.threads = [int(t) for t in args.threads.split(',') if t]
-    api = Api(args.base_url, args.token, args.microversion)
-    bench = Bench(api, args)
-    results = []
+    if len(set(args.base_url)) != len(args.base_url):
+        parser.error('each base URL must be a different service')
+    benches = [Bench(Api(url, args.token, args.microversion), args)
+               for url in args.base_url]
+    results: list[list[dict]] = [[] for _ in benches]
     try:
         for n in sorted(int(x) for x in args.providers.split(',')):
-            print(f'growing to {n} providers...', file=sys.stderr)
-            setup = bench.grow_to(n)
+            setups = []
+            for bench in benches:
+                print(f'{bench.api.netloc}: growing to {n} providers...', file=sys.stderr)
+                setups.append(bench.grow_to(n))
             print('measuring candidates...', file=sys.stderr)
-            cands = bench.measure_candidates()
+            cands = measure_candidates(benches, args)
             print('measuring claims...', file=sys.stderr)
-            claims = bench.measure_claims()
-            results.append({'providers': n, 'setup_s': setup,
-                            'candidates': cands, 'claims': claims})
+            claims = measure_claims(benches, args)
+            for k in range(len(benches)):
+                results[k].append({'providers': n, 'setup_s': setups[k],
+                                   'candidates': cands[k], 'claims': claims[k]})
     finally:
         print('cleaning up...', file=sys.stderr)
-        bench.cleanup()
-    print_report(args.base_url, results)
+        for bench in benches:
+            bench.cleanup()
+    for base, result in zip(args.base_url, results):
+        print_report(base, result)
+    if len(benches) > 1:
+        print_ratios(args.base_url, results)
     if args.json:
         with open(args.json, 'w') as f:
-            json.dump({'base_url': args.base_url, 'machine': machine(),
-                       'results': results}, f, indent=2)
+            json.dump({'base_urls': args.base_url, 'machine': machine(),
+                       'results': dict(zip(args.base_url, results))}, f, indent=2)
     return 0
 
 
