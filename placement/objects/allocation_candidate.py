@@ -331,8 +331,8 @@ class _FlatSearch:
         members = self._members()
         if members is not None and not members:
             return _EMPTY
-        if members and s.conn.dialect.name == 'postgresql':
-            return _MemberSearch(self, members).run()
+        if s.conn.dialect.name == 'postgresql':
+            return _ProviderScan(self, members).run()
         conds = self._where(from_members=members is not None)
         source = 'resource_providers rp'
         if members and s.conn.dialect.name == 'postgresql':
@@ -342,12 +342,9 @@ class _FlatSearch:
                       'JOIN resource_providers rp ON rp.id = m.id')
         elif members:
             conds.append(f'rp.id IN ({_in_list(members)})')
-        cand = (f'WITH cand AS (SELECT rp.id, rp.uuid FROM {source} '
-                f'WHERE {" AND ".join(conds)}{limit}) ')
-        if s.conn.dialect.name == 'postgresql':
-            return self._run_grouped(cand)
         sql = (
-            f'{cand}'
+            f'WITH cand AS (SELECT rp.id, rp.uuid FROM {source} '
+            f'WHERE {" AND ".join(conds)}{limit}) '
             'SELECT cand.id, cand.uuid, i.resource_class_id, i.total, i.reserved, '
             'i.allocation_ratio, '
             '(SELECT COALESCE(SUM(a.used), 0) FROM allocations a WHERE '
@@ -382,27 +379,98 @@ class _FlatSearch:
                 {summary.uuid: resources}, {suffix: [summary.uuid]}))
         return Candidates(requests, summaries)
 
-    def _run_grouped(self, cand: str) -> Candidates:
-        """PostgreSQL: one row per candidate, its classes, capacities, usage
-        and trait ids as arrays. A row per inventory plus a second query for
-        traits cost three times the rows and most of the Python time."""
+
+class _ProviderScan:
+    """The flat path on PostgreSQL: walk candidate providers one by one.
+
+    For each provider of a driving set (the members of member_of, else the
+    providers with the first required trait, else every provider) LATERAL
+    subqueries read its inventories with their usage, and its traits, by
+    index; the request's tests are applied to those and the walk stops at
+    ``limit``. A provider costs a few index lookups whatever the statistics
+    say, its usage is summed once (the test and the answer share it), and
+    the answer comes back one row per candidate with arrays: no second
+    query, little regrouping in Python. ("OFFSET 0" keeps each LATERAL
+    subquery a per-provider lookup: flattened into a join, PostgreSQL may
+    hash a whole table it believes small.)
+    """
+
+    def __init__(self, flat: _FlatSearch, members: list[int] | None):
+        self.flat = flat
+        self.s = flat.s
+        self.g = flat.g
+        self.members = members
+
+    def _driver(self) -> str:
+        """SELECT id, uuid of the providers to walk, in a stable order."""
+        s, g, flat = self.s, self.g, self.flat
+        lookup = ('CROSS JOIN LATERAL (SELECT id, uuid FROM resource_providers '
+                  'WHERE id = m.id OFFSET 0) AS r')
+        if self.members is not None:
+            source = (f"SELECT r.id, r.uuid FROM unnest('{{{_in_list(self.members)}}}'"
+                      f"::integer[]) AS m(id) {lookup}")
+        elif g.required_traits:
+            ids = _in_list(s.trait_ids[t] for t in sorted(g.required_traits[0]))
+            source = (f'SELECT r.id, r.uuid FROM (SELECT DISTINCT resource_provider_id AS id '
+                      f'FROM resource_provider_traits WHERE trait_id IN ({ids})) AS m {lookup}')
+        else:
+            source = 'SELECT r.id, r.uuid FROM resource_providers AS r'
+        conds = []
+        if flat.tree_root is not None:
+            conds.append(f'r.id = {int(flat.tree_root)}')
+        if flat.anchors is not None:
+            conds.append(f'r.id IN ({_in_list(flat.anchors)})')
+        return source + (f' WHERE {" AND ".join(conds)}' if conds else '')
+
+    def _sql(self) -> str:
         s, g = self.s, self.g
-        rows = _fetch(s.conn, cand + (
-            'SELECT cand.uuid, inv.rcs, inv.caps, inv.used, '
-            'ARRAY(SELECT t.trait_id FROM resource_provider_traits t '
-            '      WHERE t.resource_provider_id = cand.id ORDER BY t.trait_id) '
-            'FROM cand CROSS JOIN LATERAL ('
+        fits = ' OR '.join(
+            f'(i.resource_class_id = {s.rc_ids[name]} AND i.min_unit <= {amount} '
+            f'AND i.max_unit >= {amount} AND {amount} % i.step_size = 0 '
+            f'AND COALESCE(u.used, 0) + {amount} <= (i.total - i.reserved) * i.allocation_ratio)'
+            for name, amount in g.resources.items()) or 'false'
+        conds = [f'inv.fitting = {len(g.resources)}']
+        for any_of in g.required_traits:
+            conds.append(f"tr.traits && '{{{_in_list(s.trait_ids[t] for t in any_of)}}}'"
+                         '::integer[]')
+        if g.forbidden_traits:
+            ids = _in_list(s.trait_ids[t] for t in g.forbidden_traits)
+            conds.append(f"NOT tr.traits && '{{{ids}}}'::integer[]")
+        bad_aggs = [s.agg_ids[a] for a in g.forbidden_aggs if a in s.agg_ids]
+        if bad_aggs:
+            conds.append('NOT EXISTS (SELECT 1 FROM resource_provider_aggregates x '
+                         'WHERE x.resource_provider_id = d.id AND '
+                         f'x.aggregate_id IN ({_in_list(bad_aggs)}))')
+        limit = f' LIMIT {int(s.wide.limit)}' if s.wide.limit else ''
+        return (
+            'SELECT d.uuid, inv.rcs, inv.caps, inv.used, tr.traits '
+            f'FROM ({self._driver()}) AS d(id, uuid) '
+            'CROSS JOIN LATERAL ('
             '  SELECT array_agg(i.resource_class_id) AS rcs, '
-            # trunc, as Python's int(): capacity is rounded towards zero
+            # trunc, as Python's int() on the other paths: towards zero
             '         array_agg(trunc((i.total - i.reserved) * i.allocation_ratio)::bigint) '
             '             AS caps, '
-            '         array_agg((SELECT COALESCE(SUM(a.used), 0) FROM allocations a '
-            '                    WHERE a.resource_provider_id = cand.id '
-            '                    AND a.resource_class_id = i.resource_class_id)) AS used '
-            '  FROM inventories i WHERE i.resource_provider_id = cand.id) AS inv'))
+            '         array_agg(COALESCE(u.used, 0)) AS used, '
+            f'        count(*) FILTER (WHERE {fits}) AS fitting '
+            '  FROM inventories i LEFT JOIN ('
+            '    SELECT a.resource_class_id, SUM(a.used) AS used FROM allocations a '
+            '    WHERE a.resource_provider_id = d.id GROUP BY a.resource_class_id) AS u '
+            '  ON u.resource_class_id = i.resource_class_id '
+            '  WHERE i.resource_provider_id = d.id OFFSET 0) AS inv '
+            'CROSS JOIN LATERAL ('
+            '  SELECT ARRAY(SELECT t.trait_id FROM resource_provider_traits t '
+            '               WHERE t.resource_provider_id = d.id ORDER BY t.trait_id) AS traits '
+            '  OFFSET 0) AS tr '
+            f'WHERE {" AND ".join(conds)}{limit}')
+
+    def run(self) -> Candidates:
+        s, g = self.s, self.g
+        rows = _fetch(s.conn, self._sql())
         if not rows:
             return _EMPTY
         names = rc_obj.names_by_id(s.conn, {rc for r in rows if r[1] for rc in r[1]})
+        # Names by a second, tiny query: joined inside the per-provider
+        # subquery, the planner hashed the whole traits table every time.
         trait_names = _trait_names(s.conn, {t for r in rows for t in r[4]})
         resources, suffix = g.resources, g.suffix
         requests, summaries = [], []
@@ -411,7 +479,7 @@ class _FlatSearch:
                 uuid, None, uuid,
                 {names[rc]: {'capacity': cap, 'used': int(u)}
                  for rc, cap, u in zip(rcs or (), caps or (), used or ())},
-                [trait_names[t] for t in traits]))
+                [trait_names[t] for t in traits]))   # in trait id order, as the reference
             requests.append(AllocationRequest({uuid: resources}, {suffix: [uuid]}))
         return Candidates(requests, summaries)
 
@@ -421,119 +489,6 @@ def _trait_names(conn: Connection, ids) -> dict[int, str]:
     if not ids:
         return {}
     return dict(_fetch(conn, f'SELECT id, name FROM traits WHERE id IN ({_in_list(ids)})'))
-
-
-class _MemberSearch:
-    """The flat path when member_of names the providers to start from
-    (PostgreSQL).
-
-    Each member's inventories, usage and traits are read by index, a chunk
-    of members per query, and the checks are made here: a member costs a
-    few index lookups whatever the statistics say, and the answer needs no
-    second query for traits. Chunks stop once ``limit`` candidates are
-    found, so a large aggregate (a whole zone) is not read to the end.
-    """
-
-    CHUNK = 500
-
-    def __init__(self, flat: _FlatSearch, members: list[int]):
-        self.flat = flat
-        self.s = flat.s
-        self.g = flat.g
-        self.members = members
-
-    def _sql(self, chunk: list[int]) -> str:
-        s, g, flat = self.s, self.g, self.flat
-        conds = []
-        bad_aggs = [s.agg_ids[a] for a in g.forbidden_aggs if a in s.agg_ids]
-        if bad_aggs:
-            conds.append('NOT EXISTS (SELECT 1 FROM resource_provider_aggregates x '
-                         'WHERE x.resource_provider_id = m.id AND '
-                         f'x.aggregate_id IN ({_in_list(bad_aggs)}))')
-        if flat.tree_root is not None:
-            conds.append(f'm.id = {int(flat.tree_root)}')
-        if flat.anchors is not None:
-            conds.append(f'm.id IN ({_in_list(flat.anchors)})')
-        where = f' WHERE {" AND ".join(conds)}' if conds else ''
-        # "OFFSET 0" keeps each LATERAL subquery a per-member index lookup:
-        # without it PostgreSQL may flatten it into a join and, on a table
-        # it believes small, hash the whole table instead.
-        return (
-            'SELECT m.n, rp.uuid, rp.traits, inv.* '
-            f"FROM unnest('{{{_in_list(chunk)}}}'::integer[]) WITH ORDINALITY AS m(id, n) "
-            'CROSS JOIN LATERAL ('
-            '  SELECT uuid, ARRAY(SELECT rpt.trait_id FROM resource_provider_traits rpt '
-            '                     WHERE rpt.resource_provider_id = m.id '
-            '                     ORDER BY rpt.trait_id) AS traits '
-            '  FROM resource_providers WHERE id = m.id OFFSET 0) AS rp '
-            'CROSS JOIN LATERAL ('
-            '  SELECT i.resource_class_id, i.total, i.reserved, i.min_unit, i.max_unit, '
-            '         i.step_size, i.allocation_ratio, COALESCE(u.used, 0) '
-            '  FROM inventories i LEFT JOIN ('
-            '    SELECT a.resource_class_id, SUM(a.used) AS used FROM allocations a '
-            '    WHERE a.resource_provider_id = m.id GROUP BY a.resource_class_id) AS u '
-            '  ON u.resource_class_id = i.resource_class_id '
-            '  WHERE i.resource_provider_id = m.id OFFSET 0) AS inv'
-            f'{where} ORDER BY m.n')
-
-    def _acceptable(self, traits: list[str]) -> bool:
-        g = self.g
-        have = set(traits)
-        if any(have.isdisjoint(any_of) for any_of in g.required_traits):
-            return False
-        return have.isdisjoint(g.forbidden_traits)
-
-    def run(self) -> Candidates:
-        s, g = self.s, self.g
-        wanted = [(s.rc_ids[name], amount) for name, amount in g.resources.items()]
-        limit = s.wide.limit
-        found: list[ProviderSummary] = []
-        for chunk in _chunks(self.members, self.CHUNK):
-            rows = _fetch(s.conn, self._sql(chunk))
-            names = rc_obj.names_by_id(s.conn, {r[3] for r in rows})
-            # Names by a second, tiny query: joining traits inside the
-            # per-member subquery let the planner hash the whole traits
-            # table for every member (40 us each).
-            trait_names = _trait_names(s.conn, {t for r in rows for t in r[2]})
-            for _n, provider_rows in itertools.groupby(rows, key=lambda r: r[0]):
-                provider_rows = list(provider_rows)
-                uuid = provider_rows[0][1]
-                # In trait id order, as the reference lists them.
-                traits = [trait_names[t] for t in provider_rows[0][2]]
-                if not self._acceptable(traits):
-                    continue
-                inventory = {r[3]: r[4:] for r in provider_rows}
-                if not all(_fits(inventory.get(rc), amount) for rc, amount in wanted):
-                    continue
-                found.append(_member_summary(uuid, traits, inventory, names))
-                if limit and len(found) >= limit:
-                    break
-            if limit and len(found) >= limit:
-                break
-        if not found:
-            return _EMPTY
-        resources, suffix = g.resources, g.suffix
-        requests = [AllocationRequest({p.uuid: resources}, {suffix: [p.uuid]})
-                    for p in found]
-        return Candidates(requests, found)
-
-
-def _member_summary(uuid: str, traits: list[str], inventory: dict,
-                    names: dict[int, str]) -> ProviderSummary:
-    resources = {
-        names[rc]: {'capacity': int((total - reserved) * ratio), 'used': int(used)}
-        for rc, (total, reserved, _min, _max, _step, ratio, used) in inventory.items()}
-    return ProviderSummary(uuid, None, uuid, resources, traits)
-
-
-def _fits(inventory: tuple | None, amount: int) -> bool:
-    """The flat SQL path's test for one class, on a row of _MemberSearch:
-    (total, reserved, min_unit, max_unit, step_size, allocation_ratio, used)."""
-    if inventory is None:
-        return False
-    total, reserved, min_unit, max_unit, step_size, ratio, used = inventory
-    return (min_unit <= amount <= max_unit and amount % step_size == 0
-            and used + amount <= (total - reserved) * ratio)
 
 
 def _fetch(conn: Connection, sql: str) -> list[tuple]:
