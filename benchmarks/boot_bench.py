@@ -258,7 +258,7 @@ def _children(pid: int) -> list[int]:
 
 
 def daemon_cpu(deployment: Deployment) -> dict[str, float]:
-    """CPU seconds used so far by each daemon (with its live children: gunicorn workers)."""
+    """CPU seconds used so far by each daemon (with its live children: the HTTP workers)."""
     hertz = os.sysconf('SC_CLK_TCK')
     used = {}
     for pid_file in deployment.run_dir.glob('*.pid'):

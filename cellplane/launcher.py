@@ -287,7 +287,7 @@ class RunningDaemon:
 def _start_ticks(pid: int) -> int | None:
     """When ``pid`` started (field 22 of /proc/PID/stat); None if gone or a zombie.
 
-    The command line is no proof of identity: gunicorn retitles its master.
+    The command line is no proof of identity: a daemon may retitle itself.
     """
     try:
         stat = Path(f'/proc/{pid}/stat').read_text()

@@ -113,7 +113,9 @@ def test_daemon_serves_placement_and_stops_on_sigterm(daemon_config, tmp_path):
         status, body = _call(base, 'GET', '/resource_providers?resources=VCPU:64')
         assert [p['uuid'] for p in body['resource_providers']] == [rp]
 
-        # A request gunicorn cannot parse still gets a JSON error body.
+        # A request that is not valid HTTP is refused by the HTTP server
+        # itself: a 400 and the connection closed, no JSON (see
+        # placement/README.md). The daemon goes on serving.
         host, port = base.rsplit('/', 1)[1].split(':')
         with socket.create_connection((host, int(port)), timeout=10) as sock:
             sock.sendall(b'POST /resource_providers HTTP/1.1\r\nHost: x\r\n'
@@ -121,10 +123,8 @@ def test_daemon_serves_placement_and_stops_on_sigterm(daemon_config, tmp_path):
             raw = b''
             while chunk := sock.recv(4096):
                 raw += chunk
-        head, _, payload = raw.partition(b'\r\n\r\n')
-        assert head.startswith(b'HTTP/1.1 400')
-        assert b'Content-Type: application/json' in head
-        assert json.loads(payload)['errors'][0]['status'] == 400
+        assert raw.startswith(b'HTTP/1.1 400')
+        assert _call(base, 'GET', f'/resource_providers/{rp}')[0] == 200
 
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=EVENTUALLY_SECONDS) == 0
