@@ -148,5 +148,8 @@ def app_from_conf(conf, *, sync_standards: bool = True) -> PlacementApp:
     db = conf.placement_database
     engine = engines.create_engine(db.connection, pool_size=db.pool_size,
                                    max_overflow=db.max_overflow)
-    return make_app(engine, auth_strategy=conf.api.auth_strategy,
-                    token_file=conf.api.token_file, sync_standards=sync_standards)
+    app = make_app(engine, auth_strategy=conf.api.auth_strategy,
+                   token_file=conf.api.token_file, sync_standards=sync_standards)
+    from placement.objects import allocation
+    allocation.warm_up(engine, min(conf.api.worker_threads, db.pool_size))
+    return app

@@ -419,3 +419,16 @@ def test_postgresql_claim_function_plans_index_lookups_only(api):
         config = conn.execute(sa.text(
             "SELECT proconfig FROM pg_proc WHERE proname = 'placement_claim'")).scalar_one()
     assert config == ['enable_seqscan=off']
+
+
+@on_postgresql
+def test_warm_up_opens_the_pool_and_changes_nothing(api, rp):
+    from placement.objects import allocation as alloc_obj
+    assert api.claim(CONSUMER, {rp: {'VCPU': 1}}).status == 204
+    before = api.get(f'/resource_providers/{rp}').json['generation']
+    api.engine.dispose()
+    alloc_obj.warm_up(api.engine, 3)
+    assert api.engine.pool.checkedin() == 3
+    assert api.get(f'/resource_providers/{rp}').json['generation'] == before
+    assert api.get(f'/allocations/{CONSUMER}').json['allocations'][rp] == {
+        'generation': before, 'resources': {'VCPU': 1}}
