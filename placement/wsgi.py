@@ -15,6 +15,7 @@ import logging
 import re
 import uuid
 
+import sqlalchemy as sa
 import webob.acceptparse
 from sqlalchemy.engine import Engine
 
@@ -151,5 +152,9 @@ def app_from_conf(conf, *, sync_standards: bool = True) -> PlacementApp:
     app = make_app(engine, auth_strategy=conf.api.auth_strategy,
                    token_file=conf.api.token_file, sync_standards=sync_standards)
     from placement.objects import allocation
-    allocation.warm_up(engine, min(conf.api.worker_threads, db.pool_size))
+    try:
+        allocation.warm_up(engine, min(conf.api.worker_threads, db.pool_size))
+    except sa.exc.DBAPIError as exc:
+        # Only a head start: the requests will connect when they come.
+        LOG.warning('could not warm the database connections: %s', exc)
     return app

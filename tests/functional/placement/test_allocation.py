@@ -432,3 +432,21 @@ def test_warm_up_opens_the_pool_and_changes_nothing(api, rp):
     assert api.get(f'/resource_providers/{rp}').json['generation'] == before
     assert api.get(f'/allocations/{CONSUMER}').json['allocations'][rp] == {
         'generation': before, 'resources': {'VCPU': 1}}
+
+
+def test_a_worker_whose_warm_up_fails_still_builds_its_app(tmp_path, caplog):
+    # The warm-up is a head start, not a condition: a database that is down
+    # when a worker (re)starts must not keep the worker from serving later.
+    from oslo_config import cfg
+    from placement import conf as placement_conf
+    from placement import wsgi
+    conf = cfg.ConfigOpts()
+    placement_conf.register_opts(conf)
+    conf([], project='cellplane', default_config_files=[])
+    # Nothing listens on port 1: every connection attempt is refused.
+    conf.set_override('connection', 'postgresql+psycopg2://nobody@127.0.0.1:1/none',
+                      group='placement_database')
+    conf.set_override('auth_strategy', 'noauth2', group='api')
+    app = wsgi.app_from_conf(conf, sync_standards=False)
+    assert callable(app)
+    assert 'could not warm the database connections' in caplog.text
