@@ -12,8 +12,11 @@ A configuration problem is reported on stderr with exit status 2.
 """
 from __future__ import annotations
 
+import ctypes
 import functools
 import logging
+import os
+import signal
 import sys
 
 import sqlalchemy as sa
@@ -85,16 +88,36 @@ def serve(conf, argv: list[str]) -> None:
                                     'granian.access': {'propagate': True,
                                                        'level': 'WARNING'}}},
     )
-    server.serve(target_loader=functools.partial(_worker_app, list(argv)))
+    server.serve(target_loader=functools.partial(_worker_app, list(argv), os.getpid()))
 
 
-def _worker_app(argv: list[str], _label: str):
+def _worker_app(argv: list[str], main_pid: int, _label: str):
     """The WSGI app of one worker process, from the configuration files."""
     from oslo_config import cfg
     from placement import wsgi
+    _die_with(main_pid)
     conf = config.load(argv, prog='cellplane-placement', conf=cfg.ConfigOpts(),
                        registrars=[placement_conf.register_opts])
     return wsgi.app_from_conf(conf, sync_standards=False)
+
+
+def _die_with(main_pid: int) -> None:
+    """Linux: the kernel sends this worker SIGTERM when the main process
+    dies, however it dies.
+
+    granian's workers outlive a main process killed with SIGKILL (the OOM
+    killer, an impatient operator): they would go on serving the port
+    beside the next daemon started. SIGTERM stops a worker gracefully.
+    """
+    if not sys.platform.startswith('linux'):
+        return
+    pr_set_pdeathsig = 1
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(pr_set_pdeathsig, signal.SIGTERM, 0, 0, 0) != 0:
+        LOG.warning('prctl(PR_SET_PDEATHSIG) failed: errno %d', ctypes.get_errno())
+        return
+    if os.getppid() != main_pid:   # it died before the line above
+        os.kill(os.getpid(), signal.SIGTERM)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -135,6 +135,60 @@ def test_daemon_serves_placement_and_stops_on_sigterm(daemon_config, tmp_path):
         log.close()
 
 
+def _children(pid: int) -> list[int]:
+    try:
+        with open(f'/proc/{pid}/task/{pid}/children') as f:
+            return [int(p) for p in f.read().split()]
+    except FileNotFoundError:
+        return []
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f'/proc/{pid}/stat') as f:
+            return f.read().rsplit(')', 1)[1].split()[0] != 'Z'
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith('linux'), reason='PR_SET_PDEATHSIG is Linux only')
+def test_workers_die_with_a_killed_main_process(daemon_config, tmp_path):
+    # SIGKILL leaves no chance to stop the workers; they must not go on
+    # serving the port beside the next daemon.
+    config, base = daemon_config
+    log = open(tmp_path / 'daemon.log', 'wb')
+    proc = subprocess.Popen(_command(config), stdin=subprocess.DEVNULL, stdout=log,
+                            stderr=subprocess.STDOUT)
+    workers = []
+    try:
+        deadline = time.monotonic() + EVENTUALLY_SECONDS
+        while True:
+            try:
+                if _call(base, 'GET', '/', token=None)[0] == 200:
+                    break
+            except (urllib.error.URLError, ConnectionError, OSError):
+                pass
+            assert proc.poll() is None, (tmp_path / 'daemon.log').read_text()
+            assert time.monotonic() < deadline, 'daemon did not serve GET / in time'
+            time.sleep(0.2)
+        workers = _children(proc.pid)
+        assert len(workers) == 2
+        proc.kill()
+        proc.wait()
+        deadline = time.monotonic() + EVENTUALLY_SECONDS
+        while any(_alive(w) for w in workers):
+            assert time.monotonic() < deadline, 'workers outlived their main process'
+            time.sleep(0.1)
+    finally:
+        for w in workers:
+            if _alive(w):
+                os.kill(w, signal.SIGKILL)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        log.close()
+
+
 def test_bad_configuration_exits_2_with_a_message(tmp_path):
     config = tmp_path / 'placement.conf'
     config.write_text('[placement_database]\nconnection = sqlite:////nonexistent/x.db\n'
