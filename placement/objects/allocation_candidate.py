@@ -402,7 +402,7 @@ class _ProviderScan:
         self.members = members
 
     def _driver(self) -> str:
-        """SELECT id, uuid of the providers to walk, in a stable order."""
+        """SELECT id, uuid of the providers to walk (members in id order)."""
         s, g, flat = self.s, self.g, self.flat
         lookup = ('CROSS JOIN LATERAL (SELECT id, uuid FROM resource_providers '
                   'WHERE id = m.id OFFSET 0) AS r')
