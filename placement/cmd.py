@@ -111,6 +111,11 @@ def _die_with(main_pid: int) -> None:
     """
     if not sys.platform.startswith('linux'):
         return
+    # Until granian installs its worker's own handlers (after this app is
+    # built), the worker holds the main process's handlers, inherited by
+    # fork, which only set a flag on the main process's copy: a SIGTERM
+    # now would be swallowed. While it loads, a worker may simply die.
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     pr_set_pdeathsig = 1
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.prctl(pr_set_pdeathsig, signal.SIGTERM, 0, 0, 0) != 0:
