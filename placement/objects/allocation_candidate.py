@@ -238,7 +238,10 @@ class _Search:
 # ---------------------------------------------------------------- flat path
 
 class _FlatSearch:
-    """One group, no trees, no sharing: one provider per candidate, in SQL."""
+    """One group, no trees, no sharing: one provider per candidate, in SQL.
+
+    On PostgreSQL the search itself is _ProviderScan's; the query built
+    here serves SQLite."""
 
     def __init__(self, search: _Search, group: RequestGroup, tree_root,
                  anchors: set[int] | None):
@@ -277,9 +280,8 @@ class _FlatSearch:
                 for name, amount in g.resources.items()]
 
     def _has_resources_per_row(self) -> list[str]:
-        """All requested classes in ONE correlated count, which PostgreSQL
-        cannot turn into a join: it runs once per provider the query starts
-        from (the members of member_of), whatever the statistics say."""
+        """All requested classes in ONE correlated count, run once per
+        provider the query starts from (the members of member_of)."""
         s, g = self.s, self.g
         if not g.resources:
             return []
@@ -334,16 +336,10 @@ class _FlatSearch:
         if s.conn.dialect.name == 'postgresql':
             return _ProviderScan(self, members).run()
         conds = self._where(from_members=members is not None)
-        source = 'resource_providers rp'
-        if members and s.conn.dialect.name == 'postgresql':
-            # A constant list joined by primary key: given "rp.id IN (...)"
-            # PostgreSQL may scan every provider to filter on the list.
-            source = (f"unnest('{{{_in_list(members)}}}'::integer[]) AS m(id) "
-                      'JOIN resource_providers rp ON rp.id = m.id')
-        elif members:
+        if members:
             conds.append(f'rp.id IN ({_in_list(members)})')
         sql = (
-            f'WITH cand AS (SELECT rp.id, rp.uuid FROM {source} '
+            f'WITH cand AS (SELECT rp.id, rp.uuid FROM resource_providers rp '
             f'WHERE {" AND ".join(conds)}{limit}) '
             'SELECT cand.id, cand.uuid, i.resource_class_id, i.total, i.reserved, '
             'i.allocation_ratio, '
