@@ -73,6 +73,30 @@ class BenchError(Exception):
     pass
 
 
+def for_each_in_threads(items, threads: int, handle) -> float:
+    """Call ``handle(item)`` for every item, from ``threads`` threads that
+    take the next item as they come free; return the wall time in seconds."""
+    pending = iter(items)
+    lock = threading.Lock()
+    done = object()
+
+    def worker():
+        while True:
+            with lock:
+                item = next(pending, done)
+            if item is done:
+                return
+            handle(item)
+
+    start = time.perf_counter()
+    workers = [threading.Thread(target=worker) for _ in range(threads)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    return time.perf_counter() - start
+
+
 class Api:
     """Thread-safe HTTP calls: one kept-alive ``http.client`` connection per
     thread.
@@ -204,66 +228,41 @@ class Bench:
         consumers = [str(uuid.uuid4()) for _ in range(count)]
         results = {'ok': 0, 'conflict': 0, 'other': 0}
         latencies = []
-        next_index = iter(range(count))
         lock = threading.Lock()
 
-        def worker():
-            while True:
-                with lock:
-                    k = next(next_index, None)
-                if k is None:
-                    return
-                status, body, elapsed = self.api.call(
-                    'PUT', f'/allocations/{consumers[k]}',
-                    self._claim_body(pool[k % len(pool)]))
-                with lock:
-                    if status == 204:
-                        results['ok'] += 1
-                        latencies.append(elapsed * 1000)
-                        self.consumers.add(consumers[k])
-                    elif status == 409:
-                        results['conflict'] += 1
-                    else:
-                        results['other'] += 1
-                        if results['other'] == 1:
-                            print(f'  unexpected claim answer {status}: {str(body)[:200]}',
-                                  file=sys.stderr)
+        def claim(k):
+            status, body, elapsed = self.api.call(
+                'PUT', f'/allocations/{consumers[k]}',
+                self._claim_body(pool[k % len(pool)]))
+            with lock:
+                if status == 204:
+                    results['ok'] += 1
+                    latencies.append(elapsed * 1000)
+                    self.consumers.add(consumers[k])
+                elif status == 409:
+                    results['conflict'] += 1
+                else:
+                    results['other'] += 1
+                    if results['other'] == 1:
+                        print(f'  unexpected claim answer {status}: {str(body)[:200]}',
+                              file=sys.stderr)
 
-        start = time.perf_counter()
-        workers = [threading.Thread(target=worker) for _ in range(threads)]
-        for w in workers:
-            w.start()
-        for w in workers:
-            w.join()
-        wall = time.perf_counter() - start
+        wall = for_each_in_threads(range(count), threads, claim)
         return dict(results, threads=threads, wall_s=wall, latencies=latencies)
 
     def deletes(self, threads: int = 1) -> dict:
-        todo = list(self.consumers)
         latencies = []
         errors = []
         lock = threading.Lock()
-        it = iter(todo)
 
-        def worker():
-            while True:
-                with lock:
-                    c = next(it, None)
-                if c is None:
-                    return
-                status, _, elapsed = self.api.call('DELETE', f'/allocations/{c}')
-                with lock:
-                    (latencies.append(elapsed * 1000) if status == 204
-                     else errors.append(status))
-                    self.consumers.discard(c)
+        def delete(c):
+            status, _, elapsed = self.api.call('DELETE', f'/allocations/{c}')
+            with lock:
+                (latencies.append(elapsed * 1000) if status == 204
+                 else errors.append(status))
+                self.consumers.discard(c)
 
-        start = time.perf_counter()
-        workers = [threading.Thread(target=worker) for _ in range(threads)]
-        for w in workers:
-            w.start()
-        for w in workers:
-            w.join()
-        wall = time.perf_counter() - start
+        wall = for_each_in_threads(list(self.consumers), threads, delete)
         return {'n': len(latencies), 'errors': len(errors),
                 'median_ms': statistics.median(latencies) if latencies else None,
                 'per_s': len(latencies) / wall if wall else None}
@@ -293,12 +292,13 @@ class Bench:
 
 def measure_candidates(benches: list[Bench], args) -> list[dict]:
     outs = [{} for _ in benches]
-    for name in benches[0].variants():
+    variants = [bench.variants() for bench in benches]
+    for name in variants[0]:
         samples = [[] for _ in benches]
         counts = [None] * len(benches)
         for i in range(args.warmup + args.repeat):
             for k, bench in enumerate(benches):
-                params = bench.variants()[name]
+                params = variants[k][name]
                 status, body, elapsed = bench.api.call(
                     'GET', '/allocation_candidates', params=params)
                 if status != 200:
