@@ -75,23 +75,29 @@ def daemon_config(tmp_path, postgres_url_factory):
     return config, f'http://127.0.0.1:{port}'
 
 
+def _wait_until_serving(proc, base: str, log_path) -> dict:
+    """Poll GET / until the daemon answers 200; its body. Fails with the
+    daemon's log if it exits first, or when it takes too long."""
+    deadline = time.monotonic() + EVENTUALLY_SECONDS
+    while True:
+        try:
+            status, body = _call(base, 'GET', '/', token=None)
+            if status == 200:
+                return body
+        except (urllib.error.URLError, ConnectionError, OSError):
+            pass
+        assert proc.poll() is None, log_path.read_text()
+        assert time.monotonic() < deadline, 'daemon did not serve GET / in time'
+        time.sleep(0.2)
+
+
 def test_daemon_serves_placement_and_stops_on_sigterm(daemon_config, tmp_path):
     config, base = daemon_config
     log = open(tmp_path / 'daemon.log', 'wb')
     proc = subprocess.Popen(_command(config), stdin=subprocess.DEVNULL, stdout=log,
                             stderr=subprocess.STDOUT, env={**os.environ, 'PYTHONUNBUFFERED': '1'})
     try:
-        deadline = time.monotonic() + EVENTUALLY_SECONDS
-        while True:
-            try:
-                status, body = _call(base, 'GET', '/', token=None)
-                if status == 200:
-                    break
-            except (urllib.error.URLError, ConnectionError, OSError):
-                pass
-            assert proc.poll() is None, (tmp_path / 'daemon.log').read_text()
-            assert time.monotonic() < deadline, 'daemon did not serve GET / in time'
-            time.sleep(0.2)
+        body = _wait_until_serving(proc, base, tmp_path / 'daemon.log')
         assert body['versions'][0]['max_version'] == '1.39'
 
         rp = str(uuid.uuid4())
@@ -161,16 +167,7 @@ def test_workers_die_with_a_killed_main_process(daemon_config, tmp_path):
                             stderr=subprocess.STDOUT)
     workers = []
     try:
-        deadline = time.monotonic() + EVENTUALLY_SECONDS
-        while True:
-            try:
-                if _call(base, 'GET', '/', token=None)[0] == 200:
-                    break
-            except (urllib.error.URLError, ConnectionError, OSError):
-                pass
-            assert proc.poll() is None, (tmp_path / 'daemon.log').read_text()
-            assert time.monotonic() < deadline, 'daemon did not serve GET / in time'
-            time.sleep(0.2)
+        _wait_until_serving(proc, base, tmp_path / 'daemon.log')
         workers = _children(proc.pid)
         assert len(workers) == 2
         proc.kill()
