@@ -19,8 +19,8 @@ allocations and bumps every generation involved, all in ONE transaction:
 
 On PostgreSQL the four steps run as ONE server-side call, placement_claim()
 (migration c4e7a1d2f9b3), in its own autocommit transaction: a claim is one
-round trip to the database. The same
-steps in Python (``replace_in_transaction``) serve SQLite, the reshaper (which needs them
+round trip to the database. The same steps in Python
+(``replace_in_transaction``) serve SQLite, the reshaper (which needs them
 inside its own transaction) and a PostgreSQL database not yet migrated.
 
 If a provider's generation moved while we waited for its lock, another writer
