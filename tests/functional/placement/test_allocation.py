@@ -410,7 +410,7 @@ def test_postgresql_claim_reports_database_errors_as_sqlalchemy_errors(api):
 
 
 @on_postgresql
-def test_postgresql_claim_function_plans_index_lookups_only(api):
+def test_postgresql_claim_function_runs_with_sequential_scans_off(api):
     # Its cached plans are made once per connection, possibly while the
     # tables are empty; with sequential scans off they are index plans that
     # stay right as the tables grow (migration c4e7a1d2f9b3).
