@@ -121,10 +121,13 @@ def find_candidates(engine: Engine, groups: dict[str, RequestGroup],
 # ------------------------------------------------------------------ queries
 
 # By the sharing trait's id, not its name: a join on the name let the
-# planner scan every provider's traits.
+# planner scan every provider's traits. "Any child?" as min() over the
+# parent index: an EXISTS there, with stale statistics guessing many
+# children, scanned every provider to find none (3 ms at 5,000 providers,
+# on every request); min() always reads the index's first entry.
 _LAYOUT = sa.text(
     'SELECT '
-    'EXISTS (SELECT 1 FROM resource_providers WHERE parent_provider_id IS NOT NULL) '
+    '(SELECT min(parent_provider_id) FROM resource_providers) IS NOT NULL '
     'AS nested, '
     'EXISTS (SELECT 1 FROM resource_provider_traits WHERE trait_id = :sharing) '
     'AS sharing')
