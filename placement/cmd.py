@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import gc
 import logging
 import os
 import signal
@@ -92,13 +93,29 @@ def serve(conf, argv: list[str]) -> None:
 
 
 def _worker_app(argv: list[str], main_pid: int, _label: str):
-    """The WSGI app of one worker process, from the configuration files."""
+    """The WSGI app of one worker process (granian's loader calls it)."""
+    _die_with(main_pid)
+    return worker_app(argv)
+
+
+def worker_app(argv: list[str]):
+    """Build a worker's WSGI app from the configuration files, then freeze
+    the heap it leaves.
+
+    gc.freeze() moves every object alive now (modules, the app, the engine
+    and its warmed connections) out of the collector's sight. Without it a
+    full collection, which the thousands of objects a candidates answer
+    allocate trigger every few requests, walked them all again: measured at
+    5,000 providers, one request in five took 35-50 ms instead of 21.
+    """
     from oslo_config import cfg
     from placement import wsgi
-    _die_with(main_pid)
     conf = config.load(argv, prog='cellplane-placement', conf=cfg.ConfigOpts(),
                        registrars=[placement_conf.register_opts])
-    return wsgi.app_from_conf(conf, sync_standards=False)
+    app = wsgi.app_from_conf(conf, sync_standards=False)
+    gc.collect()   # what is garbage now must not be kept forever
+    gc.freeze()
+    return app
 
 
 def _die_with(main_pid: int) -> None:
