@@ -20,7 +20,6 @@ import webob.acceptparse
 from sqlalchemy.engine import Engine
 
 from placement import auth
-from placement.db import api as db_api
 from placement import errors
 from placement import handler as handler_mod
 from placement import microversion
@@ -150,7 +149,6 @@ def app_from_conf(conf, *, sync_standards: bool = True) -> PlacementApp:
     db = conf.placement_database
     engine = engines.create_engine(db.connection, pool_size=db.pool_size,
                                    max_overflow=db.max_overflow)
-    db_api.tune_sessions(engine)
     app = make_app(engine, auth_strategy=conf.api.auth_strategy,
                    token_file=conf.api.token_file, sync_standards=sync_standards)
     from placement.objects import allocation

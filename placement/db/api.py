@@ -15,8 +15,7 @@ import contextlib
 import datetime
 from typing import Iterator
 
-from sqlalchemy import event
-from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.engine import Connection
 
 
 @contextlib.contextmanager
@@ -59,28 +58,3 @@ def writer(context) -> Iterator[Connection]:
 def utcnow() -> datetime.datetime:
     """Now, as the naive UTC datetime the timestamp columns hold."""
     return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
-
-
-def tune_sessions(engine: Engine) -> None:
-    """Planner settings for every new PostgreSQL session of ``engine``.
-
-    ``enable_memoize = off`` (PostgreSQL 14 and later): Placement's hot
-    queries walk providers one by one and look each one up once, so the
-    result caches the planner puts over those lookups (Memoize) never hit
-    and only cost: measured on the candidates query over 5,000 providers,
-    16.2 -> 14.2 ms with it off. Set when a connection is opened, so no
-    request pays a round trip for it.
-    """
-    if engine.dialect.name == 'postgresql':
-        event.listen(engine, 'connect', _no_memoize)
-
-
-def _no_memoize(dbapi_conn, _record) -> None:
-    if getattr(dbapi_conn, 'server_version', 0) < 140000:
-        return   # no Memoize before PostgreSQL 14
-    cursor = dbapi_conn.cursor()
-    try:
-        cursor.execute('SET enable_memoize = off')
-    finally:
-        cursor.close()
-    dbapi_conn.commit()   # a SET inside a rolled-back transaction is undone
