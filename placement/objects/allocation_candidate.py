@@ -469,7 +469,7 @@ class _ProviderScan:
 
     def run(self) -> Candidates:
         s, g = self.s, self.g
-        rows = _fetch(s.conn, self._sql())
+        rows = _fetch(s.conn, _walk_settings(s.conn) + self._sql())
         if not rows:
             return _EMPTY
         names = rc_obj.names_by_id(s.conn, {rc for r in rows if r[1] for rc in r[1]})
@@ -486,6 +486,28 @@ class _ProviderScan:
                 [trait_names[t] for t in traits]))   # in trait id order, as the reference
             requests.append(AllocationRequest({uuid: resources}, {suffix: [uuid]}))
         return Candidates(requests, summaries)
+
+
+def _walk_settings(conn: Connection) -> str:
+    """Planner settings for one provider walk, as SET LOCAL statements sent
+    in the same round trip (a multi-statement query is one transaction, so
+    they end with it).
+
+    Each provider's lookups return one to a few rows, and each provider is
+    looked up once. With statistics that do not know it (never analyzed:
+    they guess 150 inventories and 82 traits per provider) the planner
+    wraps those lookups in bitmap scans and result caches (Memoize) whose
+    set-up costs more than the lookup and whose caches never hit. Measured
+    at 5,000 providers, execution in the server (EXPLAIN ANALYZE, timing
+    off), medians of 11: required+forbidden 13.7 ms as planned, 12.2 without
+    Memoize, 8.2 without bitmap scans either; plain 28.8 -> 20.3 ms;
+    member_of 2.6 -> 1.5 ms.
+    """
+    version = conn.dialect.server_version_info or (0,)
+    settings = 'SET LOCAL enable_bitmapscan = off; '
+    if version >= (14,):   # Memoize came with PostgreSQL 14
+        settings += 'SET LOCAL enable_memoize = off; '
+    return settings
 
 
 def _trait_names(conn: Connection, ids) -> dict[int, str]:
