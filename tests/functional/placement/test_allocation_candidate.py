@@ -127,6 +127,27 @@ def test_flat_traits_and_aggregates(flat):
         'resources=VCPU:1&required=in:HW_CPU_X86_AVX2,HW_CPU_X86_SSE')) == [['h1']]
 
 
+def test_flat_custom_trait_made_again_is_found_under_its_new_id(flat):
+    # Standard traits' ids are remembered between requests; a custom one
+    # may be deleted and made again under a new id, and must be read anew.
+    api = flat.api
+    flat['h4'] = api.provider('h4', inventory={'VCPU': 4}, traits=['CUSTOM_GOLD'])
+    body = flat.candidates('resources=VCPU:1&required=CUSTOM_GOLD')
+    assert flat.names(body) == [['h4']]
+    assert body['provider_summaries'][flat['h4']]['traits'] == ['CUSTOM_GOLD']
+    for rp, traits in ((flat['h4'], []), (flat['h2'], None)):
+        if traits is None:
+            assert api.delete('/traits/CUSTOM_GOLD').status == 204
+            assert api.put('/traits/CUSTOM_GOLD').status == 201
+            traits = ['CUSTOM_GOLD']
+        generation = api.get(f'/resource_providers/{rp}').json['generation']
+        assert api.put(f'/resource_providers/{rp}/traits', {
+            'resource_provider_generation': generation, 'traits': traits}).status == 200
+    body = flat.candidates('resources=VCPU:1&required=CUSTOM_GOLD')
+    assert flat.names(body) == [['h2']]
+    assert body['provider_summaries'][flat['h2']]['traits'] == ['CUSTOM_GOLD']
+
+
 def test_flat_limit_and_its_summaries(flat):
     body = flat.candidates('resources=VCPU:1&limit=2')
     assert len(body['allocation_requests']) == 2
