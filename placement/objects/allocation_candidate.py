@@ -333,11 +333,11 @@ class _FlatSearch:
     def run(self) -> Candidates:
         s, g = self.s, self.g
         limit = f' LIMIT {int(s.wide.limit)}' if s.wide.limit else ''
+        if s.conn.dialect.name == 'postgresql':
+            return _ProviderScan(self).run()
         members = self._members()
         if members is not None and not members:
             return _EMPTY
-        if s.conn.dialect.name == 'postgresql':
-            return _ProviderScan(self, members).run()
         conds = self._where(from_members=members is not None)
         if members:
             conds.append(f'rp.id IN ({_in_list(members)})')
@@ -382,8 +382,9 @@ class _FlatSearch:
 class _ProviderScan:
     """The flat path on PostgreSQL: walk candidate providers one by one.
 
-    For each provider of a driving set (the members of member_of, else the
-    providers with the first required trait, else every provider) LATERAL
+    For each provider of a driving set (the members of member_of, read by
+    the aggregate index in the same statement, else the providers with the
+    first required trait, else every provider) LATERAL
     subqueries read its inventories with their usage, and its traits, by
     index; the request's tests are applied to those and the walk stops at
     ``limit``. A provider costs a few index lookups whatever the statistics
@@ -394,20 +395,31 @@ class _ProviderScan:
     hash a whole table it believes small.)
     """
 
-    def __init__(self, flat: _FlatSearch, members: list[int] | None):
+    def __init__(self, flat: _FlatSearch):
         self.flat = flat
         self.s = flat.s
         self.g = flat.g
-        self.members = members
+
+    def _members(self) -> str:
+        """SELECT id of the providers in every member_of any-of set, by
+        the aggregate index, within the walk's own statement."""
+        s = self.s
+        sets = []
+        for any_of in self.g.member_of:
+            ids = sorted(s.agg_ids[a] for a in any_of if a in s.agg_ids)
+            # One aggregate: a provider is in it once (primary key).
+            distinct = 'DISTINCT ' if len(ids) > 1 else ''
+            sets.append(f'SELECT {distinct}resource_provider_id FROM '
+                        f'resource_provider_aggregates WHERE aggregate_id IN ({_in_list(ids)})')
+        return ' INTERSECT '.join(sets)
 
     def _driver(self) -> str:
-        """SELECT id, uuid of the providers to walk (members in id order)."""
+        """SELECT id, uuid of the providers to walk."""
         s, g, flat = self.s, self.g, self.flat
         lookup = ('CROSS JOIN LATERAL (SELECT id, uuid FROM resource_providers '
                   'WHERE id = m.id OFFSET 0) AS r')
-        if self.members is not None:
-            source = (f"SELECT r.id, r.uuid FROM unnest('{{{_in_list(self.members)}}}'"
-                      f"::integer[]) AS m(id) {lookup}")
+        if g.member_of:
+            source = f'SELECT r.id, r.uuid FROM ({self._members()}) AS m(id) {lookup}'
         elif g.required_traits:
             any_of = sorted(s.trait_ids[t] for t in g.required_traits[0])
             # One trait: its rows are unique per provider already (primary

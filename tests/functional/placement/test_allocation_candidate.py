@@ -148,6 +148,21 @@ def test_flat_custom_trait_made_again_is_found_under_its_new_id(flat):
     assert body['provider_summaries'][flat['h2']]['traits'] == ['CUSTOM_GOLD']
 
 
+def test_flat_member_of_any_and_every_aggregate(api):
+    w = World(api)
+    w['both'] = api.provider('both', inventory={'VCPU': 4}, aggregates=[AGG_A, AGG_B])
+    w['a'] = api.provider('a', inventory={'VCPU': 4}, aggregates=[AGG_A])
+    w['b'] = api.provider('b', inventory={'VCPU': 4}, aggregates=[AGG_B])
+    # any of A, B: a provider in both is still one candidate
+    body = w.candidates(f'resources=VCPU:1&member_of=in:{AGG_A},{AGG_B}')
+    assert w.names(body) == [['a'], ['b'], ['both']]
+    # A and B: only the provider in both
+    body = w.candidates(f'resources=VCPU:1&member_of={AGG_A}&member_of={AGG_B}')
+    assert w.names(body) == [['both']]
+    body = w.candidates(f'resources=VCPU:1&member_of=in:{AGG_A},{AGG_B}&member_of={AGG_B}')
+    assert w.names(body) == [['b'], ['both']]
+
+
 def test_flat_limit_and_its_summaries(flat):
     body = flat.candidates('resources=VCPU:1&limit=2')
     assert len(body['allocation_requests']) == 2
