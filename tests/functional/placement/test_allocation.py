@@ -410,15 +410,16 @@ def test_postgresql_claim_reports_database_errors_as_sqlalchemy_errors(api):
 
 
 @on_postgresql
-def test_postgresql_claim_function_runs_with_sequential_scans_off(api):
+def test_postgresql_claim_function_reuses_index_plans(api):
     # Its cached plans are made once per connection, possibly while the
     # tables are empty; with sequential scans off they are index plans that
-    # stay right as the tables grow (migration c4e7a1d2f9b3).
+    # stay right as the tables grow (migration c4e7a1d2f9b3), and every
+    # call reuses them instead of planning again (migration d7a3f0b6c1e5).
     import sqlalchemy as sa
     with api.engine.connect() as conn:
         config = conn.execute(sa.text(
             "SELECT proconfig FROM pg_proc WHERE proname = 'placement_claim'")).scalar_one()
-    assert config == ['enable_seqscan=off']
+    assert sorted(config) == ['enable_seqscan=off', 'plan_cache_mode=force_generic_plan']
 
 
 @on_postgresql
