@@ -332,9 +332,9 @@ class _FlatSearch:
 
     def run(self) -> Candidates:
         s, g = self.s, self.g
-        limit = f' LIMIT {int(s.wide.limit)}' if s.wide.limit else ''
         if s.conn.dialect.name == 'postgresql':
             return _ProviderScan(self).run()
+        limit = f' LIMIT {int(s.wide.limit)}' if s.wide.limit else ''
         members = self._members()
         if members is not None and not members:
             return _EMPTY
@@ -404,14 +404,10 @@ class _ProviderScan:
         """SELECT id of the providers in every member_of any-of set, by
         the aggregate index, within the walk's own statement."""
         s = self.s
-        sets = []
-        for any_of in self.g.member_of:
-            ids = sorted(s.agg_ids[a] for a in any_of if a in s.agg_ids)
-            # One aggregate: a provider is in it once (primary key).
-            distinct = 'DISTINCT ' if len(ids) > 1 else ''
-            sets.append(f'SELECT {distinct}resource_provider_id FROM '
-                        f'resource_provider_aggregates WHERE aggregate_id IN ({_in_list(ids)})')
-        return ' INTERSECT '.join(sets)
+        return ' INTERSECT '.join(
+            _providers_with('resource_provider_aggregates', 'aggregate_id',
+                            [s.agg_ids[a] for a in any_of if a in s.agg_ids])
+            for any_of in self.g.member_of)
 
     def _driver(self) -> str:
         """SELECT id, uuid of the providers to walk."""
@@ -421,14 +417,9 @@ class _ProviderScan:
         if g.member_of:
             source = f'SELECT r.id, r.uuid FROM ({self._members()}) AS m(id) {lookup}'
         elif g.required_traits:
-            any_of = sorted(s.trait_ids[t] for t in g.required_traits[0])
-            # One trait: its rows are unique per provider already (primary
-            # key); DISTINCT would only add a hash over them (10% of the
-            # query). Any of several: a provider may have more than one.
-            distinct = 'DISTINCT ' if len(any_of) > 1 else ''
-            source = (f'SELECT r.id, r.uuid FROM (SELECT {distinct}resource_provider_id AS id '
-                      f'FROM resource_provider_traits WHERE trait_id IN ({_in_list(any_of)})) '
-                      f'AS m {lookup}')
+            trait_set = _providers_with('resource_provider_traits', 'trait_id',
+                                        [s.trait_ids[t] for t in g.required_traits[0]])
+            source = f'SELECT r.id, r.uuid FROM ({trait_set}) AS m(id) {lookup}'
         else:
             source = 'SELECT r.id, r.uuid FROM resource_providers AS r'
         conds = []
@@ -498,6 +489,20 @@ class _ProviderScan:
                 [trait_names[t] for t in traits]))   # in trait id order, as the reference
             requests.append(AllocationRequest({uuid: resources}, {suffix: [uuid]}))
         return Candidates(requests, summaries)
+
+
+def _providers_with(table: str, column: str, any_of: list[int]) -> str:
+    """SELECT the providers that ``table`` links to any of ``any_of``
+    (trait or aggregate ids), each once.
+
+    Both link tables have (provider, other) as primary key, so the rows of
+    one id are unique per provider already: DISTINCT, only added for
+    several ids, would otherwise be a hash over them for nothing (10% of
+    the required-trait walk at 5,000 providers).
+    """
+    distinct = 'DISTINCT ' if len(any_of) > 1 else ''
+    return (f'SELECT {distinct}resource_provider_id FROM {table} '
+            f'WHERE {column} IN ({_in_list(sorted(any_of))})')
 
 
 def _walk_settings(conn: Connection) -> str:
