@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test unit functional integration venv clean
+.PHONY: demo test lint unit functional integration venv clean
 
 venv: $(STAMP)
 
@@ -18,8 +18,12 @@ $(STAMP): setup.cfg pyproject.toml
 demo: $(STAMP)
 	$(BIN)/cellplane demo
 
-test: $(STAMP)
+# The import contract (.importlinter) first: a broken layer fails in seconds.
+test: lint
 	$(BIN)/python -m pytest tests
+
+lint: $(STAMP)
+	$(BIN)/lint-imports
 
 unit: $(STAMP)
 	$(BIN)/python -m pytest tests/unit

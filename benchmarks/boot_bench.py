@@ -7,7 +7,7 @@
 Starts a deployment of 2 cells x H fake hosts (``tests/support/deployment.py``:
 the local launcher, a vhost per level, a PostgreSQL database per level plus
 Placement, on the local servers or those named by ``CELLPLANE_TEST_*``),
-then boots K instances twice through the API role (``cellplane.api.servers``,
+then boots K instances twice through the API role (``cellplane_api.servers``,
 what ``cellplane server create`` runs), from this process:
 
 - ``single``: K requests of one instance, cast back to back;
@@ -49,8 +49,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import sqlalchemy as sa  # noqa: E402
 
 from cellplane import config  # noqa: E402
-from cellplane.api import flavors as api_flavors  # noqa: E402
-from cellplane.api import servers  # noqa: E402
+from cellplane_api import flavors as api_flavors  # noqa: E402
+from cellplane_api import servers  # noqa: E402
 from cellplane.context import new_context  # noqa: E402
 from cellplane.db import engines  # noqa: E402
 from cellplane.db.cell.models import (  # noqa: E402

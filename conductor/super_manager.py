@@ -25,7 +25,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
-from cellplane.api import build_requests
+from cellplane.objects import build_requests
 from cellplane.cells.databases import CellDatabases, UnknownCell
 from cellplane.cells.mappings import CellMapping
 from compute_agent.rpcapi import ComputeAPI

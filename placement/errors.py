@@ -97,6 +97,15 @@ class NotAcceptable(PlacementError):
                    'to your browser.')
 
 
+class UnacceptableVersion(NotAcceptable):
+    """406 for a microversion outside what this server serves; the body names the range."""
+
+    def __init__(self, detail: str, *, min_version: str, max_version: str):
+        super().__init__(detail)
+        self.min_version = min_version
+        self.max_version = max_version
+
+
 class Conflict(PlacementError):
     status, title = 409, 'Conflict'
     explanation = ('There was a conflict when trying to complete your '
@@ -147,10 +156,9 @@ def render(exc: PlacementError, environ: dict, request_id: str | None,
             error['code'] = exc.code
         if request_id:
             error['request_id'] = request_id
-        if exc.status == 406 and microversion is None:
-            from placement import microversion as mv
-            error['max_version'] = mv.max_version_string()
-            error['min_version'] = mv.min_version_string()
+        if isinstance(exc, UnacceptableVersion) and microversion is None:
+            error['max_version'] = exc.max_version
+            error['min_version'] = exc.min_version
         body = json.dumps({'errors': [error]}).encode()
         ctype = 'application/json'
     elif 'text/html' in accept:

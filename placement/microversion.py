@@ -93,7 +93,9 @@ def parse(value: str) -> Version:
     except TypeError:
         raise errors.BadRequest(f'invalid version string: {value}') from None
     if not MIN_VERSION <= version <= MAX_VERSION:
-        raise errors.NotAcceptable(f'Unacceptable version header: {value}')
+        raise errors.UnacceptableVersion(f'Unacceptable version header: {value}',
+                                         min_version=min_version_string(),
+                                         max_version=max_version_string())
     return version
 
 

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from cellplane.cmd import cli, manage
+from cellplane_cli import cli, manage
 
 
 @pytest.fixture

@@ -12,8 +12,8 @@ import threading
 
 import pytest
 
-from cellplane.api import build_requests
-from cellplane.cmd import cli, manage
+from cellplane.objects import build_requests
+from cellplane_cli import cli, manage
 from cellplane.db import engines
 from cellplane.rpc.server import build_server
 from cellplane.rpc.transport import get_transport

@@ -18,7 +18,7 @@ import sqlalchemy as sa
 
 from cellplane.cells import mappings
 from cellplane.cells.scatter_gather import CellTimeout, gather
-from cellplane.cmd import manage
+from cellplane_cli import manage
 from cellplane.db import engines
 from cellplane.db.api.models import cell_mappings, instance_mappings
 
@@ -72,7 +72,7 @@ def test_server_list_marks_silent_and_closed_cells_unknown_instead_of_hanging(
         engine.dispose()
 
     proc = subprocess.run(
-        [sys.executable, '-m', 'cellplane.cmd.cli', 'server', 'list',
+        [sys.executable, '-m', 'cellplane_cli.cli', 'server', 'list',
          '--config-file', str(conf), '-f', 'json'],
         capture_output=True, text=True, timeout=HANG_SECONDS)
     assert proc.returncode == 0, proc.stderr
@@ -81,7 +81,7 @@ def test_server_list_marks_silent_and_closed_cells_unknown_instead_of_hanging(
     assert (listed[CLOSED_UUID]['status'], listed[CLOSED_UUID]['cell']) == ('UNKNOWN', 'closed')
 
     shown = subprocess.run(
-        [sys.executable, '-m', 'cellplane.cmd.cli', 'server', 'show', SILENT_UUID,
+        [sys.executable, '-m', 'cellplane_cli.cli', 'server', 'show', SILENT_UUID,
          '--config-file', str(conf), '-f', 'json'],
         capture_output=True, text=True, timeout=HANG_SECONDS)
     assert shown.returncode == 0, shown.stderr

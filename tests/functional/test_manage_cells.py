@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from cellplane.cmd import manage
+from cellplane_cli import manage
 
 
 @pytest.fixture

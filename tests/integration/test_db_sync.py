@@ -16,7 +16,7 @@ def _db_sync(tmp_path, database: str, url: str) -> subprocess.CompletedProcess:
     conf = tmp_path / f'{database}.conf'
     conf.write_text(f'[{SECTIONS[database]}]\nconnection = {url}\n')
     return subprocess.run(
-        [sys.executable, '-m', 'cellplane.cmd.manage', 'db', 'sync',
+        [sys.executable, '-m', 'cellplane_cli.manage', 'db', 'sync',
          '--database', database, '--config-file', str(conf)],
         capture_output=True, text=True, timeout=120)
 
@@ -57,7 +57,7 @@ def test_db_sync_without_connection_names_the_option(tmp_path):
     conf = tmp_path / 'empty.conf'
     conf.write_text('[DEFAULT]\n')
     result = subprocess.run(
-        [sys.executable, '-m', 'cellplane.cmd.manage', 'db', 'sync',
+        [sys.executable, '-m', 'cellplane_cli.manage', 'db', 'sync',
          '--database', 'api', '--config-file', str(conf)],
         capture_output=True, text=True, timeout=60)
     assert result.returncode == 2

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from cellplane.cmd import manage
+from cellplane_cli import manage
 from tests.integration.daemons import cell_conductor_config
 
 

@@ -25,7 +25,8 @@ import uuid as uuidlib
 import pytest
 import sqlalchemy as sa
 
-from cellplane.api import build_requests, servers
+from cellplane.objects import build_requests
+from cellplane_api import servers
 from cellplane.cells import mappings
 from cellplane.context import new_context
 from cellplane.db import engines, migrate
@@ -58,7 +59,7 @@ def _migrated(url: str, history: str) -> str:
 
 
 def _cli(*argv: str, config: str) -> list | dict:
-    proc = subprocess.run([sys.executable, '-m', 'cellplane.cmd.cli', *argv, '--config-file', config, '-f', 'json'],
+    proc = subprocess.run([sys.executable, '-m', 'cellplane_cli.cli', *argv, '--config-file', config, '-f', 'json'],
                           capture_output=True, text=True, timeout=EVENTUALLY_SECONDS)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
@@ -375,7 +376,7 @@ def test_boot_through_real_cell_daemons_goes_active_even_past_a_failing_host(dep
         assert list(allocations.values()) == [FLAVOR]
 
     victim = created[0]['id']
-    proc = subprocess.run([sys.executable, '-m', 'cellplane.cmd.cli', 'server', 'delete',
+    proc = subprocess.run([sys.executable, '-m', 'cellplane_cli.cli', 'server', 'delete',
                            victim, '--config-file', deployment.config],
                           capture_output=True, text=True, timeout=EVENTUALLY_SECONDS)
     assert proc.returncode == 0, proc.stderr

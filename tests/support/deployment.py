@@ -231,7 +231,7 @@ class Deployment:
 
     def cli(self, *argv: str, json_output: bool = True) -> Any:
         """``cellplane ARGV --config-file top.conf [-f json]``; its parsed output."""
-        command = [sys.executable, '-m', 'cellplane.cmd.cli', *argv,
+        command = [sys.executable, '-m', 'cellplane_cli.cli', *argv,
                    '--config-file', str(self.config('top.conf'))]
         if json_output:
             command += ['-f', 'json']

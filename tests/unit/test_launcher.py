@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from cellplane import launcher
+from cellplane_cli import launcher
 
 TWO_CELL = Path(__file__).resolve().parents[2] / 'deploy' / 'two-cell'
 

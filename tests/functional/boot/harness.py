@@ -21,13 +21,13 @@ import sqlalchemy as sa
 
 from cellplane import conf as shared_conf
 from cellplane import config
-from cellplane.api import flavors
+from cellplane_api import flavors
 from cellplane.cells import mappings
 from cellplane.cells.databases import CellDatabases
 from cellplane.cells.mappings import CellMapping
 from cellplane.db import engines, migrate
 from cellplane.db.cell.models import compute_nodes, services
-from cellplane.embedded.memory_transport import MemoryBus
+from cellplane_embedded.memory_transport import MemoryBus
 from cellplane.rpc import options as rpc_options
 from cellplane.rpc.server import build_server
 from compute_agent.rpcapi import ComputeAPI

@@ -8,7 +8,8 @@ from __future__ import annotations
 import pytest
 import sqlalchemy as sa
 
-from cellplane.api import aggregates, build_requests, flavors, servers
+from cellplane.objects import build_requests
+from cellplane_api import aggregates, flavors, servers
 from cellplane.context import new_context
 from cellplane.db.cell.models import instances
 from tests.functional.boot.harness import TopLevel

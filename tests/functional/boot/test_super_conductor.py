@@ -12,7 +12,8 @@ import collections
 import pytest
 import sqlalchemy as sa
 
-from cellplane.api import build_requests, servers
+from cellplane.objects import build_requests
+from cellplane_api import servers
 from cellplane.cells import mappings
 from cellplane.context import new_context
 from cellplane.db.api.models import build_requests as build_requests_table

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import json
 
-from cellplane.cmd import cli
-from cellplane.cmd.demo import render
+from cellplane_cli import cli
+from cellplane_cli.demo import render
 from cellplane.db import engines
 from scheduler.records.backend import RecordQuery
 from scheduler.records.database import DatabaseBackend

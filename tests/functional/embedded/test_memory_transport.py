@@ -6,7 +6,7 @@ import threading
 import pytest
 
 from cellplane.context import new_context
-from cellplane.embedded.memory_transport import MemoryBus
+from cellplane_embedded.memory_transport import MemoryBus
 from cellplane.rpc.server import build_server
 from cellplane.rpc.serializer import PayloadSerializer
 import oslo_messaging as messaging  # noqa: I100

@@ -8,7 +8,7 @@ import json
 import pytest
 from oslo_config import cfg
 
-from cellplane.cmd import cli, manage
+from cellplane_cli import cli, manage
 from cellplane.db import engines, migrate
 from scheduler import conf as scheduler_conf
 from scheduler.records import database as record_database

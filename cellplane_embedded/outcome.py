@@ -22,7 +22,7 @@ from typing import Any
 
 from sqlalchemy.engine import Engine
 
-from cellplane.api import servers
+from cellplane_api import servers
 from cellplane.cells.databases import CellDatabases
 from conductor.cell_actions import EVENT_BUILD, RESULT_FAILED
 from placement.client import PlacementClient

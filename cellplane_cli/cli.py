@@ -21,10 +21,9 @@ import sys
 
 from cliff import command, lister, show
 
-from cellplane.api import flavors
-from cellplane.cmd import (aggregate_commands, base, demo, manage, scheduler_commands,
+from cellplane_api import flavors
+from cellplane_cli import (aggregate_commands, base, databases, demo, scheduler_commands,
                            server_commands)
-
 
 
 class _ApiCommand(base.ConfigOptionsMixin):
@@ -34,7 +33,7 @@ class _ApiCommand(base.ConfigOptionsMixin):
         return self.add_config_arguments(super().get_parser(prog_name))
 
     def api_engine(self, parsed_args):
-        return manage.engine_for(self.load_config(parsed_args), 'api')
+        return databases.engine_for(self.load_config(parsed_args), 'api')
 
 
 _FLAVOR_COLUMNS = ('id', 'name', 'vcpus', 'memory_mb', 'root_gb', 'extra_specs', 'disabled')

@@ -25,9 +25,9 @@ from typing import Callable, Iterable, Mapping, Sequence
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from cellplane.api import build_requests
-from cellplane.api import flavors as api_flavors
-from cellplane.api.conf import DEFAULT_CELL_TIMEOUT
+from cellplane.objects import build_requests
+from cellplane_api import flavors as api_flavors
+from cellplane_api.conf import DEFAULT_CELL_TIMEOUT
 from cellplane.cells.databases import CellDatabases
 from cellplane.cells.scatter_gather import CellTimeout, gather
 from cellplane.cells.mappings import CellMapping

@@ -22,7 +22,7 @@ import tempfile
 from cliff import command
 from tqdm import tqdm
 
-from cellplane.embedded import demo as demo_scenario
+from cellplane_embedded import demo as demo_scenario
 
 LOG_FILE = 'cellplane.log'
 

@@ -3,7 +3,7 @@
 Two cells of ``hosts_per_cell`` fake hosts. The first host of the first cell
 fails every build with "No more IP addresses"; every other host fails a
 seeded fraction of its builds with "Timed out waiting for the hypervisor".
-Instances are asked for through the API role (``cellplane.api.servers``) in
+Instances are asked for through the API role (``cellplane_api.servers``) in
 requests of 1 to 5 (multi-create), with flavors of three sizes, plus one
 request for a flavor no host can hold (it fails with NoValidHost, and says
 why). The run waits until every instance is ACTIVE or ERROR, then reads the
@@ -21,11 +21,11 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from cellplane.api import flavors as api_flavors
-from cellplane.api import servers
+from cellplane_api import flavors as api_flavors
+from cellplane_api import servers
 from cellplane.context import new_context
-from cellplane.embedded.outcome import flavor_resources, read_outcome
-from cellplane.embedded.runtime import CloudPlan, EmbeddedCloud
+from cellplane_embedded.outcome import flavor_resources, read_outcome
+from cellplane_embedded.runtime import CloudPlan, EmbeddedCloud
 from compute_agent.virt.fake import FakeSettings
 
 NO_IP_REASON = 'No more IP addresses'

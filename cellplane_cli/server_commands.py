@@ -19,11 +19,11 @@ import time
 from cliff import command, lister, show
 from tqdm import tqdm
 
-from cellplane.api import conf as api_conf
-from cellplane.api import servers
+from cellplane_api import conf as api_conf
+from cellplane_api import servers
 from cellplane.cells.databases import CellDatabases
 from cellplane.cells.mappings import CellMapping
-from cellplane.cmd import base, manage
+from cellplane_cli import base, databases
 from cellplane.context import new_context
 from cellplane.db import engines
 from cellplane.rpc import options as rpc_options
@@ -57,7 +57,7 @@ class _TopLevelCommand(base.ConfigOptionsMixin):
     def api(self, parsed_args):
         """(conf, API engine, cell databases), closed afterwards."""
         conf = self.load_config(parsed_args)
-        engine = manage.engine_for(conf, 'api')
+        engine = databases.engine_for(conf, 'api')
         timeout = conf.cells.read_timeout
         cells = CellDatabases(engine, engine_factory=functools.partial(
             engines.create_engine, connect_timeout=timeout))

@@ -13,7 +13,7 @@ import contextlib
 
 from cliff import lister
 
-from cellplane.cmd import base
+from cellplane_cli import base
 from scheduler import conf as scheduler_conf
 from scheduler.records.backend import RecordQuery
 from scheduler.records.loading import load_backend

@@ -39,7 +39,7 @@ from cellplane.cells.databases import CellDatabases
 from cellplane.cells.mappings import CellMapping
 from cellplane.db import engines, migrate
 from cellplane.db.cell.models import compute_nodes, services
-from cellplane.embedded.memory_transport import MemoryBus
+from cellplane_embedded.memory_transport import MemoryBus
 from cellplane.rpc.diagnostics import DiagnosticsEndpoint
 from cellplane.rpc.server import build_server
 from compute_agent.rpcapi import ComputeAPI
@@ -201,7 +201,7 @@ class EmbeddedCloud:
 
     # -- a cell: its conductor and computes, nothing of the top level -----------
     def _start_cell(self, cell: CellPlan) -> None:
-        from cellplane.embedded import cell_services
+        from cellplane_embedded import cell_services
         bus = self.cell_buses[cell.name]
         engine = self.cell_engines[cell.name]
         endpoints = cell_services.cell_conductor_endpoints(

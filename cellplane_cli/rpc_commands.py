@@ -16,7 +16,8 @@ from cliff import lister
 
 from cellplane import config
 from cellplane.cells import mappings
-from cellplane.cmd import base
+from cellplane_cli import base
+from cellplane_cli.databases import engine_for
 from cellplane.context import new_context
 from cellplane.rpc import diagnostics
 from cellplane.rpc import options as rpc_options
@@ -42,7 +43,6 @@ class RpcPing(base.ConfigOptionsMixin, lister.Lister):
 
     def _transport_url(self, conf, parsed_args) -> str:
         if parsed_args.cell:
-            from cellplane.cmd.manage import engine_for
             try:
                 return mappings.get(engine_for(conf, 'api'), parsed_args.cell).transport_url
             except mappings.CellMappingError as exc:

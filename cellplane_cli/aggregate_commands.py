@@ -19,8 +19,8 @@ import argparse
 
 from cliff import command, lister, show
 
-from cellplane.api import aggregates
-from cellplane.cmd import base, manage
+from cellplane_api import aggregates
+from cellplane_cli import base, databases
 
 COLUMNS = ('id', 'name', 'availability_zone', 'hosts', 'properties')
 
@@ -50,7 +50,7 @@ class _AggregateCommand(base.ConfigOptionsMixin):
         return parser
 
     def api_engine(self, parsed_args):
-        return manage.engine_for(self.load_config(parsed_args), 'api')
+        return databases.engine_for(self.load_config(parsed_args), 'api')
 
 
 class AggregateCreate(_AggregateCommand, show.ShowOne):

@@ -18,34 +18,15 @@ from urllib.parse import urlsplit, urlunsplit
 
 from cliff import command, lister, show
 
-from cellplane import config
 from cellplane.cells import mappings
-from cellplane.cmd import base
-from cellplane.cmd.rpc_commands import RpcPing
-from cellplane.db import engines, migrate
-
-_CONNECTION_OPTION = {
-    'api': ('api_database', 'connection'),
-    'cell': ('database', 'connection'),
-    'placement': ('placement_database', 'connection'),
-}
-
+from cellplane_cli import base
+from cellplane_cli.databases import engine_for
+from cellplane_cli.rpc_commands import RpcPing
+from cellplane.db import migrate
 
 def _placement_registrar(conf):
     from placement import conf as placement_conf
     placement_conf.register_opts(conf)
-
-
-def engine_for(conf, database: str):
-    """The engine of ``database`` as configured, or a ConfigError naming the option."""
-    group, option = _CONNECTION_OPTION[database]
-    url = conf[group][option]
-    if not url:
-        files = ', '.join(config.config_files(conf)) or 'no config file given'
-        raise config.ConfigError(
-            f'[{group}] {option} is not set ({files}); it is needed for '
-            f'--database {database}')
-    return engines.create_engine(url)
 
 
 def mask_password(url: str) -> str:

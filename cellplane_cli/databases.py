@@ -1,0 +1,29 @@
+"""Which database an operator command opens: the engine for api, cell or placement, as configured.
+
+Shared by every command that reads a database directly (``cellplane-manage``
+and the ``cellplane`` command line); a missing connection is a ConfigError
+that names the option and the files read.
+"""
+from __future__ import annotations
+
+from cellplane import config
+from cellplane.db import engines
+
+_CONNECTION_OPTION = {
+    'api': ('api_database', 'connection'),
+    'cell': ('database', 'connection'),
+    'placement': ('placement_database', 'connection'),
+}
+
+
+
+def engine_for(conf, database: str):
+    """The engine of ``database`` as configured, or a ConfigError naming the option."""
+    group, option = _CONNECTION_OPTION[database]
+    url = conf[group][option]
+    if not url:
+        files = ', '.join(config.config_files(conf)) or 'no config file given'
+        raise config.ConfigError(
+            f'[{group}] {option} is not set ({files}); it is needed for '
+            f'--database {database}')
+    return engines.create_engine(url)
