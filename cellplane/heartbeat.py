@@ -16,9 +16,10 @@ def software_version() -> str:
         return 'unknown'
 
 
-def current_status(conf: cfg.ConfigOpts, *, binary: str, topic: str) -> ServiceStatus:
-    """This daemon's status now: host, binary, topic, cell, version, report time."""
+def current_status(conf: cfg.ConfigOpts, *, binary: str, topic: str,
+                   host: str | None = None) -> ServiceStatus:
+    """This service's status now: host (``[DEFAULT] host`` unless given), binary, topic, cell, version, report time."""
     return ServiceStatus(
-        host=conf.host, binary=binary, topic=topic, cell_name=conf.cell.name,
+        host=host or conf.host, binary=binary, topic=topic, cell_name=conf.cell.name,
         version=software_version(),
         report_time=datetime.datetime.now(datetime.timezone.utc))

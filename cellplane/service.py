@@ -14,6 +14,14 @@ transport and promises:
   other periodic tasks given run beside it. All of them stop before the
   transport closes, so none of them sends on a closed transport.
 
+Each service package has a builder (``scheduler/wiring.py``,
+``compute_agent/wiring.py``, ``conductor/*/wiring.py``) that returns its
+``Service`` from resolved dependencies; the daemon calls ``run``, the
+embedded mode and the tests call ``start`` and ``stop`` (several services
+sharing one in-memory bus pass ``owns_transport=False``, and stop in two
+halves, ``begin_stop`` for all then ``finish_stop`` for each, so that their
+executors wind down together).
+
 Signals are only noted by their handler (through ``signal.set_wakeup_fd``);
 the main thread acts on them, so no lock is ever taken inside a handler.
 """
@@ -50,12 +58,14 @@ class Service:
     def __init__(self, conf: cfg.ConfigOpts, *, binary: str, topic: str,
                  transport: messaging.Transport, endpoints: Iterable[object],
                  heartbeat: Callable[[], None] | None = None,
-                 periodic_tasks: Iterable[PeriodicTask] = ()) -> None:
+                 periodic_tasks: Iterable[PeriodicTask] = (),
+                 host: str | None = None, owns_transport: bool = True) -> None:
         self.conf = conf
         self.binary = binary
         self.topic = topic
-        self.host = conf.host
+        self.host = host or conf.host
         self._transport = transport
+        self._owns_transport = owns_transport
         endpoints = list(endpoints) + [DiagnosticsEndpoint(host=self.host, binary=binary)]
         self._server = build_server(transport, topic=topic, server=self.host,
                                     endpoints=endpoints)
@@ -99,6 +109,11 @@ class Service:
 
     def stop(self) -> bool:
         """Stop consuming, wait for in-flight work; False if it outlived the timeout."""
+        self.begin_stop()
+        return self.finish_stop()
+
+    def begin_stop(self) -> None:
+        """Stop the periodic tasks and stop consuming; work in flight goes on."""
         timeout = self.conf.graceful_shutdown_timeout or None
         LOG.info('%s stopping: no new messages; waiting up to %s s for work in flight',
                  self.binary, timeout if timeout else 'unlimited')
@@ -108,6 +123,10 @@ class Service:
             # report being sent finish.
             task.stop(timeout=PERIODIC_STOP_SECONDS)
         self._server.stop()
+
+    def finish_stop(self) -> bool:
+        """Wait for the work in flight (bounded); close the transport if it is ours."""
+        timeout = self.conf.graceful_shutdown_timeout or None
         waiter = threading.Thread(target=self._server.wait, name='shutdown-wait',
                                   daemon=True)
         waiter.start()
@@ -116,7 +135,8 @@ class Service:
             LOG.error('%s: work in flight still running after graceful_shutdown_timeout '
                       '= %s s; exiting without it', self.binary, timeout)
             return False
-        self._transport.cleanup()
+        if self._owns_transport:
+            self._transport.cleanup()
         LOG.info('%s stopped cleanly', self.binary)
         return True
 

@@ -14,9 +14,15 @@ What it promises:
   scheduler's and the super conductor's topics; each cell's bus carries its
   conductor and its computes; cell services are built without the API
   database or the top-level bus, so an upcall cannot happen here either.
-- Per-service settings come from constructor arguments and a private
-  ``ConfigOpts``, never from the global ``cfg.CONF`` (oslo.messaging keeps
-  the global object for its own options; see ARCHITECTURE.md).
+- Every service is built by its package's builder, the function its daemon
+  calls (``scheduler/wiring.py``, ``compute_agent/wiring.py``, the
+  conductor's wiring); what differs from the daemons is the transport (the
+  in-memory buses), the database URLs (SQLite files) and the host names
+  (several hosts in one process).
+- Settings come from a private ``ConfigOpts`` per level (the top level,
+  each cell: ``[cell] name`` differs), never from the global ``cfg.CONF``
+  (oslo.messaging keeps the global object for its own options; see
+  ARCHITECTURE.md).
 - ``start`` returns once every compute node is known to the scheduler, so
   the first boot can be placed; ``stop`` stops every server and waits for
   the messages in flight.
@@ -39,25 +45,23 @@ from cellplane.cells.databases import CellDatabases
 from cellplane.cells.mappings import CellMapping
 from cellplane.db import engines, migrate
 from cellplane.db.cell.models import compute_nodes, services
-from cellplane_embedded.memory_transport import MemoryBus
 from cellplane.rpc.diagnostics import DiagnosticsEndpoint
 from cellplane.rpc.server import build_server
+from cellplane.service import Service
+from cellplane_embedded.memory_transport import MemoryBus
+from compute_agent import conf as compute_conf
 from compute_agent.rpcapi import ComputeAPI
-from compute_agent.virt.fake import FakeSettings
+from compute_agent.virt.fake import FakeDriver, FakeSettings
+from compute_agent.wiring import ComputeAgent, build_compute_agent
 from conductor import conf as conductor_conf
 from conductor.rpcapi import ConductorAPI
 from placement.client import PlacementClient
 from placement.objects import standards
 from scheduler import conf as scheduler_conf
-from scheduler.host_cache import HostStateCache
-from scheduler.host_refresher import HostRefresher
-from scheduler.instance_locator import PlacementInstanceLocator
-from scheduler.manager import SchedulerManager
-from scheduler.placement_adapter import PlacementAdapter
-from scheduler.records.database import DatabaseBackend
-from scheduler.records.writer import RecordWriter
+from scheduler.records.loading import load_backend
 from scheduler.rpcapi import SchedulerAPI
 from scheduler.trace import SchedulingTrace
+from scheduler.wiring import Scheduler, build_scheduler
 
 LOG = logging.getLogger(__name__)
 
@@ -112,12 +116,19 @@ class CloudPlan:
         return cls(cells=tuple(plans), **knobs)
 
 
-def service_conf(plan: CloudPlan) -> cfg.ConfigOpts:
-    """The private configuration the embedded services read (no file, no global)."""
+def service_conf(plan: CloudPlan, *, cell_name: str | None = None,
+                 api_database: str | None = None) -> cfg.ConfigOpts:
+    """The private configuration of one level's services (no file, no global).
+
+    The same options a deployment's config files would set: the top level
+    gets ``[api_database] connection`` (the scheduler's records go there, as
+    by default), each cell its ``[cell] name``.
+    """
     conf = cfg.ConfigOpts()
     shared_conf.register_opts(conf)
     scheduler_conf.register_opts(conf)
     conductor_conf.register_opts(conf)
+    compute_conf.register_opts(conf)
     conf([], project='cellplane', prog='cellplane-embedded',
          default_config_files=[], default_config_dirs=[])
     conf.set_override('rpc_handler_threads', plan.rpc_handler_threads)
@@ -126,6 +137,12 @@ def service_conf(plan: CloudPlan) -> cfg.ConfigOpts:
     conf.set_override('service_down_time', int(plan.service_down_time), group='service')
     conf.set_override('host_refresh_interval', plan.host_refresh_interval,
                       group='scheduler')
+    conf.set_override('report_interval', int(max(1, plan.resource_report_interval)),
+                      group='compute')
+    if cell_name is not None:
+        conf.set_override('name', cell_name, group='cell')
+    if api_database is not None:
+        conf.set_override('connection', api_database, group='api_database')
     return conf
 
 
@@ -135,15 +152,19 @@ class EmbeddedCloud:
     def __init__(self, state_dir: str | Path, plan: CloudPlan) -> None:
         self.state_dir = Path(state_dir)
         self.plan = plan
-        self.conf = service_conf(plan)
+        self.conf = service_conf(plan, api_database=f'sqlite:///{self.state_dir / "api"}.sqlite')
+        self.cell_confs = {cell.name: service_conf(plan, cell_name=cell.name)
+                           for cell in plan.cells}
         self.traces: list[SchedulingTrace] = []
         self._servers: list = []
+        self._services: list[Service] = []
+        self.scheduler: Scheduler | None = None
         self._stoppers: list[Callable[[], None]] = []
         self.top_bus: MemoryBus | None = None
         self.cell_buses: dict[str, MemoryBus] = {}
         self.cell_engines: dict[str, sa.engine.Engine] = {}
         self.cell_mappings: dict[str, CellMapping] = {}
-        self.computes: dict[str, object] = {}
+        self.computes: dict[str, ComputeAgent] = {}
 
     # -- databases --------------------------------------------------------------
     def _sqlite(self, name: str) -> sa.engine.Engine:
@@ -175,6 +196,10 @@ class EmbeddedCloud:
         rpc_server.start(override_pool_size=self.plan.rpc_handler_threads)
         self._servers.append(rpc_server)
 
+    def _start_service(self, service: Service) -> None:
+        service.start()
+        self._services.append(service)
+
     def start(self) -> 'EmbeddedCloud':
         """Start everything; on any failure, stop what was started and re-raise."""
         try:
@@ -205,21 +230,17 @@ class EmbeddedCloud:
         bus = self.cell_buses[cell.name]
         engine = self.cell_engines[cell.name]
         endpoints = cell_services.cell_conductor_endpoints(
-            conf=self.conf, engine=engine, transport=bus.transport,
+            conf=self.cell_confs[cell.name], engine=engine, transport=bus.transport,
             placement=self.placement)
         self._serve(bus, topic='conductor', server=f'{cell.name}-conductor',
                     binary='cellplane-conductor', endpoints=endpoints)
         for host in cell.hosts:
-            agent = cell_services.ComputeAgent(
-                conf=self.conf, host=host.name, cell_name=cell.name,
-                transport=bus.transport, placement=self.placement,
-                driver_settings=host.driver,
-                resource_report_interval=self.plan.resource_report_interval)
+            agent = build_compute_agent(
+                self.cell_confs[cell.name], transport=bus.transport,
+                placement=self.placement, driver=FakeDriver(host.driver),
+                host=host.name, owns_transport=False)
             self.computes[host.name] = agent
-            self._serve(bus, topic='compute', server=host.name, binary=COMPUTE_BINARY,
-                        endpoints=agent.endpoints())
-            agent.start()
-            self._stoppers.append(agent.stop)
+            self._start_service(agent.service)
 
     # -- the top level: scheduler and super conductor ------------------------------
     def _start_top(self) -> None:
@@ -227,26 +248,12 @@ class EmbeddedCloud:
         bus = self.top_bus
         self.cells = CellDatabases(self.api_engine)
         self.cells.reload()
-        self.host_cache = HostStateCache.from_conf(self.conf)
-        self.refresher = HostRefresher(
-            self.host_cache, self.cells, service_down_time=self.conf.service.service_down_time,
-            interval=self.conf.scheduler.host_refresh_interval)
-        adapter = PlacementAdapter(self.placement)
-        # Scheduling records go to the API database, as a deployment's default.
-        self.record_writer = RecordWriter(
-            DatabaseBackend(self.api_engine, retention=self.conf.scheduler.records_retention),
-            queue_size=self.conf.scheduler.record_queue_size,
-            weighed_hosts=self.conf.scheduler.record_weighed_hosts)
-
-        def on_trace(trace: SchedulingTrace) -> None:
-            self.traces.append(trace)
-            self.record_writer.submit(trace)
-        scheduler = SchedulerManager.from_conf(
-            self.conf, candidate_source=adapter, claimer=adapter, cache=self.host_cache,
-            instance_locator=PlacementInstanceLocator(self.placement, self.host_cache),
-            on_trace=on_trace)
-        self._serve(bus, topic='scheduler', server='scheduler',
-                    binary='cellplane-scheduler', endpoints=[scheduler])
+        self.scheduler = build_scheduler(
+            self.conf, transport=bus.transport, cells=self.cells,
+            placement=self.placement, record_backend=load_backend(self.conf),
+            on_trace=self.traces.append, host='scheduler', owns_transport=False)
+        self.host_cache = self.scheduler.cache
+        self.refresher = self.scheduler.refresher
         compute_apis = {m.uuid: ComputeAPI(self.cell_buses[name].transport, conf=self.conf)
                         for name, m in self.cell_mappings.items()}
         super_conductor = SuperConductorManager(
@@ -277,31 +284,37 @@ class EmbeddedCloud:
                 raise EmbeddedStartError(
                     f'compute hosts never registered: {", ".join(sorted(wanted - ready))}')
             time.sleep(0.05)
-        self.refresher.start()
+        # As the daemon does: the cache is filled before the first request.
+        self.scheduler.start()
+        self._services.append(self.scheduler.service)
+        self._stoppers.append(self.scheduler.close)
         known = {r.host for r in self.host_cache.records() if r.service_up}
         if not known >= wanted:
             raise EmbeddedStartError(
                 f'the scheduler does not see hosts {", ".join(sorted(wanted - known))} up')
-        self._stoppers.append(self.refresher.stop)
 
     # -- stopping --------------------------------------------------------------------
     def stop(self) -> None:
-        for stopper in reversed(self._stoppers):
-            stopper()
+        services, self._services = self._services, []
+        for service in services:
+            service.begin_stop()
         for rpc_server in self._servers:
             rpc_server.stop()
         # Each wait takes about a second (the executor winding down its
         # threads); waiting for all at once keeps stopping quick.
         waiters = [threading.Thread(target=s.wait, name='embedded-stop')
                    for s in self._servers]
+        waiters += [threading.Thread(target=s.finish_stop, name='embedded-stop')
+                    for s in services]
         for waiter in waiters:
             waiter.start()
         for waiter in waiters:
             waiter.join()
         self._servers.clear()
-        if getattr(self, 'record_writer', None) is not None:
-            # After the servers: no trace can arrive any more.
-            self.record_writer.close()
+        # After the servers: no trace can arrive any more.
+        for stopper in reversed(self._stoppers):
+            stopper()
+        self._stoppers.clear()
         for bus in [self.top_bus, *self.cell_buses.values()]:
             if bus is not None:
                 bus.cleanup()

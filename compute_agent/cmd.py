@@ -19,24 +19,17 @@ from typing import Sequence
 
 from cellplane import cell_guard, config
 from cellplane.context import new_context
-from cellplane.heartbeat import current_status
-from cellplane.periodic import PeriodicTask
 from cellplane.rpc import options as rpc_options
 from cellplane.rpc.client import InvalidVersionCap
 from cellplane.rpc.transport import TransportURLError, get_transport
-from cellplane.service import Service
 from compute_agent import conf as compute_conf
-from compute_agent import rpcapi
-from compute_agent.builder import InstanceBuilder
-from compute_agent.manager import ComputeManager
-from compute_agent.resource_reporter import ResourceReporter
 from compute_agent.virt import driver as virt_driver
+from compute_agent.wiring import BINARY, build_compute_agent
 from conductor.rpcapi import ConductorAPI
 from placement import client_conf
 
 LOG = logging.getLogger(__name__)
 
-BINARY = 'cellplane-compute'
 EXIT_CONFIG_ERROR = 2
 
 
@@ -64,27 +57,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     pong = conductor.wait_until_answering(new_context(), attempt_timeout=3)
     LOG.info('Cell conductor %s on %s answered; starting', pong.binary, pong.host)
 
-    # One node per host: the node is named after the host.
-    builder = InstanceBuilder(host=conf.host, nodename=conf.host, driver=driver)
-    reporter = ResourceReporter(
-        host=conf.host, nodename=conf.host, driver=driver, placement=placement,
-        conductor=conductor, availability_zone=conf.compute.availability_zone,
-        failed_builds=lambda: builder.failed_builds)
-    LOG.info('Compute node %s has resource provider %s', conf.host, reporter.node_uuid)
-
-    def heartbeat() -> None:
-        conductor.service_heartbeat(
-            new_context(), current_status(conf, binary=BINARY, topic=rpcapi.TOPIC))
-
-    # The first report runs at once: the node is in Placement and in its
-    # cell DB before the scheduler can be expected to choose it.
-    resources = PeriodicTask(f'{BINARY}-resources', conf.compute.report_interval,
-                             reporter.periodic_report)
-    service = Service(conf, binary=BINARY, topic=rpcapi.TOPIC, transport=transport,
-                      endpoints=[ComputeManager(builder=builder, placement=placement,
-                                                conductor=conductor)],
-                      heartbeat=heartbeat, periodic_tasks=[resources])
-    return service.run()
+    agent = build_compute_agent(conf, transport=transport, placement=placement,
+                                driver=driver, conductor=conductor)
+    LOG.info('Compute node %s has resource provider %s', agent.host, agent.node_uuid)
+    return agent.service.run()
 
 
 if __name__ == '__main__':

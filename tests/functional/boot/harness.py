@@ -2,9 +2,10 @@
 
 SQLite API and cell databases (migrated), Placement in-process on its own
 SQLite file, one in-memory bus per level (``MemoryBus``: messages copied
-through JSON as RabbitMQ would), a real scheduler (``SchedulerManager`` over
-the Placement adapter, host cache read from the cell databases) and a real
-super conductor, each served by an RPC server. Compute agents are stood in
+through JSON as RabbitMQ would), a real scheduler (built by
+``scheduler.wiring.build_scheduler``, as the daemon is; host cache read from
+the cell databases, refreshed when a test asks) and a real super conductor,
+each served by an RPC server. Compute agents are stood in
 for by ``ComputeRecorder``: an RPC server per host on its cell's bus that
 records the casts it receives, so a test sees exactly what crossed the wire.
 """
@@ -39,11 +40,8 @@ from rpc_schemas.instance import Instance
 from rpc_schemas.request_spec import RequestSpec
 from rpc_schemas.selection import Selection
 from scheduler import conf as scheduler_conf
-from scheduler.host_cache import HostStateCache
-from scheduler.host_refresher import HostRefresher
-from scheduler.manager import SchedulerManager
-from scheduler.placement_adapter import PlacementAdapter
 from scheduler.rpcapi import SchedulerAPI
+from scheduler.wiring import build_scheduler
 
 # A bound on something that must happen, not a performance expectation.
 DEADLINE_SECONDS = 30
@@ -119,16 +117,16 @@ class TopLevel:
         shared_conf.register_opts(sched_conf)
         scheduler_conf.register_opts(sched_conf)
         sched_conf([], default_config_files=[], default_config_dirs=[])
-        self.host_cache = HostStateCache.from_conf(sched_conf)
-        self.refresher = HostRefresher(self.host_cache, self.cell_dbs,
-                                       service_down_time=60, interval=3600)
-        self.refresher.reload_cells()
-        adapter = PlacementAdapter(self.placement)
+        # Refreshed when a test says so (refresher.refresh()), not on a timer.
+        sched_conf.set_override('host_refresh_interval', 3600, group='scheduler')
         self.traces = []
-        scheduler = SchedulerManager.from_conf(
-            sched_conf, candidate_source=adapter, claimer=adapter, cache=self.host_cache,
-            on_trace=self.traces.append)
-        self._serve(self.top_bus, 'scheduler', 'sched-1', scheduler)
+        self.scheduler = build_scheduler(
+            sched_conf, transport=self.top_bus.transport, cells=self.cell_dbs,
+            placement=self.placement, record_backend=None,
+            on_trace=self.traces.append, host='sched-1', owns_transport=False)
+        self.scheduler.start()
+        self.host_cache = self.scheduler.cache
+        self.refresher = self.scheduler.refresher
         self.scheduler_api = SchedulerAPI(self.top_bus.transport, timeout=DEADLINE_SECONDS)
         self.super_conductor = SuperConductorManager(
             api_engine=self.api_engine, cells=self.cell_dbs, scheduler=self.scheduler_api,
@@ -210,6 +208,8 @@ class TopLevel:
             time.sleep(0.05)
 
     def close(self) -> None:
+        self.scheduler.service.stop()
+        self.scheduler.close()
         for rpc_server in self._servers:
             rpc_server.stop()
             rpc_server.wait()

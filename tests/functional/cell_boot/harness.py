@@ -1,9 +1,11 @@
-"""One cell in one process: a cell conductor and compute agents over kombu's in-memory bus.
+"""One cell in one process: a cell conductor and compute agents over an in-memory bus.
 
-The bus copies payloads like a broker (``kombu+memory://``), so every
-payload crosses it serialized; topics carry a per-test suffix because the
-in-memory broker is shared by the whole test process. Placement is the real
-WSGI app in-process on SQLite, the cell DB a migrated SQLite file.
+The bus is the embedded mode's ``MemoryBus``: it copies payloads through
+JSON like a broker, so every payload crosses it serialized, and each test's
+bus is isolated from the others'. Compute agents are built by
+``compute_agent.wiring.build_compute_agent``, as the daemon builds them.
+Placement is the real WSGI app in-process on SQLite, the cell DB a migrated
+SQLite file.
 """
 from __future__ import annotations
 
@@ -16,13 +18,12 @@ from sqlalchemy.engine import Engine
 from cellplane import conf as shared_conf
 from cellplane.context import RequestContext
 from cellplane.rpc.server import build_server
-from cellplane.rpc.transport import get_transport
-from compute_agent.builder import InstanceBuilder
-from compute_agent.manager import ComputeManager
-from compute_agent.resource_reporter import ResourceReporter
+from cellplane_embedded.memory_transport import MemoryBus
+from compute_agent import conf as compute_conf
 from compute_agent.rpcapi import ComputeAPI
 from compute_agent.virt.fake import FakeDriver, FakeSettings
-from conductor import cell_actions, cell_instances
+from compute_agent.wiring import ComputeAgent, build_compute_agent
+from conductor import cell_actions, cell_compute_nodes, cell_instances
 from conductor.cell_manager import CellConductorManager
 from conductor.cell_reschedule import Rescheduler
 from conductor.manager import ConductorManager
@@ -50,20 +51,6 @@ def eventually(predicate, what: str):
         time.sleep(0.05)
 
 
-class Agent:
-    def __init__(self, host: str, driver: FakeDriver, reporter: ResourceReporter,
-                 builder: InstanceBuilder, server) -> None:
-        self.host = host
-        self.driver = driver
-        self.reporter = reporter
-        self.builder = builder
-        self.server = server
-
-    @property
-    def node_uuid(self) -> str:
-        return self.reporter.node_uuid
-
-
 class Cell:
     def __init__(self, engine: Engine, placement: PlacementClient, *,
                  max_attempts: int = 3) -> None:
@@ -71,23 +58,18 @@ class Cell:
         self.placement = placement
         self.conf = cfg.ConfigOpts()
         shared_conf.register_opts(self.conf)
+        compute_conf.register_opts(self.conf)
         self.conf([], default_config_files=[], default_config_dirs=[])
-        suffix = uuidlib.uuid4().hex[:8]
-
-        class CellComputeAPI(ComputeAPI):
-            TOPIC = f'compute-{suffix}'
-
-        class CellConductorAPI(ConductorAPI):
-            TOPIC = f'conductor-{suffix}'
-
-        self.transport = get_transport('kombu+memory:////')
-        self.compute = CellComputeAPI(self.transport, conf=self.conf)
-        self.conductor = CellConductorAPI(self.transport, conf=self.conf)
-        self.agents: dict[str, Agent] = {}
+        self.conf.set_override('availability_zone', 'az1', group='compute')
+        self.bus = MemoryBus('cell')
+        self.transport = self.bus.transport
+        self.compute = ComputeAPI(self.transport, conf=self.conf)
+        self.conductor = ConductorAPI(self.transport, conf=self.conf)
+        self.agents: dict[str, ComputeAgent] = {}
         self._servers = []
         self.rescheduler = Rescheduler(engine=engine, placement=placement,
                                        compute=self.compute, max_attempts=max_attempts)
-        self._serve(CellConductorAPI.TOPIC, 'cond1', [
+        self._serve(ConductorAPI.TOPIC, 'cond1', [
             CellConductorManager(engine=engine, rescheduler=self.rescheduler),
             ConductorManager(role='cell', cell_engine=engine)])
 
@@ -97,21 +79,21 @@ class Cell:
         self._servers.append(server)
         return server
 
-    def add_agent(self, host: str, **settings) -> Agent:
-        """A compute agent serving ``host``, its node reported once (as at start)."""
+    def add_agent(self, host: str, **settings) -> ComputeAgent:
+        """A started compute agent serving ``host``, once its first report reached the cell DB."""
         driver = FakeDriver(FakeSettings(**{'vcpus': 8, 'memory_mb': 4096,
                                             'reserved_memory_mb': 0, 'disk_gb': 100,
                                             **settings}))
-        builder = InstanceBuilder(host=host, nodename=host, driver=driver)
-        reporter = ResourceReporter(host=host, nodename=host, driver=driver,
-                                    placement=self.placement, conductor=self.conductor,
-                                    availability_zone='az1',
-                                    failed_builds=lambda: builder.failed_builds)
-        server = self._serve(self.compute.TOPIC, host, [ComputeManager(
-            builder=builder, placement=self.placement, conductor=self.conductor)])
-        reporter.sync_placement()
-        agent = Agent(host, driver, reporter, builder, server)
+        agent = build_compute_agent(self.conf, transport=self.transport,
+                                    placement=self.placement, driver=driver,
+                                    conductor=self.conductor, host=host,
+                                    owns_transport=False)
+        agent.service.start()
         self.agents[host] = agent
+        # The first resource report runs at start; wait for it to land, so
+        # that a test's own reports never race it.
+        eventually(lambda: cell_compute_nodes.get_node(self.engine, agent.node_uuid),
+                   f'the first report of {host}')
         return agent
 
     def selection(self, host: str, flavor: Flavor) -> Selection:
@@ -170,8 +152,13 @@ class Cell:
         return {rc: n for rc, n in resp.body['usages'].items() if n}
 
     def stop(self) -> None:
+        agents = [agent.service for agent in self.agents.values()]
+        for service in agents:
+            service.begin_stop()
         for server in self._servers:
             server.stop()
         for server in self._servers:
             server.wait()
-        self.transport.cleanup()
+        for service in agents:
+            service.finish_stop()
+        self.bus.cleanup()
