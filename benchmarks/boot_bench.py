@@ -58,7 +58,7 @@ from cellplane.db.cell.models import (  # noqa: E402
 from cellplane.rpc import options as rpc_options  # noqa: E402
 from cellplane.rpc.server import build_server  # noqa: E402
 from cellplane.rpc.transport import get_transport  # noqa: E402
-from conductor.rpcapi import ConductorAPI  # noqa: E402
+from conductor.super.rpcapi import SuperConductorAPI  # noqa: E402
 from conductor.super_cell_writes import EVENT_SCHEDULE  # noqa: E402
 import oslo_messaging as messaging  # noqa: E402,I100
 from tests.support import backing_services  # noqa: E402
@@ -141,7 +141,7 @@ def cast_rate(transport_url: str, casts: int) -> dict[str, float]:
 
 # -- boots -----------------------------------------------------------------------------------
 
-def boot(deployment: Deployment, api_engine, conductor: ConductorAPI, *, name: str,
+def boot(deployment: Deployment, api_engine, conductor: SuperConductorAPI, *, name: str,
          sizes: list[int]) -> dict:
     """Cast the requests, wait until every instance is ACTIVE or ERROR; the figures."""
     ctxt = new_context(user_id='bench', project_id=PROJECT)
@@ -316,7 +316,7 @@ def run(args, record_backend: str | None = None) -> dict:
             api_flavors.create(api_engine, name=FLAVOR[0], vcpus=FLAVOR[1],
                                memory_mb=FLAVOR[2], root_gb=FLAVOR[3])
             transport = get_transport(deployment.transport_url('top'))
-            conductor = ConductorAPI(transport)
+            conductor = SuperConductorAPI(transport)
             results = []
             cpu_before = daemon_cpu(deployment)
             this_before = time.process_time()

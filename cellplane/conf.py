@@ -58,7 +58,18 @@ cell_opts = [
 
 upgrade_levels_opts = [
     cfg.StrOpt('scheduler', help='Highest scheduler RPC API version to send.'),
-    cfg.StrOpt('conductor', help='Highest conductor RPC API version to send.'),
+    cfg.StrOpt('cell_conductor',
+               deprecated_opts=[cfg.DeprecatedOpt('conductor', group='upgrade_levels')],
+               help='Highest cell conductor RPC API version to send (compute '
+                    'agents to their cell conductor). The deprecated '
+                    '[upgrade_levels] conductor sets this and super_conductor '
+                    'both; it will be removed in the next release.'),
+    cfg.StrOpt('super_conductor',
+               deprecated_opts=[cfg.DeprecatedOpt('conductor', group='upgrade_levels')],
+               help='Highest super conductor RPC API version to send (the API '
+                    'role to the super conductor). The deprecated '
+                    '[upgrade_levels] conductor sets this and cell_conductor '
+                    'both; it will be removed in the next release.'),
     cfg.StrOpt('compute', help='Highest compute agent RPC API version to send.'),
 ]
 

@@ -36,7 +36,7 @@ from cellplane.db.api.models import cell_mappings, instance_mappings
 from cellplane.db.cell.models import (
     instance_action_events, instance_actions, instance_faults, instances)
 from compute_agent.rpcapi import ComputeAPI
-from conductor.rpcapi import ConductorAPI
+from conductor.super.rpcapi import SuperConductorAPI
 from rpc_schemas import instance as instance_states
 from rpc_schemas.flavor import Flavor
 from rpc_schemas.instance import Instance
@@ -100,7 +100,7 @@ def display_names(name: str, count: int) -> list[str]:
     return [name] if count == 1 else [f'{name}-{i}' for i in range(1, count + 1)]
 
 
-def create(api_engine: Engine, conductor: ConductorAPI, ctxt: RequestContext, *,
+def create(api_engine: Engine, conductor: SuperConductorAPI, ctxt: RequestContext, *,
            name: str, flavor: str, count: int = 1, project_id: str, user_id: str,
            image_properties: Mapping[str, str] | None = None,
            availability_zone: str | None = None) -> list[str]:

@@ -29,7 +29,7 @@ from cellplane.db import engines
 from cellplane.rpc import options as rpc_options
 from cellplane.rpc.transport import TransportCache, get_transport
 from compute_agent.rpcapi import ComputeAPI
-from conductor.rpcapi import ConductorAPI
+from conductor.super.rpcapi import SuperConductorAPI
 from scheduler import conf as scheduler_conf
 from scheduler.records.backend import RecordBackendError, RecordQuery
 from scheduler.records.loading import load_backend
@@ -116,7 +116,7 @@ class ServerCreate(_TopLevelCommand, lister.Lister):
                                       conf)
             try:
                 uuids = servers.create(
-                    engine, ConductorAPI(transport, conf=conf), new_context(
+                    engine, SuperConductorAPI(transport, conf=conf), new_context(
                         user_id=parsed_args.user, project_id=parsed_args.project),
                     name=parsed_args.name, flavor=parsed_args.flavor,
                     count=parsed_args.count, project_id=parsed_args.project,

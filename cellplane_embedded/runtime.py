@@ -34,7 +34,7 @@ import logging
 import threading
 import time
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable
 
 import sqlalchemy as sa
 from oslo_config import cfg
@@ -45,21 +45,19 @@ from cellplane.cells.databases import CellDatabases
 from cellplane.cells.mappings import CellMapping
 from cellplane.db import engines, migrate
 from cellplane.db.cell.models import compute_nodes, services
-from cellplane.rpc.diagnostics import DiagnosticsEndpoint
-from cellplane.rpc.server import build_server
 from cellplane.service import Service
 from cellplane_embedded.memory_transport import MemoryBus
 from compute_agent import conf as compute_conf
-from compute_agent.rpcapi import ComputeAPI
 from compute_agent.virt.fake import FakeDriver, FakeSettings
 from compute_agent.wiring import ComputeAgent, build_compute_agent
 from conductor import conf as conductor_conf
-from conductor.rpcapi import ConductorAPI
+from conductor.cell.wiring import build_cell_conductor
+from conductor.super.rpcapi import SuperConductorAPI
+from conductor.super.wiring import build_super_conductor
 from placement.client import PlacementClient
 from placement.objects import standards
 from scheduler import conf as scheduler_conf
 from scheduler.records.loading import load_backend
-from scheduler.rpcapi import SchedulerAPI
 from scheduler.trace import SchedulingTrace
 from scheduler.wiring import Scheduler, build_scheduler
 
@@ -156,7 +154,6 @@ class EmbeddedCloud:
         self.cell_confs = {cell.name: service_conf(plan, cell_name=cell.name)
                            for cell in plan.cells}
         self.traces: list[SchedulingTrace] = []
-        self._servers: list = []
         self._services: list[Service] = []
         self.scheduler: Scheduler | None = None
         self._stoppers: list[Callable[[], None]] = []
@@ -183,19 +180,11 @@ class EmbeddedCloud:
             self.cell_engines[cell.name] = engine
             self.cell_mappings[cell.name] = mappings.create(
                 self.api_engine, name=cell.name,
-                # Read by nobody here: the top level is handed each cell's bus.
-                transport_url=f'fake:///{cell.name}',
+                # The super conductor's cell_transport maps it to the cell's bus.
+                transport_url=self._cell_url(cell.name),
                 database_connection=str(engine.url))
 
     # -- servers ------------------------------------------------------------------
-    def _serve(self, bus: MemoryBus, *, topic: str, server: str, binary: str,
-               endpoints: Sequence[object]) -> None:
-        rpc_server = build_server(
-            bus.transport, topic=topic, server=server,
-            endpoints=[*endpoints, DiagnosticsEndpoint(host=server, binary=binary)])
-        rpc_server.start(override_pool_size=self.plan.rpc_handler_threads)
-        self._servers.append(rpc_server)
-
     def _start_service(self, service: Service) -> None:
         service.start()
         self._services.append(service)
@@ -226,25 +215,31 @@ class EmbeddedCloud:
 
     # -- a cell: its conductor and computes, nothing of the top level -----------
     def _start_cell(self, cell: CellPlan) -> None:
-        from cellplane_embedded import cell_services
         bus = self.cell_buses[cell.name]
-        engine = self.cell_engines[cell.name]
-        endpoints = cell_services.cell_conductor_endpoints(
-            conf=self.cell_confs[cell.name], engine=engine, transport=bus.transport,
-            placement=self.placement)
-        self._serve(bus, topic='conductor', server=f'{cell.name}-conductor',
-                    binary='cellplane-conductor', endpoints=endpoints)
+        conf = self.cell_confs[cell.name]
+        conductor = build_cell_conductor(
+            conf, transport=bus.transport, engine=self.cell_engines[cell.name],
+            placement=self.placement, host=f'{cell.name}-conductor', owns_transport=False)
+        self._start_service(conductor.service)
         for host in cell.hosts:
             agent = build_compute_agent(
-                self.cell_confs[cell.name], transport=bus.transport,
-                placement=self.placement, driver=FakeDriver(host.driver),
-                host=host.name, owns_transport=False)
+                conf, transport=bus.transport, placement=self.placement,
+                driver=FakeDriver(host.driver), host=host.name, owns_transport=False)
             self.computes[host.name] = agent
             self._start_service(agent.service)
 
     # -- the top level: scheduler and super conductor ------------------------------
+    @staticmethod
+    def _cell_url(cell_name: str) -> str:
+        return f'fake:///{cell_name}'
+
+    def _cell_transport(self, url: str):
+        for name, bus in self.cell_buses.items():
+            if self._cell_url(name) == url:
+                return bus.transport
+        raise EmbeddedStartError(f'no in-memory bus for cell transport {url}')
+
     def _start_top(self) -> None:
-        from conductor.super_manager import SuperConductorManager
         bus = self.top_bus
         self.cells = CellDatabases(self.api_engine)
         self.cells.reload()
@@ -254,16 +249,12 @@ class EmbeddedCloud:
             on_trace=self.traces.append, host='scheduler', owns_transport=False)
         self.host_cache = self.scheduler.cache
         self.refresher = self.scheduler.refresher
-        compute_apis = {m.uuid: ComputeAPI(self.cell_buses[name].transport, conf=self.conf)
-                        for name, m in self.cell_mappings.items()}
-        super_conductor = SuperConductorManager(
-            api_engine=self.api_engine, cells=self.cells,
-            scheduler=SchedulerAPI(bus.transport, conf=self.conf),
-            compute_api_for=lambda mapping: compute_apis[mapping.uuid],
-            placement=self.placement, max_attempts=self.plan.max_attempts)
-        self._serve(bus, topic='conductor', server='super-conductor',
-                    binary='cellplane-conductor', endpoints=[super_conductor])
-        self.conductor_api = ConductorAPI(bus.transport, conf=self.conf)
+        super_conductor = build_super_conductor(
+            self.conf, transport=bus.transport, api_engine=self.api_engine,
+            cells=self.cells, cell_transport=self._cell_transport,
+            placement=self.placement, host='super-conductor', owns_transport=False)
+        self._start_service(super_conductor.service)
+        self.conductor_api = SuperConductorAPI(bus.transport, conf=self.conf)
 
     def _wait_until_schedulable(self) -> None:
         """Every host's node recorded in its cell and up, then read by the scheduler."""
@@ -298,19 +289,14 @@ class EmbeddedCloud:
         services, self._services = self._services, []
         for service in services:
             service.begin_stop()
-        for rpc_server in self._servers:
-            rpc_server.stop()
         # Each wait takes about a second (the executor winding down its
         # threads); waiting for all at once keeps stopping quick.
-        waiters = [threading.Thread(target=s.wait, name='embedded-stop')
-                   for s in self._servers]
-        waiters += [threading.Thread(target=s.finish_stop, name='embedded-stop')
-                    for s in services]
+        waiters = [threading.Thread(target=s.finish_stop, name='embedded-stop')
+                   for s in services]
         for waiter in waiters:
             waiter.start()
         for waiter in waiters:
             waiter.join()
-        self._servers.clear()
         # After the servers: no trace can arrive any more.
         for stopper in reversed(self._stoppers):
             stopper()

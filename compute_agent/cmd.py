@@ -25,7 +25,7 @@ from cellplane.rpc.transport import TransportURLError, get_transport
 from compute_agent import conf as compute_conf
 from compute_agent.virt import driver as virt_driver
 from compute_agent.wiring import BINARY, build_compute_agent
-from conductor.rpcapi import ConductorAPI
+from conductor.cell.rpcapi import CellConductorAPI
 from placement import client_conf
 
 LOG = logging.getLogger(__name__)
@@ -42,7 +42,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         transport_url = rpc_options.require_transport_url(conf, BINARY)
         rpc_options.size_pools(conf)
         transport = get_transport(transport_url, conf)
-        conductor = ConductorAPI(transport, conf=conf)
+        conductor = CellConductorAPI(transport, conf=conf)
         placement = client_conf.client_from_conf(conf, 'the compute agent')
         driver = virt_driver.load(conf.compute.virt_driver, conf=conf)
         config.check_values(conf)   # the driver's own options, now registered

@@ -21,7 +21,7 @@ import logging
 
 from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
 from compute_agent.builder import InstanceBuilder
-from conductor.rpcapi import ConductorAPI
+from conductor.cell.rpcapi import CellConductorAPI
 import oslo_messaging as messaging  # noqa: E402,I100
 from placement.client import PlacementClient, PlacementClientError, PlacementUnreachable
 from rpc_schemas.build_attempt import FAILED, OK, BuildAttempt
@@ -49,7 +49,7 @@ class ComputeManager:
     target = messaging.Target(version='1.1')
 
     def __init__(self, *, builder: InstanceBuilder, placement: PlacementClient,
-                 conductor: ConductorAPI) -> None:
+                 conductor: CellConductorAPI) -> None:
         self.builder = builder
         self.placement = placement
         self.conductor = conductor

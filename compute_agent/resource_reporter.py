@@ -22,7 +22,7 @@ import uuid
 
 from cellplane.context import new_context
 from compute_agent.virt.driver import VirtDriver
-from conductor.rpcapi import ConductorAPI
+from conductor.cell.rpcapi import CellConductorAPI
 from placement.client import PlacementClient, PlacementClientError, PlacementUnreachable
 from rpc_schemas.compute_node import ComputeNodeRecord
 
@@ -42,7 +42,7 @@ class ResourceReporter:
     """Reports one node of one host; ``report()`` is the periodic task's body."""
 
     def __init__(self, *, host: str, nodename: str, driver: VirtDriver,
-                 placement: PlacementClient, conductor: ConductorAPI,
+                 placement: PlacementClient, conductor: CellConductorAPI,
                  availability_zone: str | None = None,
                  failed_builds=lambda: 0) -> None:
         self.host = host

@@ -31,7 +31,7 @@ from compute_agent.builder import InstanceBuilder
 from compute_agent.manager import ComputeManager
 from compute_agent.resource_reporter import ResourceReporter
 from compute_agent.virt.driver import VirtDriver
-from conductor.rpcapi import ConductorAPI
+from conductor.cell.rpcapi import CellConductorAPI
 from placement.client import PlacementClient
 
 BINARY = 'cellplane-compute'
@@ -54,12 +54,12 @@ class ComputeAgent:
 
 
 def build_compute_agent(conf: cfg.ConfigOpts, *, transport, placement: PlacementClient,
-                        driver: VirtDriver, conductor: ConductorAPI | None = None,
+                        driver: VirtDriver, conductor: CellConductorAPI | None = None,
                         host: str | None = None,
                         owns_transport: bool = True) -> ComputeAgent:
     """A compute agent for ``host`` on ``transport`` (its cell's bus), not started."""
     host = host or conf.host
-    conductor = conductor or ConductorAPI(transport, conf=conf)
+    conductor = conductor or CellConductorAPI(transport, conf=conf)
     # One node per host: the node is named after the host.
     builder = InstanceBuilder(host=host, nodename=host, driver=driver)
     reporter = ResourceReporter(

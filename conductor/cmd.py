@@ -3,7 +3,15 @@
 A cell conductor (``[conductor] role = cell``) holds its cell DB, its cell
 bus and a Placement client (``[placement]``, required): it records its
 agents' heartbeats, instance states and compute nodes, and reschedules
-failed builds to their alternates (conductor/cell_manager.py).
+failed builds to their alternates (``conductor/cell/``). A super conductor
+(``role = super``) holds the API database, the top-level bus and a Placement
+client, and hands each boot from the API role to the scheduler and the
+chosen cell (``conductor/super/``). Each role is built by its package's
+``wiring`` module, as the embedded mode and the tests build it.
+
+Rolling upgrade: upgrade the conductors before their clients; a conductor
+still serves the 1.x conductor API of the previous release
+(``conductor/legacy.py``).
 
 Exit codes: 0 after a clean SIGTERM, 1 if work in flight outlived
 ``graceful_shutdown_timeout``, 2 for a configuration the operator must fix
@@ -15,14 +23,13 @@ import sys
 from typing import Sequence
 
 from cellplane import cell_guard, config
+from cellplane.cells.databases import CellDatabases
 from cellplane.db.engines import DatabaseNotConfigured, create_engine
-from cellplane.heartbeat import current_status
 from cellplane.rpc import options as rpc_options
-from cellplane.rpc.transport import TransportURLError, get_transport
-from cellplane.service import Service
+from cellplane.rpc.transport import TransportCache, TransportURLError, get_transport
 from conductor import conf as conductor_conf
-from conductor import cell_wiring, rpcapi, service_records, super_wiring
-from conductor.manager import ConductorManager
+from conductor.cell import wiring as cell_wiring
+from conductor.super import wiring as super_wiring
 from placement import client_conf
 
 BINARY = 'cellplane-conductor'
@@ -48,39 +55,41 @@ def main(argv: Sequence[str] | None = None) -> int:
         transport_url = rpc_options.require_transport_url(conf, BINARY)
         rpc_options.size_pools(conf)
         transport = get_transport(transport_url, conf)
+        placement = client_conf.client_from_conf(conf, BINARY)
     except (config.ConfigError, DatabaseNotConfigured, client_conf.PlacementNotConfigured,
             rpc_options.TransportNotConfigured, TransportURLError) as exc:
         print(f'{BINARY}: {exc}', file=sys.stderr)
         return EXIT_CONFIG_ERROR
 
-    cell_engine = None
-    heartbeat = None
     if role == conductor_conf.ROLE_CELL:
-        cell_engine = create_engine(conf.database.connection,
-                                    pool_size=conf.database.pool_size,
-                                    max_overflow=conf.database.max_overflow)
+        return _run_cell(conf, transport, placement)
+    return _run_super(conf, transport, placement)
 
-        def heartbeat() -> None:
-            # The cell conductor is in its own cell DB's services table too.
-            service_records.record_heartbeat(
-                cell_engine, current_status(conf, binary=BINARY, topic=rpcapi.TOPIC))
 
-    endpoints = [ConductorManager(role=role, cell_engine=cell_engine)]
-    super_parts = None
-    if role == conductor_conf.ROLE_SUPER:
-        super_parts = super_wiring.build(conf, transport, BINARY)
-        endpoints.append(super_parts.manager)
-    if role == conductor_conf.ROLE_CELL:
-        endpoints.append(cell_wiring.build(conf, transport, cell_engine, BINARY))
-    service = Service(conf, binary=BINARY, topic=rpcapi.TOPIC, transport=transport,
-                      endpoints=endpoints, heartbeat=heartbeat)
+def _run_cell(conf, transport, placement) -> int:
+    engine = create_engine(conf.database.connection, pool_size=conf.database.pool_size,
+                           max_overflow=conf.database.max_overflow)
     try:
-        return service.run()
+        conductor = cell_wiring.build_cell_conductor(
+            conf, transport=transport, engine=engine, placement=placement)
+        return conductor.service.run()
     finally:
-        if cell_engine is not None:
-            cell_engine.dispose()
-        if super_parts is not None:
-            super_parts.close()
+        engine.dispose()
+
+
+def _run_super(conf, transport, placement) -> int:
+    api_engine = create_engine(conf.api_database.connection)
+    cells = CellDatabases(api_engine)
+    cell_transports = TransportCache(conf)
+    try:
+        conductor = super_wiring.build_super_conductor(
+            conf, transport=transport, api_engine=api_engine, cells=cells,
+            cell_transport=cell_transports.get, placement=placement)
+        return conductor.service.run()
+    finally:
+        cell_transports.cleanup()
+        cells.dispose()
+        api_engine.dispose()
 
 
 if __name__ == '__main__':

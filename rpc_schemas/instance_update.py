@@ -2,7 +2,7 @@
 
 The agent holds no database credentials: every state it reaches (ACTIVE
 with host, node and launch time; ERROR; DELETED) travels as one of these to
-``ConductorAPI.instance_update``, with the build attempt that led to it
+``CellConductorAPI.instance_update``, with the build attempt that led to it
 when there was one, so the state and the attempt history change together.
 """
 from __future__ import annotations

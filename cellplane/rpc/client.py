@@ -38,17 +38,24 @@ class InvalidVersionCap(Exception):
 
 
 class RPCAPIClient:
-    """Subclasses set ``SERVICE`` (the ``[upgrade_levels]`` option), ``TOPIC``, ``API_VERSION``."""
+    """Subclasses set ``SERVICE`` (the ``[upgrade_levels]`` option), ``TOPIC``, ``API_VERSION``.
+
+    ``NAMESPACE`` (optional) is the RPC namespace of the API: two APIs
+    served on one topic (the cell and super conductors' ``conductor``) keep
+    their methods and versions apart with it.
+    """
 
     SERVICE: ClassVar[str]
     TOPIC: ClassVar[str]
     API_VERSION: ClassVar[str]
+    NAMESPACE: ClassVar[str | None] = None
 
     def __init__(self, transport: messaging.Transport, *, conf: cfg.ConfigOpts = cfg.CONF,
                  server: str | None = None, timeout: float | None = None) -> None:
         self.version_cap = self._read_cap(conf)
         self._transport = transport
         self._target = messaging.Target(topic=self.TOPIC, server=server,
+                                        namespace=self.NAMESPACE,
                                         version=self.API_VERSION)
         self._serializer = PayloadSerializer()
         self._timeout = timeout

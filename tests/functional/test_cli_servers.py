@@ -13,6 +13,7 @@ import threading
 import pytest
 
 from cellplane.objects import build_requests
+from conductor.super import rpcapi as super_rpcapi
 from cellplane_cli import cli, manage
 from cellplane.db import engines
 from cellplane.rpc.server import build_server
@@ -24,7 +25,7 @@ DEADLINE_SECONDS = 30
 
 
 class SuperConductorRecorder:
-    target = messaging.Target(version='1.2')
+    target = messaging.Target(namespace=super_rpcapi.NAMESPACE, version=super_rpcapi.API_VERSION)
 
     def __init__(self):
         self.casts = []

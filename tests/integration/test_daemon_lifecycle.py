@@ -5,11 +5,11 @@ import signal
 import threading
 
 from cellplane.context import new_context
-from conductor.rpcapi import ConductorAPI
+from conductor.cell.rpcapi import CellConductorAPI
 from tests.integration.daemons import cell_conductor_config, compute_config
 
 
-def _ping_in_background(api: ConductorAPI, hold_seconds: float) -> dict:
+def _ping_in_background(api: CellConductorAPI, hold_seconds: float) -> dict:
     outcome = {}
 
     def call():
@@ -27,7 +27,7 @@ def test_sigterm_lets_work_in_flight_finish_then_the_daemon_exits_0(
     url = transport_url_factory('sigterm')
     conductor = daemons.conductor('cond1', cell_conductor_config(url, sqlite_cell_db))
     conductor.start().wait_until_serving()
-    api = ConductorAPI(client_transport_factory(url), timeout=60)
+    api = CellConductorAPI(client_transport_factory(url), timeout=60)
 
     outcome = _ping_in_background(api, hold_seconds=3)
     conductor.wait_for_log(r"Ping 'in flight': holding")
@@ -56,7 +56,7 @@ def test_work_outliving_graceful_shutdown_timeout_ends_the_daemon_with_exit_1(
         url, sqlite_cell_db, graceful_shutdown_timeout=1))
     conductor.start().wait_until_serving()
     # The call is never answered: a short client timeout ends the test sooner.
-    api = ConductorAPI(client_transport_factory(url), timeout=5)
+    api = CellConductorAPI(client_transport_factory(url), timeout=5)
 
     outcome = _ping_in_background(api, hold_seconds=30)
     conductor.wait_for_log(r"Ping 'in flight': holding")
@@ -75,7 +75,7 @@ def test_sighup_rereads_the_log_level(daemons, transport_url_factory, sqlite_cel
     sections = cell_conductor_config(url, sqlite_cell_db, debug=False)
     conductor = daemons.conductor('cond1', sections)
     conductor.start().wait_until_serving()
-    api = ConductorAPI(client_transport_factory(url), timeout=30)
+    api = CellConductorAPI(client_transport_factory(url), timeout=30)
     api.ping(new_context(), 'before')
     assert ' DEBUG ' not in conductor.log()
 

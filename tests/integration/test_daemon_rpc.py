@@ -10,7 +10,8 @@ from cellplane.db import engines
 from cellplane.db.cell.models import services
 from cellplane.heartbeat import software_version
 from compute_agent.rpcapi import ComputeAPI
-from conductor.rpcapi import ConductorAPI
+from conductor.cell.rpcapi import CellConductorAPI
+from conductor.super.rpcapi import SuperConductorAPI
 from rpc_schemas.ping import Pong
 from tests.integration.daemons import (
     EVENTUALLY_SECONDS, cell_conductor_config, compute_config)
@@ -72,13 +73,13 @@ def test_test_process_calls_each_daemon_by_topic_and_by_host(
     transport = client_transport_factory(url)
 
     ctxt = new_context()
-    pong = ConductorAPI(transport, timeout=30).ping(ctxt, 'to the conductor')
+    pong = CellConductorAPI(transport, timeout=30).ping(ctxt, 'to the conductor')
     assert pong == Pong(message='to the conductor', host='cond1',
                         binary='cellplane-conductor', held_seconds=0.0)
     pong = ComputeAPI(transport, timeout=30).ping(ctxt, 'to cmp7', server='cmp7')
     assert (pong.host, pong.binary, pong.message) == ('cmp7', 'cellplane-compute', 'to cmp7')
     # The caller's request id is on the lines the daemon logs for its request.
-    ConductorAPI(transport, timeout=30).ping(ctxt, 'held', hold_seconds=0.1)
+    CellConductorAPI(transport, timeout=30).ping(ctxt, 'held', hold_seconds=0.1)
     [line] = daemons.started[0].wait_for_log(r"Ping 'held': holding")
     assert ctxt.request_id in line
 
@@ -116,5 +117,5 @@ def test_super_conductor_may_hold_the_api_database_and_answers_ping(
         'placement': {'endpoint_url': 'http://127.0.0.1:9'},
     })
     conductor.start().wait_until_serving()
-    pong = ConductorAPI(client_transport_factory(url), timeout=30).ping(new_context(), 'top')
+    pong = SuperConductorAPI(client_transport_factory(url), timeout=30).ping(new_context(), 'top')
     assert (pong.host, pong.binary) == ('super1', 'cellplane-conductor')

@@ -13,7 +13,7 @@ import pytest
 
 from cellplane.context import new_context
 from cellplane.rpc.serializer import PayloadSerializer
-from conductor.rpcapi import ConductorAPI
+from conductor.cell.rpcapi import CellConductorAPI
 from rpc_schemas.ping import Pong
 from tests.integration.daemons import cell_conductor_config
 
@@ -27,7 +27,7 @@ def conductor(daemons, transport_url_factory, sqlite_cell_db, client_transport_f
     daemon.start().wait_until_serving()
     transport = client_transport_factory(url)
     daemon.url = url
-    daemon.api = ConductorAPI(transport, timeout=30)
+    daemon.api = CellConductorAPI(transport, timeout=30)
     # A plain oslo.messaging client: it sends dicts as they are, so the test
     # can put on the wire what no cellplane client would.
     daemon.raw = messaging.get_rpc_client(

@@ -33,7 +33,7 @@ from cellplane.db import engines, migrate
 from cellplane.db.api.models import cell_mappings, instance_mappings
 from cellplane.db.cell.models import compute_nodes, instances, services
 from cellplane.rpc.server import build_server
-from conductor.rpcapi import ConductorAPI
+from conductor.super.rpcapi import SuperConductorAPI
 from placement.client import Inventory, PlacementClient
 from tests.functional.boot.harness import ComputeRecorder
 from tests.integration.daemons import (
@@ -323,7 +323,7 @@ def test_two_scheduler_workers_never_overcommit_a_host(deployment, client_transp
     deployment.start(schedulers=2)
     # 5 hosts x 8 VCPU = 20 instances of 2 VCPU; 24 single-instance requests
     # cast at once, scheduled by two workers that each know only their own claims.
-    conductor = ConductorAPI(client_transport_factory(deployment.top_url))
+    conductor = SuperConductorAPI(client_transport_factory(deployment.top_url))
     engine = deployment.api
     uuids = []
     for n in range(24):

@@ -4,8 +4,8 @@ SQLite API and cell databases (migrated), Placement in-process on its own
 SQLite file, one in-memory bus per level (``MemoryBus``: messages copied
 through JSON as RabbitMQ would), a real scheduler (built by
 ``scheduler.wiring.build_scheduler``, as the daemon is; host cache read from
-the cell databases, refreshed when a test asks) and a real super conductor,
-each served by an RPC server. Compute agents are stood in
+the cell databases, refreshed when a test asks) and a real super conductor
+(``build_super_conductor``). Compute agents are stood in
 for by ``ComputeRecorder``: an RPC server per host on its cell's bus that
 records the casts it receives, so a test sees exactly what crossed the wire.
 """
@@ -32,8 +32,8 @@ from cellplane_embedded.memory_transport import MemoryBus
 from cellplane.rpc import options as rpc_options
 from cellplane.rpc.server import build_server
 from compute_agent.rpcapi import ComputeAPI
-from conductor.rpcapi import ConductorAPI
-from conductor.super_manager import SuperConductorManager
+from conductor.super.rpcapi import SuperConductorAPI
+from conductor import conf as conductor_conf
 import oslo_messaging as messaging  # noqa: I100
 from placement.client import Inventory, PlacementClient
 from rpc_schemas.instance import Instance
@@ -42,6 +42,7 @@ from rpc_schemas.selection import Selection
 from scheduler import conf as scheduler_conf
 from scheduler.rpcapi import SchedulerAPI
 from scheduler.wiring import build_scheduler
+from conductor.super.wiring import build_super_conductor
 
 # A bound on something that must happen, not a performance expectation.
 DEADLINE_SECONDS = 30
@@ -116,7 +117,9 @@ class TopLevel:
         sched_conf = cfg.ConfigOpts()
         shared_conf.register_opts(sched_conf)
         scheduler_conf.register_opts(sched_conf)
+        conductor_conf.register_opts(sched_conf)
         sched_conf([], default_config_files=[], default_config_dirs=[])
+        sched_conf.set_override('max_attempts', max_attempts, group='conductor')
         # Refreshed when a test says so (refresher.refresh()), not on a timer.
         sched_conf.set_override('host_refresh_interval', 3600, group='scheduler')
         self.traces = []
@@ -128,12 +131,12 @@ class TopLevel:
         self.host_cache = self.scheduler.cache
         self.refresher = self.scheduler.refresher
         self.scheduler_api = SchedulerAPI(self.top_bus.transport, timeout=DEADLINE_SECONDS)
-        self.super_conductor = SuperConductorManager(
-            api_engine=self.api_engine, cells=self.cell_dbs, scheduler=self.scheduler_api,
-            compute_api_for=self.compute_api_for, placement=self.placement,
-            max_attempts=max_attempts)
-        self._serve(self.top_bus, 'conductor', 'super-1', self.super_conductor)
-        self.conductor_api = ConductorAPI(self.top_bus.transport)
+        self.super_conductor = build_super_conductor(
+            sched_conf, transport=self.top_bus.transport, api_engine=self.api_engine,
+            cells=self.cell_dbs, cell_transport=self._cell_transport,
+            placement=self.placement, host='super-1', owns_transport=False)
+        self.super_conductor.service.start()
+        self.conductor_api = SuperConductorAPI(self.top_bus.transport)
 
     # -- building ----------------------------------------------------------
     def _migrated(self, url: str, history: str):
@@ -183,6 +186,12 @@ class TopLevel:
                                             'DISK_GB': Inventory(disk_gb)})
         return uuid
 
+    def _cell_transport(self, url: str):
+        for name, mapping in self.cells.items():
+            if mapping.transport_url == url:
+                return self.cell_buses[name].transport
+        raise LookupError(url)
+
     def compute_api_for(self, cell: CellMapping) -> ComputeAPI:
         return ComputeAPI(self.cell_buses[cell.name].transport)
 
@@ -208,6 +217,7 @@ class TopLevel:
             time.sleep(0.05)
 
     def close(self) -> None:
+        self.super_conductor.service.stop()
         self.scheduler.service.stop()
         self.scheduler.close()
         for rpc_server in self._servers:

@@ -20,7 +20,7 @@ from cellplane.db.api.models import build_requests as build_requests_table
 from cellplane.db.api.models import cell_mappings, instance_mappings
 from cellplane.db.cell.models import instance_action_events, instance_actions, instances
 from conductor.super_cell_writes import EVENT_SCHEDULE
-from conductor.super_manager import SuperConductorManager
+from conductor.super.manager import SuperConductorManager
 from rpc_schemas.flavor import Flavor
 from rpc_schemas.instance import Instance
 from rpc_schemas.request_spec import RequestSpec

@@ -2,8 +2,9 @@
 
 The bus is the embedded mode's ``MemoryBus``: it copies payloads through
 JSON like a broker, so every payload crosses it serialized, and each test's
-bus is isolated from the others'. Compute agents are built by
-``compute_agent.wiring.build_compute_agent``, as the daemon builds them.
+bus is isolated from the others'. The cell conductor and the
+compute agents are built by ``build_cell_conductor`` and
+``build_compute_agent``, as the daemons build them.
 Placement is the real WSGI app in-process on SQLite, the cell DB a migrated
 SQLite file.
 """
@@ -17,17 +18,15 @@ from sqlalchemy.engine import Engine
 
 from cellplane import conf as shared_conf
 from cellplane.context import RequestContext
-from cellplane.rpc.server import build_server
 from cellplane_embedded.memory_transport import MemoryBus
 from compute_agent import conf as compute_conf
 from compute_agent.rpcapi import ComputeAPI
 from compute_agent.virt.fake import FakeDriver, FakeSettings
 from compute_agent.wiring import ComputeAgent, build_compute_agent
 from conductor import cell_actions, cell_compute_nodes, cell_instances
-from conductor.cell_manager import CellConductorManager
-from conductor.cell_reschedule import Rescheduler
-from conductor.manager import ConductorManager
-from conductor.rpcapi import ConductorAPI
+from conductor import conf as conductor_conf
+from conductor.cell.rpcapi import CellConductorAPI
+from conductor.cell.wiring import build_cell_conductor
 from placement.client import PlacementClient
 from rpc_schemas.flavor import Flavor
 from rpc_schemas.instance import Instance
@@ -59,25 +58,20 @@ class Cell:
         self.conf = cfg.ConfigOpts()
         shared_conf.register_opts(self.conf)
         compute_conf.register_opts(self.conf)
+        conductor_conf.register_opts(self.conf)
         self.conf([], default_config_files=[], default_config_dirs=[])
         self.conf.set_override('availability_zone', 'az1', group='compute')
+        self.conf.set_override('max_attempts', max_attempts, group='conductor')
         self.bus = MemoryBus('cell')
         self.transport = self.bus.transport
         self.compute = ComputeAPI(self.transport, conf=self.conf)
-        self.conductor = ConductorAPI(self.transport, conf=self.conf)
+        self.conductor = CellConductorAPI(self.transport, conf=self.conf)
         self.agents: dict[str, ComputeAgent] = {}
-        self._servers = []
-        self.rescheduler = Rescheduler(engine=engine, placement=placement,
-                                       compute=self.compute, max_attempts=max_attempts)
-        self._serve(ConductorAPI.TOPIC, 'cond1', [
-            CellConductorManager(engine=engine, rescheduler=self.rescheduler),
-            ConductorManager(role='cell', cell_engine=engine)])
-
-    def _serve(self, topic: str, host: str, endpoints):
-        server = build_server(self.transport, topic=topic, server=host, endpoints=endpoints)
-        server.start()
-        self._servers.append(server)
-        return server
+        self.cell_conductor = build_cell_conductor(
+            self.conf, transport=self.transport, engine=engine, placement=placement,
+            host='cond1', owns_transport=False)
+        self.rescheduler = self.cell_conductor.manager.rescheduler
+        self.cell_conductor.service.start()
 
     def add_agent(self, host: str, **settings) -> ComputeAgent:
         """A started compute agent serving ``host``, once its first report reached the cell DB."""
@@ -152,13 +146,10 @@ class Cell:
         return {rc: n for rc, n in resp.body['usages'].items() if n}
 
     def stop(self) -> None:
-        agents = [agent.service for agent in self.agents.values()]
-        for service in agents:
+        services = [self.cell_conductor.service,
+                    *(agent.service for agent in self.agents.values())]
+        for service in services:
             service.begin_stop()
-        for server in self._servers:
-            server.stop()
-        for server in self._servers:
-            server.wait()
-        for service in agents:
+        for service in services:
             service.finish_stop()
         self.bus.cleanup()

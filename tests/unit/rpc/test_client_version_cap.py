@@ -12,7 +12,7 @@ from cellplane.rpc.transport import get_transport
 
 
 class WidgetAPI(RPCAPIClient):
-    SERVICE = 'conductor'
+    SERVICE = 'scheduler'
     TOPIC = 'widgets'
     API_VERSION = '1.3'
 
@@ -32,7 +32,7 @@ def _client(transport, cap: str | None) -> WidgetAPI:
                        group='upgrade_levels')
     conf([], default_config_files=[], default_config_dirs=[])
     if cap is not None:
-        conf.set_override('conductor', cap, group='upgrade_levels')
+        conf.set_override('scheduler', cap, group='upgrade_levels')
     return WidgetAPI(transport, conf=conf)
 
 
@@ -48,7 +48,7 @@ def test_a_method_newer_than_the_cap_is_refused_naming_method_option_and_version
         client.prepare('grow', '1.2')
     message = str(err.value)
     assert "'grow'" in message
-    assert '[upgrade_levels] conductor' in message
+    assert '[upgrade_levels] scheduler' in message
     assert '1.2' in message and '1.1' in message
 
 
@@ -64,5 +64,5 @@ def test_a_cap_above_the_client_version_sends_the_client_version(transport):
 
 @pytest.mark.parametrize('cap, reason', [('2.0', 'another major'), ('latest', 'major.minor')])
 def test_an_unusable_cap_is_refused_naming_the_option(transport, cap, reason):
-    with pytest.raises(InvalidVersionCap, match=rf'\[upgrade_levels\] conductor.*{reason}'):
+    with pytest.raises(InvalidVersionCap, match=rf'\[upgrade_levels\] scheduler.*{reason}'):
         _client(transport, cap)

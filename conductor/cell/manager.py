@@ -1,9 +1,9 @@
-"""The cell conductor's RPC endpoint for the boot flow (API 1.1): reschedules and agents' reports.
+"""The cell conductor's RPC endpoint (``conductor/cell/rpcapi.py``, API 1.1): heartbeats, agents' reports, reschedules.
 
-Served on topic ``conductor`` of the cell's bus beside ``ConductorManager``
-(heartbeats). It holds the cell DB, the cell bus and a Placement client,
-nothing of the top level: a reschedule walks the alternates it was given
-(``conductor/cell_reschedule.py``) and never calls the scheduler.
+Served on topic ``conductor`` of the cell's bus, namespace
+``cell_conductor``. It holds the cell DB, the cell bus and a Placement
+client, nothing of the top level: a reschedule walks the alternates it was
+given (``conductor/cell/reschedule.py``) and never calls the scheduler.
 
 Every handler checks its payloads and logs, never raises, on a bad message
 or a failure: the sender cast and is not listening, and a handler that
@@ -17,8 +17,9 @@ import logging
 from sqlalchemy.engine import Engine
 
 from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
-from conductor import cell_actions, cell_compute_nodes, cell_instances
-from conductor.cell_reschedule import Rescheduler
+from conductor import cell_actions, cell_compute_nodes, cell_instances, service_records
+from conductor.cell import rpcapi
+from conductor.cell.reschedule import Rescheduler
 import oslo_messaging as messaging  # noqa: E402,I100
 from rpc_schemas.build_attempt import BuildAttempt
 from rpc_schemas.compute_node import ComputeNodeRecord
@@ -26,6 +27,7 @@ from rpc_schemas.instance import ACTIVE, ERROR, Instance
 from rpc_schemas.instance_update import InstanceUpdate
 from rpc_schemas.request_spec import RequestSpec
 from rpc_schemas.selection import Selection
+from rpc_schemas.service_status import ServiceStatus
 
 LOG = logging.getLogger(__name__)
 
@@ -49,11 +51,19 @@ def _check_build_instances(instance, request_spec, host_list, attempt) -> str | 
 
 
 class CellConductorManager:
-    target = messaging.Target(version='1.1')
+    target = messaging.Target(namespace=rpcapi.NAMESPACE, version=rpcapi.API_VERSION)
 
     def __init__(self, *, engine: Engine, rescheduler: Rescheduler) -> None:
         self.engine = engine
         self.rescheduler = rescheduler
+
+    def service_heartbeat(self, ctxt, status: ServiceStatus) -> None:
+        if not isinstance(status, ServiceStatus):
+            LOG.error('Rejected service_heartbeat: expected a ServiceStatus payload, '
+                      'got %s', type(status).__name__)
+            return
+        service_records.record_heartbeat(self.engine, status)
+        LOG.debug('Heartbeat of %s on %s recorded', status.binary, status.host)
 
     def build_instances(self, ctxt, instance: Instance, request_spec: RequestSpec,
                         host_list: list[Selection], attempt: BuildAttempt) -> None:

@@ -1,27 +1,25 @@
-"""The conductor's RPC client: what other services import to talk to a conductor.
+"""The cell conductor's RPC client: what a cell's compute agents import to talk to their conductor.
 
-The same topic, ``conductor``, is served by the super conductor on the
-top-level bus and by each cell conductor on its cell's bus; which one a
-client reaches is decided by the transport it is given. The methods below
-marked (cell) are served by the cell conductor only (conductor/cell_manager.py),
-reached by the compute agents of its cell and never from above.
+Served by the cell conductor (``conductor/cell/manager.py``) on topic
+``conductor`` of its cell's bus, in RPC namespace ``cell_conductor``. Only
+the services of that cell reach it; nothing above the cell does.
 
-API versions:
-    1.0 - service_heartbeat(status: ServiceStatus) cast (cell)
+API versions (the numbers continue the history of the conductor API these
+methods were part of until both conductors shared one; from now on this API
+and the super conductor's evolve apart):
+    1.0 - service_heartbeat(status: ServiceStatus) cast
     1.1 - build_instances(instance: Instance, request_spec: RequestSpec,
-              host_list: list[Selection], attempt: BuildAttempt) cast (cell):
+              host_list: list[Selection], attempt: BuildAttempt) cast:
               the reschedule. ``attempt`` is the build that just failed (on
               the host whose allocation the cell conductor now removes);
               ``host_list`` is what is left of the alternates, unclaimed.
-          instance_update(update: InstanceUpdate) cast (cell): a state a
-              compute agent reached (ACTIVE, ERROR, DELETED), with the build
-              attempt behind it, recorded as an action event.
-          compute_node_update(node: ComputeNodeRecord) cast (cell): upsert
-              the node's row in the cell DB's compute_nodes.
-    1.2 - schedule_and_build_instances(request_spec: RequestSpec,
-              instance_uuids: list[str]) cast (super): the API role has
-              written a build request per instance; schedule them all and
-              cast each build to its cell.
+          instance_update(update: InstanceUpdate) cast: a state a compute
+              agent reached (ACTIVE, ERROR, DELETED), with the build attempt
+              behind it, recorded as an action event.
+          compute_node_update(node: ComputeNodeRecord) cast: upsert the
+              node's row in the cell DB's compute_nodes.
+
+``[upgrade_levels] cell_conductor`` caps what this client sends.
 """
 from __future__ import annotations
 
@@ -38,12 +36,15 @@ from rpc_schemas.selection import Selection
 from rpc_schemas.service_status import ServiceStatus
 
 TOPIC = 'conductor'
+NAMESPACE = 'cell_conductor'
+API_VERSION = '1.1'
 
 
-class ConductorAPI(RPCAPIClient):
-    SERVICE = 'conductor'
+class CellConductorAPI(RPCAPIClient):
+    SERVICE = 'cell_conductor'
     TOPIC = TOPIC
-    API_VERSION = '1.2'
+    NAMESPACE = NAMESPACE
+    API_VERSION = API_VERSION
 
     def service_heartbeat(self, ctxt: RequestContext, status: ServiceStatus) -> None:
         """Cast a heartbeat to the cell conductor, which records it in the cell DB."""
@@ -67,11 +68,3 @@ class ConductorAPI(RPCAPIClient):
         """Cast a compute node's record to the cell conductor, which upserts it."""
         self.prepare('compute_node_update', '1.1').cast(ctxt, 'compute_node_update',
                                                         node=node)
-
-    def schedule_and_build_instances(self, ctxt: RequestContext,
-                                     request_spec: RequestSpec,
-                                     instance_uuids: Sequence[str]) -> None:
-        """Cast to the super conductor: schedule the build requests of ``instance_uuids``."""
-        self.prepare('schedule_and_build_instances', '1.2').cast(
-            ctxt, 'schedule_and_build_instances', request_spec=request_spec,
-            instance_uuids=list(instance_uuids))

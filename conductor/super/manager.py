@@ -1,4 +1,4 @@
-"""The super conductor's RPC endpoint: ``schedule_and_build_instances`` (boot flow steps 2 and 4).
+"""The super conductor's RPC endpoint (``conductor/super/rpcapi.py``): ``schedule_and_build_instances`` (boot flow steps 2 and 4).
 
 For one boot request it asks the scheduler for a claimed host plus
 ``[conductor] max_attempts - 1`` alternates per instance, then for each
@@ -30,6 +30,7 @@ from cellplane.cells.databases import CellDatabases, UnknownCell
 from cellplane.cells.mappings import CellMapping
 from compute_agent.rpcapi import ComputeAPI
 from conductor import super_cell_writes
+from conductor.super import rpcapi
 import oslo_messaging as messaging  # noqa: E402,I100
 from rpc_schemas.instance import Instance
 from rpc_schemas.request_spec import RequestSpec
@@ -50,7 +51,7 @@ class Unclaimer(Protocol):
 
 
 class SuperConductorManager:
-    target = messaging.Target(version='1.2')
+    target = messaging.Target(namespace=rpcapi.NAMESPACE, version=rpcapi.API_VERSION)
 
     def __init__(self, *, api_engine: Engine, cells: CellDatabases,
                  scheduler: SchedulerAPI, compute_api_for: ComputeAPIForCell,

@@ -1,0 +1,1 @@
+"""The cell conductor: one cell's database and bus, its agents' reports, reschedules to alternates."""

@@ -1,0 +1,72 @@
+"""The one way to build a cell conductor: from its configuration and resolved dependencies.
+
+``cellplane-conductor`` with ``[conductor] role = cell`` (``conductor/cmd.py``),
+the embedded mode and the test harnesses all call ``build_cell_conductor``;
+they differ only in what they hand it: the cell's bus, the cell's database
+engine and a Placement client (it unclaims failed hosts and claims the
+alternates it reschedules to). Nothing of the top level: ``cellplane.cell_guard``
+refuses a daemon configured with it, and the builder takes none of it.
+
+The returned ``CellConductor`` is not started. Its service serves the cell
+conductor's API (namespace ``cell_conductor``) and the 1.x conductor API of
+older agents (``conductor/legacy.py``), and records its own heartbeat in its
+cell database every ``[service] report_interval``.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+from oslo_config import cfg
+from sqlalchemy.engine import Engine
+
+from cellplane.heartbeat import current_status
+from cellplane.service import Service
+from compute_agent.rpcapi import ComputeAPI
+from conductor import conf as conductor_conf
+from conductor import service_records
+from conductor.cell import rpcapi
+from conductor.cell.manager import CellConductorManager
+from conductor.cell.reschedule import Rescheduler
+from conductor.legacy import LegacyConductorEndpoint
+from placement import client_conf
+from placement.client import PlacementClient
+
+BINARY = 'cellplane-conductor'
+
+
+@dataclasses.dataclass
+class CellConductor:
+    """A built cell conductor: its ``Service`` and its manager."""
+
+    service: Service
+    manager: CellConductorManager
+
+
+def check_conf(conf: cfg.ConfigOpts, service_name: str) -> None:
+    """Raise the config error a cell conductor cannot start with (before connecting)."""
+    if not conf.placement.endpoint_url:
+        raise client_conf.PlacementNotConfigured(
+            f'{service_name} (role cell) needs [placement] endpoint_url: it removes '
+            f'the claim of a failed build and claims the alternates it reschedules to')
+
+
+def build_cell_conductor(conf: cfg.ConfigOpts, *, transport, engine: Engine,
+                         placement: PlacementClient, host: str | None = None,
+                         owns_transport: bool = True) -> CellConductor:
+    """A cell conductor on ``transport`` (its cell's bus) over ``engine``, not started."""
+    rescheduler = Rescheduler(engine=engine, placement=placement,
+                              compute=ComputeAPI(transport, conf=conf),
+                              max_attempts=conf.conductor.max_attempts)
+    manager = CellConductorManager(engine=engine, rescheduler=rescheduler)
+    host = host or conf.host
+
+    def heartbeat() -> None:
+        # The cell conductor is in its own cell DB's services table too.
+        service_records.record_heartbeat(
+            engine, current_status(conf, binary=BINARY, topic=rpcapi.TOPIC, host=host))
+
+    service = Service(
+        conf, binary=BINARY, topic=rpcapi.TOPIC, transport=transport,
+        endpoints=[manager, LegacyConductorEndpoint(conductor_conf.ROLE_CELL, manager)],
+        heartbeat=heartbeat, host=host, owns_transport=owns_transport)
+    return CellConductor(service=service, manager=manager)

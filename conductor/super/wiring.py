@@ -1,0 +1,85 @@
+"""The one way to build a super conductor: from its configuration and resolved dependencies.
+
+``cellplane-conductor`` with ``[conductor] role = super`` (``conductor/cmd.py``),
+the embedded mode and the test harnesses all call ``build_super_conductor``.
+It takes the top-level bus (the scheduler is called over it), the API
+database's engine, the cells' databases (``CellDatabases``, from the cell
+mappings), a function giving the bus of a cell from its mapping's transport
+URL (the daemon's opens and keeps one transport per URL; the embedded mode's
+returns its in-memory buses) and a Placement client (to remove the claim of
+an instance it could not place).
+
+The returned ``SuperConductor`` is not started. Its service serves the
+super conductor's API (namespace ``super_conductor``) and the 1.x conductor
+API of older API roles (``conductor/legacy.py``).
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable
+
+from oslo_config import cfg
+from sqlalchemy.engine import Engine
+
+from cellplane import config
+from cellplane.cells.databases import CellDatabases
+from cellplane.cells.mappings import CellMapping
+from cellplane.db.engines import DatabaseNotConfigured
+from cellplane.service import Service
+from compute_agent.rpcapi import ComputeAPI
+from conductor import conf as conductor_conf
+from conductor.legacy import LegacyConductorEndpoint
+from conductor.super import rpcapi
+from conductor.super.manager import SuperConductorManager
+from placement import client_conf
+from placement.client import PlacementClient
+from scheduler.rpcapi import SchedulerAPI
+
+BINARY = 'cellplane-conductor'
+
+
+@dataclasses.dataclass
+class SuperConductor:
+    """A built super conductor: its ``Service`` and its manager."""
+
+    service: Service
+    manager: SuperConductorManager
+
+
+def check_conf(conf: cfg.ConfigOpts, service_name: str) -> None:
+    """Raise the config error a super conductor cannot start with (before connecting)."""
+    if not conf.api_database.connection:
+        raise DatabaseNotConfigured(
+            f'{service_name} (role super) needs [api_database] connection: it '
+            f'reads build requests and cell mappings there'
+            f'{config.describe_location(conf, "connection", "api_database")}')
+    if not conf.placement.endpoint_url:
+        raise client_conf.PlacementNotConfigured(
+            f'{service_name} (role super) needs [placement] endpoint_url: it '
+            f'removes the Placement claim of an instance it could not place')
+
+
+def build_super_conductor(conf: cfg.ConfigOpts, *, transport, api_engine: Engine,
+                          cells: CellDatabases, cell_transport: Callable[[str], object],
+                          placement: PlacementClient, host: str | None = None,
+                          owns_transport: bool = True) -> SuperConductor:
+    """A super conductor on ``transport`` (the top-level bus), not started."""
+    clients: dict[str, ComputeAPI] = {}
+
+    def compute_api_for(cell: CellMapping) -> ComputeAPI:
+        client = clients.get(cell.transport_url)
+        if client is None:
+            client = ComputeAPI(cell_transport(cell.transport_url), conf=conf)
+            clients[cell.transport_url] = client
+        return client
+
+    manager = SuperConductorManager(
+        api_engine=api_engine, cells=cells,
+        scheduler=SchedulerAPI(transport, conf=conf),
+        compute_api_for=compute_api_for, placement=placement,
+        max_attempts=conf.conductor.max_attempts)
+    service = Service(
+        conf, binary=BINARY, topic=rpcapi.TOPIC, transport=transport,
+        endpoints=[manager, LegacyConductorEndpoint(conductor_conf.ROLE_SUPER, manager)],
+        host=host, owns_transport=owns_transport)
+    return SuperConductor(service=service, manager=manager)

@@ -1,0 +1,119 @@
+"""The two conductor APIs: each its own namespace and cap; the 1.x wire form still served.
+
+Both conductors are built by their wiring, as the daemon builds them, on an
+in-memory bus (messages copied through JSON as RabbitMQ would).
+"""
+from __future__ import annotations
+
+import datetime
+import logging
+
+import pytest
+from oslo_config import cfg
+
+from cellplane import config
+from cellplane.context import new_context
+from cellplane.db import engines, migrate
+from cellplane.rpc import options as rpc_options
+from cellplane.rpc.client import MethodNotAllowedByCap
+from cellplane.rpc.serializer import PayloadSerializer
+from cellplane_embedded.memory_transport import MemoryBus
+from conductor import conf as conductor_conf
+from conductor import service_records
+from conductor.cell.rpcapi import CellConductorAPI
+from conductor.cell.wiring import build_cell_conductor
+from conductor.super.rpcapi import SuperConductorAPI
+from placement.client import PlacementClient
+import oslo_messaging as messaging  # noqa: I100
+from rpc_schemas.flavor import Flavor
+from rpc_schemas.request_spec import RequestSpec
+from rpc_schemas.service_status import ServiceStatus
+from tests.functional.cell_boot.harness import eventually
+
+
+def _load(tmp_path, upgrade_levels: str):
+    path = tmp_path / 'conductor.conf'
+    path.write_text(f'[upgrade_levels]\n{upgrade_levels}\n')
+    return config.load(['--config-file', str(path)], prog='cellplane-tests',
+                       conf=cfg.ConfigOpts(), setup_logging=False,
+                       registrars=[conductor_conf.register_opts, rpc_options.register_opts])
+
+
+@pytest.fixture
+def bus():
+    bus = MemoryBus('conductor-apis')
+    yield bus
+    bus.cleanup()
+
+
+def test_each_conductor_api_has_its_own_cap(tmp_path, bus):
+    conf = _load(tmp_path, 'cell_conductor = 1.0')
+    cell = CellConductorAPI(bus.transport, conf=conf)
+    super_ = SuperConductorAPI(bus.transport, conf=conf)
+    assert cell.version_cap == '1.0'
+    assert super_.version_cap == '1.2'
+    with pytest.raises(MethodNotAllowedByCap, match=r'\[upgrade_levels\] cell_conductor'):
+        cell.prepare('instance_update', '1.1')
+    assert super_.pick_version('schedule_and_build_instances', '1.2') == '1.2'
+
+    conf = _load(tmp_path, 'super_conductor = 1.1')
+    assert CellConductorAPI(bus.transport, conf=conf).version_cap == '1.1'
+    assert SuperConductorAPI(bus.transport, conf=conf).version_cap == '1.1'
+    with pytest.raises(MethodNotAllowedByCap, match=r'\[upgrade_levels\] super_conductor'):
+        SuperConductorAPI(bus.transport, conf=conf).prepare(
+            'schedule_and_build_instances', '1.2')
+
+
+def test_the_deprecated_conductor_cap_caps_both_apis(tmp_path, bus):
+    conf = _load(tmp_path, 'conductor = 1.0')
+    assert CellConductorAPI(bus.transport, conf=conf).version_cap == '1.0'
+    assert SuperConductorAPI(bus.transport, conf=conf).version_cap == '1.0'
+
+
+@pytest.fixture
+def cell_conductor(tmp_path, bus):
+    engine = engines.create_engine(f'sqlite:///{tmp_path}/cell.sqlite')
+    migrate.sync('cell', engine)
+    placement_engine = engines.create_engine(f'sqlite:///{tmp_path}/placement.sqlite')
+    migrate.sync('placement', placement_engine)
+    conf = _load(tmp_path, '')
+    conductor = build_cell_conductor(
+        conf, transport=bus.transport, engine=engine,
+        placement=PlacementClient.in_process(placement_engine), host='cond1',
+        owns_transport=False)
+    conductor.service.start()
+    yield engine
+    conductor.service.stop()
+    engine.dispose()
+    placement_engine.dispose()
+
+
+def _legacy_client(bus, version: str):
+    """A client of the previous release: namespace None, the 1.x conductor API."""
+    return messaging.get_rpc_client(
+        bus.transport, messaging.Target(topic='conductor', version=version),
+        serializer=PayloadSerializer())
+
+
+def test_a_heartbeat_in_the_1x_form_reaches_the_cell_conductor(cell_conductor, bus):
+    status = ServiceStatus(host='old-agent', binary='cellplane-compute', topic='compute',
+                           report_time=datetime.datetime.now(datetime.timezone.utc),
+                           version='0.0.9', cell_name='cell1')
+    _legacy_client(bus, '1.0').cast(new_context(), 'service_heartbeat', status=status)
+    row = eventually(lambda: service_records.get_service(
+        cell_conductor, 'old-agent', 'cellplane-compute'), 'the 1.x heartbeat recorded')
+    assert row['version'] == '0.0.9'
+
+
+def test_a_super_method_in_the_1x_form_is_refused_by_the_cell_conductor(
+        cell_conductor, bus, caplog):
+    caplog.set_level(logging.ERROR, logger='conductor.legacy')
+    spec = RequestSpec(flavor=Flavor(name='small', vcpus=1, memory_mb=512, root_gb=1),
+                       project_id='p', user_id='u')
+    _legacy_client(bus, '1.2').cast(new_context(), 'schedule_and_build_instances',
+                                    request_spec=spec, instance_uuids=['x'])
+    eventually(lambda: any('is served by the super conductor' in r.getMessage()
+                           for r in caplog.records),
+               'the refusal logged')
+    [record] = [r for r in caplog.records if 'schedule_and_build_instances' in r.getMessage()]
+    assert 'this is the cell conductor' in record.getMessage()
