@@ -123,10 +123,19 @@ def test_daemon_without_transport_url_refuses_to_start(daemons, tmp_path):
 
 def test_compute_agent_with_an_unusable_version_cap_refuses_to_start(daemons):
     sections = compute_config('rabbit://guest:guest@127.0.0.1:5672/unused', host='cmp1')
+    sections['upgrade_levels'] = {'cell_conductor': '2.0'}
+    code, stderr = daemons.compute('cmp1', sections).run_to_exit()
+    assert code == 2
+    assert '[upgrade_levels] cell_conductor = 2.0 has another major version' in stderr
+
+
+def test_the_deprecated_conductor_cap_still_caps_the_compute_agent(daemons):
+    sections = compute_config('rabbit://guest:guest@127.0.0.1:5672/unused', host='cmp1')
     sections['upgrade_levels'] = {'conductor': '2.0'}
     code, stderr = daemons.compute('cmp1', sections).run_to_exit()
     assert code == 2
-    assert '[upgrade_levels] conductor = 2.0 has another major version' in stderr
+    assert 'Option "conductor" from group "upgrade_levels" is deprecated' in stderr
+    assert '[upgrade_levels] cell_conductor = 2.0 has another major version' in stderr
 
 
 def test_cell_conductor_without_its_cell_database_refuses_to_start(daemons):
