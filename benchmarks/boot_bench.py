@@ -59,7 +59,7 @@ from cellplane.rpc import options as rpc_options  # noqa: E402
 from cellplane.rpc.server import build_server  # noqa: E402
 from cellplane.rpc.transport import get_transport  # noqa: E402
 from conductor.super.rpcapi import SuperConductorAPI  # noqa: E402
-from conductor.super_cell_writes import EVENT_SCHEDULE  # noqa: E402
+from conductor.super.cell_writes import EVENT_SCHEDULE  # noqa: E402
 import oslo_messaging as messaging  # noqa: E402,I100
 from tests.support import backing_services  # noqa: E402
 from tests.support.deployment import ComputePlan, Deployment  # noqa: E402

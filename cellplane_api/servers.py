@@ -30,7 +30,7 @@ from cellplane_api import flavors as api_flavors
 from cellplane_api.conf import DEFAULT_CELL_TIMEOUT
 from cellplane.cells.databases import CellDatabases
 from cellplane.cells.scatter_gather import CellTimeout, gather
-from cellplane.cells.mappings import CellMapping
+from cellplane.objects.cell_mappings import CellMapping
 from cellplane.context import RequestContext
 from cellplane.db.api.models import cell_mappings, instance_mappings
 from cellplane.db.cell.models import (

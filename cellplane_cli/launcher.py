@@ -47,7 +47,7 @@ import sqlalchemy as sa
 from oslo_config import cfg
 from sqlalchemy.engine import make_url
 
-from cellplane.cells import mappings
+from cellplane.objects import cell_mappings
 from cellplane.db import engines, migrate
 
 DEFAULT_CONFIG_DIR = 'deploy/two-cell'
@@ -247,11 +247,11 @@ def sync_and_map(deployment: Deployment) -> None:
             engine.dispose()
     api = engines.create_engine(required_option(deployment.top, 'api_database', 'connection'))
     try:
-        mapped = {m.name for m in mappings.list_all(api)}
+        mapped = {m.name for m in cell_mappings.list_all(api)}
         for path in deployment.cells:
             name = deployment.cell_name(path)
             if name not in mapped:
-                mappings.create(
+                cell_mappings.create(
                     api, name=name,
                     transport_url=required_option(path, 'DEFAULT', 'transport_url'),
                     database_connection=required_option(path, 'database', 'connection'))
@@ -260,7 +260,7 @@ def sync_and_map(deployment: Deployment) -> None:
 
 
 def prepare(deployment: Deployment, *, create: bool = True) -> None:
-    """Vhosts and databases (when ``create``), schemas and cell mappings."""
+    """Vhosts and databases (when ``create``), schemas and cell cell_mappings."""
     if create:
         for url in transport_urls(deployment):
             ensure_vhost(url)

@@ -18,7 +18,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from cliff import command, lister, show
 
-from cellplane.cells import mappings
+from cellplane.objects import cell_mappings
 from cellplane_cli import base
 from cellplane_cli.databases import engine_for
 from cellplane_cli.rpc_commands import RpcPing
@@ -80,7 +80,7 @@ class _CellCommand(base.ConfigOptionsMixin):
 _CELL_COLUMNS = ('uuid', 'name', 'transport_url', 'database_connection', 'disabled')
 
 
-def _cell_row(m: mappings.CellMapping):
+def _cell_row(m: cell_mappings.CellMapping):
     return (m.uuid, m.name, mask_password(m.transport_url),
             mask_password(m.database_connection), m.disabled)
 
@@ -99,7 +99,7 @@ class CellCreate(_CellCommand, show.ShowOne):
         return parser
 
     def take_action(self, parsed_args):
-        mapping = mappings.create(
+        mapping = cell_mappings.create(
             self.api_engine(parsed_args), name=parsed_args.name,
             transport_url=parsed_args.transport_url,
             database_connection=parsed_args.database_connection,
@@ -111,7 +111,7 @@ class CellList(_CellCommand, lister.Lister):
     """List the mapped cells (passwords masked)."""
 
     def take_action(self, parsed_args):
-        return _CELL_COLUMNS, [_cell_row(m) for m in mappings.list_all(self.api_engine(parsed_args))]
+        return _CELL_COLUMNS, [_cell_row(m) for m in cell_mappings.list_all(self.api_engine(parsed_args))]
 
 
 class CellShow(_CellCommand, show.ShowOne):
@@ -123,7 +123,7 @@ class CellShow(_CellCommand, show.ShowOne):
         return parser
 
     def take_action(self, parsed_args):
-        return _CELL_COLUMNS, _cell_row(mappings.get(self.api_engine(parsed_args), parsed_args.cell))
+        return _CELL_COLUMNS, _cell_row(cell_mappings.get(self.api_engine(parsed_args), parsed_args.cell))
 
 
 class CellDelete(_CellCommand, command.Command):
@@ -135,7 +135,7 @@ class CellDelete(_CellCommand, command.Command):
         return parser
 
     def take_action(self, parsed_args):
-        mappings.delete(self.api_engine(parsed_args), parsed_args.cell)
+        cell_mappings.delete(self.api_engine(parsed_args), parsed_args.cell)
         return 0
 
 

@@ -15,7 +15,7 @@ import time
 from cliff import lister
 
 from cellplane import config
-from cellplane.cells import mappings
+from cellplane.objects import cell_mappings
 from cellplane_cli import base
 from cellplane_cli.databases import engine_for
 from cellplane.context import new_context
@@ -44,8 +44,8 @@ class RpcPing(base.ConfigOptionsMixin, lister.Lister):
     def _transport_url(self, conf, parsed_args) -> str:
         if parsed_args.cell:
             try:
-                return mappings.get(engine_for(conf, 'api'), parsed_args.cell).transport_url
-            except mappings.CellMappingError as exc:
+                return cell_mappings.get(engine_for(conf, 'api'), parsed_args.cell).transport_url
+            except cell_mappings.CellMappingError as exc:
                 raise config.ConfigError(str(exc)) from exc
         if not conf.transport_url:
             raise config.ConfigError(

@@ -22,7 +22,7 @@ from tqdm import tqdm
 from cellplane_api import conf as api_conf
 from cellplane_api import servers
 from cellplane.cells.databases import CellDatabases
-from cellplane.cells.mappings import CellMapping
+from cellplane.objects.cell_mappings import CellMapping
 from cellplane_cli import base, databases
 from cellplane.context import new_context
 from cellplane.db import engines

@@ -24,7 +24,7 @@ from sqlalchemy.engine import Engine
 
 from cellplane_api import servers
 from cellplane.cells.databases import CellDatabases
-from conductor.cell_actions import EVENT_BUILD, RESULT_FAILED
+from cellplane.objects.instance_actions import EVENT_BUILD, RESULT_FAILED
 from placement.client import PlacementClient
 
 RESOURCE_OF_FLAVOR = (('VCPU', 'vcpus'), ('MEMORY_MB', 'memory_mb'), ('DISK_GB', 'root_gb'))

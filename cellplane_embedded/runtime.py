@@ -40,9 +40,9 @@ import sqlalchemy as sa
 from oslo_config import cfg
 
 from cellplane import conf as shared_conf
-from cellplane.cells import mappings
+from cellplane.objects import cell_mappings
 from cellplane.cells.databases import CellDatabases
-from cellplane.cells.mappings import CellMapping
+from cellplane.objects.cell_mappings import CellMapping
 from cellplane.db import engines, migrate
 from cellplane.db.cell.models import compute_nodes, services
 from cellplane.service import Service
@@ -178,7 +178,7 @@ class EmbeddedCloud:
             engine = self._sqlite(cell.name)
             migrate.sync('cell', engine)
             self.cell_engines[cell.name] = engine
-            self.cell_mappings[cell.name] = mappings.create(
+            self.cell_mappings[cell.name] = cell_mappings.create(
                 self.api_engine, name=cell.name,
                 # The super conductor's cell_transport maps it to the cell's bus.
                 transport_url=self._cell_url(cell.name),

@@ -16,14 +16,12 @@ from typing import Mapping
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from cellplane.db.cell.models import compute_nodes, services
+from cellplane.objects import compute_nodes
 from scheduler.host_aggregates import HostAggregates, with_aggregates
 from scheduler.host_cache import HostStateCache
 from scheduler.host_state import ComputeNodeRecord
 
 LOG = logging.getLogger(__name__)
-
-COMPUTE_BINARY = 'cellplane-compute'
 
 
 def _utcnow() -> datetime.datetime:
@@ -35,22 +33,12 @@ def read_cell(engine: Engine, cell_uuid: str, *, service_down_time: float,
     """The compute node records of one cell database."""
     now = now or _utcnow()
     oldest_alive = now - datetime.timedelta(seconds=service_down_time)
-    query = (sa.select(compute_nodes.c.uuid, compute_nodes.c.host,
-                       compute_nodes.c.nodename, compute_nodes.c.availability_zone,
-                       compute_nodes.c.stats, services.c.last_seen_at,
-                       services.c.disabled, services.c.disabled_reason)
-             .select_from(compute_nodes.outerjoin(
-                 services, sa.and_(services.c.host == compute_nodes.c.host,
-                                   services.c.binary == COMPUTE_BINARY)))
-             .order_by(compute_nodes.c.host, compute_nodes.c.nodename))
-    with engine.connect() as conn:
-        rows = conn.execute(query).all()
     return [ComputeNodeRecord(
         uuid=row.uuid, host=row.host, nodename=row.nodename, cell_uuid=cell_uuid,
         service_up=row.last_seen_at is not None and row.last_seen_at >= oldest_alive,
-        service_disabled=bool(row.disabled), disabled_reason=row.disabled_reason,
-        availability_zone=row.availability_zone, stats=dict(row.stats or {}))
-        for row in rows]
+        service_disabled=row.disabled, disabled_reason=row.disabled_reason,
+        availability_zone=row.availability_zone, stats=row.stats)
+        for row in compute_nodes.list_with_service(engine)]
 
 
 def refresh_cache(cache: HostStateCache, cells: Mapping[str, Engine], *,

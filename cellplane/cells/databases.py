@@ -16,8 +16,8 @@ from typing import Callable
 
 from sqlalchemy.engine import Engine
 
-from cellplane.cells import mappings
-from cellplane.cells.mappings import CellMapping
+from cellplane.objects import cell_mappings
+from cellplane.objects.cell_mappings import CellMapping
 from cellplane.db import engines
 
 LOG = logging.getLogger(__name__)
@@ -47,7 +47,7 @@ class CellDatabases:
 
     def reload(self) -> list[CellMapping]:
         """Re-read the cell mappings; return them (enabled and disabled)."""
-        fresh = {m.uuid: m for m in mappings.list_all(self._api_engine)}
+        fresh = {m.uuid: m for m in cell_mappings.list_all(self._api_engine)}
         stale: list[Engine] = []
         with self._lock:
             for uuid, engine in list(self._engines.items()):

@@ -1,7 +1,21 @@
-"""Column sets more than one cellplane table declares the same way."""
+"""Column sets more than one cellplane table declares the same way, and the time their DateTime columns hold."""
 from __future__ import annotations
 
+import datetime
+
 import sqlalchemy as sa
+
+
+def naive_utc(moment: datetime.datetime) -> datetime.datetime:
+    """Naive UTC, as the API and cell databases' DateTime columns store times."""
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+    return moment
+
+
+def utcnow() -> datetime.datetime:
+    """Now, in naive UTC."""
+    return naive_utc(datetime.datetime.now(datetime.timezone.utc))
 
 
 def timestamps() -> list[sa.Column]:

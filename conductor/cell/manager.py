@@ -17,7 +17,7 @@ import logging
 from sqlalchemy.engine import Engine
 
 from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
-from conductor import cell_actions, cell_compute_nodes, cell_instances, service_records
+from cellplane.objects import compute_nodes, instance_actions, instances, services
 from conductor.cell import rpcapi
 from conductor.cell.reschedule import Rescheduler
 import oslo_messaging as messaging  # noqa: E402,I100
@@ -62,7 +62,7 @@ class CellConductorManager:
             LOG.error('Rejected service_heartbeat: expected a ServiceStatus payload, '
                       'got %s', type(status).__name__)
             return
-        service_records.record_heartbeat(self.engine, status)
+        services.record_heartbeat(self.engine, status)
         LOG.debug('Heartbeat of %s on %s recorded', status.binary, status.host)
 
     def build_instances(self, ctxt, instance: Instance, request_spec: RequestSpec,
@@ -73,7 +73,7 @@ class CellConductorManager:
             return
         try:
             self.rescheduler.reschedule(ctxt, instance, request_spec, host_list, attempt)
-        except cell_instances.InstanceNotFound as exc:
+        except instances.InstanceNotFound as exc:
             LOG.error('Rejected build_instances: %s', exc)
         except Exception as exc:  # noqa: BLE001 - the instance must not stay building
             LOG.exception('Reschedule of instance %s failed unexpectedly', instance.uuid)
@@ -90,20 +90,20 @@ class CellConductorManager:
             return
         try:
             with self.engine.begin() as conn:
-                cell_instances.apply_update(conn, update)
+                instances.apply_update(conn, update)
                 if update.vm_state == ERROR:
-                    cell_instances.set_error(
+                    instances.set_error(
                         conn, update.instance_uuid, host=update.host,
                         message=update.fault_message or 'Instance failed on its host',
                         details=update.fault_message or '')
                 if update.attempt is not None:
-                    action_id = cell_actions.ensure_create_action(
+                    action_id = instance_actions.ensure_create_action(
                         conn, update.instance_uuid, request_id=ctxt.request_id,
                         user_id=ctxt.user_id, project_id=ctxt.project_id)
-                    cell_actions.record_build_attempt(conn, action_id, update.attempt)
+                    instance_actions.record_build_attempt(conn, action_id, update.attempt)
                     if update.vm_state in (ACTIVE, ERROR):
-                        cell_actions.finish_action(conn, action_id, update.fault_message)
-        except cell_instances.InstanceNotFound as exc:
+                        instance_actions.finish_action(conn, action_id, update.fault_message)
+        except instances.InstanceNotFound as exc:
             LOG.error('Rejected instance_update (%s): %s', update.vm_state, exc)
             return
         LOG.info('Instance %s is %s%s', update.instance_uuid, update.vm_state,
@@ -115,8 +115,8 @@ class CellConductorManager:
                                   'a ComputeNodeRecord'))
             return
         try:
-            cell_compute_nodes.upsert(self.engine, node)
-        except cell_compute_nodes.ComputeNodeConflict as exc:
+            compute_nodes.upsert(self.engine, node)
+        except compute_nodes.ComputeNodeConflict as exc:
             LOG.error('Rejected compute_node_update: %s', exc)
             return
         LOG.debug('Compute node %s/%s (%s) recorded', node.host, node.nodename, node.uuid)
@@ -124,7 +124,7 @@ class CellConductorManager:
     def _set_error(self, uuid: str, host: str | None, message: str) -> None:
         try:
             with self.engine.begin() as conn:
-                cell_instances.set_error(conn, uuid, message=message, details=message,
+                instances.set_error(conn, uuid, message=message, details=message,
                                          host=host)
         except Exception:  # noqa: BLE001 - already reporting a failure
             LOG.exception('Could not set instance %s to ERROR either', uuid)

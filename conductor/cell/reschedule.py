@@ -27,7 +27,7 @@ from sqlalchemy.engine import Engine
 from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
 from cellplane.context import RequestContext
 from compute_agent.rpcapi import ComputeAPI
-from conductor import cell_actions, cell_instances
+from cellplane.objects import instance_actions, instances
 import oslo_messaging as messaging  # noqa: E402,I100
 from placement.client import (
     ClaimConflict, PlacementClient, PlacementClientError, PlacementUnreachable)
@@ -61,11 +61,11 @@ class Rescheduler:
                    attempt: BuildAttempt) -> RescheduleOutcome:
         uuid = instance.uuid
         with self._engine.begin() as conn:
-            action_id = cell_actions.ensure_create_action(
+            action_id = instance_actions.ensure_create_action(
                 conn, uuid, request_id=ctxt.request_id, user_id=request_spec.user_id,
                 project_id=request_spec.project_id)
-            cell_actions.record_build_attempt(conn, action_id, attempt)
-            still_wanted = cell_instances.set_building(conn, uuid, SCHEDULING)
+            instance_actions.record_build_attempt(conn, action_id, attempt)
+            still_wanted = instances.set_building(conn, uuid, SCHEDULING)
         if not still_wanted:
             LOG.info('Instance %s was deleted while it was built on %s; not '
                      'rescheduling it', uuid, attempt.host)
@@ -86,8 +86,8 @@ class Rescheduler:
                 unclaim=False)
 
         with self._engine.connect() as conn:
-            events = cell_actions.history(conn, uuid)
-        builds = [e for e in events if e.event == cell_actions.EVENT_BUILD]
+            events = instance_actions.history(conn, uuid)
+        builds = [e for e in events if e.event == instance_actions.EVENT_BUILD]
         built_on = {e.host for e in builds}
         remaining = list(host_list)
         while remaining:
@@ -114,7 +114,7 @@ class Rescheduler:
     def _claim(self, ctxt, action_id: int, instance: Instance, request_spec: RequestSpec,
                selection: Selection, rest: list[Selection]) -> Exception | None:
         """Claim ``selection`` and cast the build there; the reason it failed, or None."""
-        start = cell_actions.utcnow()
+        start = instance_actions.utcnow()
         try:
             self._placement.claim(
                 instance.uuid, dict(selection.allocation_request['allocations']),
@@ -130,7 +130,7 @@ class Rescheduler:
             return exc
         else:
             with self._engine.begin() as conn:
-                still_wanted = cell_instances.set_building(conn, instance.uuid, SPAWNING)
+                still_wanted = instances.set_building(conn, instance.uuid, SPAWNING)
             if not still_wanted:
                 LOG.info('Instance %s was deleted during its reschedule; removing the '
                          'claim just made on %s', instance.uuid, selection.service_host)
@@ -156,8 +156,8 @@ class Rescheduler:
         LOG.info('Alternate %s for instance %s not usable: %s',
                  selection.service_host, instance.uuid, reason)
         with self._engine.begin() as conn:
-            cell_actions.record_refused_claim(conn, action_id, selection, reason,
-                                              start, cell_actions.utcnow())
+            instance_actions.record_refused_claim(conn, action_id, selection, reason,
+                                              start, instance_actions.utcnow())
         return failure
 
     def remove_allocations(self, uuid: str) -> str | None:
@@ -176,12 +176,12 @@ class Rescheduler:
         if leftover:
             ending += f'; {leftover}'
         with self._engine.begin() as conn:
-            tried = cell_actions.describe_history(cell_actions.history(conn, uuid))
+            tried = instance_actions.describe_history(instance_actions.history(conn, uuid))
             hosts = '; '.join(tried.splitlines())
             message = f'Build failed on every host tried ({hosts}); {ending}'
             details = f'Hosts tried, in order:\n{tried}\nThen: {ending}'
-            cell_instances.set_error(conn, uuid, message=message, details=details,
+            instances.set_error(conn, uuid, message=message, details=details,
                                      host=last_host)
-            cell_actions.finish_action(conn, action_id, message=message)
+            instance_actions.finish_action(conn, action_id, message=message)
         LOG.warning('Instance %s is in ERROR: %s', uuid, message)
         return RescheduleOutcome(fault=details)

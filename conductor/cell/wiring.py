@@ -23,7 +23,7 @@ from cellplane.heartbeat import current_status
 from cellplane.service import Service
 from compute_agent.rpcapi import ComputeAPI
 from conductor import conf as conductor_conf
-from conductor import service_records
+from cellplane.objects import services
 from conductor.cell import rpcapi
 from conductor.cell.manager import CellConductorManager
 from conductor.cell.reschedule import Rescheduler
@@ -62,7 +62,7 @@ def build_cell_conductor(conf: cfg.ConfigOpts, *, transport, engine: Engine,
 
     def heartbeat() -> None:
         # The cell conductor is in its own cell DB's services table too.
-        service_records.record_heartbeat(
+        services.record_heartbeat(
             engine, current_status(conf, binary=BINARY, topic=rpcapi.TOPIC, host=host))
 
     service = Service(

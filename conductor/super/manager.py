@@ -2,7 +2,7 @@
 
 For one boot request it asks the scheduler for a claimed host plus
 ``[conductor] max_attempts - 1`` alternates per instance, then for each
-instance: creates it in the chosen cell's database (``super_cell_writes``),
+instance: creates it in the chosen cell's database (``conductor/super/cell_writes.py``),
 points its instance mapping at that cell and deletes its build request, and
 casts ``build_and_run_instance`` with the whole host list to the chosen host
 over that cell's message bus. It reaches into a cell for nothing else.
@@ -27,9 +27,9 @@ from sqlalchemy.engine import Engine
 from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
 from cellplane.objects import build_requests
 from cellplane.cells.databases import CellDatabases, UnknownCell
-from cellplane.cells.mappings import CellMapping
+from cellplane.objects.cell_mappings import CellMapping
 from compute_agent.rpcapi import ComputeAPI
-from conductor import super_cell_writes
+from conductor.super import cell_writes
 from conductor.super import rpcapi
 import oslo_messaging as messaging  # noqa: E402,I100
 from rpc_schemas.instance import Instance
@@ -109,7 +109,7 @@ class SuperConductorManager:
         try:
             cell = self._cells.mapping(chosen.cell_uuid)
             engine = self._cells.engine(chosen.cell_uuid)
-            super_cell_writes.create(engine, instance, host_list,
+            cell_writes.create(engine, instance, host_list,
                                      request_id=ctxt.request_id, scheduling_started=started)
         except (UnknownCell, sa.exc.SQLAlchemyError) as exc:
             self._fail([asked.uuid], f'could not create the instance in cell '
@@ -130,7 +130,7 @@ class SuperConductorManager:
                 LOG.info('Instance %s was deleted while it was being scheduled; removing '
                          'it from cell %s and its claim on %s', asked.uuid, cell.name,
                          chosen.service_host)
-            super_cell_writes.withdraw(engine, asked.uuid)
+            cell_writes.withdraw(engine, asked.uuid)
             self._unclaim(asked.uuid)
             if failure:
                 self._fail([asked.uuid], f'could not record its placement in cell '

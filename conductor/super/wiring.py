@@ -23,7 +23,7 @@ from sqlalchemy.engine import Engine
 
 from cellplane import config
 from cellplane.cells.databases import CellDatabases
-from cellplane.cells.mappings import CellMapping
+from cellplane.objects.cell_mappings import CellMapping
 from cellplane.db.engines import DatabaseNotConfigured
 from cellplane.service import Service
 from compute_agent.rpcapi import ComputeAPI

@@ -16,11 +16,11 @@ import sys
 import pytest
 import sqlalchemy as sa
 
-from cellplane.cells import mappings
+from cellplane.objects import cell_mappings
 from cellplane.cells.scatter_gather import CellTimeout, gather
 from cellplane_cli import manage
 from cellplane.db import engines
-from cellplane.db.api.models import cell_mappings, instance_mappings
+from cellplane.db.api.models import cell_mappings as cell_mappings_table, instance_mappings
 
 # Far above read_timeout (1 s) + connect_timeout (2 s): only a hang reaches it.
 HANG_SECONDS = 60
@@ -47,11 +47,11 @@ def _closed_port() -> int:
 
 
 def _map_instance(engine, cell_name: str, db_url: str, instance_uuid: str) -> None:
-    cell = mappings.create(engine, name=cell_name, transport_url=f'memory://{cell_name}',
+    cell = cell_mappings.create(engine, name=cell_name, transport_url=f'memory://{cell_name}',
                            database_connection=db_url)
     with engine.begin() as conn:
-        cell_id = conn.execute(sa.select(cell_mappings.c.id).where(
-            cell_mappings.c.uuid == cell.uuid)).scalar_one()
+        cell_id = conn.execute(sa.select(cell_mappings_table.c.id).where(
+            cell_mappings_table.c.uuid == cell.uuid)).scalar_one()
         conn.execute(instance_mappings.insert().values(
             instance_uuid=instance_uuid, cell_id=cell_id, project_id='p'))
 

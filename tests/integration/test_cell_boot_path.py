@@ -26,7 +26,7 @@ from cellplane.context import RequestContext
 from cellplane.db import engines, migrate
 from compute_agent.resource_reporter import compute_node_uuid
 from compute_agent.rpcapi import ComputeAPI
-from conductor import cell_actions, cell_instances
+from cellplane.objects import instance_actions, instances
 from placement.client import PlacementClient
 from rpc_schemas.flavor import Flavor
 from rpc_schemas.instance import Instance
@@ -153,7 +153,7 @@ def _boot(cell_engine, placement: PlacementClient, transport, hosts) -> Instance
     spec = RequestSpec(flavor=flavor, project_id='proj', user_id='user')
     host_list = [_selection(h, flavor) for h in hosts]
     with cell_engine.begin() as conn:
-        cell_instances.create_instance(conn, instance)
+        instances.create_instance(conn, instance)
     placement.claim(instance.uuid, host_list[0].allocation_request['allocations'],
                     project_id='proj', user_id='user')
     ComputeAPI(transport).build_and_run_instance(
@@ -164,7 +164,7 @@ def _boot(cell_engine, placement: PlacementClient, transport, hosts) -> Instance
 def _wait_for_state(cell_engine, instance_uuid: str, vm_state: str) -> dict:
     def reached():
         with cell_engine.connect() as conn:
-            row = cell_instances.get_instance(conn, instance_uuid)
+            row = instances.get_instance(conn, instance_uuid)
         return row if row['vm_state'] == vm_state else None
     return eventually(reached, f'instance {instance_uuid} goes {vm_state}')
 
@@ -198,10 +198,10 @@ def test_build_failing_on_the_first_host_goes_active_on_the_alternate(
         row = _wait_for_state(cell_engine, instance.uuid, 'active')
         assert (row['host'], row['node']) == ('cmp2', 'cmp2')
         with cell_engine.connect() as conn:
-            history = cell_actions.history(conn, instance.uuid)
+            history = instance_actions.history(conn, instance.uuid)
         assert [(e.event, e.host, e.node, e.result, e.reason) for e in history] == [
-            (cell_actions.EVENT_BUILD, 'cmp1', 'cmp1', 'failed', 'No more IP addresses'),
-            (cell_actions.EVENT_BUILD, 'cmp2', 'cmp2', 'ok', None)]
+            (instance_actions.EVENT_BUILD, 'cmp1', 'cmp1', 'failed', 'No more IP addresses'),
+            (instance_actions.EVENT_BUILD, 'cmp2', 'cmp2', 'ok', None)]
         assert all(started <= e.start <= e.finish for e in history)
 
         allocations = placement.get_allocations(instance.uuid).allocations
@@ -232,7 +232,7 @@ def test_every_host_failing_ends_in_error_with_each_host_and_reason_and_no_alloc
 
         _wait_for_state(cell_engine, instance.uuid, 'error')
         with cell_engine.connect() as conn:
-            (fault,) = cell_instances.faults(conn, instance.uuid)
+            (fault,) = instances.faults(conn, instance.uuid)
         assert 'cmp1: build failed: No more IP addresses' in fault['details']
         assert 'cmp2: build failed: Disk image corrupt' in fault['details']
         assert placement.get_allocations(instance.uuid).allocations == {}

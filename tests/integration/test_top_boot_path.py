@@ -27,10 +27,10 @@ import sqlalchemy as sa
 
 from cellplane.objects import build_requests
 from cellplane_api import servers
-from cellplane.cells import mappings
+from cellplane.objects import cell_mappings
 from cellplane.context import new_context
 from cellplane.db import engines, migrate
-from cellplane.db.api.models import cell_mappings, instance_mappings
+from cellplane.db.api.models import cell_mappings as cell_mappings_table, instance_mappings
 from cellplane.db.cell.models import compute_nodes, instances, services
 from cellplane.rpc.server import build_server
 from conductor.super.rpcapi import SuperConductorAPI
@@ -120,7 +120,7 @@ class TopLevel:
     def map_cell(self, cell: str) -> None:
         cell_url = self._transport_url_factory(cell)
         db_url = self._cell_db_factory(cell)
-        self.cells[cell] = mappings.create(self.api, name=cell, transport_url=cell_url,
+        self.cells[cell] = cell_mappings.create(self.api, name=cell, transport_url=cell_url,
                                            database_connection=db_url)
         self.cell_engines[cell] = engine = engines.create_engine(db_url)
         transport = self._client_transport_factory(cell_url)
@@ -138,7 +138,7 @@ class TopLevel:
         """
         cell_url = self._transport_url_factory(cell)
         db_url = self._cell_db_factory(cell)
-        self.cells[cell] = mappings.create(self.api, name=cell, transport_url=cell_url,
+        self.cells[cell] = cell_mappings.create(self.api, name=cell, transport_url=cell_url,
                                            database_connection=db_url)
         self.cell_engines[cell] = engine = engines.create_engine(db_url)
         placement = {'endpoint_url': self.top_sections['placement']['endpoint_url'],
@@ -239,9 +239,9 @@ def test_server_create_count_n_lands_in_the_cells_with_claims_summing_to_the_fla
     cell_of_host = {h: cell for cell, hosts in HOSTS.items() for h in hosts}
     with top_level.api.connect() as conn:
         mapped = dict(conn.execute(
-            sa.select(instance_mappings.c.instance_uuid, cell_mappings.c.name)
+            sa.select(instance_mappings.c.instance_uuid, cell_mappings_table.c.name)
             .select_from(instance_mappings.join(
-                cell_mappings, cell_mappings.c.id == instance_mappings.c.cell_id))).all())
+                cell_mappings, cell_mappings_table.c.id == instance_mappings.c.cell_id))).all())
     total = {rc: 0 for rc in FLAVOR}
     for build in recorder.builds:
         uuid = build.instance.uuid

@@ -23,9 +23,9 @@ import sqlalchemy as sa
 from cellplane import conf as shared_conf
 from cellplane import config
 from cellplane_api import flavors
-from cellplane.cells import mappings
+from cellplane.objects import cell_mappings
 from cellplane.cells.databases import CellDatabases
-from cellplane.cells.mappings import CellMapping
+from cellplane.objects.cell_mappings import CellMapping
 from cellplane.db import engines, migrate
 from cellplane.db.cell.models import compute_nodes, services
 from cellplane_embedded.memory_transport import MemoryBus
@@ -160,7 +160,7 @@ class TopLevel:
         engine = self._migrated(url, 'cell')
         self._engines.append(engine)
         self.cell_engines[name] = engine
-        self.cells[name] = mappings.create(self.api_engine, name=name,
+        self.cells[name] = cell_mappings.create(self.api_engine, name=name,
                                            transport_url=f'memory://{name}',
                                            database_connection=url)
         self.cell_buses[name] = bus = self._bus(name)

@@ -14,12 +14,12 @@ import sqlalchemy as sa
 
 from cellplane.objects import build_requests
 from cellplane_api import servers
-from cellplane.cells import mappings
+from cellplane.objects import cell_mappings
 from cellplane.context import new_context
 from cellplane.db.api.models import build_requests as build_requests_table
-from cellplane.db.api.models import cell_mappings, instance_mappings
+from cellplane.db.api.models import cell_mappings as cell_mappings_table, instance_mappings
 from cellplane.db.cell.models import instance_action_events, instance_actions, instances
-from conductor.super_cell_writes import EVENT_SCHEDULE
+from conductor.super.cell_writes import EVENT_SCHEDULE
 from conductor.super.manager import SuperConductorManager
 from rpc_schemas.flavor import Flavor
 from rpc_schemas.instance import Instance
@@ -48,9 +48,9 @@ def _create(top, count=1, flavor='small', name='web'):
 def _mapped_cells(top, uuids):
     with top.api_engine.connect() as conn:
         rows = conn.execute(
-            sa.select(instance_mappings.c.instance_uuid, cell_mappings.c.name)
+            sa.select(instance_mappings.c.instance_uuid, cell_mappings_table.c.name)
             .select_from(instance_mappings.outerjoin(
-                cell_mappings, cell_mappings.c.id == instance_mappings.c.cell_id))
+                cell_mappings_table, cell_mappings_table.c.id == instance_mappings.c.cell_id))
             .where(instance_mappings.c.instance_uuid.in_(uuids))).all()
     return dict(rows)
 
@@ -233,11 +233,11 @@ def test_an_unreadable_cell_shows_its_servers_as_unknown_and_the_others_normally
     (uuid,) = _create(top)
     top.recorder.wait_for(lambda: top.recorder.builds, 'the build cast')
     # An instance mapped to a cell whose database server is gone.
-    lost = mappings.create(top.api_engine, name='lost', transport_url='memory://lost',
+    lost = cell_mappings.create(top.api_engine, name='lost', transport_url='memory://lost',
                            database_connection='postgresql+psycopg2://x@127.0.0.1:1/none')
     with top.api_engine.begin() as conn:
-        cell_id = conn.execute(sa.select(cell_mappings.c.id).where(
-            cell_mappings.c.uuid == lost.uuid)).scalar_one()
+        cell_id = conn.execute(sa.select(cell_mappings_table.c.id).where(
+            cell_mappings_table.c.uuid == lost.uuid)).scalar_one()
         conn.execute(instance_mappings.insert().values(
             instance_uuid='00000000-0000-4000-8000-0000000000aa', cell_id=cell_id,
             project_id='proj'))
@@ -258,8 +258,8 @@ class _DeletesTheCellWhileScheduling:
     def select_destinations(self, ctxt, spec, uuids, num_alternates):
         answer = self._scheduler.select_destinations(ctxt, spec, uuids, num_alternates)
         with self._api_engine.begin() as conn:
-            conn.execute(cell_mappings.delete().where(
-                cell_mappings.c.uuid == answer[0][0].cell_uuid))
+            conn.execute(cell_mappings_table.delete().where(
+                cell_mappings_table.c.uuid == answer[0][0].cell_uuid))
         return answer
 
 

@@ -23,7 +23,7 @@ from compute_agent import conf as compute_conf
 from compute_agent.rpcapi import ComputeAPI
 from compute_agent.virt.fake import FakeDriver, FakeSettings
 from compute_agent.wiring import ComputeAgent, build_compute_agent
-from conductor import cell_actions, cell_compute_nodes, cell_instances
+from cellplane.objects import compute_nodes, instance_actions, instances
 from conductor import conf as conductor_conf
 from conductor.cell.rpcapi import CellConductorAPI
 from conductor.cell.wiring import build_cell_conductor
@@ -86,7 +86,7 @@ class Cell:
         self.agents[host] = agent
         # The first resource report runs at start; wait for it to land, so
         # that a test's own reports never race it.
-        eventually(lambda: cell_compute_nodes.get_node(self.engine, agent.node_uuid),
+        eventually(lambda: compute_nodes.get_node(self.engine, agent.node_uuid),
                    f'the first report of {host}')
         return agent
 
@@ -110,7 +110,7 @@ class Cell:
         spec = RequestSpec(flavor=flavor, project_id='proj', user_id='user')
         host_list = [self.selection(h, flavor) for h in hosts]
         with self.engine.begin() as conn:
-            cell_instances.create_instance(conn, instance)
+            instances.create_instance(conn, instance)
         self.placement.claim(instance.uuid, host_list[0].allocation_request['allocations'],
                              project_id='proj', user_id='user')
         self.compute.build_and_run_instance(RequestContext(), hosts[0], instance, spec,
@@ -119,7 +119,7 @@ class Cell:
 
     def instance(self, uuid: str) -> dict:
         with self.engine.connect() as conn:
-            return cell_instances.get_instance(conn, uuid)
+            return instances.get_instance(conn, uuid)
 
     def wait_for_state(self, uuid: str, vm_state: str) -> dict:
         return eventually(
@@ -127,13 +127,13 @@ class Cell:
                 self.instance(uuid)),
             f'instance {uuid} reaches {vm_state}')
 
-    def history(self, uuid: str) -> list[cell_actions.AttemptEvent]:
+    def history(self, uuid: str) -> list[instance_actions.AttemptEvent]:
         with self.engine.connect() as conn:
-            return cell_actions.history(conn, uuid)
+            return instance_actions.history(conn, uuid)
 
     def faults(self, uuid: str) -> list[dict]:
         with self.engine.connect() as conn:
-            return cell_instances.faults(conn, uuid)
+            return instances.faults(conn, uuid)
 
     def allocations(self, uuid: str) -> dict:
         return self.placement.get_allocations(uuid).allocations

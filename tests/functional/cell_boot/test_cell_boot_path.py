@@ -10,7 +10,7 @@ import datetime
 import uuid as uuidlib
 
 from cellplane.context import RequestContext
-from conductor import cell_actions, cell_compute_nodes, cell_instances
+from cellplane.objects import compute_nodes, instance_actions, instances
 from placement.client import Inventory
 from rpc_schemas.build_attempt import BuildAttempt
 from rpc_schemas.flavor import Flavor
@@ -34,7 +34,7 @@ def test_agent_reports_provider_inventory_traits_and_its_compute_node(cell):
     assert inventory['DISK_GB'] == Inventory(total=100, max_unit=100)
     assert cell.placement.get_traits(agent.node_uuid) == {'HW_CPU_X86_AVX2', 'CUSTOM_SSD'}
 
-    node = eventually(lambda: cell_compute_nodes.get_node(cell.engine, agent.node_uuid),
+    node = eventually(lambda: compute_nodes.get_node(cell.engine, agent.node_uuid),
                       'the compute node row reaches the cell DB')
     assert (node['host'], node['nodename'], node['vcpus'], node['memory_mb'],
             node['local_gb']) == ('cmp1', 'cmp1', 8, 4096, 100)
@@ -73,7 +73,7 @@ def test_successful_build_goes_active_with_an_ok_attempt_event(cell):
     assert row['launched_at'] is not None
     (event,) = cell.history(instance.uuid)
     assert (event.event, event.host, event.node, event.result) == (
-        cell_actions.EVENT_BUILD, 'cmp1', 'cmp1', 'ok')
+        instance_actions.EVENT_BUILD, 'cmp1', 'cmp1', 'ok')
     assert event.start <= event.finish
     assert cell.agents['cmp1'].driver.list_instances() == [instance.uuid]
     assert list(cell.allocations(instance.uuid)) == [cell.agents['cmp1'].node_uuid]
@@ -130,9 +130,9 @@ def test_a_refused_claim_on_an_alternate_moves_to_the_next_one(cell):
     assert row['host'] == 'cmp3'
     assert list(cell.allocations(instance.uuid)) == [cell.agents['cmp3'].node_uuid]
     build_failed, claim_refused, built = cell.history(instance.uuid)
-    assert (build_failed.host, build_failed.event) == ('cmp1', cell_actions.EVENT_BUILD)
+    assert (build_failed.host, build_failed.event) == ('cmp1', instance_actions.EVENT_BUILD)
     assert (claim_refused.host, claim_refused.event, claim_refused.result) == (
-        'cmp2', cell_actions.EVENT_CLAIM, 'failed')
+        'cmp2', instance_actions.EVENT_CLAIM, 'failed')
     assert 'Placement refused the claim' in claim_refused.reason
     assert (built.host, built.result) == ('cmp3', 'ok')
 
@@ -228,8 +228,8 @@ def test_an_instance_deleted_while_its_build_failed_is_not_rescheduled(cell):
     spec = RequestSpec(flavor=flavor, project_id='proj', user_id='user')
     host_list = [cell.selection('cmp1', flavor), cell.selection('cmp2', flavor)]
     with cell.engine.begin() as conn:
-        cell_instances.create_instance(conn, instance)
-        cell_instances.apply_update(conn, InstanceUpdate(
+        instances.create_instance(conn, instance)
+        instances.apply_update(conn, InstanceUpdate(
             instance_uuid=instance.uuid, vm_state='deleted'))
     cell.placement.claim(instance.uuid, host_list[0].allocation_request['allocations'],
                          project_id='proj', user_id='user')

@@ -19,7 +19,7 @@ from cellplane.rpc.client import MethodNotAllowedByCap
 from cellplane.rpc.serializer import PayloadSerializer
 from cellplane_embedded.memory_transport import MemoryBus
 from conductor import conf as conductor_conf
-from conductor import service_records
+from cellplane.objects import services
 from conductor.cell.rpcapi import CellConductorAPI
 from conductor.cell.wiring import build_cell_conductor
 from conductor.super.rpcapi import SuperConductorAPI
@@ -100,7 +100,7 @@ def test_a_heartbeat_in_the_1x_form_reaches_the_cell_conductor(cell_conductor, b
                            report_time=datetime.datetime.now(datetime.timezone.utc),
                            version='0.0.9', cell_name='cell1')
     _legacy_client(bus, '1.0').cast(new_context(), 'service_heartbeat', status=status)
-    row = eventually(lambda: service_records.get_service(
+    row = eventually(lambda: services.get_service(
         cell_conductor, 'old-agent', 'cellplane-compute'), 'the 1.x heartbeat recorded')
     assert row['version'] == '0.0.9'
 

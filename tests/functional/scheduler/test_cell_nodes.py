@@ -8,7 +8,8 @@ import sqlalchemy as sa
 
 from cellplane.db import engines, migrate
 from cellplane.db.cell.models import compute_nodes, services
-from scheduler.cell_nodes import COMPUTE_BINARY, read_cell, refresh_cache
+from cellplane.objects.compute_nodes import COMPUTE_BINARY
+from scheduler.cell_nodes import read_cell, refresh_cache
 from scheduler.host_cache import HostStateCache
 
 NOW = datetime.datetime(2026, 11, 22, 9, 0, 0)

@@ -13,7 +13,7 @@ import pytest
 import sqlalchemy as sa
 
 from cellplane_api import aggregates
-from cellplane.cells import mappings
+from cellplane.objects import cell_mappings
 from cellplane.cells.databases import CellDatabases
 from cellplane.db import engines, migrate
 from cellplane.db.cell.models import compute_nodes, services
@@ -62,7 +62,7 @@ def cells(tmp_path, api):
             conn.execute(services.insert().values(
                 host=host, binary='cellplane-compute', last_seen_at=now))
     engine.dispose()
-    mappings.create(api, name='cell1', transport_url='memory://cell1',
+    cell_mappings.create(api, name='cell1', transport_url='memory://cell1',
                     database_connection=url)
     databases = CellDatabases(api)
     yield databases

@@ -6,10 +6,10 @@ import datetime
 import pytest
 import sqlalchemy as sa
 
-from cellplane.cells import mappings
+from cellplane.objects import cell_mappings
 from cellplane.cells.databases import CellDatabases, UnknownCell
 from cellplane.db import engines, migrate
-from cellplane.db.api.models import cell_mappings
+from cellplane.db.api.models import cell_mappings as cell_mappings_table
 from cellplane.db.cell.models import compute_nodes, services
 from scheduler.host_cache import HostStateCache
 from scheduler.host_refresher import HostRefresher
@@ -33,7 +33,7 @@ def _cell(tmp_path, api_engine, name, hosts):
             conn.execute(services.insert().values(
                 host=host, binary='cellplane-compute', last_seen_at=now))
     engine.dispose()
-    return mappings.create(api_engine, name=name, transport_url=f'memory://{name}',
+    return cell_mappings.create(api_engine, name=name, transport_url=f'memory://{name}',
                            database_connection=url)
 
 
@@ -58,12 +58,12 @@ def test_reload_picks_up_new_cells_and_drops_disabled_and_removed_ones(tmp_path)
         assert _hosts(cache) == [('a1', True), ('a2', True), ('b1', True)]
 
         with api.begin() as conn:
-            conn.execute(cell_mappings.update().where(
-                cell_mappings.c.name == 'cell1').values(disabled=True))
+            conn.execute(cell_mappings_table.update().where(
+                cell_mappings_table.c.name == 'cell1').values(disabled=True))
         refresher.reload_cells()
         assert _hosts(cache) == [('b1', True)]
 
-        mappings.delete(api, cell2.uuid)
+        cell_mappings.delete(api, cell2.uuid)
         refresher.reload_cells()
         assert _hosts(cache) == []
     finally:

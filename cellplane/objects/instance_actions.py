@@ -1,4 +1,6 @@
-"""The attempt history of an instance in its cell DB: one ``create`` action, one event per try.
+"""Instance actions and their events in a cell DB (``instance_actions``, ``instance_action_events``): an instance's attempt history.
+
+One ``create`` action per instance, one event per try.
 
 Every build attempt (the agent's report, success or failure) and every
 claim the cell conductor tried on an alternate and Placement refused becomes
@@ -15,11 +17,13 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+from typing import Sequence
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from cellplane.db.cell.models import instance_action_events, instance_actions
+from cellplane.db.columns import naive_utc, utcnow
 from rpc_schemas.build_attempt import BuildAttempt
 from rpc_schemas.selection import Selection
 
@@ -30,17 +34,6 @@ EVENT_BUILD = 'compute_build_and_run_instance'
 EVENT_CLAIM = 'conductor_claim_alternate'
 RESULT_OK = 'ok'
 RESULT_FAILED = 'failed'
-
-
-def naive_utc(moment: datetime.datetime) -> datetime.datetime:
-    """Naive UTC, as the cell DB's DateTime columns store times."""
-    if moment.tzinfo is not None:
-        moment = moment.astimezone(datetime.timezone.utc).replace(tzinfo=None)
-    return moment
-
-
-def utcnow() -> datetime.datetime:
-    return naive_utc(datetime.datetime.now(datetime.timezone.utc))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -119,20 +112,50 @@ def finish_action(conn: Connection, action_id: int, message: str | None = None) 
 
 def history(conn: Connection, instance_uuid: str) -> list[AttemptEvent]:
     """Every event of the instance's actions, oldest first."""
+    return histories(conn, [instance_uuid]).get(instance_uuid, [])
+
+
+def histories(conn: Connection, instance_uuids: Sequence[str]
+              ) -> dict[str, list[AttemptEvent]]:
+    """The events of each instance's actions, oldest first (instances without any left out)."""
     rows = conn.execute(
-        sa.select(instance_action_events)
+        sa.select(instance_actions.c.instance_uuid, instance_action_events)
         .select_from(instance_action_events.join(
             instance_actions, instance_actions.c.id == instance_action_events.c.action_id))
-        .where(instance_actions.c.instance_uuid == instance_uuid)
+        .where(instance_actions.c.instance_uuid.in_(list(instance_uuids)))
         .order_by(instance_action_events.c.id)).mappings().all()
-    return [AttemptEvent(event=r['event'], host=r['host'], node=r['node'],
-                         start=r['start_time'], finish=r['finish_time'],
-                         result=r['result'], reason=r['reason']) for r in rows]
+    found: dict[str, list[AttemptEvent]] = {}
+    for r in rows:
+        found.setdefault(r['instance_uuid'], []).append(AttemptEvent(
+            event=r['event'], host=r['host'], node=r['node'], start=r['start_time'],
+            finish=r['finish_time'], result=r['result'], reason=r['reason']))
+    return found
 
 
 def describe_history(events: list[AttemptEvent]) -> str:
     """One line per host tried, oldest first: what a fault's details list."""
     return '\n'.join(e.describe() for e in events if e.result != RESULT_OK)
+
+
+def record_event(conn: Connection, action_id: int, event: str, *, host: str | None,
+                 node: str | None, start: datetime.datetime, finish: datetime.datetime,
+                 result: str, reason: str | None) -> None:
+    """Any other event of the action (the super conductor's ``schedule`` event)."""
+    _insert_event(conn, action_id, event, host=host, node=node,
+                  start_time=naive_utc(start), finish_time=naive_utc(finish),
+                  result=result, reason=reason)
+
+
+def delete_for_instance(conn: Connection, instance_uuid: str) -> None:
+    """Remove every action of the instance with its events."""
+    action_ids = [row.id for row in conn.execute(
+        sa.select(instance_actions.c.id).where(
+            instance_actions.c.instance_uuid == instance_uuid))]
+    if action_ids:
+        conn.execute(instance_action_events.delete().where(
+            instance_action_events.c.action_id.in_(action_ids)))
+        conn.execute(instance_actions.delete().where(
+            instance_actions.c.id.in_(action_ids)))
 
 
 def _insert_event(conn: Connection, action_id: int, event: str, **values) -> None:

@@ -1,4 +1,4 @@
-"""The cell DB ``services`` table as the conductor writes it: one row per (host, binary).
+"""Services in a cell DB (``services``): one row per (host, binary), written by heartbeats.
 
 A heartbeat creates the row the first time and afterwards bumps
 ``report_count`` and ``last_seen_at``. ``last_seen_at`` is the conductor's
@@ -8,19 +8,13 @@ when the row is created; after that an operator's change in the DB wins.
 """
 from __future__ import annotations
 
-import datetime
-
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 
 from cellplane.db.cell.models import services
+from cellplane.db.columns import utcnow
 from rpc_schemas.service_status import ServiceStatus
-
-
-def utcnow() -> datetime.datetime:
-    """Naive UTC, as the DateTime columns of the cell DB store it."""
-    return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
 
 
 def record_heartbeat(engine: Engine, status: ServiceStatus) -> None:

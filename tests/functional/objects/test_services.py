@@ -7,8 +7,8 @@ import pytest
 import sqlalchemy as sa
 
 from cellplane.db import engines, migrate
-from cellplane.db.cell.models import services
-from conductor import service_records
+from cellplane.db.cell.models import services as services_table
+from cellplane.objects import services
 from rpc_schemas.service_status import ServiceStatus
 
 
@@ -29,8 +29,8 @@ def _status(**overrides) -> ServiceStatus:
 
 
 def test_first_heartbeat_creates_the_row(cell_engine):
-    service_records.record_heartbeat(cell_engine, _status())
-    row = service_records.get_service(cell_engine, 'cmp1', 'cellplane-compute')
+    services.record_heartbeat(cell_engine, _status())
+    row = services.get_service(cell_engine, 'cmp1', 'cellplane-compute')
     assert row['report_count'] == 1
     assert row['topic'] == 'compute'
     assert row['version'] == '0.1.0'
@@ -39,11 +39,11 @@ def test_first_heartbeat_creates_the_row(cell_engine):
 
 
 def test_later_heartbeats_count_up_and_move_last_seen_forward(cell_engine):
-    service_records.record_heartbeat(cell_engine, _status())
-    first = service_records.get_service(cell_engine, 'cmp1', 'cellplane-compute')
-    service_records.record_heartbeat(cell_engine, _status(version='0.2.0'))
-    service_records.record_heartbeat(cell_engine, _status(version='0.2.0'))
-    row = service_records.get_service(cell_engine, 'cmp1', 'cellplane-compute')
+    services.record_heartbeat(cell_engine, _status())
+    first = services.get_service(cell_engine, 'cmp1', 'cellplane-compute')
+    services.record_heartbeat(cell_engine, _status(version='0.2.0'))
+    services.record_heartbeat(cell_engine, _status(version='0.2.0'))
+    row = services.get_service(cell_engine, 'cmp1', 'cellplane-compute')
     assert row['report_count'] == 3
     assert row['version'] == '0.2.0'
     assert row['last_seen_at'] >= first['last_seen_at']
@@ -51,17 +51,17 @@ def test_later_heartbeats_count_up_and_move_last_seen_forward(cell_engine):
 
 
 def test_an_operators_disable_survives_heartbeats_that_say_enabled(cell_engine):
-    service_records.record_heartbeat(cell_engine, _status())
+    services.record_heartbeat(cell_engine, _status())
     with cell_engine.begin() as conn:
-        conn.execute(sa.update(services).values(disabled=True, disabled_reason='rack work'))
-    service_records.record_heartbeat(cell_engine, _status(disabled=False))
-    row = service_records.get_service(cell_engine, 'cmp1', 'cellplane-compute')
+        conn.execute(sa.update(services_table).values(disabled=True, disabled_reason='rack work'))
+    services.record_heartbeat(cell_engine, _status(disabled=False))
+    row = services.get_service(cell_engine, 'cmp1', 'cellplane-compute')
     assert (row['disabled'], row['disabled_reason']) == (True, 'rack work')
 
 
 def test_same_host_different_binaries_are_different_services(cell_engine):
-    service_records.record_heartbeat(cell_engine, _status())
-    service_records.record_heartbeat(cell_engine, _status(binary='cellplane-conductor',
+    services.record_heartbeat(cell_engine, _status())
+    services.record_heartbeat(cell_engine, _status(binary='cellplane-conductor',
                                                           topic='conductor'))
     with cell_engine.connect() as conn:
-        assert conn.execute(sa.select(sa.func.count()).select_from(services)).scalar() == 2
+        assert conn.execute(sa.select(sa.func.count()).select_from(services_table)).scalar() == 2

@@ -14,8 +14,8 @@ from typing import Sequence
 
 from sqlalchemy.engine import Engine
 
-from cellplane.db.cell.models import instance_action_events, instance_actions, instances
-from conductor import cell_actions, cell_instances
+from cellplane.db.columns import utcnow
+from cellplane.objects import instance_actions, instances
 from rpc_schemas.instance import Instance
 from rpc_schemas.selection import Selection
 
@@ -39,26 +39,18 @@ def create(engine: Engine, instance: Instance, host_list: Sequence[Selection], *
     """Insert the instance, its ``create`` action and the ``schedule`` event, atomically."""
     chosen = host_list[0]
     with engine.begin() as conn:
-        cell_instances.create_instance(conn, instance)
-        action_id = cell_actions.ensure_create_action(
+        instances.create_instance(conn, instance)
+        action_id = instance_actions.ensure_create_action(
             conn, instance.uuid, request_id=request_id, user_id=instance.user_id,
             project_id=instance.project_id)
-        now = cell_actions.utcnow()
-        conn.execute(instance_action_events.insert().values(
-            action_id=action_id, event=EVENT_SCHEDULE, host=chosen.service_host,
-            node=chosen.nodename, start_time=cell_actions.naive_utc(scheduling_started),
-            finish_time=now, result=cell_actions.RESULT_OK,
-            reason=describe_selection(host_list), created_at=now, updated_at=now))
+        instance_actions.record_event(
+            conn, action_id, EVENT_SCHEDULE, host=chosen.service_host,
+            node=chosen.nodename, start=scheduling_started, finish=utcnow(),
+            result=instance_actions.RESULT_OK, reason=describe_selection(host_list))
 
 
 def withdraw(engine: Engine, instance_uuid: str) -> None:
     """Remove the instance ``create`` wrote, with its actions and events."""
     with engine.begin() as conn:
-        action_ids = [row.id for row in conn.execute(
-            instance_actions.select().where(instance_actions.c.instance_uuid == instance_uuid))]
-        if action_ids:
-            conn.execute(instance_action_events.delete().where(
-                instance_action_events.c.action_id.in_(action_ids)))
-            conn.execute(instance_actions.delete().where(
-                instance_actions.c.id.in_(action_ids)))
-        conn.execute(instances.delete().where(instances.c.uuid == instance_uuid))
+        instance_actions.delete_for_instance(conn, instance_uuid)
+        instances.delete(conn, instance_uuid)

@@ -1,4 +1,4 @@
-"""The instances of one cell as its cell conductor writes them: state changes and faults.
+"""Instances and their faults in a cell DB (``instances``, ``instance_faults``): created, changed, read.
 
 The super conductor creates an instance in the cell it chose
 (``create_instance`` is the one way to write that row); from then on only
@@ -9,12 +9,13 @@ A deleted instance stays deleted: a late report about it changes nothing.
 from __future__ import annotations
 
 import logging
+from typing import Sequence
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from cellplane.db.cell.models import instance_faults, instances
-from conductor.cell_actions import naive_utc, utcnow
+from cellplane.db.columns import naive_utc, utcnow
 from rpc_schemas.instance import ACTIVE, BUILDING, DELETED, ERROR, Instance
 from rpc_schemas.instance_update import InstanceUpdate
 
@@ -45,6 +46,19 @@ def create_instance(conn: Connection, instance: Instance) -> None:
 def get_instance(conn: Connection, uuid: str) -> dict | None:
     row = conn.execute(sa.select(instances).where(instances.c.uuid == uuid)).mappings().first()
     return dict(row) if row else None
+
+
+def get_many(conn: Connection, uuids: Sequence[str]) -> list[dict]:
+    """The rows of those of ``uuids`` that are in this cell."""
+    rows = conn.execute(sa.select(instances).where(
+        instances.c.uuid.in_(list(uuids)))).mappings().all()
+    return [dict(r) for r in rows]
+
+
+def delete(conn: Connection, uuid: str) -> None:
+    """Remove the instance's row (its faults too); its actions are ``instance_actions``'."""
+    conn.execute(instance_faults.delete().where(instance_faults.c.instance_uuid == uuid))
+    conn.execute(instances.delete().where(instances.c.uuid == uuid))
 
 
 def _current_vm_state(conn: Connection, uuid: str) -> str:
@@ -108,7 +122,15 @@ def set_error(conn: Connection, uuid: str, *, message: str, details: str,
 
 def faults(conn: Connection, uuid: str) -> list[dict]:
     """The instance's faults, oldest first."""
+    return faults_of_many(conn, [uuid]).get(uuid, [])
+
+
+def faults_of_many(conn: Connection, uuids: Sequence[str]) -> dict[str, list[dict]]:
+    """Each instance's faults, oldest first (instances without any left out)."""
     rows = conn.execute(sa.select(instance_faults)
-                        .where(instance_faults.c.instance_uuid == uuid)
+                        .where(instance_faults.c.instance_uuid.in_(list(uuids)))
                         .order_by(instance_faults.c.id)).mappings().all()
-    return [dict(r) for r in rows]
+    found: dict[str, list[dict]] = {}
+    for r in rows:
+        found.setdefault(r['instance_uuid'], []).append(dict(r))
+    return found

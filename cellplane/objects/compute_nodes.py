@@ -1,0 +1,108 @@
+"""Compute nodes in a cell DB (``compute_nodes``): upserted by the cell conductor, read with their service's liveness.
+
+A compute agent reports its node every ``[compute] report_interval``; the
+row is keyed by the node's UUID (also its Placement resource provider, which
+the scheduler matches Placement's candidates against) and refreshed in one
+statement, so a report never needs a read first.
+"""
+from __future__ import annotations
+
+import dataclasses
+import datetime
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Engine
+
+from cellplane.db.cell.models import compute_nodes, services
+from cellplane.db.columns import utcnow
+from rpc_schemas.compute_node import ComputeNodeRecord
+
+
+COMPUTE_BINARY = 'cellplane-compute'
+
+
+class ComputeNodeConflict(Exception):
+    """Another node UUID already holds this (host, nodename) in the cell DB."""
+
+
+def upsert(engine: Engine, node: ComputeNodeRecord) -> None:
+    """Insert or refresh the row of ``node``."""
+    now = utcnow()
+    insert = (postgresql.insert if engine.dialect.name == 'postgresql'
+              else sqlite.insert)(compute_nodes)
+    values = dict(
+        host=node.host, nodename=node.nodename, vcpus=node.vcpus,
+        memory_mb=node.memory_mb, local_gb=node.local_gb,
+        cpu_allocation_ratio=node.cpu_allocation_ratio,
+        ram_allocation_ratio=node.ram_allocation_ratio,
+        disk_allocation_ratio=node.disk_allocation_ratio,
+        availability_zone=node.availability_zone, stats=dict(node.stats),
+        updated_at=now)
+    stmt = insert.values(uuid=node.uuid, created_at=now, **values).on_conflict_do_update(
+        index_elements=[compute_nodes.c.uuid], set_=values)
+    try:
+        with engine.begin() as conn:
+            conn.execute(stmt)
+    except sa.exc.IntegrityError as exc:
+        raise ComputeNodeConflict(
+            f'compute node {node.host}/{node.nodename} reported UUID {node.uuid}, but '
+            f'the cell DB has another UUID for that host and node. If the host was '
+            f'rebuilt, delete its old compute_nodes row (and its resource provider '
+            f'in Placement) first') from exc
+
+
+def get_node(engine: Engine, uuid: str) -> dict | None:
+    with engine.connect() as conn:
+        row = conn.execute(sa.select(compute_nodes)
+                           .where(compute_nodes.c.uuid == uuid)).mappings().first()
+    return dict(row) if row else None
+
+
+@dataclasses.dataclass(frozen=True)
+class NodeWithService:
+    """A compute node row with the liveness of its host's ``cellplane-compute`` service."""
+
+    uuid: str
+    host: str
+    nodename: str
+    availability_zone: str | None
+    stats: dict
+    last_seen_at: datetime.datetime | None
+    disabled: bool
+    disabled_reason: str | None
+
+
+def list_with_service(engine: Engine) -> list[NodeWithService]:
+    """Every node, ordered by host and nodename, with its compute service's row (or none)."""
+    query = (sa.select(compute_nodes.c.uuid, compute_nodes.c.host,
+                       compute_nodes.c.nodename, compute_nodes.c.availability_zone,
+                       compute_nodes.c.stats, services.c.last_seen_at,
+                       services.c.disabled, services.c.disabled_reason)
+             .select_from(compute_nodes.outerjoin(
+                 services, sa.and_(services.c.host == compute_nodes.c.host,
+                                   services.c.binary == COMPUTE_BINARY)))
+             .order_by(compute_nodes.c.host, compute_nodes.c.nodename))
+    with engine.connect() as conn:
+        rows = conn.execute(query).all()
+    return [NodeWithService(
+        uuid=row.uuid, host=row.host, nodename=row.nodename,
+        availability_zone=row.availability_zone, stats=dict(row.stats or {}),
+        last_seen_at=row.last_seen_at, disabled=bool(row.disabled),
+        disabled_reason=row.disabled_reason) for row in rows]
+
+
+def hosts_with_service(engine: Engine) -> set[str]:
+    """The hosts that have both a compute node and a compute service row: registered."""
+    with engine.connect() as conn:
+        return set(conn.execute(
+            sa.select(compute_nodes.c.host).join(
+                services, sa.and_(services.c.host == compute_nodes.c.host,
+                                  services.c.binary == COMPUTE_BINARY))).scalars())
+
+
+def has_host(engine: Engine, host: str) -> bool:
+    """Whether ``host`` has a compute node in this cell."""
+    with engine.connect() as conn:
+        return conn.execute(sa.select(compute_nodes.c.id).where(
+            compute_nodes.c.host == host).limit(1)).first() is not None
