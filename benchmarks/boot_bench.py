@@ -49,7 +49,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import sqlalchemy as sa  # noqa: E402
 
 from cellplane import config  # noqa: E402
-from cellplane_api import flavors as api_flavors  # noqa: E402
+from cellplane.objects import flavors as api_flavors  # noqa: E402
 from cellplane_api import servers  # noqa: E402
 from cellplane.context import new_context  # noqa: E402
 from cellplane.db import engines  # noqa: E402

@@ -26,15 +26,14 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from cellplane.objects import build_requests
-from cellplane_api import flavors as api_flavors
+from cellplane.objects import flavors as api_flavors
 from cellplane_api.conf import DEFAULT_CELL_TIMEOUT
 from cellplane.cells.databases import CellDatabases
 from cellplane.cells.scatter_gather import CellTimeout, gather
 from cellplane.objects.cell_mappings import CellMapping
 from cellplane.context import RequestContext
-from cellplane.db.api.models import cell_mappings, instance_mappings
-from cellplane.db.cell.models import (
-    instance_action_events, instance_actions, instance_faults, instances)
+from cellplane.objects import cell_mappings, instance_actions, instance_mappings, instances
+from cellplane.objects.instance_actions import AttemptEvent
 from compute_agent.rpcapi import ComputeAPI
 from conductor.super.rpcapi import SuperConductorAPI
 from rpc_schemas import instance as instance_states
@@ -64,17 +63,6 @@ class ServerNotFound(ServerError):
 
 
 @dataclasses.dataclass(frozen=True)
-class ActionEvent:
-    event: str
-    host: str | None
-    node: str | None
-    start: datetime.datetime | None
-    finish: datetime.datetime | None
-    result: str | None
-    reason: str | None
-
-
-@dataclasses.dataclass(frozen=True)
 class Server:
     uuid: str
     name: str | None
@@ -86,10 +74,10 @@ class Server:
     node: str | None
     fault: str | None
     created_at: datetime.datetime | None
-    events: tuple[ActionEvent, ...] = ()
+    events: tuple[AttemptEvent, ...] = ()
 
 
-def _payload_flavor(flavor: api_flavors.Flavor) -> Flavor:
+def _payload_flavor(flavor: api_flavors.FlavorRecord) -> Flavor:
     return Flavor(name=flavor.name, vcpus=flavor.vcpus, memory_mb=flavor.memory_mb,
                   root_gb=flavor.root_gb, flavorid=flavor.flavorid,
                   extra_specs=dict(flavor.extra_specs))
@@ -134,14 +122,9 @@ def create(api_engine: Engine, conductor: SuperConductorAPI, ctxt: RequestContex
 def _mappings(api_engine: Engine, uuids: Iterable[str] | None = None
               ) -> list[tuple[str, str | None]]:
     """(instance uuid, cell uuid or None) in creation order."""
-    query = (sa.select(instance_mappings.c.instance_uuid, cell_mappings.c.uuid)
-             .select_from(instance_mappings.outerjoin(
-                 cell_mappings, cell_mappings.c.id == instance_mappings.c.cell_id))
-             .order_by(instance_mappings.c.id))
-    if uuids is not None:
-        query = query.where(instance_mappings.c.instance_uuid.in_(list(uuids)))
-    with api_engine.connect() as conn:
-        return [(row[0], row[1]) for row in conn.execute(query)]
+    cell_uuids = cell_mappings.uuids_by_id(api_engine)
+    return [(uuid, None if cell_id is None else cell_uuids.get(cell_id))
+            for uuid, cell_id in instance_mappings.cells_of(api_engine, uuids)]
 
 
 def _from_build_request(request: build_requests.BuildRequest) -> Server:
@@ -163,27 +146,12 @@ def _flavor_name(stored) -> str:
 def _read_cell(engine: Engine, cell: CellMapping, uuids: Sequence[str], *,
                with_events: bool = False) -> dict[str, Server]:
     with engine.connect() as conn:
-        rows = conn.execute(sa.select(instances).where(
-            instances.c.uuid.in_(list(uuids)))).mappings().all()
-        faults: dict[str, str] = {}
-        for fault in conn.execute(sa.select(instance_faults).where(
-                instance_faults.c.instance_uuid.in_(list(uuids))).order_by(
-                    instance_faults.c.id)).mappings():
-            faults[fault['instance_uuid']] = (
-                fault['message'] + (f'\n{fault["details"]}' if fault['details'] else ''))
-        events: dict[str, list[ActionEvent]] = {}
-        if with_events:
-            for event in conn.execute(
-                    sa.select(instance_actions.c.instance_uuid, instance_action_events)
-                    .select_from(instance_action_events.join(
-                        instance_actions,
-                        instance_actions.c.id == instance_action_events.c.action_id))
-                    .where(instance_actions.c.instance_uuid.in_(list(uuids)))
-                    .order_by(instance_action_events.c.id)).mappings():
-                events.setdefault(event['instance_uuid'], []).append(ActionEvent(
-                    event=event['event'], host=event['host'], node=event['node'],
-                    start=event['start_time'], finish=event['finish_time'],
-                    result=event['result'], reason=event['reason']))
+        rows = instances.get_many(conn, uuids)
+        # The newest fault of each instance is the one shown.
+        faults = {uuid: found[-1]['message'] + (
+                      f'\n{found[-1]["details"]}' if found[-1]['details'] else '')
+                  for uuid, found in instances.faults_of_many(conn, uuids).items()}
+        events = instance_actions.histories(conn, uuids) if with_events else {}
     return {row['uuid']: Server(
         uuid=row['uuid'], name=row['display_name'],
         status=_STATUS_OF_VM_STATE.get(row['vm_state'], row['vm_state'].upper()),
@@ -285,9 +253,6 @@ def delete(api_engine: Engine, cells: CellDatabases,
     if not server.host:
         raise ServerError(f'server {instance_uuid} has no host in cell {cell.name}; '
                           f'nothing to terminate it on')
-    with api_engine.begin() as conn:
-        conn.execute(instance_mappings.update().where(
-            instance_mappings.c.instance_uuid == instance_uuid).values(
-                queued_for_delete=True))
+    instance_mappings.queue_for_delete(api_engine, instance_uuid)
     compute_api_for(cell).terminate_instance(ctxt, server.host, instance_uuid)
     return f'terminate cast to {server.host} in cell {cell.name}'

@@ -19,7 +19,7 @@ import argparse
 
 from cliff import command, lister, show
 
-from cellplane_api import aggregates
+from cellplane.objects import aggregates
 from cellplane_cli import base, databases
 
 COLUMNS = ('id', 'name', 'availability_zone', 'hosts', 'properties')

@@ -21,7 +21,7 @@ import sys
 
 from cliff import command, lister, show
 
-from cellplane_api import flavors
+from cellplane.objects import flavors
 from cellplane_cli import (aggregate_commands, base, databases, demo, scheduler_commands,
                            server_commands)
 
@@ -39,7 +39,7 @@ class _ApiCommand(base.ConfigOptionsMixin):
 _FLAVOR_COLUMNS = ('id', 'name', 'vcpus', 'memory_mb', 'root_gb', 'extra_specs', 'disabled')
 
 
-def _flavor_row(f: flavors.Flavor):
+def _flavor_row(f: flavors.FlavorRecord):
     return (f.flavorid, f.name, f.vcpus, f.memory_mb, f.root_gb, f.extra_specs, f.disabled)
 
 

@@ -20,6 +20,7 @@ from cliff import command, lister, show
 from tqdm import tqdm
 
 from cellplane_api import conf as api_conf
+from cellplane.objects.instance_actions import AttemptEvent
 from cellplane_api import servers
 from cellplane.cells.databases import CellDatabases
 from cellplane.objects.cell_mappings import CellMapping
@@ -74,7 +75,7 @@ def _row(server: servers.Server) -> tuple:
             server.cell, server.host)
 
 
-def _event(event: servers.ActionEvent) -> dict:
+def _event(event: AttemptEvent) -> dict:
     return {'event': event.event, 'host': event.host, 'node': event.node,
             'start': event.start.isoformat() if event.start else None,
             'finish': event.finish.isoformat() if event.finish else None,

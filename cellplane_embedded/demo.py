@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from cellplane_api import flavors as api_flavors
+from cellplane.objects import flavors as api_flavors
 from cellplane_api import servers
 from cellplane.context import new_context
 from cellplane_embedded.outcome import flavor_resources, read_outcome

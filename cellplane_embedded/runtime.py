@@ -44,7 +44,7 @@ from cellplane.objects import cell_mappings
 from cellplane.cells.databases import CellDatabases
 from cellplane.objects.cell_mappings import CellMapping
 from cellplane.db import engines, migrate
-from cellplane.db.cell.models import compute_nodes, services
+from cellplane.objects import compute_nodes
 from cellplane.service import Service
 from cellplane_embedded.memory_transport import MemoryBus
 from compute_agent import conf as compute_conf
@@ -65,8 +65,6 @@ LOG = logging.getLogger(__name__)
 
 # A bound on something that must happen (computes registering), not a speed target.
 READY_SECONDS = 60
-COMPUTE_BINARY = 'cellplane-compute'
-
 
 class EmbeddedStartError(Exception):
     """The embedded control plane could not start; the message says what did not come up."""
@@ -263,12 +261,7 @@ class EmbeddedCloud:
         while True:
             ready = set()
             for engine in self.cell_engines.values():
-                with engine.connect() as conn:
-                    ready |= set(conn.execute(
-                        sa.select(compute_nodes.c.host).join(
-                            services, sa.and_(services.c.host == compute_nodes.c.host,
-                                              services.c.binary == COMPUTE_BINARY))
-                    ).scalars())
+                ready |= compute_nodes.hosts_with_service(engine)
             if ready >= wanted:
                 break
             if time.monotonic() > deadline:

@@ -11,10 +11,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Iterable, Mapping
 
-import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from cellplane.db.api.models import aggregate_hosts, aggregates
+from cellplane.objects import aggregates
 from scheduler.host_state import ComputeNodeRecord, HostAggregate
 
 HostAggregates = Mapping[str, tuple[HostAggregate, ...]]
@@ -25,22 +24,15 @@ def read_host_aggregates(api_engine: Engine) -> dict[str, tuple[HostAggregate, .
 
     Raises ``sqlalchemy.exc.SQLAlchemyError`` when the API database cannot be read.
     """
-    query = (sa.select(aggregate_hosts.c.host, aggregates.c.uuid, aggregates.c.name,
-                       aggregates.c.metadata)
-             .select_from(aggregate_hosts.join(
-                 aggregates, aggregates.c.id == aggregate_hosts.c.aggregate_id))
-             .order_by(aggregate_hosts.c.host, aggregates.c.name))
     by_host: dict[str, list[HostAggregate]] = {}
     # Hosts share aggregates: build each aggregate once.
     built: dict[str, HostAggregate] = {}
-    with api_engine.connect() as conn:
-        for row in conn.execute(query):
-            aggregate = built.get(row.uuid)
-            if aggregate is None:
-                aggregate = built[row.uuid] = HostAggregate(
-                    uuid=row.uuid, name=row.name,
-                    metadata={str(k): str(v) for k, v in (row.metadata or {}).items()})
-            by_host.setdefault(row.host, []).append(aggregate)
+    for row in aggregates.memberships(api_engine):
+        aggregate = built.get(row.aggregate_uuid)
+        if aggregate is None:
+            aggregate = built[row.aggregate_uuid] = HostAggregate(
+                uuid=row.aggregate_uuid, name=row.aggregate_name, metadata=dict(row.metadata))
+        by_host.setdefault(row.host, []).append(aggregate)
     return {host: tuple(found) for host, found in by_host.items()}
 
 

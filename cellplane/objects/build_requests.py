@@ -1,4 +1,4 @@
-"""The API database's side of a boot: build requests, request specs, instance mappings.
+"""Build requests in the API DB (``build_requests``): an instance asked for and not yet in a cell.
 
 An instance asked for is, until it reaches a cell, a build request (the
 ``Instance`` payload as asked), a request spec (the ``RequestSpec`` payload)
@@ -16,10 +16,10 @@ import datetime
 from typing import Iterable, Sequence
 
 import sqlalchemy as sa
-from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.engine import Engine
 
-from cellplane.db.api.models import (
-    build_requests, cell_mappings, instance_mappings, request_specs)
+from cellplane.db.api.models import build_requests
+from cellplane.objects import cell_mappings, instance_mappings, request_specs
 from rpc_schemas.instance import Instance
 from rpc_schemas.request_spec import RequestSpec
 
@@ -46,17 +46,13 @@ def _utcnow() -> datetime.datetime:
 
 def record(engine: Engine, instances: Sequence[Instance], spec: RequestSpec) -> None:
     """Write build request, request spec and cell-less mapping of each instance, atomically."""
-    spec_primitive = spec.to_primitive()
     with engine.begin() as conn:
         for instance in instances:
             conn.execute(build_requests.insert().values(
                 instance_uuid=instance.uuid, project_id=instance.project_id,
                 user_id=instance.user_id, instance=instance.to_primitive()))
-            conn.execute(request_specs.insert().values(
-                instance_uuid=instance.uuid, spec=spec_primitive))
-            conn.execute(instance_mappings.insert().values(
-                instance_uuid=instance.uuid, cell_id=None,
-                project_id=instance.project_id, user_id=instance.user_id))
+            request_specs.insert(conn, instance.uuid, spec)
+            instance_mappings.insert(conn, instance)
 
 
 def _from_row(row) -> BuildRequest:
@@ -92,12 +88,10 @@ def list_all(engine: Engine) -> list[BuildRequest]:
 
 
 def request_spec(engine: Engine, instance_uuid: str) -> RequestSpec:
-    with engine.connect() as conn:
-        spec = conn.execute(sa.select(request_specs.c.spec).where(
-            request_specs.c.instance_uuid == instance_uuid)).scalar_one_or_none()
+    spec = request_specs.get(engine, instance_uuid)
     if spec is None:
         raise BuildRequestNotFound(f'no request spec for instance {instance_uuid}')
-    return RequestSpec.from_primitive(spec)
+    return spec
 
 
 def place(engine: Engine, instance_uuid: str, cell_uuid: str) -> bool:
@@ -111,18 +105,9 @@ def place(engine: Engine, instance_uuid: str, cell_uuid: str) -> bool:
             build_requests.c.instance_uuid == instance_uuid)).rowcount
         if not deleted:
             return False
-        cell_id = _cell_id(conn, cell_uuid)
-        conn.execute(instance_mappings.update().where(
-            instance_mappings.c.instance_uuid == instance_uuid).values(cell_id=cell_id))
+        instance_mappings.point_at_cell(conn, instance_uuid,
+                                        cell_mappings.id_of(conn, cell_uuid))
     return True
-
-
-def _cell_id(conn: Connection, cell_uuid: str) -> int:
-    cell_id = conn.execute(sa.select(cell_mappings.c.id).where(
-        cell_mappings.c.uuid == cell_uuid)).scalar_one_or_none()
-    if cell_id is None:
-        raise LookupError(f'no cell mapping with uuid {cell_uuid}')
-    return cell_id
 
 
 def fail(engine: Engine, instance_uuids: Iterable[str], reason: str) -> int:
@@ -143,8 +128,6 @@ def discard(engine: Engine, instance_uuid: str) -> bool:
             build_requests.c.instance_uuid == instance_uuid)).rowcount
         if not deleted:
             return False
-        conn.execute(request_specs.delete().where(
-            request_specs.c.instance_uuid == instance_uuid))
-        conn.execute(instance_mappings.delete().where(
-            instance_mappings.c.instance_uuid == instance_uuid))
+        request_specs.delete(conn, instance_uuid)
+        instance_mappings.delete(conn, instance_uuid)
     return True

@@ -1,4 +1,4 @@
-"""Reading and writing cell mappings in the API database.
+"""Cell mappings in the API DB (``cell_mappings``): each cell's name, bus and database, for the top level.
 
 A cell mapping names a cell and gives the two things the top level needs to
 reach it downward: its transport URL (a RabbitMQ vhost) and its database
@@ -11,9 +11,10 @@ import uuid as uuidlib
 from dataclasses import dataclass
 
 import sqlalchemy as sa
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 
-from cellplane.db.api.models import cell_mappings, host_mappings, instance_mappings
+from cellplane.db.api.models import cell_mappings
+from cellplane.objects import host_mappings, instance_mappings
 
 
 class CellMappingError(Exception):
@@ -71,14 +72,27 @@ def delete(engine: Engine, name_or_uuid: str) -> None:
     """Delete an empty cell mapping; refuse while hosts or instances map to it."""
     mapping = get(engine, name_or_uuid)
     with engine.begin() as conn:
-        cell_id = conn.execute(sa.select(cell_mappings.c.id).where(
-            cell_mappings.c.uuid == mapping.uuid)).scalar_one()
-        hosts = conn.execute(sa.select(sa.func.count()).select_from(host_mappings).where(
-            host_mappings.c.cell_id == cell_id)).scalar_one()
-        instances = conn.execute(sa.select(sa.func.count()).select_from(instance_mappings).where(
-            instance_mappings.c.cell_id == cell_id)).scalar_one()
+        cell_id = id_of(conn, mapping.uuid)
+        hosts = host_mappings.count_in_cell(conn, cell_id)
+        instances = instance_mappings.count_in_cell(conn, cell_id)
         if hosts or instances:
             raise CellMappingError(
                 f'cell {mapping.name} still has {hosts} host(s) and {instances} '
                 f'instance(s) mapped to it; move or delete them first')
         conn.execute(cell_mappings.delete().where(cell_mappings.c.id == cell_id))
+
+
+def id_of(conn: Connection, cell_uuid: str) -> int:
+    """The id other API-DB tables refer to the cell by; LookupError if it is not mapped."""
+    cell_id = conn.execute(sa.select(cell_mappings.c.id).where(
+        cell_mappings.c.uuid == cell_uuid)).scalar_one_or_none()
+    if cell_id is None:
+        raise LookupError(f'no cell mapping with uuid {cell_uuid}')
+    return cell_id
+
+
+def uuids_by_id(engine: Engine) -> dict[int, str]:
+    """Cell mapping id -> cell uuid, for every cell."""
+    with engine.connect() as conn:
+        return {row.id: row.uuid for row in conn.execute(
+            sa.select(cell_mappings.c.id, cell_mappings.c.uuid))}

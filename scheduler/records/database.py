@@ -10,12 +10,11 @@ purge-records`` runs it on demand.
 """
 from __future__ import annotations
 
-import sqlalchemy as sa
 from oslo_config import cfg
 from sqlalchemy.engine import Engine
 
-from cellplane.db.api.models import scheduling_record_instances, scheduling_records
 from cellplane.db.engines import create_engine
+from cellplane.objects import scheduling_records
 from scheduler.records.backend import RecordBackend, RecordBackendError, RecordQuery
 from scheduler.records.record import SchedulingRecord
 
@@ -26,18 +25,7 @@ PURGE_EVERY = 500
 
 def purge(engine: Engine, keep: int) -> int:
     """Delete all but the newest ``keep`` records; how many were deleted."""
-    with engine.begin() as conn:
-        newest_kept = conn.execute(
-            sa.select(scheduling_records.c.id).order_by(scheduling_records.c.id.desc())
-            .offset(keep).limit(1)).scalar()
-        if newest_kept is None:
-            return 0
-        # Explicit child delete: the ON DELETE CASCADE needs SQLite's
-        # foreign_keys pragma, which a foreign engine might not set.
-        conn.execute(scheduling_record_instances.delete().where(
-            scheduling_record_instances.c.record_id <= newest_kept))
-        return conn.execute(scheduling_records.delete().where(
-            scheduling_records.c.id <= newest_kept)).rowcount
+    return scheduling_records.purge(engine, keep)
 
 
 class DatabaseBackend(RecordBackend):
@@ -59,30 +47,19 @@ class DatabaseBackend(RecordBackend):
     def write(self, records: list[SchedulingRecord]) -> None:
         with self.engine.begin() as conn:
             for record in records:
-                record_id = conn.execute(scheduling_records.insert().values(
-                    request_id=record.request_id, project_id=record.project_id,
-                    outcome=record.outcome, record=record.to_dict(),
-                    created_at=record.created_at)).inserted_primary_key[0]
-                if record.instance_uuids:
-                    conn.execute(scheduling_record_instances.insert(), [
-                        {'record_id': record_id, 'instance_uuid': u}
-                        for u in dict.fromkeys(record.instance_uuids)])
+                scheduling_records.insert(
+                    conn, request_id=record.request_id, project_id=record.project_id,
+                    outcome=record.outcome, body=record.to_dict(),
+                    created_at=record.created_at, instance_uuids=record.instance_uuids)
         self._since_purge += len(records)
         if self._since_purge >= PURGE_EVERY:
             self._since_purge = 0
             purge(self.engine, self.retention)
 
     def find(self, query: RecordQuery) -> list[SchedulingRecord]:
-        select = sa.select(scheduling_records.c.record)
-        if query.request_id:
-            select = select.where(scheduling_records.c.request_id == query.request_id)
-        if query.instance_uuid:
-            select = select.where(scheduling_records.c.id.in_(
-                sa.select(scheduling_record_instances.c.record_id).where(
-                    scheduling_record_instances.c.instance_uuid == query.instance_uuid)))
-        select = select.order_by(scheduling_records.c.id.desc()).limit(query.last)
-        with self.engine.connect() as conn:
-            return [SchedulingRecord.from_dict(body) for body in conn.execute(select).scalars()]
+        return [SchedulingRecord.from_dict(body) for body in scheduling_records.find(
+            self.engine, request_id=query.request_id, instance_uuid=query.instance_uuid,
+            last=query.last)]
 
     def close(self) -> None:
         if self._owns_engine:

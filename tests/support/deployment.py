@@ -25,7 +25,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from cellplane.db import engines
-from cellplane.db.cell.models import compute_nodes, services
+from cellplane.objects import compute_nodes
 from placement.client import PlacementClient
 from tests.support.backing_services import PostgresServer, RabbitServer
 
@@ -33,7 +33,6 @@ REPO = Path(__file__).resolve().parents[2]
 RUN_LOCAL = REPO / 'deploy' / 'run-local.sh'
 # A bound on things that must happen, not a performance expectation.
 EVENTUALLY_SECONDS = 120
-COMPUTE_BINARY = 'cellplane-compute'
 # oslo.log's defaults, plus the scheduler's cache refreshes at DEBUG (what
 # wait_until_schedulable watches for) and, when asked, its per-request trace.
 LOG_LEVELS = ('amqp=WARN,amqplib=WARN,kombu=WARN,oslo.messaging=INFO,oslo_messaging=INFO,'
@@ -208,12 +207,7 @@ class Deployment:
             while True:
                 seen = set()
                 for engine in cell_engines:
-                    with engine.connect() as conn:
-                        seen |= set(conn.execute(
-                            sa.select(compute_nodes.c.host).join(
-                                services, sa.and_(services.c.host == compute_nodes.c.host,
-                                                  services.c.binary == COMPUTE_BINARY))
-                        ).scalars())
+                    seen |= compute_nodes.hosts_with_service(engine)
                 if seen >= wanted:
                     break
                 assert time.monotonic() < deadline, \

@@ -22,7 +22,7 @@ import sqlalchemy as sa
 
 from cellplane import conf as shared_conf
 from cellplane import config
-from cellplane_api import flavors
+from cellplane.objects import flavors
 from cellplane.objects import cell_mappings
 from cellplane.cells.databases import CellDatabases
 from cellplane.objects.cell_mappings import CellMapping
@@ -196,7 +196,7 @@ class TopLevel:
         return ComputeAPI(self.cell_buses[cell.name].transport)
 
     def flavor(self, name: str = 'small', vcpus: int = 1, memory_mb: int = 512,
-               root_gb: int = 10) -> flavors.Flavor:
+               root_gb: int = 10) -> flavors.FlavorRecord:
         return flavors.create(self.api_engine, name=name, vcpus=vcpus,
                               memory_mb=memory_mb, root_gb=root_gb)
 

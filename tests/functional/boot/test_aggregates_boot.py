@@ -9,7 +9,8 @@ import pytest
 import sqlalchemy as sa
 
 from cellplane.objects import build_requests
-from cellplane_api import aggregates, flavors, servers
+from cellplane.objects import aggregates, flavors
+from cellplane_api import servers
 from cellplane.context import new_context
 from cellplane.db.cell.models import instances
 from tests.functional.boot.harness import TopLevel

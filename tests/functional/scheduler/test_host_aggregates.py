@@ -1,7 +1,7 @@
 """Host aggregates from the API database reach the scheduler: extra specs and zones.
 
 Real SQLite API and cell databases, the host refresher the daemon runs, and
-the in-process Placement; aggregates are made with ``cellplane_api.aggregates``
+the in-process Placement; aggregates are made with ``cellplane.objects.aggregates``
 as the ``cellplane aggregate`` commands do.
 """
 from __future__ import annotations
@@ -12,7 +12,7 @@ import uuid as uuidlib
 import pytest
 import sqlalchemy as sa
 
-from cellplane_api import aggregates
+from cellplane.objects import aggregates
 from cellplane.objects import cell_mappings
 from cellplane.cells.databases import CellDatabases
 from cellplane.db import engines, migrate

@@ -1,4 +1,4 @@
-"""Flavors: named sizes of instances, kept in the API database.
+"""Flavors in the API DB (``flavors``): named sizes of instances, checked when created.
 
 A flavor's extra specs steer scheduling: ``resources:CLASS=N`` overrides or
 adds an amount of a Placement resource class (``N=0`` removes one) and
@@ -26,7 +26,7 @@ class FlavorError(Exception):
 
 
 @dataclass(frozen=True)
-class Flavor:
+class FlavorRecord:
     flavorid: str
     name: str
     vcpus: int
@@ -58,12 +58,12 @@ def check_extra_specs(extra_specs: dict[str, str]) -> None:
 
 
 def create(engine: Engine, *, name: str, vcpus: int, memory_mb: int, root_gb: int = 0,
-           extra_specs: dict[str, str] | None = None, flavorid: str | None = None) -> Flavor:
+           extra_specs: dict[str, str] | None = None, flavorid: str | None = None) -> FlavorRecord:
     extra_specs = dict(extra_specs or {})
     if vcpus < 1 or memory_mb < 1 or root_gb < 0:
         raise FlavorError('a flavor needs vcpus >= 1, memory_mb >= 1 and root_gb >= 0')
     check_extra_specs(extra_specs)
-    flavor = Flavor(flavorid=flavorid or str(uuidlib.uuid4()), name=name, vcpus=vcpus,
+    flavor = FlavorRecord(flavorid=flavorid or str(uuidlib.uuid4()), name=name, vcpus=vcpus,
                     memory_mb=memory_mb, root_gb=root_gb, extra_specs=extra_specs)
     with engine.begin() as conn:
         clash = conn.execute(sa.select(flavors.c.name).where(
@@ -76,19 +76,19 @@ def create(engine: Engine, *, name: str, vcpus: int, memory_mb: int, root_gb: in
     return flavor
 
 
-def _from_row(row) -> Flavor:
-    return Flavor(flavorid=row.flavorid, name=row.name, vcpus=row.vcpus,
+def _from_row(row) -> FlavorRecord:
+    return FlavorRecord(flavorid=row.flavorid, name=row.name, vcpus=row.vcpus,
                   memory_mb=row.memory_mb, root_gb=row.root_gb,
                   extra_specs=dict(row.extra_specs or {}), disabled=bool(row.disabled))
 
 
-def list_all(engine: Engine) -> list[Flavor]:
+def list_all(engine: Engine) -> list[FlavorRecord]:
     with engine.connect() as conn:
         return [_from_row(r) for r in conn.execute(
             sa.select(flavors).order_by(flavors.c.vcpus, flavors.c.memory_mb, flavors.c.name))]
 
 
-def get(engine: Engine, name_or_id: str) -> Flavor:
+def get(engine: Engine, name_or_id: str) -> FlavorRecord:
     with engine.connect() as conn:
         row = conn.execute(sa.select(flavors).where(
             (flavors.c.name == name_or_id) | (flavors.c.flavorid == name_or_id))).first()

@@ -1,4 +1,4 @@
-"""Host aggregates: named groups of hosts with key/value metadata, in the API database.
+"""Host aggregates in the API DB (``aggregates``, ``aggregate_hosts``): named groups of hosts with metadata.
 
 The scheduler reads them at every host refresh: AggregateInstanceExtraSpecsFilter
 matches a flavor's ``aggregate_instance_extra_specs:KEY=VALUE`` against the
@@ -242,3 +242,29 @@ def delete(engine: Engine, name_or_uuid: str) -> None:
                 f'aggregate {row.name} still has host(s) {", ".join(hosts)}; remove '
                 f'them first (`cellplane aggregate remove-host {row.name} HOST`)')
         conn.execute(aggregates.delete().where(aggregates.c.id == row.id))
+
+
+@dataclass(frozen=True)
+class Membership:
+    """One host in one aggregate, with the aggregate's metadata (a row of the scheduler's read)."""
+
+    host: str
+    aggregate_uuid: str
+    aggregate_name: str
+    metadata: Mapping[str, str]
+
+
+def memberships(engine: Engine) -> list[Membership]:
+    """Every (host, aggregate) pair in one query, ordered by host then aggregate name.
+
+    Raises ``sqlalchemy.exc.SQLAlchemyError`` when the API database cannot be read.
+    """
+    query = (sa.select(aggregate_hosts.c.host, aggregates.c.uuid, aggregates.c.name,
+                       aggregates.c.metadata)
+             .select_from(aggregate_hosts.join(
+                 aggregates, aggregates.c.id == aggregate_hosts.c.aggregate_id))
+             .order_by(aggregate_hosts.c.host, aggregates.c.name))
+    with engine.connect() as conn:
+        return [Membership(host=row.host, aggregate_uuid=row.uuid, aggregate_name=row.name,
+                           metadata={str(k): str(v) for k, v in (row.metadata or {}).items()})
+                for row in conn.execute(query)]

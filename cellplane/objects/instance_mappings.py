@@ -1,0 +1,56 @@
+"""Instance mappings in the API DB (``instance_mappings``): which cell each instance is in, if any yet.
+
+An instance is mapped to no cell while it is a build request, and to its
+cell once the super conductor placed it. Cells are named here by their
+cell mapping's id (``cell_mappings.id_of`` turns a uuid into it).
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection, Engine
+
+from cellplane.db.api.models import instance_mappings
+from rpc_schemas.instance import Instance
+
+
+def insert(conn: Connection, instance: Instance) -> None:
+    """Map ``instance`` to no cell yet."""
+    conn.execute(instance_mappings.insert().values(
+        instance_uuid=instance.uuid, cell_id=None, project_id=instance.project_id,
+        user_id=instance.user_id))
+
+
+def point_at_cell(conn: Connection, instance_uuid: str, cell_id: int) -> None:
+    conn.execute(instance_mappings.update().where(
+        instance_mappings.c.instance_uuid == instance_uuid).values(cell_id=cell_id))
+
+
+def queue_for_delete(engine: Engine, instance_uuid: str) -> None:
+    """Mark the instance as being deleted (its terminate was cast)."""
+    with engine.begin() as conn:
+        conn.execute(instance_mappings.update().where(
+            instance_mappings.c.instance_uuid == instance_uuid).values(
+                queued_for_delete=True))
+
+
+def delete(conn: Connection, instance_uuid: str) -> None:
+    conn.execute(instance_mappings.delete().where(
+        instance_mappings.c.instance_uuid == instance_uuid))
+
+
+def cells_of(engine: Engine, instance_uuids: Iterable[str] | None = None
+             ) -> list[tuple[str, int | None]]:
+    """(instance uuid, cell mapping id or None) in creation order; every instance without ``instance_uuids``."""
+    query = (sa.select(instance_mappings.c.instance_uuid, instance_mappings.c.cell_id)
+             .order_by(instance_mappings.c.id))
+    if instance_uuids is not None:
+        query = query.where(instance_mappings.c.instance_uuid.in_(list(instance_uuids)))
+    with engine.connect() as conn:
+        return [(row[0], row[1]) for row in conn.execute(query)]
+
+
+def count_in_cell(conn: Connection, cell_id: int) -> int:
+    return conn.execute(sa.select(sa.func.count()).select_from(instance_mappings).where(
+        instance_mappings.c.cell_id == cell_id)).scalar_one()
