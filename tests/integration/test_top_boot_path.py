@@ -241,7 +241,7 @@ def test_server_create_count_n_lands_in_the_cells_with_claims_summing_to_the_fla
         mapped = dict(conn.execute(
             sa.select(instance_mappings.c.instance_uuid, cell_mappings_table.c.name)
             .select_from(instance_mappings.join(
-                cell_mappings, cell_mappings_table.c.id == instance_mappings.c.cell_id))).all())
+                cell_mappings_table, cell_mappings_table.c.id == instance_mappings.c.cell_id))).all())
     total = {rc: 0 for rc in FLAVOR}
     for build in recorder.builds:
         uuid = build.instance.uuid
