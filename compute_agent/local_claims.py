@@ -14,7 +14,7 @@ from __future__ import annotations
 import threading
 from typing import Mapping
 
-from compute_agent.virt.driver import Inventory
+from compute_agent.virt.driver import DriverInventory
 from rpc_schemas.instance import Instance
 from rpc_schemas.selection import Selection
 
@@ -25,17 +25,15 @@ class InsufficientLocalResources(Exception):
 
 def requested_resources(instance: Instance, selection: Selection) -> dict[str, int]:
     """What the instance takes on this node: its allocation request there, else its flavor."""
-    allocations = selection.allocation_request.get('allocations') or {}
-    on_node = allocations.get(selection.compute_node_uuid) or {}
-    resources = on_node.get('resources')
+    resources = selection.allocations.get(selection.compute_node_uuid)
     if resources:
-        return {rc: int(amount) for rc, amount in resources.items()}
+        return resources
     flavor = instance.flavor
     wanted = {'VCPU': flavor.vcpus, 'MEMORY_MB': flavor.memory_mb, 'DISK_GB': flavor.root_gb}
     return {rc: amount for rc, amount in wanted.items() if amount}
 
 
-def driver_capacity(inventory: Mapping[str, Inventory]) -> dict[str, int]:
+def driver_capacity(inventory: Mapping[str, DriverInventory]) -> dict[str, int]:
     """Resource class -> what the host may hand out: (total - reserved) x ratio."""
     return {rc: int((inv.total - inv.reserved) * inv.allocation_ratio)
             for rc, inv in inventory.items()}

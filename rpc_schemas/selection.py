@@ -7,10 +7,22 @@ allocation request the cell conductor uses to claim it on a retry.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import Any, Mapping
 
 from rpc_schemas.base import Payload, field
 from rpc_schemas.registry import register
+
+
+def allocations_of(allocation_request: Mapping[str, Any]) -> dict[str, dict[str, int]]:
+    """Provider uuid -> {resource class: amount} of a Placement allocation request.
+
+    ``allocation_request`` is the body Placement gives in
+    ``allocation_requests``: ``{"allocations": {"<rp uuid>": {"resources":
+    {"VCPU": 2}}}, ...}``. The scheduler reads candidates' bodies with it
+    before any ``Selection`` exists; ``Selection.allocations`` is the same.
+    """
+    return {rp: {rc: int(n) for rc, n in (entry.get('resources') or {}).items()}
+            for rp, entry in (allocation_request.get('allocations') or {}).items()}
 
 
 @register
@@ -33,3 +45,8 @@ class Selection(Payload):
     # compute agent's own last-moment check.
     limits: dict[str, int] = field(default_factory=dict)
     availability_zone: str | None = field(default=None, maxLength=255)
+
+    @property
+    def allocations(self) -> dict[str, dict[str, int]]:
+        """Provider uuid -> {resource class: amount}: what claiming this host takes."""
+        return allocations_of(self.allocation_request)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Mapping
 
-from scheduler.host_state import ProviderSummary
+from scheduler.host_state import HostProviderSummary
 
 
 class MalformedCandidates(ValueError):
@@ -20,7 +20,7 @@ class MalformedCandidates(ValueError):
 @dataclasses.dataclass(frozen=True)
 class AllocationCandidates:
     allocation_requests: tuple[dict[str, Any], ...]
-    provider_summaries: Mapping[str, ProviderSummary]
+    provider_summaries: Mapping[str, HostProviderSummary]
 
     @classmethod
     def from_placement(cls, body: Mapping[str, Any]) -> 'AllocationCandidates':
@@ -31,7 +31,7 @@ class AllocationCandidates:
         """
         try:
             requests = tuple(body['allocation_requests'])
-            summaries = {uuid: ProviderSummary.from_placement(uuid, summary)
+            summaries = {uuid: HostProviderSummary.from_placement(uuid, summary)
                          for uuid, summary in body['provider_summaries'].items()}
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise MalformedCandidates(

@@ -19,7 +19,7 @@ from sqlalchemy.engine import Engine
 from cellplane.objects import compute_nodes
 from scheduler.host_aggregates import HostAggregates, with_aggregates
 from scheduler.host_cache import HostStateCache
-from scheduler.host_state import ComputeNodeRecord
+from scheduler.host_state import CellNodeRecord
 
 LOG = logging.getLogger(__name__)
 
@@ -29,11 +29,11 @@ def _utcnow() -> datetime.datetime:
 
 
 def read_cell(engine: Engine, cell_uuid: str, *, service_down_time: float,
-              now: datetime.datetime | None = None) -> list[ComputeNodeRecord]:
+              now: datetime.datetime | None = None) -> list[CellNodeRecord]:
     """The compute node records of one cell database."""
     now = now or _utcnow()
     oldest_alive = now - datetime.timedelta(seconds=service_down_time)
-    return [ComputeNodeRecord(
+    return [CellNodeRecord(
         uuid=row.uuid, host=row.host, nodename=row.nodename, cell_uuid=cell_uuid,
         service_up=row.last_seen_at is not None and row.last_seen_at >= oldest_alive,
         service_disabled=row.disabled, disabled_reason=row.disabled_reason,
@@ -50,10 +50,10 @@ def refresh_cache(cache: HostStateCache, cells: Mapping[str, Engine], *,
     With ``host_aggregates`` (host -> aggregates), each record gets its host's
     aggregates; without, records carry none.
     """
-    previous: dict[str, list[ComputeNodeRecord]] = {}
+    previous: dict[str, list[CellNodeRecord]] = {}
     for record in cache.records():
         previous.setdefault(record.cell_uuid, []).append(record)
-    records: list[ComputeNodeRecord] = []
+    records: list[CellNodeRecord] = []
     failed: dict[str, str] = {}
     for cell_uuid, engine in cells.items():
         try:

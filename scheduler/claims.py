@@ -17,7 +17,7 @@ from scheduler.host_state import HostState, provider_resources
 LOG = logging.getLogger(__name__)
 
 
-class ClaimConflict(Exception):
+class ClaimRefused(Exception):
     """Placement refused the claim: the host's resources changed since they were read.
 
     ``code`` is Placement's error code when it gave one (for instance
@@ -32,7 +32,7 @@ class ClaimConflict(Exception):
 class Claimer(Protocol):
     def claim(self, consumer_uuid: str, allocation_request: Mapping[str, Any],
               project_id: str, user_id: str | None) -> bool:
-        """Write the allocation; ``False`` or ``ClaimConflict`` if Placement refused it."""
+        """Write the allocation; ``False`` or ``ClaimRefused`` if Placement refused it."""
 
     def unclaim(self, consumer_uuid: str) -> None:
         """Remove every allocation of ``consumer_uuid``."""
@@ -54,15 +54,15 @@ class RequestClaims:
         """Claim ``host``'s allocation request for ``consumer_uuid``.
 
         On success the claim is charged to ``host`` and assumed by the cache.
-        A refusal raises ``ClaimConflict`` (with Placement's reason); other
+        A refusal raises ``ClaimRefused`` (with Placement's reason); other
         errors (Placement unreachable...) propagate as they are.
         """
         request = host.allocation_request
         if request is None:
-            raise ClaimConflict(f'Placement offered no allocation request for {host.uuid}')
+            raise ClaimRefused(f'Placement offered no allocation request for {host.uuid}')
         if not self._claimer.claim(consumer_uuid, request, self._project_id,
                                    self._user_id):
-            raise ClaimConflict('Placement refused the claim')
+            raise ClaimRefused('Placement refused the claim')
         resources = provider_resources(request, host.uuid)
         host.consume(resources)
         if self._cache is not None:

@@ -21,7 +21,7 @@ from scheduler.filters.base import HostFilter
 from scheduler.host_cache import HostStateCache
 from scheduler.host_state import HOST_LEVEL
 from scheduler.request import DIFFERENT_HOST_HINT, SAME_HOST_HINT
-from scheduler.selection import select_hosts
+from scheduler.claim_walk import select_hosts
 from scheduler.trace import SchedulingTrace
 from scheduler.weighers.base import HostWeigher
 

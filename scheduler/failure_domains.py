@@ -3,7 +3,7 @@
 Operators describe racks, rows, rooms (any level names) as Placement
 aggregates. Given each node provider's aggregates (from Placement) and the
 level each failure-domain aggregate stands for (from the operator), this sets
-``ComputeNodeRecord.failure_domains``. Aggregates with no level (zones,
+``CellNodeRecord.failure_domains``. Aggregates with no level (zones,
 pools) are not failure domains. A node found in two aggregates of one level
 is misdescribed: it gets no domain at that level, so anti-affinity at that
 level refuses it rather than guessing, and the conflict is reported.
@@ -14,7 +14,7 @@ import dataclasses
 import logging
 from typing import Iterable, Mapping
 
-from scheduler.host_state import ComputeNodeRecord
+from scheduler.host_state import CellNodeRecord
 
 LOG = logging.getLogger(__name__)
 
@@ -32,10 +32,10 @@ class DomainConflict:
                 f'until its Placement aggregates are fixed')
 
 
-def with_failure_domains(records: Iterable[ComputeNodeRecord],
+def with_failure_domains(records: Iterable[CellNodeRecord],
                          provider_aggregates: Mapping[str, Iterable[str]],
                          levels: Mapping[str, str]
-                         ) -> tuple[list[ComputeNodeRecord], list[DomainConflict]]:
+                         ) -> tuple[list[CellNodeRecord], list[DomainConflict]]:
     """(records with ``failure_domains`` set, the conflicts found).
 
     ``provider_aggregates``: node (provider) UUID -> its Placement aggregates.

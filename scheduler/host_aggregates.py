@@ -14,7 +14,7 @@ from typing import Iterable, Mapping
 from sqlalchemy.engine import Engine
 
 from cellplane.objects import aggregates
-from scheduler.host_state import ComputeNodeRecord, HostAggregate
+from scheduler.host_state import CellNodeRecord, HostAggregate
 
 HostAggregates = Mapping[str, tuple[HostAggregate, ...]]
 
@@ -36,8 +36,8 @@ def read_host_aggregates(api_engine: Engine) -> dict[str, tuple[HostAggregate, .
     return {host: tuple(found) for host, found in by_host.items()}
 
 
-def with_aggregates(records: Iterable[ComputeNodeRecord],
-                    host_aggregates: HostAggregates) -> list[ComputeNodeRecord]:
+def with_aggregates(records: Iterable[CellNodeRecord],
+                    host_aggregates: HostAggregates) -> list[CellNodeRecord]:
     """``records`` with each node's aggregates replaced by those of its host."""
     return [dataclasses.replace(r, aggregates=host_aggregates.get(r.host, ()))
             for r in records]

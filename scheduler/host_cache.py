@@ -29,7 +29,8 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 from oslo_config import cfg
 
 from scheduler.candidates import AllocationCandidates
-from scheduler.host_state import ComputeNodeRecord, HostState
+from rpc_schemas.selection import allocations_of
+from scheduler.host_state import CellNodeRecord, HostState
 
 
 @dataclasses.dataclass(frozen=True)
@@ -59,8 +60,7 @@ class HostStates:
 
 def claim_allocations(allocation_request: Mapping[str, Any]) -> dict[str, dict[str, int]]:
     """Provider uuid -> resources of a Placement allocation request body."""
-    return {rp: {rc: int(n) for rc, n in (entry.get('resources') or {}).items()}
-            for rp, entry in (allocation_request.get('allocations') or {}).items()}
+    return allocations_of(allocation_request)
 
 
 class HostStateCache:
@@ -74,7 +74,7 @@ class HostStateCache:
         self._sequence = 0
         self._in_flight: dict[int, ReadToken] = {}
         self._next_read_id = 0
-        self._records: dict[str, ComputeNodeRecord] = {}
+        self._records: dict[str, CellNodeRecord] = {}
         self._domains_by_host: dict[str, Mapping[str, str]] = {}
         self._assumed: dict[str, AssumedClaim] = {}
 
@@ -85,7 +85,7 @@ class HostStateCache:
         return cls(assume_seconds=conf.scheduler.assumed_claim_seconds, clock=clock)
 
     # -- compute node records ------------------------------------------------
-    def set_records(self, records: Iterable[ComputeNodeRecord]) -> None:
+    def set_records(self, records: Iterable[CellNodeRecord]) -> None:
         """Replace the known compute nodes (a full refresh from the cell databases)."""
         fresh = {r.uuid: r for r in records}
         domains: dict[str, dict[str, str]] = {}
@@ -95,7 +95,7 @@ class HostStateCache:
             self._records = fresh
             self._domains_by_host = domains
 
-    def record(self, node_uuid: str) -> ComputeNodeRecord | None:
+    def record(self, node_uuid: str) -> CellNodeRecord | None:
         with self._lock:
             return self._records.get(node_uuid)
 
@@ -104,7 +104,7 @@ class HostStateCache:
         with self._lock:
             return self._domains_by_host.get(host, {}).get(level)
 
-    def records(self) -> list[ComputeNodeRecord]:
+    def records(self) -> list[CellNodeRecord]:
         with self._lock:
             return list(self._records.values())
 

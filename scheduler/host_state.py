@@ -14,6 +14,8 @@ import copy
 import dataclasses
 from typing import Any, Mapping
 
+from rpc_schemas.selection import allocations_of
+
 AVAILABILITY_ZONE_KEY = 'availability_zone'
 HOST_LEVEL = 'host'
 FAILED_BUILDS_STAT = 'failed_builds'
@@ -30,7 +32,7 @@ class HostAggregate:
 
 
 @dataclasses.dataclass(frozen=True)
-class ComputeNodeRecord:
+class CellNodeRecord:
     """A compute node as its cell database describes it (and its service)."""
 
     uuid: str
@@ -66,7 +68,7 @@ class ResourceUsage:
 
 
 @dataclasses.dataclass(frozen=True)
-class ProviderSummary:
+class HostProviderSummary:
     """Placement's view of one resource provider in an allocation-candidates reply."""
 
     uuid: str
@@ -75,7 +77,7 @@ class ProviderSummary:
     root_provider_uuid: str | None = None
 
     @classmethod
-    def from_placement(cls, uuid: str, body: Mapping[str, Any]) -> 'ProviderSummary':
+    def from_placement(cls, uuid: str, body: Mapping[str, Any]) -> 'HostProviderSummary':
         """From one entry of ``provider_summaries``::
 
             {"resources": {"VCPU": {"capacity": 16, "used": 2}},
@@ -92,7 +94,7 @@ class ProviderSummary:
 class HostState:
     """One compute node as seen by the scheduler during one run."""
 
-    record: ComputeNodeRecord
+    record: CellNodeRecord
     resources: dict[str, ResourceUsage]
     traits: frozenset[str] = frozenset()
     # The Placement allocation request that claims this node for the request
@@ -100,7 +102,7 @@ class HostState:
     allocation_request: dict[str, Any] | None = None
 
     @classmethod
-    def merge(cls, record: ComputeNodeRecord, summary: ProviderSummary,
+    def merge(cls, record: CellNodeRecord, summary: HostProviderSummary,
               allocation_request: dict[str, Any] | None = None) -> 'HostState':
         if record.uuid != summary.uuid:
             raise ValueError(f'compute node {record.uuid} merged with the '
@@ -194,6 +196,4 @@ def provider_resources(allocation_request: Mapping[str, Any],
     ``allocation_request`` is Placement's body:
     ``{"allocations": {"<rp uuid>": {"resources": {"VCPU": 2}}}, ...}``.
     """
-    allocations = allocation_request.get('allocations') or {}
-    entry = allocations.get(provider_uuid) or {}
-    return {rc: int(n) for rc, n in (entry.get('resources') or {}).items()}
+    return allocations_of(allocation_request).get(provider_uuid, {})

@@ -3,7 +3,7 @@
 ``PlacementAdapter`` is both the ``CandidateSource`` (allocation candidates
 as the scheduler's own ``AllocationCandidates``) and the ``Claimer`` (claim
 and unclaim) the claim walk uses; Placement's 409 becomes the scheduler's
-``ClaimConflict`` with Placement's reason in it, except a consumer-generation
+``ClaimRefused`` with Placement's reason in it, except a consumer-generation
 conflict: the instance already has allocations, which no other host would
 change, so it becomes ``ConsumerAlreadyAllocated`` and ends the request.
 """
@@ -14,9 +14,10 @@ from typing import Any, Mapping
 from placement import client as placement_client
 from scheduler.candidates import AllocationCandidates
 from scheduler.candidates_query import CandidatesQuery
-from scheduler.claims import ClaimConflict
+from rpc_schemas.selection import allocations_of
+from scheduler.claims import ClaimRefused
 from scheduler.errors import ConsumerAlreadyAllocated
-from scheduler.host_state import ProviderSummary, ResourceUsage
+from scheduler.host_state import HostProviderSummary, ResourceUsage
 
 
 # Placement's (and the reference implementation's) wording for a write whose
@@ -44,7 +45,7 @@ class PlacementAdapter:
                 request['mappings'] = candidate.mappings
             requests.append(request)
         summaries = {
-            uuid: ProviderSummary(
+            uuid: HostProviderSummary(
                 uuid=uuid,
                 resources={rc: ResourceUsage(capacity=cap, used=used)
                            for rc, (cap, used) in s.resources.items()},
@@ -56,7 +57,7 @@ class PlacementAdapter:
     def claim(self, consumer_uuid: str, allocation_request: Mapping[str, Any],
               project_id: str, user_id: str) -> bool:
         try:
-            self._client.claim(consumer_uuid, dict(allocation_request['allocations']),
+            self._client.claim(consumer_uuid, allocations_of(allocation_request),
                                project_id=project_id, user_id=user_id)
         except placement_client.ClaimConflict as exc:
             if CONSUMER_GENERATION_CONFLICT in exc.detail:
@@ -66,7 +67,7 @@ class PlacementAdapter:
                     f'(DELETE /allocations/{consumer_uuid}) before scheduling it '
                     f'again: {exc.detail}') from exc
             why = 'lost a race' if exc.lost_race else 'refused'
-            raise ClaimConflict(f'Placement {why}: {exc.detail}', code=exc.code) from exc
+            raise ClaimRefused(f'Placement {why}: {exc.detail}', code=exc.code) from exc
         return True
 
     def unclaim(self, consumer_uuid: str) -> None:

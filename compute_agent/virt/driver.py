@@ -22,7 +22,7 @@ class UnknownVirtDriver(Exception):
 
 
 @dataclass(frozen=True)
-class Inventory:
+class DriverInventory:
     """One resource class of a host, in Placement's inventory terms."""
     total: int
     reserved: int = 0
@@ -52,7 +52,7 @@ class VirtDriver(abc.ABC):
     """Builds and destroys instances on one host and describes its capacity."""
 
     @abc.abstractmethod
-    def get_inventory(self) -> dict[str, Inventory]:
+    def get_inventory(self) -> dict[str, DriverInventory]:
         """Resource class name -> inventory of this host."""
 
     @abc.abstractmethod

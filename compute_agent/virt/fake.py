@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from oslo_config import cfg
 
-from compute_agent.virt.driver import BuildFailed, BuildRequest, Inventory, VirtDriver
+from compute_agent.virt.driver import BuildFailed, BuildRequest, DriverInventory, VirtDriver
 
 fake_driver_group = cfg.OptGroup('fake_driver', title='The fake virt driver')
 fake_driver_opts = [
@@ -81,12 +81,12 @@ class FakeDriver(VirtDriver):
         self._builds_started = 0
         self._instances: dict[str, BuildRequest] = {}
 
-    def get_inventory(self) -> dict[str, Inventory]:
+    def get_inventory(self) -> dict[str, DriverInventory]:
         s = self.settings
         return {
-            'VCPU': Inventory(total=s.vcpus, allocation_ratio=s.cpu_allocation_ratio),
-            'MEMORY_MB': Inventory(total=s.memory_mb, reserved=s.reserved_memory_mb),
-            'DISK_GB': Inventory(total=s.disk_gb),
+            'VCPU': DriverInventory(total=s.vcpus, allocation_ratio=s.cpu_allocation_ratio),
+            'MEMORY_MB': DriverInventory(total=s.memory_mb, reserved=s.reserved_memory_mb),
+            'DISK_GB': DriverInventory(total=s.disk_gb),
         }
 
     def get_traits(self) -> set[str]:

@@ -117,7 +117,7 @@ class Rescheduler:
         start = instance_actions.utcnow()
         try:
             self._placement.claim(
-                instance.uuid, dict(selection.allocation_request['allocations']),
+                instance.uuid, selection.allocations,
                 project_id=request_spec.project_id, user_id=request_spec.user_id)
         except ClaimConflict as exc:
             why = 'lost a race' if exc.lost_race else 'refused'

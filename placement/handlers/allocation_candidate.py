@@ -200,7 +200,7 @@ def _requests(req, requests: list[ac_obj.AllocationRequest]) -> list[dict]:
     return out
 
 
-def _summaries(req, summaries: list[ac_obj.ProviderSummary], requested) -> dict:
+def _summaries(req, summaries: list[ac_obj.CandidateSummary], requested) -> dict:
     all_classes = req.mv >= (1, 27)
     with_traits = req.mv >= (1, 17)
     with_tree = req.mv >= (1, 29)

@@ -517,7 +517,7 @@ def _write(conn: Connection, steps: _Steps) -> None:
 # ---------------------------------------------------------------- reading
 
 @dataclass(frozen=True)
-class ConsumerAllocations:
+class ConsumerAllocationsView:
     """What GET /allocations/{consumer_uuid} shows."""
     consumer: consumer_obj.ConsumerView | None
     # provider uuid -> (provider generation, {resource class: used})
@@ -535,11 +535,11 @@ _BY_CONSUMER = sa.text(
           sa.column('updated_at', sa.DateTime))
 
 
-def get_for_consumer(engine: Engine, consumer_uuid: str) -> ConsumerAllocations:
+def get_for_consumer(engine: Engine, consumer_uuid: str) -> ConsumerAllocationsView:
     with engine.connect() as conn:
         rows = conn.execute(_BY_CONSUMER, {'uuid': consumer_uuid}).all()
         if not rows:
-            return ConsumerAllocations(None, {}, None)
+            return ConsumerAllocationsView(None, {}, None)
         names = rc_obj.names_by_id(
             conn, {r.resource_class_id for r in rows})
         consumer = consumer_obj.get_consumer(conn, consumer_uuid)
@@ -547,7 +547,7 @@ def get_for_consumer(engine: Engine, consumer_uuid: str) -> ConsumerAllocations:
     for r in rows:
         entry = by_provider.setdefault(r.uuid, (r.generation, {}))
         entry[1][names[r.resource_class_id]] = r.used
-    return ConsumerAllocations(consumer, by_provider, _latest(rows))
+    return ConsumerAllocationsView(consumer, by_provider, _latest(rows))
 
 
 @dataclass(frozen=True)

@@ -85,7 +85,7 @@ class RequestWide:
 
 
 @dataclass
-class ProviderSummary:
+class CandidateSummary:
     uuid: str
     parent_uuid: str | None
     root_uuid: str
@@ -104,16 +104,16 @@ class AllocationRequest:
 
 
 @dataclass
-class Candidates:
+class CandidateResult:
     allocation_requests: list[AllocationRequest]
-    summaries: list[ProviderSummary]
+    summaries: list[CandidateSummary]
 
 
-_EMPTY = Candidates([], [])
+_EMPTY = CandidateResult([], [])
 
 
 def find_candidates(engine: Engine, groups: dict[str, RequestGroup],
-                    wide: RequestWide) -> Candidates:
+                    wide: RequestWide) -> CandidateResult:
     with engine.connect() as conn, db_api.autocommit(conn):
         return _Search(conn, groups, wide).run()
 
@@ -211,7 +211,7 @@ class _Search:
                     f't.resource_provider_id = rp.id AND t.trait_id IN ({ids}))')
         return set(self.conn.execute(sa.text(sql)).scalars())
 
-    def run(self) -> Candidates:
+    def run(self) -> CandidateResult:
         self._resolve_names()
         # Aggregates that do not exist match nothing.
         for g in self.groups.values():
@@ -330,7 +330,7 @@ class _FlatSearch:
             conds.append(f'rp.id IN ({_in_list(self.anchors)})')
         return conds or ['1 = 1']
 
-    def run(self) -> Candidates:
+    def run(self) -> CandidateResult:
         s, g = self.s, self.g
         if s.conn.dialect.name == 'postgresql':
             return _ProviderScan(self).run()
@@ -355,12 +355,12 @@ class _FlatSearch:
             return _EMPTY
         names = rc_obj.names_by_id(
             s.conn, {r[2] for r in rows if r[2] is not None})
-        by_id: dict[int, ProviderSummary] = {}
+        by_id: dict[int, CandidateSummary] = {}
         order = []
         for rp_id, uuid, rc, total, reserved, ratio, used in rows:
             summary = by_id.get(rp_id)
             if summary is None:
-                summary = by_id[rp_id] = ProviderSummary(uuid, None, uuid, {}, [])
+                summary = by_id[rp_id] = CandidateSummary(uuid, None, uuid, {}, [])
                 order.append(rp_id)
             if rc is not None:
                 summary.resources[names[rc]] = {
@@ -376,7 +376,7 @@ class _FlatSearch:
             summaries.append(summary)
             requests.append(AllocationRequest(
                 {summary.uuid: resources}, {suffix: [summary.uuid]}))
-        return Candidates(requests, summaries)
+        return CandidateResult(requests, summaries)
 
 
 class _ProviderScan:
@@ -470,7 +470,7 @@ class _ProviderScan:
             '  OFFSET 0) AS tr '
             f'WHERE {" AND ".join(conds)}{limit}')
 
-    def run(self) -> Candidates:
+    def run(self) -> CandidateResult:
         s, g = self.s, self.g
         rows = _fetch(s.conn, _walk_settings(s.conn) + self._sql())
         if not rows:
@@ -482,13 +482,13 @@ class _ProviderScan:
         resources, suffix = g.resources, g.suffix
         requests, summaries = [], []
         for uuid, rcs, caps, used, traits in rows:
-            summaries.append(ProviderSummary(
+            summaries.append(CandidateSummary(
                 uuid, None, uuid,
                 {names[rc]: {'capacity': cap, 'used': int(u)}
                  for rc, cap, u in zip(rcs or (), caps or (), used or ())},
                 [trait_names[t] for t in traits]))   # in trait id order, as the reference
             requests.append(AllocationRequest({uuid: resources}, {suffix: [uuid]}))
-        return Candidates(requests, summaries)
+        return CandidateResult(requests, summaries)
 
 
 def _providers_with(table: str, column: str, any_of: list[int]) -> str:
@@ -810,7 +810,7 @@ class _TreeSearch:
                 self._traits[rp].add(trait)
 
     # ----------------------------------------------------------- merge
-    def run(self) -> Candidates:
+    def run(self) -> CandidateResult:
         self._load_inventories()
         self._load_sharing()
         per_group: dict[str, list[_AReq]] = {}
@@ -919,7 +919,7 @@ class _TreeSearch:
         roots = {parents[rp][1] for rp in rps}
         return len(roots) == len(rps)
 
-    def _render(self, results, parents) -> Candidates:
+    def _render(self, results, parents) -> CandidateResult:
         rp_ids = {rp for amounts, _ in results for rp, _ in amounts}
         roots = {parents[rp][1] for rp in rp_ids}
         tree_rps = sorted(rp for rp, (_, root) in parents.items() if root in roots)
@@ -933,7 +933,7 @@ class _TreeSearch:
             uuids.update(self.conn.execute(sa.text(
                 'SELECT id, uuid FROM resource_providers '
                 f'WHERE id IN ({_in_list(chunk)})')).all())
-        summaries = {rp: ProviderSummary(
+        summaries = {rp: CandidateSummary(
             uuids[rp],
             uuids.get(parents[rp][0]) if parents[rp][0] else None,
             uuids[parents[rp][1]], {}, []) for rp in tree_rps}
@@ -960,7 +960,7 @@ class _TreeSearch:
             requests.append(AllocationRequest(
                 allocations,
                 {sfx: sorted(uuids[rp] for rp in rps) for sfx, rps in mappings.items()}))
-        return Candidates(requests, [summaries[rp] for rp in tree_rps])
+        return CandidateResult(requests, [summaries[rp] for rp in tree_rps])
 
 
 def _ancestors(rp: int, parents) -> set[int]:

@@ -10,7 +10,7 @@ from rpc_schemas.request_spec import InstanceGroup, RequestSpec
 from scheduler.destinations import DestinationSelector
 from scheduler.errors import ConsumerAlreadyAllocated, NoValidHost
 from scheduler.host_cache import HostStateCache
-from scheduler.host_state import ComputeNodeRecord
+from scheduler.host_state import CellNodeRecord
 from scheduler.instance_locator import PlacementInstanceLocator
 from scheduler.placement_adapter import PlacementAdapter
 from scheduler.plugins import load_filters
@@ -51,7 +51,7 @@ def nodes(placement):
 
 def _cache(nodes):
     cache = HostStateCache()
-    cache.set_records([ComputeNodeRecord(uuid=uuid, host=name, nodename=name,
+    cache.set_records([CellNodeRecord(uuid=uuid, host=name, nodename=name,
                                          cell_uuid=CELL2 if name == 'c' else CELL1)
                        for name, uuid in nodes.items()])
     return cache

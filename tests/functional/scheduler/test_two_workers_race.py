@@ -19,7 +19,7 @@ from rpc_schemas.request_spec import RequestSpec
 from scheduler import conf as scheduler_conf
 from scheduler.destinations import DestinationSelector
 from scheduler.host_cache import HostStateCache
-from scheduler.host_state import ComputeNodeRecord
+from scheduler.host_state import CellNodeRecord
 from scheduler.placement_adapter import PlacementAdapter
 from scheduler.plugins import load_from_conf
 from scheduler.trace import CLAIMED, CONFLICT
@@ -41,7 +41,7 @@ def _conf():
 def _worker(candidate_source, claimer, nodes: dict[str, str]) -> DestinationSelector:
     """One scheduler worker: its own cache, filled from 'the cell database'."""
     cache = HostStateCache()
-    cache.set_records([ComputeNodeRecord(uuid=uuid, host=host, nodename=host,
+    cache.set_records([CellNodeRecord(uuid=uuid, host=host, nodename=host,
                                          cell_uuid=CELL) for host, uuid in nodes.items()])
     filters, weighers = load_from_conf(_conf())
     return DestinationSelector(candidate_source=candidate_source, claimer=claimer,

@@ -5,7 +5,7 @@ import pytest
 
 from compute_agent.local_claims import (
     InsufficientLocalResources, LocalClaims, driver_capacity, requested_resources)
-from compute_agent.virt.driver import Inventory
+from compute_agent.virt.driver import DriverInventory
 from rpc_schemas.flavor import Flavor
 from rpc_schemas.instance import Instance
 from rpc_schemas.selection import Selection
@@ -34,8 +34,8 @@ def test_requested_resources_fall_back_to_the_flavor_without_zero_classes():
 
 
 def test_driver_capacity_applies_reserved_and_ratio():
-    assert driver_capacity({'VCPU': Inventory(total=8, allocation_ratio=4.0),
-                            'MEMORY_MB': Inventory(total=4096, reserved=512)}) == {
+    assert driver_capacity({'VCPU': DriverInventory(total=8, allocation_ratio=4.0),
+                            'MEMORY_MB': DriverInventory(total=4096, reserved=512)}) == {
         'VCPU': 32, 'MEMORY_MB': 3584}
 
 

@@ -15,9 +15,9 @@ from typing import Any, Iterable, Mapping
 from rpc_schemas.flavor import Flavor
 from rpc_schemas.request_spec import RequestSpec
 from scheduler.candidates import AllocationCandidates
-from scheduler.claims import ClaimConflict
+from scheduler.claims import ClaimRefused
 from scheduler.host_state import (
-    ComputeNodeRecord, HostAggregate, HostState, ProviderSummary, ResourceUsage)
+    CellNodeRecord, HostAggregate, HostState, HostProviderSummary, ResourceUsage)
 from scheduler.request import SchedulingRequest
 
 CELL1 = 'cell-1'
@@ -36,11 +36,11 @@ def spec(**overrides: Any) -> RequestSpec:
     return RequestSpec(**values)
 
 
-def record(name: str, *, cell: str = CELL1, **overrides: Any) -> ComputeNodeRecord:
+def record(name: str, *, cell: str = CELL1, **overrides: Any) -> CellNodeRecord:
     values: dict[str, Any] = {'uuid': f'rp-{name}', 'host': name, 'nodename': name,
                               'cell_uuid': cell}
     values.update(overrides)
-    return ComputeNodeRecord(**values)
+    return CellNodeRecord(**values)
 
 
 def allocation_request(node_uuid: str, resources: Mapping[str, int]) -> dict:
@@ -59,7 +59,7 @@ def host(name: str, *, cell: str = CELL1, used: Mapping[str, int] | None = None,
     capacity = dict(capacity or DEFAULT_CAPACITY)
     used = dict(used or {})
     rec = record(name, cell=cell, aggregates=tuple(aggregates), **record_overrides)
-    summary = ProviderSummary(
+    summary = HostProviderSummary(
         uuid=rec.uuid,
         resources={rc: ResourceUsage(capacity=cap, used=used.get(rc, 0))
                    for rc, cap in capacity.items()})
@@ -111,7 +111,7 @@ class FakeClaimer:
             raise self.fail_with
         if self.refuse & set(providers):
             if self.raise_conflict:
-                raise ClaimConflict(f'generation conflict on {providers}')
+                raise ClaimRefused(f'generation conflict on {providers}')
             return False
         self.allocations[consumer_uuid] = dict(allocation_request)
         return True
@@ -151,7 +151,7 @@ class FakePlacement:
         ((rp, entry),) = allocation_request['allocations'].items()
         amount = entry['resources']['MEMORY_MB']
         if self.capacity[rp] - self.used[rp] < amount:
-            raise ClaimConflict(f'{rp} changed')
+            raise ClaimRefused(f'{rp} changed')
         self.used[rp] += amount
         self.allocations[consumer_uuid] = (rp, amount)
         return True

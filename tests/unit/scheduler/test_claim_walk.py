@@ -11,7 +11,7 @@ from scheduler.filters.availability_zone import AvailabilityZoneFilter
 from scheduler.filters.compute import ComputeFilter
 from scheduler.filters.resource_fit import ResourceFitFilter
 from scheduler.host_cache import HostStateCache
-from scheduler.selection import select_hosts
+from scheduler.claim_walk import select_hosts
 from scheduler.trace import CLAIMED, CONFLICT, SchedulingTrace
 from scheduler.weighers.ram import RAMWeigher
 from tests.unit.scheduler.factories import (

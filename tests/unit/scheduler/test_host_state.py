@@ -5,12 +5,12 @@ import pytest
 
 from scheduler.candidates import AllocationCandidates, MalformedCandidates
 from scheduler.host_state import (
-    HostAggregate, HostState, ProviderSummary, provider_resources)
+    HostAggregate, HostState, HostProviderSummary, provider_resources)
 from tests.unit.scheduler.factories import host, record
 
 
 def test_merge_takes_capacity_usage_and_traits_from_placement_and_identity_from_the_cell():
-    summary = ProviderSummary.from_placement('rp-h1', {
+    summary = HostProviderSummary.from_placement('rp-h1', {
         'resources': {'VCPU': {'capacity': 64, 'used': 4},
                       'MEMORY_MB': {'capacity': 4096, 'used': 1024}},
         'traits': ['HW_CPU_X86_AVX2']})
@@ -24,7 +24,7 @@ def test_merge_takes_capacity_usage_and_traits_from_placement_and_identity_from_
 
 
 def test_merge_refuses_a_summary_of_another_provider():
-    summary = ProviderSummary.from_placement('rp-other', {'resources': {}})
+    summary = HostProviderSummary.from_placement('rp-other', {'resources': {}})
     with pytest.raises(ValueError, match='rp-other'):
         HostState.merge(record('h1'), summary)
 

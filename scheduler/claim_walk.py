@@ -15,7 +15,7 @@ from typing import Callable, Mapping, Sequence
 
 from rpc_schemas.request_spec import RequestSpec
 from rpc_schemas.selection import Selection
-from scheduler.claims import ClaimConflict, RequestClaims
+from scheduler.claims import ClaimRefused, RequestClaims
 from scheduler.errors import NoValidHost
 from scheduler.filter_chain import run_filters
 from scheduler.filters.base import HostFilter
@@ -96,10 +96,10 @@ def _select(spec, instance_uuids, num_alternates, hosts, resources, filters,
         if claimed is None:
             trace.outcome = 'no valid host'
             trace.rolled_back = claims.rollback()
-            message = explain_no_valid_host(trace, instance_trace, index,
-                                            len(instance_uuids))
-            trace.error = message
-            raise NoValidHost(message, trace=trace)
+            error = NoValidHost.for_instance(trace, instance_trace, index,
+                                             len(instance_uuids))
+            trace.error = str(error)
+            raise error
         chosen_hosts.append(claimed.host)
         alternates = _alternates(weighed, claimed, discarded, num_alternates)
         selections = [_selection(claimed, allocation_request_version)]
@@ -140,7 +140,7 @@ def _claim_first(instance_uuid: str, weighed: Sequence[WeighedHost],
             return None
         try:
             claims.claim(instance_uuid, host)
-        except ClaimConflict as exc:
+        except ClaimRefused as exc:
             # Placement's view of this host changed under us: another
             # scheduler (or a stale read) got there first. Do not try it
             # again in this request.
@@ -163,48 +163,3 @@ def _selection(host: HostState, version: str) -> Selection:
                      allocation_request_version=version,
                      limits=host.limits(),
                      availability_zone=host.availability_zone)
-
-
-def explain_no_valid_host(trace: SchedulingTrace, instance_trace: InstanceTrace,
-                          index: int, count: int) -> str:
-    """The NoValidHost message: where the hosts went, with counts per filter and reason."""
-    parts = [f'No valid host for instance {instance_trace.instance_uuid} '
-             f'({index + 1} of {count})']
-    query = '&'.join(f'{k}={v}' for k, v in trace.query)
-    if trace.candidate_hosts == 0 and not trace.unknown_providers:
-        parts.append(f'Placement returned no allocation candidates for {query}')
-        if trace.shortage:
-            parts.append(f'no resource provider has {" nor ".join(trace.shortage)} '
-                         f'(each asked alone)')
-        elif trace.allocation_requests == 0:
-            parts.append('each resource and trait is available alone, but no '
-                         'provider has them all together')
-    else:
-        placement = f'Placement returned {trace.candidate_hosts} candidate hosts'
-        if trace.unknown_providers:
-            placement += (f' (and {len(trace.unknown_providers)} providers no cell '
-                          f'knows as a compute node)')
-        parts.append(placement)
-    discarded = trace.candidate_hosts - instance_trace.hosts_in
-    if discarded > 0:
-        parts.append(f'{discarded} discarded after lost claims for earlier instances')
-    for step in instance_trace.filters:
-        if step.removed:
-            reasons = ', '.join(f'{reason}: {n}' for reason, n in
-                                sorted(step.reasons.items(), key=lambda kv: -kv[1]))
-            parts.append(f'{step.removed} removed by {step.filter} ({reasons})')
-    if instance_trace.weighed_count:
-        parts.append(f'{instance_trace.weighed_count} hosts passed the filters')
-    elif instance_trace.hosts_in:
-        parts.append(f'0/{instance_trace.hosts_in} hosts passed the filters')
-    lost = instance_trace.lost_claims()
-    if lost:
-        parts.append(f'{lost} claims lost races with other claims')
-    if instance_trace.gave_up:
-        parts.append(f'gave up after {lost} refused claims ([scheduler] '
-                     f'max_claim_attempts); is Placement refusing every claim for '
-                     f'this consumer (does it already have allocations)?')
-    if trace.rolled_back:
-        parts.append(f'claims already made for this request were removed '
-                     f'({", ".join(trace.rolled_back)})')
-    return '; '.join(parts)
