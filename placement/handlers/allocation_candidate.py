@@ -1,7 +1,7 @@
 """GET /allocation_candidates (1.10+): where could this request be placed?
 
 Parses the request groups and request-wide parameters, asks
-placement/objects/allocation_candidate.py, and renders::
+placement/objects/allocation_candidates/, and renders::
 
     {"allocation_requests": [
         {"allocations": {RP_UUID: {"resources": {"VCPU": 1}}},   # 1.12+ (a list before)
@@ -22,7 +22,7 @@ import webob
 from placement import errors
 from placement import querystring
 from placement.microversion import min_version
-from placement.objects import allocation_candidate as ac_obj
+from placement.objects import allocation_candidates as ac_obj
 from placement.response import http_date
 from placement.schemas import allocation_candidate as schema
 from placement.schemas import common
