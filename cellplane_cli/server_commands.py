@@ -90,7 +90,23 @@ def _key_value(text: str) -> tuple[str, str]:
 
 
 class ServerCreate(_TopLevelCommand, lister.Lister):
-    """Create N servers: recorded in the API DB, scheduled by the super conductor."""
+    """Create N servers: recorded in the API DB, scheduled by the super conductor.
+
+    With ``--wait`` the exit code is 1 when any server ended in ERROR (the
+    table still lists them all, and stderr names the failed ones), so a
+    script can tell.
+    """
+
+    def run(self, parsed_args):
+        self._failed: list = []
+        code = super().run(parsed_args)
+        if self._failed:
+            self.app.stderr.write(
+                f'{len(self._failed)} server(s) ended in ERROR: '
+                + ', '.join(f'{s.name} ({s.uuid})' for s in self._failed)
+                + '; see `cellplane server show ID`\n')
+            return 1
+        return code
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
@@ -129,6 +145,7 @@ class ServerCreate(_TopLevelCommand, lister.Lister):
             if parsed_args.wait:
                 found = self._wait(engine, cells, uuids, parsed_args.timeout,
                                    conf.cells.read_timeout)
+                self._failed = [s for s in found if s.status == servers.ERROR]
             else:
                 found = servers.list_servers(engine, cells, uuids,
                                              cell_timeout=conf.cells.read_timeout)

@@ -23,6 +23,15 @@ conductor_opts = [
     cfg.IntOpt('max_attempts', default=3, min=1,
                help='Build attempts per instance, the first host included: '
                     'at most max_attempts - 1 alternates are tried.'),
+    cfg.IntOpt('scheduler_retry_timeout', default=180, min=0,
+               help='Super conductor: seconds it keeps asking again, with '
+                    'backoff (1 s doubling up to 30 s), a scheduler that did '
+                    'not answer select_destinations within rpc_response_timeout '
+                    '(a scheduler that died or restarted). Before each new '
+                    'attempt the claims the lost answer may have made are '
+                    'removed. After this the request goes to ERROR saying the '
+                    'scheduler did not answer and for how long. 0: never ask '
+                    'again.'),
 ]
 
 

@@ -7,6 +7,12 @@ points its instance mapping at that cell and deletes its build request, and
 casts ``build_and_run_instance`` with the whole host list to the chosen host
 over that cell's message bus. It reaches into a cell for nothing else.
 
+A scheduler that does not answer in time (it died, or restarted) is asked
+again with backoff for ``[conductor] scheduler_retry_timeout`` seconds; the
+claims its lost answer may have made are removed before each new attempt
+(claims are keyed by instance, so the new answer claims afresh). Only then
+does the request fail, saying the scheduler did not answer and for how long.
+
 When the request cannot be placed (NoValidHost, or any answer the scheduler
 gives instead of hosts) every instance of the request stays a build request,
 marked failed with the reason, which ``cellplane server list/show`` shows.
@@ -19,9 +25,11 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import logging
+import time
 from typing import Callable, Protocol, Sequence
 
 import sqlalchemy as sa
+import tenacity
 from sqlalchemy.engine import Engine
 
 from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
@@ -44,6 +52,15 @@ LOG = logging.getLogger(__name__)
 ComputeAPIForCell = Callable[[CellMapping], ComputeAPI]
 
 
+class _SchedulerSilent(Exception):
+    """select_destinations got no answer in any attempt for the whole retry bound."""
+
+    def __init__(self, seconds: float, attempts: int) -> None:
+        super().__init__(f'no answer in {seconds:.0f} s, {attempts} attempt(s)')
+        self.seconds = seconds
+        self.attempts = attempts
+
+
 class Unclaimer(Protocol):
     """What the super conductor needs of Placement: removing a consumer's claim."""
 
@@ -55,13 +72,17 @@ class SuperConductorManager:
 
     def __init__(self, *, api_engine: Engine, cells: CellDatabases,
                  scheduler: SchedulerAPI, compute_api_for: ComputeAPIForCell,
-                 placement: Unclaimer, max_attempts: int) -> None:
+                 placement: Unclaimer, max_attempts: int,
+                 scheduler_retry_timeout: float = 180.0,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
         self._api_engine = api_engine
         self._cells = cells
         self._scheduler = scheduler
         self._compute_api_for = compute_api_for
         self._placement = placement
         self._num_alternates = max_attempts - 1
+        self._scheduler_retry_timeout = scheduler_retry_timeout
+        self._sleep = sleep
 
     def schedule_and_build_instances(self, ctxt, request_spec: RequestSpec,
                                      instance_uuids: list[str]) -> None:
@@ -79,8 +100,7 @@ class SuperConductorManager:
                      ', '.join(instance_uuids))
             return
         try:
-            host_lists = self._scheduler.select_destinations(
-                ctxt, request_spec, uuids, self._num_alternates)
+            host_lists = self._select_destinations(ctxt, request_spec, uuids)
         except SchedulerError as exc:
             self._fail(uuids, f'{type(exc).__name__}: {exc}')
             return
@@ -88,15 +108,41 @@ class SuperConductorManager:
             # The scheduler removes a failed run's claims itself (all or nothing).
             self._fail(uuids, f'the scheduler failed: {exc.exc_type}: {exc.value}')
             return
-        except messaging.MessagingTimeout:
+        except _SchedulerSilent as exc:
             # The scheduler may have claimed before its answer was lost.
-            self._fail(uuids, 'the scheduler did not answer in time (is a '
-                              'cellplane-scheduler running on the top-level bus?)',
-                       unclaim=True)
+            self._fail(uuids, f'the scheduler did not answer in {exc.seconds:.0f} s '
+                              f'({exc.attempts} attempt(s); is a cellplane-scheduler '
+                              f'running on the top-level bus?)', unclaim=True)
             return
         for uuid, host_list in zip(uuids, host_lists):
             self._place_and_build(ctxt, requests[uuid].instance, request_spec,
                                   host_list, started)
+
+    def _select_destinations(self, ctxt, spec: RequestSpec,
+                             uuids: list[str]) -> list[list[Selection]]:
+        """The scheduler's answer, asking again while it does not answer (bounded)."""
+        began = time.monotonic()
+
+        def before_next(state: tenacity.RetryCallState) -> None:
+            # The lost answer may have claimed: the next one claims afresh.
+            LOG.warning('The scheduler did not answer select_destinations for %s '
+                        '(attempt %d, %.0f s so far); removing any claims it made '
+                        'and asking again', ', '.join(uuids), state.attempt_number,
+                        time.monotonic() - began)
+            for uuid in uuids:
+                self._unclaim(uuid)
+
+        retrying = tenacity.Retrying(
+            retry=tenacity.retry_if_exception_type(messaging.MessagingTimeout),
+            wait=tenacity.wait_exponential(multiplier=1, max=30),
+            stop=tenacity.stop_after_delay(self._scheduler_retry_timeout),
+            before_sleep=before_next, sleep=self._sleep, reraise=True)
+        try:
+            return retrying(self._scheduler.select_destinations, ctxt, spec, uuids,
+                            self._num_alternates)
+        except messaging.MessagingTimeout:
+            raise _SchedulerSilent(time.monotonic() - began,
+                                   retrying.statistics.get('attempt_number', 1)) from None
 
     def _place_and_build(self, ctxt, asked: Instance, spec: RequestSpec,
                          host_list: Sequence[Selection],
@@ -110,7 +156,7 @@ class SuperConductorManager:
             cell = self._cells.mapping(chosen.cell_uuid)
             engine = self._cells.engine(chosen.cell_uuid)
             cell_writes.create(engine, instance, host_list,
-                                     request_id=ctxt.request_id, scheduling_started=started)
+                               request_id=ctxt.request_id, scheduling_started=started)
         except (UnknownCell, sa.exc.SQLAlchemyError) as exc:
             self._fail([asked.uuid], f'could not create the instance in cell '
                                      f'{chosen.cell_uuid}: {exc}', unclaim=True)

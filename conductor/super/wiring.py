@@ -77,7 +77,8 @@ def build_super_conductor(conf: cfg.ConfigOpts, *, transport, api_engine: Engine
         api_engine=api_engine, cells=cells,
         scheduler=SchedulerAPI(transport, conf=conf),
         compute_api_for=compute_api_for, placement=placement,
-        max_attempts=conf.conductor.max_attempts)
+        max_attempts=conf.conductor.max_attempts,
+        scheduler_retry_timeout=conf.conductor.scheduler_retry_timeout)
     service = Service(
         conf, binary=BINARY, topic=rpcapi.TOPIC, transport=transport,
         endpoints=[manager, LegacyConductorEndpoint(conductor_conf.ROLE_SUPER, manager)],

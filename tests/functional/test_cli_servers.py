@@ -126,9 +126,16 @@ def test_create_with_an_unknown_flavor_records_nothing(top, capsys):
 def test_create_wait_returns_once_every_server_reached_a_final_state(top, capsys):
     conf, recorder, engine = top
     recorder.fail_with = 'NoValidHost: nothing fits'
-    created = _json(capsys, ['server', 'create', 'w', '--flavor', 'small', '--count', '2',
-                             '--wait', '--config-file', conf, '-f', 'json'])
+    capsys.readouterr()
+    # Every server ended in ERROR: the table lists them, the exit code says so.
+    assert cli.main(['server', 'create', 'w', '--flavor', 'small', '--count', '2',
+                     '--wait', '--config-file', conf, '-f', 'json']) == 1
+    out, err = capsys.readouterr()
+    created = json.loads(out)
     assert [(s['status'], s['cell']) for s in created] == [('ERROR', None)] * 2
+    assert '2 server(s) ended in ERROR: ' in err
+    for server in created:
+        assert f"{server['name']} ({server['id']})" in err
 
 
 def test_create_wait_gives_up_after_the_timeout_with_exit_code_1(top, capsys):

@@ -8,6 +8,7 @@ received.
 from __future__ import annotations
 
 import collections
+import uuid as uuidlib
 
 import pytest
 import sqlalchemy as sa
@@ -21,6 +22,7 @@ from cellplane.db.api.models import cell_mappings as cell_mappings_table, instan
 from cellplane.db.cell.models import instance_action_events, instance_actions, instances
 from conductor.super.cell_writes import EVENT_SCHEDULE
 from conductor.super.manager import SuperConductorManager
+import oslo_messaging as messaging  # noqa: I100
 from rpc_schemas.flavor import Flavor
 from rpc_schemas.instance import Instance
 from rpc_schemas.request_spec import RequestSpec
@@ -283,4 +285,70 @@ def test_instance_whose_cell_mapping_vanished_is_withdrawn_unclaimed_and_failed(
         with engine.connect() as conn:
             assert conn.execute(sa.select(instances).where(
                 instances.c.uuid == instance.uuid)).first() is None
+    assert top.recorder.builds == []
+
+
+class _AnswerLost:
+    """A scheduler whose answer is lost ``lost`` times: it claims, the reply never comes."""
+
+    def __init__(self, scheduler, lost: int):
+        self._scheduler = scheduler
+        self.lost = lost
+        self.calls = 0
+
+    def select_destinations(self, ctxt, spec, uuids, num_alternates):
+        self.calls += 1
+        answer = self._scheduler.select_destinations(ctxt, spec, uuids, num_alternates)
+        if self.calls <= self.lost:
+            raise messaging.MessagingTimeout('no reply on topic scheduler')
+        return answer
+
+
+def _request(top, name: str):
+    top.flavor()
+    spec = RequestSpec(flavor=Flavor(name='small', vcpus=1, memory_mb=512, root_gb=10),
+                       project_id='proj', user_id='alice')
+    instance = Instance(uuid=str(uuidlib.uuid4()), project_id='proj', user_id='alice',
+                        flavor=spec.flavor, display_name=name)
+    build_requests.record(top.api_engine, [instance], spec)
+    return spec, instance
+
+
+def test_a_scheduler_answer_lost_once_is_asked_again_and_the_instance_built_once(top):
+    spec, instance = _request(top, 'retried')
+    scheduler = _AnswerLost(top.scheduler_api, lost=1)
+    sleeps = []
+    manager = SuperConductorManager(
+        api_engine=top.api_engine, cells=top.cell_dbs, scheduler=scheduler,
+        compute_api_for=top.compute_api_for, placement=top.placement, max_attempts=3,
+        scheduler_retry_timeout=60, sleep=sleeps.append)
+    manager.schedule_and_build_instances(new_context(), spec, [instance.uuid])
+
+    top.recorder.wait_for(lambda: len(top.recorder.builds) == 1, 'the build cast')
+    assert scheduler.calls == 2
+    assert sleeps == [1.0]
+    build = top.recorder.builds[0]
+    assert build.instance.uuid == instance.uuid
+    # Only the second answer's claim is left: on the host the build went to.
+    claimed = top.placement.get_allocations(instance.uuid).allocations
+    assert list(claimed) == [build.host_list[0].compute_node_uuid]
+    with pytest.raises(build_requests.BuildRequestNotFound):
+        build_requests.get(top.api_engine, instance.uuid)   # placed in its cell
+
+
+def test_a_scheduler_that_never_answers_fails_the_request_saying_so_and_leaves_no_claim(top):
+    spec, instance = _request(top, 'unanswered')
+    scheduler = _AnswerLost(top.scheduler_api, lost=1000)
+    manager = SuperConductorManager(
+        api_engine=top.api_engine, cells=top.cell_dbs, scheduler=scheduler,
+        compute_api_for=top.compute_api_for, placement=top.placement, max_attempts=3,
+        scheduler_retry_timeout=0.5, sleep=lambda seconds: None)
+    manager.schedule_and_build_instances(new_context(), spec, [instance.uuid])
+
+    assert scheduler.calls >= 2
+    request = build_requests.get(top.api_engine, instance.uuid)
+    assert request.failed
+    assert request.fault_message.startswith('the scheduler did not answer in ')
+    assert f'({scheduler.calls} attempt(s);' in request.fault_message
+    assert top.placement.get_allocations(instance.uuid).allocations == {}
     assert top.recorder.builds == []
