@@ -24,6 +24,8 @@ HTTP errors are not, except the generation re-reads described above.
 from __future__ import annotations
 
 import json
+import re
+import time
 import urllib.parse
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -87,20 +89,37 @@ class Transport(Protocol):
 
 
 class HttpTransport:
-    """Placement over HTTP with ``requests``; retries connection failures."""
+    """Placement over HTTP with ``requests``; retries while Placement is away.
+
+    A connection refused or timed out, or a 503 (Placement restarting, or
+    out of database connections), is retried with exponential backoff
+    (0.05 s doubling up to ``max_wait``) until ``attempts`` were made or
+    ``retry_timeout`` seconds went by, whichever comes first (``None``: no
+    bound of that kind). Then a connection failure raises
+    ``PlacementUnreachable`` with one line naming Placement, how long and
+    why; a last 503 is returned as Placement gave it.
+    """
 
     def __init__(self, base_url: str, *, token: str = 'admin',
-                 timeout: float = 30.0, attempts: int = 5, max_wait: float = 2.0):
+                 timeout: float = 30.0, attempts: int | None = 5, max_wait: float = 2.0,
+                 retry_timeout: float | None = None):
         self.base_url = base_url.rstrip('/')
         self.token = token
         self.timeout = timeout
         self.session = requests.Session()
+        stops = []
+        if attempts is not None:
+            stops.append(tenacity.stop_after_attempt(attempts))
+        if retry_timeout is not None:
+            stops.append(tenacity.stop_after_delay(retry_timeout))
+        stop = stops[0] if len(stops) == 1 else tenacity.stop_any(*stops)
         self._retrying = tenacity.Retrying(
-            retry=tenacity.retry_if_exception_type(
-                (requests.ConnectionError, requests.Timeout)),
-            stop=tenacity.stop_after_attempt(attempts),
+            retry=(tenacity.retry_if_exception_type((requests.ConnectionError,
+                                                     requests.Timeout))
+                   | tenacity.retry_if_result(lambda resp: resp.status_code == 503)),
+            stop=stop,
             wait=tenacity.wait_exponential(multiplier=0.05, max=max_wait),
-            reraise=True)
+            retry_error_callback=_last_outcome)
 
     def request(self, method, path, body=None, microversion=MICROVERSION) -> Response:
         headers = {'x-auth-token': self.token, 'accept': 'application/json',
@@ -109,13 +128,46 @@ class HttpTransport:
         if body is not None:
             data = json.dumps(body)
             headers['content-type'] = 'application/json'
+        began = time.monotonic()
+        retrying = self._retrying.copy()
         try:
-            resp = self._retrying(self.session.request, method, self.base_url + path,
-                                  data=data, headers=headers, timeout=self.timeout)
+            resp = retrying(self.session.request, method, self.base_url + path,
+                            data=data, headers=headers, timeout=self.timeout)
         except (requests.ConnectionError, requests.Timeout) as exc:
+            attempts = retrying.statistics.get('attempt_number', 1)
             raise PlacementUnreachable(
-                f'placement at {self.base_url} unreachable: {exc}') from exc
-        return Response(resp.status_code, resp.json() if resp.content else None)
+                f'placement at {self.base_url} unreachable after {attempts} '
+                f'attempt(s) in {time.monotonic() - began:.1f} s: {_why(exc)}') from exc
+        return Response(resp.status_code, _json_body(resp))
+
+
+def _last_outcome(state: tenacity.RetryCallState):
+    """When retrying stops: raise the last exception, or return the last response."""
+    if state.outcome.failed:
+        raise state.outcome.exception()
+    return state.outcome.result()
+
+
+def _json_body(resp) -> Any:
+    if not resp.content:
+        return None
+    try:
+        return resp.json()
+    except ValueError:
+        # A proxy's or server's own error page (a 503 while restarting).
+        return {'errors': [{'status': resp.status_code,
+                            'detail': resp.text.strip()[:200]}]}
+
+
+_ERRNO = re.compile(r'\[Errno -?\d+\] ([^\'"\)]+)')
+
+
+def _why(exc: Exception) -> str:
+    """``Connection refused``, ``timed out``: the reason without the URL-laden chain."""
+    if isinstance(exc, requests.Timeout):
+        return 'timed out'
+    found = _ERRNO.search(str(exc))
+    return found.group(1).strip() if found else type(exc).__name__
 
 
 class InProcessTransport:

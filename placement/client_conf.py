@@ -21,9 +21,15 @@ placement_opts = [
                     'the admin or service role.'),
     cfg.FloatOpt('timeout', default=30.0, min=0.1,
                  help='Seconds to wait for one Placement answer.'),
-    cfg.IntOpt('connect_attempts', default=5, min=1,
-               help='Attempts per request when Placement cannot be reached '
-                    '(connection refused, timeout), with exponential backoff.'),
+    cfg.FloatOpt('retry_timeout', default=30.0, min=0,
+                 help='Seconds one request keeps being retried, with backoff '
+                      '(0.05 s doubling up to 2 s), while Placement cannot be '
+                      'reached (connection refused, timeout) or answers 503: a '
+                      'Placement restarting within this fails nothing. Then the '
+                      'error names Placement, how long and why.'),
+    cfg.IntOpt('connect_attempts', min=1,
+               help='If set, also stop retrying a request after this many '
+                    'attempts (whichever of this and retry_timeout comes first).'),
 ]
 
 
@@ -50,4 +56,5 @@ def client_from_conf(conf: cfg.ConfigOpts, service_name: str) -> PlacementClient
             f'e.g. http://127.0.0.1:8778) to claim and report resources')
     return PlacementClient.over_http(group.endpoint_url, token=group.token,
                                      timeout=group.timeout,
-                                     attempts=group.connect_attempts)
+                                     attempts=group.connect_attempts,
+                                     retry_timeout=group.retry_timeout)

@@ -1,4 +1,4 @@
-"""HttpTransport's retry policy: connection failures are retried, then reported."""
+"""HttpTransport's retry policy: connection failures and 503s are retried, then reported."""
 from __future__ import annotations
 
 import socket
@@ -55,3 +55,33 @@ def test_real_refused_connection_is_reported():
     t = HttpTransport(f'http://127.0.0.1:{port}', attempts=2, max_wait=0.001)
     with pytest.raises(PlacementUnreachable):
         t.request('GET', '/')
+
+
+class UnavailableSession(requests.Session):
+    """Answers 503 ``times`` times (Placement restarting), then 200 with {}."""
+
+    def __init__(self, times: int):
+        super().__init__()
+        self.times = times
+        self.calls = 0
+
+    def request(self, method, url, **kwargs):
+        self.calls += 1
+        resp = requests.Response()
+        resp.status_code, resp._content = ((503, b'Service Unavailable')
+                                           if self.calls <= self.times else (200, b'{}'))
+        return resp
+
+
+def test_a_503_is_retried_like_a_refused_connection():
+    session = UnavailableSession(times=2)
+    assert _transport(session).request('GET', '/').status == 200
+    assert session.calls == 3
+
+
+def test_a_503_that_lasts_is_returned_as_placement_gave_it():
+    session = UnavailableSession(times=100)
+    resp = _transport(session, attempts=4).request('GET', '/')
+    assert resp.status == 503
+    assert resp.error()[0] == 'Service Unavailable'
+    assert session.calls == 4
