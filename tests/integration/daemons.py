@@ -22,6 +22,8 @@ EVENTUALLY_SECONDS = 60
 MODULES = {'conductor': 'conductor.cmd', 'compute': 'compute_agent.cmd',
            'scheduler': 'scheduler.cmd', 'placement': 'placement.cmd'}
 UNUSED_PLACEMENT_URL = 'http://127.0.0.1:9'
+# Nothing listens there: give up at once rather than retry for [placement] retry_timeout.
+UNUSED_PLACEMENT = {'endpoint_url': UNUSED_PLACEMENT_URL, 'connect_attempts': 1}
 
 
 def render_config(sections: dict[str, dict[str, object]]) -> str:
@@ -156,7 +158,7 @@ def cell_conductor_config(transport_url: str, db_url: str, *, host: str = 'cond1
         'cell': {'name': cell},
         # Cell services need a Placement endpoint to start; these tests never
         # build, so nothing needs to answer there.
-        'placement': {'endpoint_url': UNUSED_PLACEMENT_URL},
+        'placement': dict(UNUSED_PLACEMENT),
     }
 
 
@@ -166,5 +168,5 @@ def compute_config(transport_url: str, *, host: str, cell: str = 'cell1',
         'DEFAULT': {'transport_url': transport_url, 'host': host},
         'service': {'report_interval': report_interval},
         'cell': {'name': cell},
-        'placement': {'endpoint_url': UNUSED_PLACEMENT_URL},
+        'placement': dict(UNUSED_PLACEMENT),
     }

@@ -114,7 +114,7 @@ def test_super_conductor_may_hold_the_api_database_and_answers_ping(
         'conductor': {'role': 'super'},
         'api_database': {'connection': f'sqlite:///{tmp_path}/api.sqlite'},
         # Only read when an instance's claim must be removed; nothing listens here.
-        'placement': {'endpoint_url': 'http://127.0.0.1:9'},
+        'placement': {'endpoint_url': 'http://127.0.0.1:9', 'connect_attempts': 1},
     })
     conductor.start().wait_until_serving()
     pong = SuperConductorAPI(client_transport_factory(url), timeout=30).ping(new_context(), 'top')

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 API = {'connection': 'sqlite:///{tmp}/api.sqlite'}
-PLACEMENT = {'endpoint_url': 'http://127.0.0.1:9'}
+PLACEMENT = {'endpoint_url': 'http://127.0.0.1:9', 'connect_attempts': 1}
 BUS = {'transport_url': 'kombu+memory:////'}
 
 
