@@ -19,6 +19,7 @@ from sqlalchemy.engine import Engine
 from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
 from cellplane.objects import compute_nodes, instance_actions, instances, services
 from conductor.cell import rpcapi
+from compute_agent.rpcapi import ComputeAPI
 from conductor.cell.reschedule import Rescheduler
 import oslo_messaging as messaging  # noqa: E402,I100
 from rpc_schemas.build_attempt import BuildAttempt
@@ -53,9 +54,11 @@ def _check_build_instances(instance, request_spec, host_list, attempt) -> str | 
 class CellConductorManager:
     target = messaging.Target(namespace=rpcapi.NAMESPACE, version=rpcapi.API_VERSION)
 
-    def __init__(self, *, engine: Engine, rescheduler: Rescheduler) -> None:
+    def __init__(self, *, engine: Engine, rescheduler: Rescheduler,
+                 compute: ComputeAPI) -> None:
         self.engine = engine
         self.rescheduler = rescheduler
+        self.compute = compute
 
     def service_heartbeat(self, ctxt, status: ServiceStatus) -> None:
         if not isinstance(status, ServiceStatus):
@@ -90,7 +93,12 @@ class CellConductorManager:
             return
         try:
             with self.engine.begin() as conn:
-                instances.apply_update(conn, update)
+                applied = instances.apply_update(conn, update)
+                if not applied:
+                    # Deleted while it was being built: whatever the host
+                    # made must not keep running (nor be recorded).
+                    self._terminate_late_arrival(ctxt, update)
+                    return
                 if update.vm_state == ERROR:
                     instances.set_error(
                         conn, update.instance_uuid, host=update.host,
@@ -108,6 +116,13 @@ class CellConductorManager:
             return
         LOG.info('Instance %s is %s%s', update.instance_uuid, update.vm_state,
                  f' on {update.host}' if update.host else '')
+
+    def _terminate_late_arrival(self, ctxt, update: InstanceUpdate) -> None:
+        if update.vm_state != ACTIVE or not update.host:
+            return
+        LOG.warning('Instance %s was deleted while %s built it; it reported ACTIVE '
+                    'anyway, so it is terminated there', update.instance_uuid, update.host)
+        self.compute.terminate_instance(ctxt, update.host, update.instance_uuid)
 
     def compute_node_update(self, ctxt, node: ComputeNodeRecord) -> None:
         if not isinstance(node, ComputeNodeRecord):

@@ -54,10 +54,10 @@ def build_cell_conductor(conf: cfg.ConfigOpts, *, transport, engine: Engine,
                          placement: PlacementClient, host: str | None = None,
                          owns_transport: bool = True) -> CellConductor:
     """A cell conductor on ``transport`` (its cell's bus) over ``engine``, not started."""
-    rescheduler = Rescheduler(engine=engine, placement=placement,
-                              compute=ComputeAPI(transport, conf=conf),
+    compute = ComputeAPI(transport, conf=conf)
+    rescheduler = Rescheduler(engine=engine, placement=placement, compute=compute,
                               max_attempts=conf.conductor.max_attempts)
-    manager = CellConductorManager(engine=engine, rescheduler=rescheduler)
+    manager = CellConductorManager(engine=engine, rescheduler=rescheduler, compute=compute)
     host = host or conf.host
 
     def heartbeat() -> None:

@@ -244,3 +244,25 @@ def test_an_instance_deleted_while_its_build_failed_is_not_rescheduled(cell):
     assert cell.instance(instance.uuid)['vm_state'] == 'deleted'
     assert cell.allocations(instance.uuid) == {}
     assert [e.host for e in cell.history(instance.uuid)] == ['cmp1']
+
+
+def test_an_active_report_for_a_deleted_instance_terminates_it_on_its_host(cell):
+    cell.add_agent('cmp1')
+    instance, _ = cell.boot(['cmp1'])
+    cell.wait_for_state(instance.uuid, 'active')
+    # The user's delete won the race: the cell DB says DELETED while the
+    # host still runs the instance and Placement still holds its claim.
+    with cell.engine.begin() as conn:
+        assert instances.apply_update(conn, InstanceUpdate(
+            instance_uuid=instance.uuid, vm_state='deleted'))
+    assert cell.agents['cmp1'].driver.list_instances() == [instance.uuid]
+
+    # The host's late ACTIVE report arrives.
+    cell.conductor.instance_update(RequestContext(), InstanceUpdate(
+        instance_uuid=instance.uuid, vm_state='active', host='cmp1', node='cmp1'))
+
+    eventually(lambda: cell.agents['cmp1'].driver.list_instances() == [],
+               'the late instance destroyed on cmp1')
+    eventually(lambda: cell.allocations(instance.uuid) == {},
+               'its allocation removed from Placement')
+    assert cell.instance(instance.uuid)['vm_state'] == 'deleted'
