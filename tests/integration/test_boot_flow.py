@@ -214,7 +214,8 @@ def test_scheduling_record_is_found_by_request_id_and_by_instance(deployment):
 
 def test_no_valid_host_for_a_flavor_nothing_can_hold_names_the_short_resource(deployment):
     (created,) = deployment.cli('server', 'create', 'huge', '--flavor', 'huge',
-                                '--project', 'p-huge', '--user', 'u1', '--wait')
+                                '--project', 'p-huge', '--user', 'u1', '--wait',
+                                exit_code=1)
     shown = _show_with_record(deployment, created['id'])
     assert shown['status'] == 'ERROR', shown
     assert 'Placement returned no allocation candidates' in shown['fault'], shown
@@ -225,7 +226,8 @@ def test_no_valid_host_for_a_flavor_nothing_can_hold_names_the_short_resource(de
 def test_when_every_host_fails_instances_end_in_error_naming_each_host_and_reason(
         deployment):
     doomed = deployment.cli('server', 'create', 'doomed', '--flavor', 'doomed', '--count',
-                            '2', '--project', 'p-doomed', '--user', 'u1', '--wait')
+                            '2', '--project', 'p-doomed', '--user', 'u1', '--wait',
+                            exit_code=1)
 
     assert [s['status'] for s in doomed] == ['ERROR', 'ERROR'], doomed
     placement = deployment.placement()

@@ -223,14 +223,18 @@ class Deployment:
             assert time.monotonic() < deadline, 'the scheduler never read every node'
             time.sleep(0.2)
 
-    def cli(self, *argv: str, json_output: bool = True) -> Any:
-        """``cellplane ARGV --config-file top.conf [-f json]``; its parsed output."""
+    def cli(self, *argv: str, json_output: bool = True, exit_code: int = 0) -> Any:
+        """``cellplane ARGV --config-file top.conf [-f json]``; its parsed output.
+
+        ``exit_code`` is the one the command must end with (1 for ``server
+        create --wait`` when servers end in ERROR).
+        """
         command = [sys.executable, '-m', 'cellplane_cli.cli', *argv,
                    '--config-file', str(self.config('top.conf'))]
         if json_output:
             command += ['-f', 'json']
         proc = subprocess.run(command, capture_output=True, text=True, timeout=600)
-        if proc.returncode != 0:
+        if proc.returncode != exit_code:
             raise AssertionError(f'cellplane {" ".join(argv)} failed '
                                  f'({proc.returncode}):\n{proc.stderr}\n{proc.stdout}')
         return json.loads(proc.stdout) if json_output else proc.stdout
