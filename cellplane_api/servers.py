@@ -122,9 +122,15 @@ def create(api_engine: Engine, conductor: SuperConductorAPI, ctxt: RequestContex
 def _mappings(api_engine: Engine, uuids: Iterable[str] | None = None
               ) -> list[tuple[str, str | None]]:
     """(instance uuid, cell uuid or None) in creation order."""
+    return [(uuid, cell) for uuid, cell, _ in _mappings_with_delete(api_engine, uuids)]
+
+
+def _mappings_with_delete(api_engine: Engine, uuids: Iterable[str] | None = None
+                          ) -> list[tuple[str, str | None, bool]]:
+    """(instance uuid, cell uuid or None, delete asked) in creation order."""
     cell_uuids = cell_mappings.uuids_by_id(api_engine)
-    return [(uuid, None if cell_id is None else cell_uuids.get(cell_id))
-            for uuid, cell_id in instance_mappings.cells_of(api_engine, uuids)]
+    return [(uuid, None if cell_id is None else cell_uuids.get(cell_id), queued)
+            for uuid, cell_id, queued in instance_mappings.cells_of(api_engine, uuids)]
 
 
 def _from_build_request(request: build_requests.BuildRequest) -> Server:
@@ -170,13 +176,17 @@ def list_servers(api_engine: Engine, cells: CellDatabases,
 
     The cells are read at the same time; one that has not answered within
     ``cell_timeout`` seconds, or whose database fails, has its instances
-    listed UNKNOWN with the cell named and the reason.
+    listed UNKNOWN with the cell named and the reason, except those whose
+    delete was asked: they count as DELETED (left out unless
+    ``include_deleted``), so a deleted server never reappears.
 
     An instance whose mapping names a cell but that its cell does not show
     yet (the super conductor is between the two writes) is read from its
     build request, or skipped if that is gone too.
     """
-    mapped = _mappings(api_engine, uuids)
+    mapped_with_delete = _mappings_with_delete(api_engine, uuids)
+    mapped = [(uuid, cell) for uuid, cell, _ in mapped_with_delete]
+    delete_asked = {uuid for uuid, _, queued in mapped_with_delete if queued}
     by_cell: dict[str, list[str]] = {}
     for instance_uuid, cell_uuid in mapped:
         if cell_uuid is not None:
@@ -197,9 +207,12 @@ def list_servers(api_engine: Engine, cells: CellDatabases,
         cell = cell_of[cell_uuid]
         reason = (f'the database of cell {cell.name} cannot be read: '
                   f'{type(answer).__name__}: {(str(answer).splitlines() or [""])[0]}')
-        found.update({u: Server(uuid=u, name=None, status=UNKNOWN, task_state=None,
-                                flavor='?', cell=cell.name, host=None, node=None,
-                                fault=reason, created_at=None)
+        # A server whose delete was asked is not listed again while its
+        # cell cannot say whether it is gone yet (unless deleted are wanted).
+        found.update({u: Server(uuid=u, name=None,
+                                status=DELETED if u in delete_asked else UNKNOWN,
+                                task_state=None, flavor='?', cell=cell.name, host=None,
+                                node=None, fault=reason, created_at=None)
                       for u in by_cell[cell_uuid]})
     pending = build_requests.get_many(
         api_engine, [u for u, _ in mapped if u not in found])

@@ -41,14 +41,18 @@ def delete(conn: Connection, instance_uuid: str) -> None:
 
 
 def cells_of(engine: Engine, instance_uuids: Iterable[str] | None = None
-             ) -> list[tuple[str, int | None]]:
-    """(instance uuid, cell mapping id or None) in creation order; every instance without ``instance_uuids``."""
-    query = (sa.select(instance_mappings.c.instance_uuid, instance_mappings.c.cell_id)
+             ) -> list[tuple[str, int | None, bool]]:
+    """(instance uuid, cell mapping id or None, queued for delete) in creation order.
+
+    Every instance without ``instance_uuids``.
+    """
+    query = (sa.select(instance_mappings.c.instance_uuid, instance_mappings.c.cell_id,
+                       instance_mappings.c.queued_for_delete)
              .order_by(instance_mappings.c.id))
     if instance_uuids is not None:
         query = query.where(instance_mappings.c.instance_uuid.in_(list(instance_uuids)))
     with engine.connect() as conn:
-        return [(row[0], row[1]) for row in conn.execute(query)]
+        return [(row[0], row[1], bool(row[2])) for row in conn.execute(query)]
 
 
 def count_in_cell(conn: Connection, cell_id: int) -> int:

@@ -46,14 +46,21 @@ def _closed_port() -> int:
     return port
 
 
-def _map_instance(engine, cell_name: str, db_url: str, instance_uuid: str) -> None:
-    cell = cell_mappings.create(engine, name=cell_name, transport_url=f'memory://{cell_name}',
-                           database_connection=db_url)
+def _map_instance(engine, cell_name: str, db_url: str, *instance_uuids: str,
+                  queued_for_delete: bool = False) -> None:
+    try:
+        cell = cell_mappings.get(engine, cell_name)
+    except cell_mappings.CellMappingError:
+        cell = cell_mappings.create(engine, name=cell_name,
+                                    transport_url=f'memory://{cell_name}',
+                                    database_connection=db_url)
     with engine.begin() as conn:
         cell_id = conn.execute(sa.select(cell_mappings_table.c.id).where(
             cell_mappings_table.c.uuid == cell.uuid)).scalar_one()
-        conn.execute(instance_mappings.insert().values(
-            instance_uuid=instance_uuid, cell_id=cell_id, project_id='p'))
+        for instance_uuid in instance_uuids:
+            conn.execute(instance_mappings.insert().values(
+                instance_uuid=instance_uuid, cell_id=cell_id, project_id='p',
+                queued_for_delete=queued_for_delete))
 
 
 def test_server_list_marks_silent_and_closed_cells_unknown_instead_of_hanging(
@@ -87,6 +94,30 @@ def test_server_list_marks_silent_and_closed_cells_unknown_instead_of_hanging(
     assert shown.returncode == 0, shown.stderr
     fault = json.loads(shown.stdout)['fault']
     assert fault.startswith('the database of cell silent cannot be read: '), fault
+
+
+def test_a_deleted_server_does_not_reappear_while_its_cell_cannot_be_read(tmp_path):
+    deleted = '00000000-0000-4000-8000-0000000000d1'
+    api_url = f'sqlite:///{tmp_path}/api.sqlite'
+    conf = tmp_path / 'top.conf'
+    conf.write_text(f'[api_database]\nconnection = {api_url}\n[cells]\nread_timeout = 1\n')
+    assert manage.main(['db', 'sync', '--database', 'api', '--config-file', str(conf)]) == 0
+    engine = engines.create_engine(api_url)
+    db_url = f'postgresql+psycopg2://x@127.0.0.1:{_closed_port()}/none'
+    try:
+        _map_instance(engine, 'closed', db_url, CLOSED_UUID)
+        # Its delete was asked (the terminate cast); the cell never said it was done.
+        _map_instance(engine, 'closed', db_url, deleted, queued_for_delete=True)
+    finally:
+        engine.dispose()
+
+    proc = subprocess.run(
+        [sys.executable, '-m', 'cellplane_cli.cli', 'server', 'list',
+         '--config-file', str(conf), '-f', 'json'],
+        capture_output=True, text=True, timeout=HANG_SECONDS)
+    assert proc.returncode == 0, proc.stderr
+    listed = {s['id']: s['status'] for s in json.loads(proc.stdout)}
+    assert listed == {CLOSED_UUID: 'UNKNOWN'}
 
 
 def test_gather_answers_for_the_cells_that_answered_and_times_out_the_others():
