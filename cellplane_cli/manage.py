@@ -6,6 +6,7 @@
     cellplane-manage cell list|show|delete ... [--format json]
     cellplane-manage rpc ping --topic T [--server HOST] [--cell NAME] ... [--format json]
     cellplane-manage scheduler purge-records [--keep N] --config-file top.conf
+    cellplane-manage service list --config-file top.conf [--format json]
 
 Which connection each database uses comes from the config files:
 ``[api_database] connection``, ``[database] connection`` (the cell database)
@@ -22,6 +23,7 @@ from cellplane.objects import cell_mappings
 from cellplane_cli import base
 from cellplane_cli.databases import engine_for
 from cellplane_cli.rpc_commands import RpcPing
+from cellplane_cli.service_commands import ServiceList
 from cellplane.db import migrate
 
 def _placement_registrar(conf):
@@ -180,7 +182,8 @@ class ManageApp(base.CellplaneApp):
                       'cell create': CellCreate, 'cell list': CellList,
                       'cell show': CellShow, 'cell delete': CellDelete,
                       'rpc ping': RpcPing,
-                      'scheduler purge-records': SchedulerPurgeRecords})
+                      'scheduler purge-records': SchedulerPurgeRecords,
+                      'service list': ServiceList})
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -22,6 +22,8 @@ from typing import Callable
 from oslo_config import cfg
 
 from cellplane.cells.databases import CellDatabases
+from cellplane.heartbeat import current_status
+from cellplane.objects import services
 from cellplane.service import Service
 from placement.client import PlacementClient
 from scheduler import rpcapi
@@ -110,8 +112,16 @@ def build_scheduler(conf: cfg.ConfigOpts, *, transport, cells: CellDatabases,
         if writer is not None:
             writer.close()
         raise
+    host = host or conf.host
+
+    def heartbeat() -> None:
+        # A top-level service: its liveness row is in the API database.
+        services.record_heartbeat(cells.api_engine, current_status(
+            conf, binary=BINARY, topic=rpcapi.TOPIC, host=host))
+
     service = Service(conf, binary=BINARY, topic=rpcapi.TOPIC, transport=transport,
-                      endpoints=[manager], host=host, owns_transport=owns_transport)
+                      endpoints=[manager], heartbeat=heartbeat, host=host,
+                      owns_transport=owns_transport)
     service.add_reload_hook('cell list', refresher.reload_cells)
     return Scheduler(service=service, manager=manager, cache=cache, refresher=refresher,
                      writer=writer)

@@ -1,4 +1,9 @@
-"""Services in a cell DB (``services``): one row per (host, binary), written by heartbeats.
+"""Services (``services``, in the API DB and in each cell DB): one row per (host, binary), written by heartbeats.
+
+A cell's services (its conductor and compute agents) are in that cell's
+database; the top-level services (schedulers, super conductors) are in the
+API database's table of the same shape. Every function takes the engine of
+the database concerned.
 
 A heartbeat creates the row the first time and afterwards bumps
 ``report_count`` and ``last_seen_at``. ``last_seen_at`` is the conductor's
@@ -8,12 +13,14 @@ when the row is created; after that an operator's change in the DB wins.
 """
 from __future__ import annotations
 
+import datetime
+
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 
 from cellplane.db.cell.models import services
-from cellplane.db.columns import utcnow
+from cellplane.db.columns import naive_utc, utcnow
 from rpc_schemas.service_status import ServiceStatus
 
 
@@ -47,3 +54,26 @@ def get_service(engine: Engine, host: str, binary: str) -> dict | None:
             sa.select(services).where(services.c.host == host,
                                       services.c.binary == binary)).mappings().first()
     return dict(row) if row else None
+
+
+def list_all(engine: Engine) -> list[dict]:
+    """Every service row, by binary then host.
+
+    The API DB's and the cell DBs' tables have the same columns, so one
+    query serves both (``services`` is the cell table's object; the SQL
+    names the table and its columns only).
+    """
+    with engine.connect() as conn:
+        rows = conn.execute(sa.select(services).order_by(
+            services.c.binary, services.c.host)).mappings().all()
+    return [dict(r) for r in rows]
+
+
+def is_up(row: dict, *, service_down_time: float,
+          now: datetime.datetime | None = None) -> bool:
+    """Whether the row's last heartbeat is younger than ``service_down_time`` seconds."""
+    seen = row.get('last_seen_at')
+    if seen is None:
+        return False
+    now = naive_utc(now) if now is not None else utcnow()
+    return seen >= now - datetime.timedelta(seconds=service_down_time)

@@ -25,6 +25,8 @@ from cellplane import config
 from cellplane.cells.databases import CellDatabases
 from cellplane.objects.cell_mappings import CellMapping
 from cellplane.db.engines import DatabaseNotConfigured
+from cellplane.heartbeat import current_status
+from cellplane.objects import services
 from cellplane.service import Service
 from compute_agent.rpcapi import ComputeAPI
 from conductor import conf as conductor_conf
@@ -79,8 +81,15 @@ def build_super_conductor(conf: cfg.ConfigOpts, *, transport, api_engine: Engine
         compute_api_for=compute_api_for, placement=placement,
         max_attempts=conf.conductor.max_attempts,
         scheduler_retry_timeout=conf.conductor.scheduler_retry_timeout)
+    host = host or conf.host
+
+    def heartbeat() -> None:
+        # A top-level service: its liveness row is in the API database.
+        services.record_heartbeat(api_engine, current_status(
+            conf, binary=BINARY, topic=rpcapi.TOPIC, host=host))
+
     service = Service(
         conf, binary=BINARY, topic=rpcapi.TOPIC, transport=transport,
         endpoints=[manager, LegacyConductorEndpoint(conductor_conf.ROLE_SUPER, manager)],
-        host=host, owns_transport=owns_transport)
+        heartbeat=heartbeat, host=host, owns_transport=owns_transport)
     return SuperConductor(service=service, manager=manager)

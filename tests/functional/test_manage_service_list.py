@@ -1,0 +1,56 @@
+"""``cellplane-manage service list`` over a running embedded control plane: every service, top and cells.
+
+The embedded mode builds each service with its daemon's builder, so the
+heartbeats listed are the ones the daemons send.
+"""
+from __future__ import annotations
+
+import json
+import socket
+
+from cellplane.objects import cell_mappings, services
+from cellplane_cli import manage
+from cellplane_embedded.runtime import CloudPlan, EmbeddedCloud
+from tests.functional.cell_boot.harness import eventually
+
+
+def _closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(('127.0.0.1', 0))
+        return probe.getsockname()[1]
+
+
+def test_service_list_shows_top_level_and_cell_services_and_a_cell_it_cannot_read(
+        tmp_path, capsys):
+    plan = CloudPlan.uniform(cells=2, hosts_per_cell=2)
+    with EmbeddedCloud(tmp_path / 'state', plan) as cloud:
+        # Each service's first heartbeat runs on its own thread at start.
+        eventually(lambda: len(services.list_all(cloud.api_engine)) == 2,
+                   'the scheduler and the super conductor heartbeat')
+        eventually(lambda: all(len(services.list_all(e)) == 3
+                               for e in cloud.cell_engines.values()),
+                   'each cell conductor and compute agent heartbeat')
+        cell_mappings.create(
+            cloud.api_engine, name='gone', transport_url='fake:///gone',
+            database_connection=f'postgresql+psycopg2://x@127.0.0.1:{_closed_port()}/none')
+        conf = tmp_path / 'top.conf'
+        conf.write_text(f'[api_database]\nconnection = {cloud.conf.api_database.connection}\n'
+                        f'[cells]\nread_timeout = 5\n')
+        capsys.readouterr()
+        assert manage.main(['service', 'list', '--config-file', str(conf), '-f', 'json']) == 0
+        rows = json.loads(capsys.readouterr().out)
+
+    listed = {(r['cell'], r['binary'], r['host']): r for r in rows if r['binary']}
+    assert set(listed) == {
+        ('(top)', 'cellplane-scheduler', 'scheduler'),
+        ('(top)', 'cellplane-conductor', 'super-conductor'),
+        ('cell1', 'cellplane-conductor', 'cell1-conductor'),
+        ('cell1', 'cellplane-compute', 'cell1-host1'),
+        ('cell1', 'cellplane-compute', 'cell1-host2'),
+        ('cell2', 'cellplane-conductor', 'cell2-conductor'),
+        ('cell2', 'cellplane-compute', 'cell2-host1'),
+        ('cell2', 'cellplane-compute', 'cell2-host2'),
+    }
+    assert {r['status'] for r in listed.values()} == {'up'}
+    [gone] = [r for r in rows if r['cell'] == 'gone']
+    assert gone['status'].startswith('unknown: the cell database cannot be read (')
