@@ -7,6 +7,7 @@
     cellplane-manage rpc ping --topic T [--server HOST] [--cell NAME] ... [--format json]
     cellplane-manage scheduler purge-records [--keep N] --config-file top.conf
     cellplane-manage service list --config-file top.conf [--format json]
+    cellplane-manage placement audit [--fix] [--grace S] --config-file top.conf [--format json]
 
 Which connection each database uses comes from the config files:
 ``[api_database] connection``, ``[database] connection`` (the cell database)
@@ -22,6 +23,7 @@ from cliff import command, lister, show
 from cellplane.objects import cell_mappings
 from cellplane_cli import base
 from cellplane_cli.databases import engine_for
+from cellplane_cli.placement_commands import PlacementAudit
 from cellplane_cli.rpc_commands import RpcPing
 from cellplane_cli.service_commands import ServiceList
 from cellplane.db import migrate
@@ -183,7 +185,8 @@ class ManageApp(base.CellplaneApp):
                       'cell show': CellShow, 'cell delete': CellDelete,
                       'rpc ping': RpcPing,
                       'scheduler purge-records': SchedulerPurgeRecords,
-                      'service list': ServiceList})
+                      'service list': ServiceList,
+                      'placement audit': PlacementAudit})
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -408,6 +408,23 @@ class PlacementClient:
         return Candidates(candidates, summaries)
 
     # ----------------------------------------------------------- claims
+    def allocations_by_consumer(self, progress=None) -> dict[str, dict[str, dict[str, int]]]:
+        """Consumer -> provider uuid -> {resource class: amount}, over every provider.
+
+        One request per provider (Placement lists allocations by provider or
+        by consumer, not all at once); ``progress(done, total)`` is called
+        after each.
+        """
+        providers = self._call('GET', '/resource_providers').body['resource_providers']
+        held: dict[str, dict[str, dict[str, int]]] = {}
+        for done, provider in enumerate(providers, 1):
+            body = self._call('GET', f'/resource_providers/{provider["uuid"]}/allocations').body
+            for consumer, entry in body['allocations'].items():
+                held.setdefault(consumer, {})[provider['uuid']] = dict(entry['resources'])
+            if progress is not None:
+                progress(done, len(providers))
+        return held
+
     def get_allocations(self, consumer_uuid: str) -> ConsumerAllocations:
         b = self._call('GET', f'/allocations/{consumer_uuid}').body
         return ConsumerAllocations(

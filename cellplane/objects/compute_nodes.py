@@ -101,8 +101,9 @@ def hosts_with_service(engine: Engine) -> set[str]:
                                   services.c.binary == COMPUTE_BINARY))).scalars())
 
 
-def has_host(engine: Engine, host: str) -> bool:
-    """Whether ``host`` has a compute node in this cell."""
+def node_of(engine: Engine, host: str, nodename: str) -> str | None:
+    """The uuid of ``nodename`` on ``host`` (its resource provider's), or None."""
     with engine.connect() as conn:
-        return conn.execute(sa.select(compute_nodes.c.id).where(
-            compute_nodes.c.host == host).limit(1)).first() is not None
+        return conn.execute(sa.select(compute_nodes.c.uuid).where(
+            compute_nodes.c.host == host,
+            compute_nodes.c.nodename == nodename)).scalar_one_or_none()

@@ -55,6 +55,11 @@ def get_many(conn: Connection, uuids: Sequence[str]) -> list[dict]:
     return [dict(r) for r in rows]
 
 
+def list_all(conn: Connection) -> list[dict]:
+    """Every instance row of this cell (deleted ones included)."""
+    return [dict(r) for r in conn.execute(sa.select(instances)).mappings().all()]
+
+
 def delete(conn: Connection, uuid: str) -> None:
     """Remove the instance's row (its faults too); its actions are ``instance_actions``'."""
     conn.execute(instance_faults.delete().where(instance_faults.c.instance_uuid == uuid))

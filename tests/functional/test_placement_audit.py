@@ -1,0 +1,103 @@
+"""The Placement audit over a running embedded control plane: leaks found and fixed, the reverse healed.
+
+Leaks are planted by hand, each as a real failure would leave it: an
+allocation whose consumer never existed, a deleted instance that kept its
+claim, an ACTIVE instance whose claim was removed.
+"""
+from __future__ import annotations
+
+import socket
+import time
+import uuid as uuidlib
+
+import pytest
+
+from cellplane.context import new_context
+from cellplane.db import engines
+from cellplane.objects import cell_mappings, flavors, instances
+from cellplane_api import placement_audit, servers
+from cellplane_cli import manage
+from cellplane_embedded.runtime import CloudPlan, EmbeddedCloud
+from rpc_schemas.instance_update import InstanceUpdate
+
+DEADLINE_SECONDS = 30
+
+
+@pytest.fixture
+def cloud(tmp_path):
+    with EmbeddedCloud(tmp_path / 'state', CloudPlan.uniform(cells=1, hosts_per_cell=2)) as c:
+        yield c
+
+
+def _boot(cloud, count: int) -> list[servers.Server]:
+    flavors.create(cloud.api_engine, name='small', vcpus=1, memory_mb=512, root_gb=1)
+    uuids = servers.create(cloud.api_engine, cloud.conductor_api, new_context(),
+                           name='vm', flavor='small', count=count, project_id='p',
+                           user_id='u')
+    deadline = time.monotonic() + DEADLINE_SECONDS
+    while True:
+        found = servers.list_servers(cloud.api_engine, cloud.cells, uuids)
+        if all(s.status == servers.ACTIVE for s in found):
+            return found
+        assert time.monotonic() < deadline, found
+        time.sleep(0.05)
+
+
+def test_audit_finds_each_kind_of_disagreement_and_fix_repairs_them(cloud):
+    kept, deleted, unclaimed = _boot(cloud, 3)
+    node = next(iter(cloud.placement.get_allocations(kept.uuid).allocations))
+    stray = str(uuidlib.uuid4())
+    cloud.placement.claim(stray, {node: {'VCPU': 1}}, project_id='p', user_id='u')
+    with cloud.cell_engines['cell1'].begin() as conn:
+        instances.apply_update(conn, InstanceUpdate(instance_uuid=deleted.uuid,
+                                                    vm_state='deleted'))
+    cloud.placement.unclaim(unclaimed.uuid)
+
+    found = placement_audit.audit(cloud.api_engine, cloud.cells, cloud.placement, grace=0)
+    by_consumer = {f.consumer: f for f in found}
+    assert set(by_consumer) == {stray, deleted.uuid, unclaimed.uuid}
+    assert by_consumer[stray].kind == placement_audit.LEAKED
+    assert by_consumer[stray].reason == 'no instance and no build request has this uuid'
+    assert by_consumer[deleted.uuid].kind == placement_audit.LEAKED
+    assert by_consumer[deleted.uuid].reason == 'its instance is deleted in cell cell1'
+    assert by_consumer[unclaimed.uuid].kind == placement_audit.MISSING
+    assert not any(f.fixed for f in found)
+    # A long grace period leaves everything just changed alone.
+    assert [f.consumer for f in placement_audit.audit(
+        cloud.api_engine, cloud.cells, cloud.placement, grace=3600)] == [stray]
+
+    fixed = placement_audit.audit(cloud.api_engine, cloud.cells, cloud.placement,
+                                  grace=0, fix=True)
+    assert {f.consumer for f in fixed if f.fixed} == {stray, deleted.uuid, unclaimed.uuid}
+    assert cloud.placement.get_allocations(stray).allocations == {}
+    assert cloud.placement.get_allocations(deleted.uuid).allocations == {}
+    assert cloud.placement.get_allocations(unclaimed.uuid).allocations == {
+        unclaimed_node(cloud, unclaimed): {'VCPU': 1, 'MEMORY_MB': 512, 'DISK_GB': 1}}
+    assert placement_audit.audit(cloud.api_engine, cloud.cells, cloud.placement,
+                                 grace=0) == []
+
+
+def unclaimed_node(cloud, server) -> str:
+    return cloud.computes[server.host].node_uuid
+
+
+def test_the_audit_refuses_when_a_cell_cannot_be_read(tmp_path, capsys):
+    with socket.socket() as probe:
+        probe.bind(('127.0.0.1', 0))
+        port = probe.getsockname()[1]
+    api_url = f'sqlite:///{tmp_path}/api.sqlite'
+    conf = tmp_path / 'top.conf'
+    conf.write_text(f'[api_database]\nconnection = {api_url}\n'
+                    f'[placement]\nendpoint_url = http://127.0.0.1:{port}\n')
+    assert manage.main(['db', 'sync', '--database', 'api', '--config-file', str(conf)]) == 0
+    engine = engines.create_engine(api_url)
+    try:
+        cell_mappings.create(engine, name='gone', transport_url='fake:///gone',
+                             database_connection=f'postgresql+psycopg2://x@127.0.0.1:{port}/x')
+    finally:
+        engine.dispose()
+    capsys.readouterr()
+    assert manage.main(['placement', 'audit', '--config-file', str(conf)]) == 1
+    err = capsys.readouterr().err
+    assert 'cell gone cannot be read (OperationalError: ' in err
+    assert 'nothing was audited' in err
