@@ -3,7 +3,7 @@
 Reads the API database, every cell database and Placement
 (``[placement]`` of the config file, as the top-level services reach it);
 one Placement request per resource provider, with a progress bar on a
-terminal. See ``cellplane_api/placement_audit.py`` for what counts as live.
+terminal. See ``conductor/super/placement_audit.py`` for what counts as live.
 """
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from cliff import lister
 from tqdm import tqdm
 
 from cellplane.cells.databases import CellDatabases
-from cellplane_api import placement_audit
+from conductor.super import placement_audit
 from cellplane_cli import base
 from cellplane_cli.databases import engine_for
 from placement import client_conf

@@ -32,6 +32,19 @@ conductor_opts = [
                     'removed. After this the request goes to ERROR saying the '
                     'scheduler did not answer and for how long. 0: never ask '
                     'again.'),
+    cfg.IntOpt('placement_audit_interval', default=0, min=0,
+               help='Super conductor: seconds between two runs of the Placement '
+                    'audit that removes allocations no live instance explains and '
+                    'claims again those ACTIVE instances lack (what '
+                    '`cellplane-manage placement audit --fix` does), each fix '
+                    'logged and counted. 0 (the default): never; run the command '
+                    'instead. A run skips what changed within '
+                    'placement_audit_grace, and does nothing while a cell cannot '
+                    'be read.'),
+    cfg.IntOpt('placement_audit_grace', default=600, min=0,
+               help='Super conductor: seconds an instance or build request must '
+                    'have been left unchanged before the periodic audit touches '
+                    'its allocations.'),
 ]
 
 

@@ -26,6 +26,7 @@ from cellplane.cells.databases import CellDatabases
 from cellplane.objects.cell_mappings import CellMapping
 from cellplane.db.engines import DatabaseNotConfigured
 from cellplane.heartbeat import current_status
+from cellplane.periodic import PeriodicTask
 from cellplane.objects import services
 from cellplane.service import Service
 from compute_agent.rpcapi import ComputeAPI
@@ -33,6 +34,7 @@ from conductor import conf as conductor_conf
 from conductor.legacy import LegacyConductorEndpoint
 from conductor.super import rpcapi
 from conductor.super.manager import SuperConductorManager
+from conductor.super.placement_audit import PeriodicAudit
 from placement import client_conf
 from placement.client import PlacementClient
 from scheduler.rpcapi import SchedulerAPI
@@ -88,8 +90,15 @@ def build_super_conductor(conf: cfg.ConfigOpts, *, transport, api_engine: Engine
         services.record_heartbeat(api_engine, current_status(
             conf, binary=BINARY, topic=rpcapi.TOPIC, host=host))
 
+    periodic = []
+    if conf.conductor.placement_audit_interval:
+        audit = PeriodicAudit(api_engine, cells, placement,
+                              grace=conf.conductor.placement_audit_grace)
+        periodic.append(PeriodicTask('placement-audit',
+                                     conf.conductor.placement_audit_interval, audit.run))
     service = Service(
         conf, binary=BINARY, topic=rpcapi.TOPIC, transport=transport,
         endpoints=[manager, LegacyConductorEndpoint(conductor_conf.ROLE_SUPER, manager)],
-        heartbeat=heartbeat, host=host, owns_transport=owns_transport)
+        heartbeat=heartbeat, periodic_tasks=periodic, host=host,
+        owns_transport=owns_transport)
     return SuperConductor(service=service, manager=manager)

@@ -15,7 +15,8 @@ import pytest
 from cellplane.context import new_context
 from cellplane.db import engines
 from cellplane.objects import cell_mappings, flavors, instances
-from cellplane_api import placement_audit, servers
+from cellplane_api import servers
+from conductor.super import placement_audit
 from cellplane_cli import manage
 from cellplane_embedded.runtime import CloudPlan, EmbeddedCloud
 from rpc_schemas.instance_update import InstanceUpdate
@@ -101,3 +102,20 @@ def test_the_audit_refuses_when_a_cell_cannot_be_read(tmp_path, capsys):
     err = capsys.readouterr().err
     assert 'cell gone cannot be read (OperationalError: ' in err
     assert 'nothing was audited' in err
+
+
+def test_the_super_conductors_periodic_audit_removes_a_planted_leak(tmp_path, caplog):
+    caplog.set_level('WARNING', logger='conductor.super.placement_audit')
+    cloud = EmbeddedCloud(tmp_path / 'state', CloudPlan.uniform(cells=1, hosts_per_cell=1))
+    cloud.conf.set_override('placement_audit_interval', 1, group='conductor')
+    cloud.conf.set_override('placement_audit_grace', 0, group='conductor')
+    with cloud:
+        node = cloud.computes['cell1-host1'].node_uuid
+        stray = str(uuidlib.uuid4())
+        cloud.placement.claim(stray, {node: {'VCPU': 1}}, project_id='p', user_id='u')
+        deadline = time.monotonic() + DEADLINE_SECONDS
+        while cloud.placement.get_allocations(stray).allocations:
+            assert time.monotonic() < deadline, 'the periodic audit never removed the leak'
+            time.sleep(0.1)
+    assert any(f'Placement audit fixed leaked {stray}' in r.getMessage()
+               for r in caplog.records)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import logging
 from typing import Callable
 
 from cellplane.cells.databases import CellDatabases
@@ -30,6 +31,8 @@ from cellplane.objects import build_requests, compute_nodes, instances
 from placement.client import PlacementClient
 from rpc_schemas.flavor import Flavor
 from rpc_schemas.instance import ACTIVE, BUILDING, DELETED, ERROR
+
+LOG = logging.getLogger(__name__)
 
 LEAKED = 'leaked'
 MISSING = 'missing'
@@ -130,3 +133,32 @@ def _fix(finding: Finding, known: dict[str, _Live], engines, placement) -> Findi
     placement.claim(finding.consumer, {node: {rc: n for rc, n in resources.items() if n}},
                     project_id=row['project_id'], user_id=row['user_id'])
     return dataclasses.replace(finding, fixed=True)
+
+
+class PeriodicAudit:
+    """The audit with ``fix`` as the super conductor's periodic task: each fix logged and counted."""
+
+    def __init__(self, api_engine, cells: CellDatabases, placement: PlacementClient, *,
+                 grace: float) -> None:
+        self._api_engine = api_engine
+        self._cells = cells
+        self._placement = placement
+        self._grace = grace
+        self.fixed = {LEAKED: 0, MISSING: 0}
+
+    def run(self) -> list[Finding]:
+        try:
+            findings = audit(self._api_engine, self._cells, self._placement,
+                             grace=self._grace, fix=True)
+        except AuditRefused as exc:
+            LOG.warning('Placement audit skipped: %s', exc)
+            return []
+        for finding in findings:
+            if finding.fixed:
+                self.fixed[finding.kind] += 1
+                LOG.warning('Placement audit fixed %s %s: %s', finding.kind,
+                            finding.consumer, finding.reason)
+        if findings:
+            LOG.info('Placement audit: %d leaked and %d missing allocation(s) fixed so far',
+                     self.fixed[LEAKED], self.fixed[MISSING])
+        return findings
