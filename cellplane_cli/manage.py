@@ -3,7 +3,7 @@
     cellplane-manage db sync --database api|cell|placement --config-file F
     cellplane-manage db version --database ... [--format json]
     cellplane-manage cell create --name N --transport-url U --database-connection D --config-file top.conf
-    cellplane-manage cell list|show|delete ... [--format json]
+    cellplane-manage cell list|show|delete|discover-hosts ... [--format json]
     cellplane-manage rpc ping --topic T [--server HOST] [--cell NAME] ... [--format json]
     cellplane-manage scheduler purge-records [--keep N] --config-file top.conf
     cellplane-manage service list --config-file top.conf [--format json]
@@ -20,7 +20,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 from cliff import command, lister, show
 
-from cellplane.objects import cell_mappings
+from cellplane.cells.databases import CellDatabases
+from cellplane.objects import cell_mappings, compute_nodes, host_mappings
 from cellplane_cli import base
 from cellplane_cli.databases import engine_for
 from cellplane_cli.placement_commands import PlacementAudit
@@ -131,16 +132,41 @@ class CellShow(_CellCommand, show.ShowOne):
 
 
 class CellDelete(_CellCommand, command.Command):
-    """Delete a cell mapping that no host or instance maps to."""
+    """Delete a cell mapping that no host or instance maps to (--force: unmap its hosts first)."""
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
         parser.add_argument('cell', help='name or uuid')
+        parser.add_argument('--force', action='store_true',
+                            help='unmap the hosts mapped to the cell first '
+                                 '(instances still refuse the delete)')
         return parser
 
     def take_action(self, parsed_args):
-        cell_mappings.delete(self.api_engine(parsed_args), parsed_args.cell)
+        cell_mappings.delete(self.api_engine(parsed_args), parsed_args.cell,
+                             force=parsed_args.force)
         return 0
+
+
+class CellDiscoverHosts(_CellCommand, lister.Lister):
+    """Map every compute host of every cell that is not mapped yet (as the scheduler's refresh does)."""
+
+    def take_action(self, parsed_args):
+        engine = self.api_engine(parsed_args)
+        cells = CellDatabases(engine)
+        mapped = []
+        try:
+            for mapping in cells.reload():
+                hosts = {n.host for n in compute_nodes.list_with_service(
+                    cells.engine(mapping.uuid))}
+                with engine.begin() as conn:
+                    new = host_mappings.map_hosts(
+                        conn, cell_mappings.id_of(conn, mapping.uuid), hosts)
+                mapped += [(mapping.name, host) for host in new]
+        finally:
+            cells.dispose()
+            engine.dispose()
+        return ('cell', 'host'), mapped
 
 
 def _scheduler_registrar(conf):
@@ -183,6 +209,7 @@ class ManageApp(base.CellplaneApp):
             commands={'db sync': DbSync, 'db version': DbVersion,
                       'cell create': CellCreate, 'cell list': CellList,
                       'cell show': CellShow, 'cell delete': CellDelete,
+                      'cell discover-hosts': CellDiscoverHosts,
                       'rpc ping': RpcPing,
                       'scheduler purge-records': SchedulerPurgeRecords,
                       'service list': ServiceList,

@@ -7,7 +7,10 @@ cannot be read keeps its previous records (see ``cell_nodes``); a cell that
 was removed or disabled drops out of the cache at the next refresh. Each
 refresh also reads the host aggregates from the API database (one query) and
 hangs them on the records; if that read fails, the aggregates last read are
-used and the failure is logged.
+used and the failure is logged. Hosts seen for the first time are mapped to
+their cell in the API database (``host_mappings``), as Nova's discover_hosts
+does: the top level, which reads every cell, writes them, never a cell
+service.
 """
 from __future__ import annotations
 
@@ -17,6 +20,7 @@ import threading
 import sqlalchemy as sa
 
 from cellplane.cells.databases import CellDatabases
+from cellplane.objects import cell_mappings, host_mappings
 from cellplane.periodic import PeriodicTask
 from scheduler import cell_nodes
 from scheduler.host_aggregates import HostAggregates, read_host_aggregates
@@ -37,6 +41,7 @@ class HostRefresher:
         self._refresh_lock = threading.Lock()
         self._task: PeriodicTask | None = None
         self._host_aggregates: HostAggregates = {}
+        self._mapped_hosts: set[str] = set()
 
     def refresh(self) -> dict[str, str]:
         """Read every enabled cell now; cell UUID -> error for those that failed."""
@@ -47,7 +52,28 @@ class HostRefresher:
                 host_aggregates=self._read_host_aggregates())
         LOG.debug('Host cache refreshed: %d compute node(s); %d cell(s) unreadable',
                   len(self._cache.records()), len(failed))
+        self._map_new_hosts()
         return failed
+
+    def _map_new_hosts(self) -> None:
+        """Map the hosts this refresher has not mapped yet (one write only when there are some)."""
+        by_cell: dict[str, set[str]] = {}
+        for record in self._cache.records():
+            if record.host not in self._mapped_hosts:
+                by_cell.setdefault(record.cell_uuid, set()).add(record.host)
+        for cell_uuid, hosts in by_cell.items():
+            try:
+                with self._cells.api_engine.begin() as conn:
+                    mapped = host_mappings.map_hosts(
+                        conn, cell_mappings.id_of(conn, cell_uuid), hosts)
+            except (sa.exc.SQLAlchemyError, LookupError) as exc:
+                LOG.warning('Could not map hosts %s to cell %s: %s; trying again at the '
+                            'next refresh', ', '.join(sorted(hosts)), cell_uuid, exc)
+                continue
+            if mapped:
+                LOG.info('Mapped %d new host(s) to cell %s: %s', len(mapped), cell_uuid,
+                         ', '.join(mapped))
+            self._mapped_hosts |= hosts
 
     def _read_host_aggregates(self) -> HostAggregates:
         try:

@@ -68,17 +68,25 @@ def get(engine: Engine, name_or_uuid: str) -> CellMapping:
     return _row_to_mapping(row)
 
 
-def delete(engine: Engine, name_or_uuid: str) -> None:
-    """Delete an empty cell mapping; refuse while hosts or instances map to it."""
+def delete(engine: Engine, name_or_uuid: str, *, force: bool = False) -> None:
+    """Delete an empty cell mapping; refuse while hosts or instances map to it.
+
+    ``force`` unmaps the cell's hosts first (their compute services are
+    gone, or moved: they are mapped again to whatever cell reads them
+    next); instances still refuse it.
+    """
     mapping = get(engine, name_or_uuid)
     with engine.begin() as conn:
         cell_id = id_of(conn, mapping.uuid)
+        if force:
+            host_mappings.delete_in_cell(conn, cell_id)
         hosts = host_mappings.count_in_cell(conn, cell_id)
         instances = instance_mappings.count_in_cell(conn, cell_id)
         if hosts or instances:
             raise CellMappingError(
                 f'cell {mapping.name} still has {hosts} host(s) and {instances} '
-                f'instance(s) mapped to it; move or delete them first')
+                f'instance(s) mapped to it; move or delete them first'
+                + ('' if instances or force else ' (--force unmaps its hosts)'))
         conn.execute(cell_mappings.delete().where(cell_mappings.c.id == cell_id))
 
 

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import json
 import socket
+import uuid as uuidlib
 
-from cellplane.objects import cell_mappings, services
+from cellplane.db.cell.models import compute_nodes as compute_nodes_table
+from cellplane.objects import cell_mappings, host_mappings, services
 from cellplane_cli import manage
 from cellplane_embedded.runtime import CloudPlan, EmbeddedCloud
 from tests.functional.cell_boot.harness import eventually
@@ -54,3 +56,27 @@ def test_service_list_shows_top_level_and_cell_services_and_a_cell_it_cannot_rea
     assert {r['status'] for r in listed.values()} == {'up'}
     [gone] = [r for r in rows if r['cell'] == 'gone']
     assert gone['status'].startswith('unknown: the cell database cannot be read (')
+
+
+def test_hosts_are_mapped_by_the_scheduler_and_by_discover_hosts(tmp_path, capsys):
+    plan = CloudPlan.uniform(cells=1, hosts_per_cell=2)
+    with EmbeddedCloud(tmp_path / 'state', plan) as cloud:
+        # The scheduler's first refresh mapped the hosts it found.
+        eventually(lambda: sorted(h for h, _ in host_mappings.list_all(cloud.api_engine))
+                   == ['cell1-host1', 'cell1-host2'], 'the hosts mapped by the scheduler')
+        # A compute node the scheduler has not read yet.
+        with cloud.cell_engines['cell1'].begin() as conn:
+            conn.execute(compute_nodes_table.insert().values(
+                uuid=str(uuidlib.uuid4()), host='cell1-late', nodename='cell1-late',
+                vcpus=1, memory_mb=512, local_gb=1, stats={}))
+        conf = tmp_path / 'top.conf'
+        conf.write_text(f'[api_database]\nconnection = {cloud.conf.api_database.connection}\n')
+        argv = ['cell', 'discover-hosts', '--config-file', str(conf), '-f', 'json']
+        capsys.readouterr()
+        assert manage.main(argv) == 0
+        mapped = json.loads(capsys.readouterr().out)
+        # The scheduler's next refresh may have mapped it first: then nothing is left.
+        assert mapped in ([{'cell': 'cell1', 'host': 'cell1-late'}], [])
+        assert 'cell1-late' in {h for h, _ in host_mappings.list_all(cloud.api_engine)}
+        assert manage.main(argv) == 0
+        assert json.loads(capsys.readouterr().out) == []

@@ -19,6 +19,7 @@ from cellplane.objects import cell_mappings
 from cellplane.context import new_context
 from cellplane.db.api.models import build_requests as build_requests_table
 from cellplane.db.api.models import cell_mappings as cell_mappings_table, instance_mappings
+from cellplane.db.api.models import host_mappings as host_mappings_table
 from cellplane.db.cell.models import instance_action_events, instance_actions, instances
 from conductor.super.cell_writes import EVENT_SCHEDULE
 from conductor.super.manager import SuperConductorManager
@@ -260,6 +261,11 @@ class _DeletesTheCellWhileScheduling:
     def select_destinations(self, ctxt, spec, uuids, num_alternates):
         answer = self._scheduler.select_destinations(ctxt, spec, uuids, num_alternates)
         with self._api_engine.begin() as conn:
+            cell_id = sa.select(cell_mappings_table.c.id).where(
+                cell_mappings_table.c.uuid == answer[0][0].cell_uuid).scalar_subquery()
+            # Its hosts' mappings first (the scheduler's refresh made them).
+            conn.execute(host_mappings_table.delete().where(
+                host_mappings_table.c.cell_id == cell_id))
             conn.execute(cell_mappings_table.delete().where(
                 cell_mappings_table.c.uuid == answer[0][0].cell_uuid))
         return answer

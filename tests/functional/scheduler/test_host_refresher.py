@@ -6,7 +6,7 @@ import datetime
 import pytest
 import sqlalchemy as sa
 
-from cellplane.objects import cell_mappings
+from cellplane.objects import cell_mappings, host_mappings
 from cellplane.cells.databases import CellDatabases, UnknownCell
 from cellplane.db import engines, migrate
 from cellplane.db.api.models import cell_mappings as cell_mappings_table
@@ -63,7 +63,11 @@ def test_reload_picks_up_new_cells_and_drops_disabled_and_removed_ones(tmp_path)
         refresher.reload_cells()
         assert _hosts(cache) == [('b1', True)]
 
-        cell_mappings.delete(api, cell2.uuid)
+        # The refresh mapped the hosts it found: the cell is not empty.
+        assert sorted(host for host, _ in host_mappings.list_all(api)) == ['a1', 'a2', 'b1']
+        with pytest.raises(cell_mappings.CellMappingError, match='1 host'):
+            cell_mappings.delete(api, cell2.uuid)
+        cell_mappings.delete(api, cell2.uuid, force=True)
         refresher.reload_cells()
         assert _hosts(cache) == []
     finally:
