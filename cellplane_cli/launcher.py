@@ -260,7 +260,7 @@ def sync_and_map(deployment: Deployment) -> None:
 
 
 def prepare(deployment: Deployment, *, create: bool = True) -> None:
-    """Vhosts and databases (when ``create``), schemas and cell cell_mappings."""
+    """Vhosts and databases (when ``create``), schemas and cell mappings."""
     if create:
         for url in transport_urls(deployment):
             ensure_vhost(url)
