@@ -52,6 +52,8 @@ _STATUS_OF_VM_STATE = {
     instance_states.ERROR: ERROR, instance_states.DELETED: DELETED,
 }
 MAX_COUNT = 1000
+# The display name travels in the Instance payload, at most 255 characters.
+NAME_MAX = 255 - len(f'-{MAX_COUNT}')
 
 
 class ServerError(Exception):
@@ -95,6 +97,10 @@ def create(api_engine: Engine, conductor: SuperConductorAPI, ctxt: RequestContex
     """Record ``count`` instances and cast their scheduling; their UUIDs."""
     if not 1 <= count <= MAX_COUNT:
         raise ServerError(f'--count must be between 1 and {MAX_COUNT}, not {count}')
+    if not name or not name.strip():
+        raise ServerError('a server name must not be empty or blank')
+    if len(name) > NAME_MAX:
+        raise ServerError(f'a server name has at most {NAME_MAX} characters, not {len(name)}')
     found = api_flavors.get(api_engine, flavor)
     if found.disabled:
         raise ServerError(f'flavor {found.name} is disabled')

@@ -126,11 +126,14 @@ class AggregateAddHost(_AggregateCommand, show.ShowOne):
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
         parser.add_argument('host')
+        parser.add_argument('--allow-unmapped', action='store_true',
+                            help='accept a host no cell has reported yet')
         return parser
 
     def take_action(self, parsed_args):
         return COLUMNS, _row(aggregates.add_host(
-            self.api_engine(parsed_args), parsed_args.aggregate, parsed_args.host))
+            self.api_engine(parsed_args), parsed_args.aggregate, parsed_args.host,
+            allow_unmapped=parsed_args.allow_unmapped))
 
 
 class AggregateRemoveHost(_AggregateCommand, show.ShowOne):

@@ -38,6 +38,7 @@ class CellDatabases:
         self._engine_factory = engine_factory
         self._lock = threading.Lock()
         self._mappings: dict[str, CellMapping] = {}
+        self._loaded = False
         self._engines: dict[str, Engine] = {}
 
     @property
@@ -61,9 +62,13 @@ class CellDatabases:
         for engine in stale:
             engine.dispose()
         if added or removed:
-            LOG.info('Cell mappings: %d cell(s); added %s; removed %s', len(fresh),
-                     ', '.join(fresh[u].name for u in added) or 'none',
-                     ', '.join(removed) or 'none')
+            # The first read is not news (every command makes one): only a
+            # change seen by a long-running reader is worth an INFO line.
+            level = logging.INFO if self._loaded else logging.DEBUG
+            LOG.log(level, 'Cell mappings: %d cell(s); added %s; removed %s', len(fresh),
+                    ', '.join(fresh[u].name for u in added) or 'none',
+                    ', '.join(removed) or 'none')
+        self._loaded = True
         return list(fresh.values())
 
     def mapping(self, cell_uuid: str) -> CellMapping:

@@ -13,8 +13,10 @@ What this module promises:
 - an aggregate that still has hosts cannot be deleted.
 
 Hosts are named as their compute service reports them (``[DEFAULT] host``
-of ``cellplane-compute``); they are not checked against the cells, so an
-operator can group a host before its service first reports.
+of ``cellplane-compute``) and must be mapped to a cell (the scheduler maps
+each host it reads; ``cellplane-manage cell discover-hosts`` on demand), so
+a typo is refused; ``allow_unmapped`` groups a host before its service
+first reports.
 """
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
 from cellplane.db.api.models import aggregate_hosts, aggregates
+from cellplane.objects import host_mappings
 
 AVAILABILITY_ZONE_KEY = 'availability_zone'
 MAX_KEY_LENGTH = 255
@@ -203,12 +206,18 @@ def unset_metadata(engine: Engine, name_or_uuid: str, keys: Iterable[str]) -> Ag
         return _load(conn, row.uuid)
 
 
-def add_host(engine: Engine, name_or_uuid: str, host: str) -> Aggregate:
+def add_host(engine: Engine, name_or_uuid: str, host: str, *,
+             allow_unmapped: bool = False) -> Aggregate:
     """Put ``host`` in the aggregate; ZoneConflict if another of its aggregates has another zone."""
     if not host:
         raise AggregateError('a host name must not be empty')
     with engine.begin() as conn:
         row = _row(conn, name_or_uuid)
+        if not allow_unmapped and not host_mappings.is_mapped(conn, host):
+            raise AggregateError(
+                f'no compute host {host!r} is mapped to a cell (the scheduler maps the '
+                f'hosts it reads; `cellplane-manage cell discover-hosts` maps new ones '
+                f'now); --allow-unmapped groups it before it first reports')
         if host in _hosts_of(conn, row.id):
             raise AggregateError(f'host {host} is already in aggregate {row.name}')
         _check_zone(conn, aggregate_id=row.id, aggregate_name=row.name,

@@ -57,11 +57,22 @@ def check_extra_specs(extra_specs: dict[str, str]) -> None:
                                   f'"required" or "forbidden"')
 
 
+NAME_MAX = 255            # flavors.name is a String(255)
+AMOUNT_MAX = 2**31 - 1    # the amounts are 32-bit integer columns
+
+
 def create(engine: Engine, *, name: str, vcpus: int, memory_mb: int, root_gb: int = 0,
            extra_specs: dict[str, str] | None = None, flavorid: str | None = None) -> FlavorRecord:
     extra_specs = dict(extra_specs or {})
+    if not name or not name.strip():
+        raise FlavorError('a flavor name must not be empty or blank')
+    if len(name) > NAME_MAX:
+        raise FlavorError(f'a flavor name has at most {NAME_MAX} characters, not {len(name)}')
     if vcpus < 1 or memory_mb < 1 or root_gb < 0:
         raise FlavorError('a flavor needs vcpus >= 1, memory_mb >= 1 and root_gb >= 0')
+    for what, amount in (('vcpus', vcpus), ('memory_mb', memory_mb), ('root_gb', root_gb)):
+        if amount > AMOUNT_MAX:
+            raise FlavorError(f'{what} must be at most {AMOUNT_MAX}, not {amount}')
     check_extra_specs(extra_specs)
     flavor = FlavorRecord(flavorid=flavorid or str(uuidlib.uuid4()), name=name, vcpus=vcpus,
                     memory_mb=memory_mb, root_gb=root_gb, extra_specs=extra_specs)

@@ -15,6 +15,11 @@ from sqlalchemy.engine import Connection, Engine
 from cellplane.db.api.models import host_mappings
 
 
+def is_mapped(conn: Connection, host: str) -> bool:
+    return conn.execute(sa.select(host_mappings.c.id).where(
+        host_mappings.c.host == host)).first() is not None
+
+
 def count_in_cell(conn: Connection, cell_id: int) -> int:
     return conn.execute(sa.select(sa.func.count()).select_from(host_mappings).where(
         host_mappings.c.cell_id == cell_id)).scalar_one()

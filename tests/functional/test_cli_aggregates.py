@@ -5,14 +5,29 @@ import json
 
 import pytest
 
+from cellplane.db import engines
+from cellplane.objects import cell_mappings, host_mappings
 from cellplane_cli import cli, manage
+
+
+HOSTS = ('h1', 'h2', 'h3')
 
 
 @pytest.fixture
 def top_conf(tmp_path):
     conf = tmp_path / 'top.conf'
-    conf.write_text(f'[api_database]\nconnection = sqlite:///{tmp_path}/api.sqlite\n')
+    url = f'sqlite:///{tmp_path}/api.sqlite'
+    conf.write_text(f'[api_database]\nconnection = {url}\n')
     assert manage.main(['db', 'sync', '--database', 'api', '--config-file', str(conf)]) == 0
+    # The hosts a scheduler's refresh would have mapped to their cell.
+    engine = engines.create_engine(url)
+    try:
+        cell = cell_mappings.create(engine, name='cell1', transport_url='memory://cell1',
+                                    database_connection='sqlite://')
+        with engine.begin() as conn:
+            host_mappings.map_hosts(conn, cell_mappings.id_of(conn, cell.uuid), HOSTS)
+    finally:
+        engine.dispose()
     return str(conf)
 
 
@@ -122,3 +137,13 @@ def test_flavor_accepts_aggregate_instance_extra_specs(top_conf, capsys):
                      '--config-file', top_conf, '-f', 'json']) == 0
     assert json.loads(capsys.readouterr().out)['extra_specs'] == {
         'aggregate_instance_extra_specs:ssd': 'true'}
+
+
+def test_a_host_no_cell_has_reported_is_refused_unless_allowed(run):
+    run('create', 'fast')
+    code, _, err = run('add-host', 'fast', 'nosuchhost')
+    assert code == 1
+    assert "no compute host 'nosuchhost' is mapped to a cell" in err
+    assert run('show', 'fast')[1]['hosts'] == []
+    code, shown, _ = run('add-host', 'fast', 'nosuchhost', '--allow-unmapped')
+    assert code == 0 and shown['hosts'] == ['nosuchhost']

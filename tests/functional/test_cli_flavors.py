@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -51,3 +53,25 @@ def test_flavor_delete_then_show_fails(top_conf, capsys):
     assert cli.main(['flavor', 'delete', 'tiny', '--config-file', top_conf]) == 0
     assert cli.main(['flavor', 'show', 'tiny', '--config-file', top_conf]) == 1
     assert 'tiny' in capsys.readouterr().err
+
+
+@pytest.mark.parametrize('name, vcpus, says', [
+    ('', '1', 'must not be empty or blank'),
+    ('   ', '1', 'must not be empty or blank'),
+    ('x' * 500, '1', 'at most 255 characters, not 500'),
+    ('big', '100000000000', 'vcpus must be at most 2147483647, not 100000000000'),
+])
+def test_a_flavor_the_database_cannot_hold_is_refused_in_one_line(
+        top_conf, capsys, name, vcpus, says):
+    # A subprocess, as an operator runs it: the whole stderr is what they see.
+    proc = subprocess.run(
+        [sys.executable, '-m', 'cellplane_cli.cli', 'flavor', 'create', name,
+         '--vcpus', vcpus, '--ram', '512', '--config-file', top_conf],
+        capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1
+    err = proc.stderr
+    assert says in err
+    assert 'psycopg2' not in err and 'sqlalchemy' not in err.lower()
+    assert len(err.strip().splitlines()) == 1
+    assert cli.main(['flavor', 'list', '--config-file', top_conf, '-f', 'json']) == 0
+    assert json.loads(capsys.readouterr().out) == []

@@ -8,11 +8,13 @@ the end-to-end boot through real daemons is tests/integration/test_top_boot_path
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import threading
 
 import pytest
 
-from cellplane.objects import build_requests
+from cellplane.objects import build_requests, cell_mappings
 from conductor.super import rpcapi as super_rpcapi
 from cellplane_cli import cli, manage
 from cellplane.db import engines
@@ -160,3 +162,27 @@ def test_a_request_the_bus_refuses_is_left_in_error_not_building(top, capsys):
     [request] = build_requests.list_all(engine)
     assert request.failed
     assert 'could not be sent to the super conductor' in request.fault_message
+
+
+def _subprocess(conf, *argv):
+    return subprocess.run([sys.executable, '-m', 'cellplane_cli.cli', *argv,
+                           '--config-file', conf], capture_output=True, text=True,
+                          timeout=120)
+
+
+def test_a_blank_server_name_is_refused_and_nothing_is_recorded(top):
+    conf, recorder, engine = top
+    proc = _subprocess(conf, 'server', 'create', '  ', '--flavor', 'small')
+    assert proc.returncode == 1
+    assert proc.stderr.strip() == 'a server name must not be empty or blank'
+    assert recorder.casts == []
+    assert build_requests.list_all(engine) == []
+
+
+def test_commands_do_not_announce_the_cell_mappings_they_read(top, tmp_path):
+    conf, _, engine = top
+    cell_mappings.create(engine, name='cell1', transport_url='memory://cell1',
+                         database_connection=f'sqlite:///{tmp_path}/cell1.sqlite')
+    proc = _subprocess(conf, 'server', 'list', '-f', 'json')
+    assert proc.returncode == 0, proc.stderr
+    assert 'Cell mappings' not in proc.stderr
