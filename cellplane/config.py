@@ -10,7 +10,9 @@ oslo.messaging registers some of its options only on the global
 """
 from __future__ import annotations
 
+import difflib
 import glob
+import logging
 import os
 from typing import Callable, Iterable, Sequence
 
@@ -18,6 +20,8 @@ from oslo_config import cfg
 from oslo_log import log as oslo_logging
 
 from cellplane import conf as shared_conf
+
+LOG = logging.getLogger(__name__)
 
 Registrar = Callable[[cfg.ConfigOpts], None]
 
@@ -48,7 +52,62 @@ def load(argv: Sequence[str], *, prog: str, registrars: Iterable[Registrar] = ()
     check_values(conf)
     if setup_logging:
         oslo_logging.setup(conf, 'cellplane')
+    warn_misspelled_options(conf)
     return conf
+
+
+def warn_misspelled_options(conf: cfg.ConfigOpts) -> list[str]:
+    """Warn about each option of a known section that is close to a known option but is not one.
+
+    oslo.config ignores an option it does not know, so ``host_refresh_interva``
+    would silently leave the default in force. Only near-misses are reported
+    (a close match among the section's options): a file shared by several
+    services, or holding a library's options, stays quiet. Returns the
+    warnings (also logged).
+    """
+    warnings = []
+    for path in config_files(conf):
+        sections: dict = {}
+        try:
+            cfg.ConfigParser(path, sections).parse()
+        except Exception:  # noqa: BLE001 - load() already reported unreadable files
+            continue
+        for section, options in sections.items():
+            group = None if section == 'DEFAULT' else section
+            known = _option_names(conf, group)
+            if known is None:
+                continue
+            for name in options:
+                if name in known or _is_deprecated_name(conf, group, name):
+                    continue
+                close = difflib.get_close_matches(name, known, n=1, cutoff=0.8)
+                if close:
+                    warnings.append(f'{path}: [{section}] {name} is not an option of '
+                                    f'{conf.prog or "this service"} and is ignored; did '
+                                    f'you mean {close[0]}?')
+    for warning in warnings:
+        LOG.warning('%s', warning)
+    return warnings
+
+
+def _option_names(conf: cfg.ConfigOpts, group: str | None) -> list[str] | None:
+    """The options registered in ``group`` (None: DEFAULT), or None for an unknown section."""
+    if group is None:
+        return [name for name in conf if not isinstance(conf[name], cfg.ConfigOpts.GroupAttr)]
+    try:
+        return list(conf[group])
+    except (cfg.NoSuchOptError, cfg.NoSuchGroupError, KeyError):
+        return None
+
+
+def _is_deprecated_name(conf: cfg.ConfigOpts, group: str | None, name: str) -> bool:
+    try:
+        (conf[group] if group else conf)[name]
+    except (cfg.NoSuchOptError, cfg.NoSuchGroupError, KeyError):
+        return False
+    except Exception:  # noqa: BLE001 - a value error: it is an option all the same
+        return True
+    return True
 
 
 def _registered(conf: cfg.ConfigOpts) -> bool:
