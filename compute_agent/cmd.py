@@ -20,6 +20,7 @@ from typing import Sequence
 from cellplane import cell_guard, config
 from cellplane.context import new_context
 from cellplane.rpc import options as rpc_options
+from cellplane.rpc.broker_errors import run_reporting_broker_errors
 from cellplane.rpc.client import InvalidVersionCap
 from cellplane.rpc.transport import TransportURLError, get_transport
 from compute_agent import conf as compute_conf
@@ -52,15 +53,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f'{BINARY}: {exc}', file=sys.stderr)
         return EXIT_CONFIG_ERROR
 
-    # Casts sent before the conductor's queue exists are lost; waiting
-    # also tells the operator, in this agent's log, what it is waiting for.
-    pong = conductor.wait_until_answering(new_context(), attempt_timeout=3)
-    LOG.info('Cell conductor %s on %s answered; starting', pong.binary, pong.host)
-
-    agent = build_compute_agent(conf, transport=transport, placement=placement,
-                                driver=driver, conductor=conductor)
-    LOG.info('Compute node %s has resource provider %s', agent.host, agent.node_uuid)
-    return agent.service.run()
+    def serve() -> int:
+        # Casts sent before the conductor's queue exists are lost; waiting
+        # also tells the operator, in this agent's log, what it is waiting for.
+        pong = conductor.wait_until_answering(new_context(), attempt_timeout=3)
+        LOG.info('Cell conductor %s on %s answered; starting', pong.binary, pong.host)
+        agent = build_compute_agent(conf, transport=transport, placement=placement,
+                                    driver=driver, conductor=conductor)
+        LOG.info('Compute node %s has resource provider %s', agent.host, agent.node_uuid)
+        return agent.service.run()
+    return run_reporting_broker_errors(BINARY, conf, serve)
 
 
 if __name__ == '__main__':

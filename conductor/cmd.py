@@ -26,6 +26,7 @@ from cellplane import cell_guard, config
 from cellplane.cells.databases import CellDatabases
 from cellplane.db.engines import DatabaseNotConfigured, create_engine
 from cellplane.rpc import options as rpc_options
+from cellplane.rpc.broker_errors import run_reporting_broker_errors
 from cellplane.rpc.transport import TransportCache, TransportURLError, get_transport
 from conductor import conf as conductor_conf
 from conductor.cell import wiring as cell_wiring
@@ -72,7 +73,7 @@ def _run_cell(conf, transport, placement) -> int:
     try:
         conductor = cell_wiring.build_cell_conductor(
             conf, transport=transport, engine=engine, placement=placement)
-        return conductor.service.run()
+        return run_reporting_broker_errors(BINARY, conf, conductor.service.run)
     finally:
         engine.dispose()
 
@@ -85,7 +86,7 @@ def _run_super(conf, transport, placement) -> int:
         conductor = super_wiring.build_super_conductor(
             conf, transport=transport, api_engine=api_engine, cells=cells,
             cell_transport=cell_transports.get, placement=placement)
-        return conductor.service.run()
+        return run_reporting_broker_errors(BINARY, conf, conductor.service.run)
     finally:
         cell_transports.cleanup()
         cells.dispose()

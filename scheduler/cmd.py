@@ -25,6 +25,7 @@ from cellplane import config
 from cellplane.cells.databases import CellDatabases
 from cellplane.db.engines import DatabaseNotConfigured, create_engine
 from cellplane.rpc import options as rpc_options
+from cellplane.rpc.broker_errors import run_reporting_broker_errors
 from cellplane.rpc.transport import TransportURLError, get_transport
 from placement import client_conf
 from scheduler import conf as scheduler_conf
@@ -85,7 +86,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f'{BINARY}: cannot read the cell mappings from the API database '
                   f'([api_database] connection): {failure}', file=sys.stderr)
             return EXIT_API_DATABASE_UNREADABLE
-        return scheduler.service.run()
+        return run_reporting_broker_errors(BINARY, conf, scheduler.service.run)
     finally:
         scheduler.close()
         cells.dispose()

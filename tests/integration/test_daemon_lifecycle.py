@@ -4,6 +4,8 @@ from __future__ import annotations
 import signal
 import threading
 
+import pytest
+
 from cellplane.context import new_context
 from conductor.cell.rpcapi import CellConductorAPI
 from tests.integration.daemons import cell_conductor_config, compute_config
@@ -144,3 +146,17 @@ def test_cell_conductor_without_its_cell_database_refuses_to_start(daemons):
     code, stderr = daemons.conductor('cond1', sections).run_to_exit()
     assert code == 2
     assert 'needs [database] connection' in stderr
+
+
+@pytest.mark.parametrize('url, says', [
+    ('rabbit://guest:wrong-password@127.0.0.1:5672/', 'the broker refused the login'),
+    ('rabbit://guest:guest@127.0.0.1:5672/no-such-vhost-here',
+     'the broker refused the virtual host'),
+])
+def test_a_daemon_the_broker_refuses_says_which_bus_in_one_line(daemons, url, says):
+    code, stderr = daemons.compute('cmp1', compute_config(url, host='cmp1')).run_to_exit()
+    assert code == 1
+    [line] = [l for l in stderr.splitlines() if l.startswith('cellplane-compute:')]
+    assert 'cannot use the message bus at rabbit://guest:***@127.0.0.1:5672/' in line
+    assert '[DEFAULT] transport_url, in ' in line and says in line
+    assert 'wrong-password' not in stderr and 'Traceback' not in stderr
