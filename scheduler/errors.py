@@ -100,6 +100,18 @@ def explain(trace: 'SchedulingTrace', instance_trace: 'InstanceTrace',
                      f'this consumer (does it already have allocations)?')
     if trace.rolled_back:
         parts.append(f'claims already made for this request were removed '
-                     f'({", ".join(trace.rolled_back)})')
+                     f'({_summary(trace.rolled_back)})')
     return '; '.join(parts)
 
+
+
+#: Rolled-back consumers named in a NoValidHost message before "and N more".
+ROLLED_BACK_NAMED = 3
+
+
+def _summary(uuids: list[str]) -> str:
+    """A few uuids and a count: a 120-instance request must not make a 5 KB fault."""
+    if len(uuids) <= ROLLED_BACK_NAMED + 1:
+        return ', '.join(uuids)
+    return (f'{len(uuids)} instances: {", ".join(uuids[:ROLLED_BACK_NAMED])} and '
+            f'{len(uuids) - ROLLED_BACK_NAMED} more; the scheduling record lists them all')
