@@ -16,6 +16,7 @@ from oslo_config import cfg
 
 from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
 import oslo_messaging as messaging  # noqa: E402,I100
+from placement.client import PlacementUnreachable
 from rpc_schemas.request_spec import RequestSpec
 from rpc_schemas.selection import Selection
 from scheduler.claims import Claimer
@@ -55,7 +56,8 @@ class SchedulerManager:
         return cls(selector, on_trace=on_trace)
 
     @messaging.expected_exceptions(NoValidHost, InvalidFlavorExtraSpec,
-                                   InvalidSchedulingRequest, ConsumerAlreadyAllocated)
+                                   InvalidSchedulingRequest, ConsumerAlreadyAllocated,
+                                   PlacementUnreachable)
     def select_destinations(self, ctxt, request_spec: RequestSpec,
                             instance_uuids: list[str],
                             num_alternates: int) -> list[list[Selection]]:
@@ -66,6 +68,12 @@ class SchedulerManager:
         except NoValidHost as exc:
             LOG.info('select_destinations for %s: %s', ', '.join(instance_uuids), exc)
             self._record(exc.trace, ctxt)
+            raise
+        except PlacementUnreachable as exc:
+            # Expected while Placement is away: one line, not a traceback
+            # (the client already retried for [placement] retry_timeout).
+            LOG.error('select_destinations for %s failed: %s',
+                      ', '.join(instance_uuids), exc)
             raise
         self._record(result.trace, ctxt)
         LOG.debug('select_destinations for %s: %s', ', '.join(instance_uuids),
