@@ -39,8 +39,6 @@ def _row(aggregate: aggregates.Aggregate) -> tuple:
 
 class _AggregateCommand(base.ConfigOptionsMixin):
     """Reads ``[api_database] connection``; takes the aggregate by name or UUID."""
-    default_config_file = base.USER_CONFIG_FILE
-
     takes_aggregate = True
 
     def get_parser(self, prog_name):

@@ -3,7 +3,8 @@
 Both ``cellplane`` and ``cellplane-manage`` are cliff applications, so every
 listing or showing command gets ``--format table|json|...`` from cliff's
 formatters. Commands that need configuration take ``--config-file``
-(repeatable) and ``--config-dir`` after the command name, like the daemons.
+(repeatable) and ``--config-dir`` after the command name, like the daemons;
+without them, ``$CELLPLANE_CONFIG`` or ``/etc/cellplane/cellplane.conf``.
 """
 from __future__ import annotations
 
@@ -20,15 +21,31 @@ from cellplane import config
 
 VERSION = '0.1.0'
 USER_CONFIG_FILE = '/etc/cellplane/cellplane.conf'
+CONFIG_ENV = 'CELLPLANE_CONFIG'
+
+
+def default_config_files() -> list[str]:
+    """Where a command without --config-file/--config-dir reads its configuration.
+
+    ``$CELLPLANE_CONFIG`` (a file path; a missing file is an error naming
+    it), else ``/etc/cellplane/cellplane.conf`` if it exists, else nothing.
+    """
+    from_env = os.environ.get(CONFIG_ENV)
+    if from_env:
+        return [from_env]
+    return [USER_CONFIG_FILE] if os.path.exists(USER_CONFIG_FILE) else []
+
+
+def where_config_was_looked_for() -> str:
+    """For an error when no file was read: what to give, in the order it is looked for."""
+    return (f'no config file: give --config-file, set {CONFIG_ENV}, or create '
+            f'{USER_CONFIG_FILE}')
 
 
 class ConfigOptionsMixin:
     """Adds --config-file/--config-dir to a command and loads them on demand."""
 
     registrars: Iterable[Callable[[cfg.ConfigOpts], None]] = ()
-    # Read when the command is given no --config-file/--config-dir and the
-    # file exists (the user-facing ``cellplane`` commands set it).
-    default_config_file: str | None = None
 
     def add_config_arguments(self, parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         parser.add_argument('--config-file', action='append', default=[],
@@ -38,9 +55,8 @@ class ConfigOptionsMixin:
         return parser
 
     def load_config(self, parsed_args) -> cfg.ConfigOpts:
-        if (self.default_config_file and not parsed_args.config_file
-                and not parsed_args.config_dir and os.path.exists(self.default_config_file)):
-            parsed_args.config_file = [self.default_config_file]
+        if not parsed_args.config_file and not parsed_args.config_dir:
+            parsed_args.config_file = default_config_files()
         argv = []
         for path in parsed_args.config_file:
             argv += ['--config-file', path]

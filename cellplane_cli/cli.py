@@ -27,8 +27,6 @@ from cellplane_cli import (aggregate_commands, base, databases, demo, scheduler_
 
 
 class _ApiCommand(base.ConfigOptionsMixin):
-    default_config_file = base.USER_CONFIG_FILE
-
     def get_parser(self, prog_name):
         return self.add_config_arguments(super().get_parser(prog_name))
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from cellplane import config
 from cellplane.db import engines
+from cellplane_cli import base
 
 _CONNECTION_OPTION = {
     'api': ('api_database', 'connection'),
@@ -22,7 +23,7 @@ def engine_for(conf, database: str):
     group, option = _CONNECTION_OPTION[database]
     url = conf[group][option]
     if not url:
-        files = ', '.join(config.config_files(conf)) or 'no config file given'
+        files = ', '.join(config.config_files(conf)) or base.where_config_was_looked_for()
         raise config.ConfigError(
             f'[{group}] {option} is not set ({files}); it is needed for '
             f'--database {database}')

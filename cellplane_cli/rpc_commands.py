@@ -50,7 +50,7 @@ class RpcPing(base.ConfigOptionsMixin, lister.Lister):
         if not conf.transport_url:
             raise config.ConfigError(
                 f'[DEFAULT] transport_url is not set '
-                f'({", ".join(config.config_files(conf)) or "no config file given"}); '
+                f'({", ".join(config.config_files(conf)) or base.where_config_was_looked_for()}); '
                 f'give the service\'s bus, or --cell with the top-level config')
         return conf.transport_url
 

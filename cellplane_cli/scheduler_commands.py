@@ -58,8 +58,6 @@ def record_row(record: SchedulingRecord, *, with_body: bool) -> tuple:
 
 class SchedulerRecords(base.ConfigOptionsMixin, lister.Lister):
     """Scheduling records, newest first: why instances landed where they did, or failed."""
-    default_config_file = base.USER_CONFIG_FILE
-
     registrars = (scheduler_conf.register_opts,)
 
     def get_parser(self, prog_name):

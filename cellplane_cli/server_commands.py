@@ -47,7 +47,6 @@ class WaitTimedOut(Exception):
 
 
 class _TopLevelCommand(base.ConfigOptionsMixin):
-    default_config_file = base.USER_CONFIG_FILE
     registrars = (rpc_options.register_opts, scheduler_conf.register_opts,
                   api_conf.register_opts)
 
