@@ -16,6 +16,7 @@ import functools
 import getpass
 import time
 
+import yaml
 from cliff import command, lister, show
 from tqdm import tqdm
 
@@ -79,6 +80,18 @@ def _event(event: AttemptEvent) -> dict:
             'start': event.start.isoformat() if event.start else None,
             'finish': event.finish.isoformat() if event.finish else None,
             'result': event.result, 'reason': event.reason}
+
+
+# Formats that render nested values themselves; the others get text.
+STRUCTURED_FORMATS = ('json', 'yaml')
+
+
+def _as_text(value):
+    """Nested lists and dicts as indented ``key: value`` lines (YAML), for a table cell."""
+    if not isinstance(value, (list, dict)) or not value:
+        return value
+    return yaml.safe_dump(value, default_flow_style=False, sort_keys=False,
+                          width=100).rstrip()
 
 
 def _key_value(text: str) -> tuple[str, str]:
@@ -194,11 +207,15 @@ class ServerShow(_OneServerCommand, show.ShowOne):
             server = servers.show(engine, cells, parsed_args.id,
                                   cell_timeout=conf.cells.read_timeout)
             scheduling = scheduling_of(conf, server.uuid)
+        events = [_event(e) for e in server.events]
+        if parsed_args.formatter not in STRUCTURED_FORMATS:
+            # A table cell shows text: one field per line, not a Python repr.
+            events, scheduling = _as_text(events), _as_text(scheduling)
         return SHOW_COLUMNS, (
             server.uuid, server.name, server.status, server.task_state, server.flavor,
             server.cell, server.host, server.node, server.fault,
             server.created_at.isoformat() if server.created_at else None,
-            [_event(e) for e in server.events], scheduling)
+            events, scheduling)
 
 
 def scheduling_of(conf, instance_uuid: str) -> dict | str | None:
