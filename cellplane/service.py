@@ -1,7 +1,8 @@
 """The daemon runner every cellplane service uses: serve, heartbeat, reload, stop.
 
 A ``Service`` serves one RPC topic (plus the diagnostics ``ping``) on one
-transport and promises:
+transport, as its host and, where one process hosts several hosts (a
+hollow compute agent), as each name in ``also_as`` too; it promises:
 
 - SIGTERM or SIGINT: stop consuming at once, let the messages already being
   handled finish (at most ``[DEFAULT] graceful_shutdown_timeout`` seconds,
@@ -59,7 +60,8 @@ class Service:
                  transport: messaging.Transport, endpoints: Iterable[object],
                  heartbeat: Callable[[], None] | None = None,
                  periodic_tasks: Iterable[PeriodicTask] = (),
-                 host: str | None = None, owns_transport: bool = True) -> None:
+                 host: str | None = None, owns_transport: bool = True,
+                 also_as: Iterable[str] = ()) -> None:
         self.conf = conf
         self.binary = binary
         self.topic = topic
@@ -68,7 +70,7 @@ class Service:
         self._owns_transport = owns_transport
         endpoints = list(endpoints) + [DiagnosticsEndpoint(host=self.host, binary=binary)]
         self._server = build_server(transport, topic=topic, server=self.host,
-                                    endpoints=endpoints)
+                                    endpoints=endpoints, also_as=list(also_as))
         self._periodic = list(periodic_tasks)
         if heartbeat:
             self._periodic.insert(0, PeriodicTask(

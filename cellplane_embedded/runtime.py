@@ -3,7 +3,8 @@
 ``EmbeddedCloud`` builds, from the same manager and client classes the
 daemons use, Placement (in-process: the WSGI app without a socket), the
 scheduler, the super conductor, one cell conductor per cell and a fake
-compute agent per host, and starts their RPC servers on in-memory buses
+hollow compute agent per cell (one process-local agent serving all of the
+cell's hosts, each host with its own identity), and starts their RPC servers on in-memory buses
 (``memory_transport``: one per level, copying every message through JSON as
 RabbitMQ would). State lives in SQLite files in a state directory: the API
 database, one database per cell, and Placement's.
@@ -49,6 +50,7 @@ from cellplane.service import Service
 from cellplane_embedded.memory_transport import MemoryBus
 from compute_agent import conf as compute_conf
 from compute_agent.virt.fake import FakeDriver, FakeSettings
+from compute_agent.hosted_host import HostedHost
 from compute_agent.wiring import ComputeAgent, build_compute_agent
 from conductor import conf as conductor_conf
 from conductor.cell.wiring import build_cell_conductor
@@ -159,7 +161,8 @@ class EmbeddedCloud:
         self.cell_buses: dict[str, MemoryBus] = {}
         self.cell_engines: dict[str, sa.engine.Engine] = {}
         self.cell_mappings: dict[str, CellMapping] = {}
-        self.computes: dict[str, ComputeAgent] = {}
+        self.agents: dict[str, ComputeAgent] = {}
+        self.computes: dict[str, HostedHost] = {}
 
     # -- databases --------------------------------------------------------------
     def _sqlite(self, name: str) -> sa.engine.Engine:
@@ -219,12 +222,16 @@ class EmbeddedCloud:
             conf, transport=bus.transport, engine=self.cell_engines[cell.name],
             placement=self.placement, host=f'{cell.name}-conductor', owns_transport=False)
         self._start_service(conductor.service)
-        for host in cell.hosts:
-            agent = build_compute_agent(
-                conf, transport=bus.transport, placement=self.placement,
-                driver=FakeDriver(host.driver), host=host.name, owns_transport=False)
-            self.computes[host.name] = agent
-            self._start_service(agent.service)
+        # One hollow agent serves all the hosts of the cell, each with its
+        # own fake driver, RPC server name, provider and records.
+        drivers = {host.name: FakeDriver(host.driver) for host in cell.hosts}
+        agent = build_compute_agent(
+            conf, transport=bus.transport, placement=self.placement,
+            driver_for=drivers.__getitem__, host=f'{cell.name}-computes',
+            hosts=list(drivers), owns_transport=False)
+        self.agents[cell.name] = agent
+        self.computes.update(agent.hosts)
+        self._start_service(agent.service)
 
     # -- the top level: scheduler and super conductor ------------------------------
     @staticmethod

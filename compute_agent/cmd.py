@@ -1,7 +1,9 @@
 """``cellplane-compute``: start a compute agent daemon.
 
 It serves topic ``compute`` as server ``[DEFAULT] host`` (builds and
-terminations cast by conductors), casts its heartbeat to its cell conductor
+terminations cast by conductors), or, with ``[compute] hosted_hosts = N``
+(N > 1, fake driver only), as a hollow agent serving N hosts named
+``<host>-1..N`` (``compute_agent/hosted_host.py``), casts its heartbeat to its cell conductor
 every ``[service] report_interval``, and reports its node every ``[compute]
 report_interval`` (resource provider, inventory and traits in Placement;
 the compute node record to its cell conductor), once the conductor has
@@ -47,6 +49,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         placement = client_conf.client_from_conf(conf, 'the compute agent')
         driver = virt_driver.load(conf.compute.virt_driver, conf=conf)
         config.check_values(conf)   # the driver's own options, now registered
+        if conf.compute.hosted_hosts > 1 and conf.compute.virt_driver != 'fake':
+            raise config.ConfigError(
+                f'[compute] hosted_hosts = {conf.compute.hosted_hosts} needs '
+                f'[compute] virt_driver = fake (a hollow agent runs fake hosts); '
+                f'it is {conf.compute.virt_driver!r}')
     except (config.ConfigError, rpc_options.TransportNotConfigured,
             TransportURLError, InvalidVersionCap, client_conf.PlacementNotConfigured,
             virt_driver.UnknownVirtDriver) as exc:
@@ -58,9 +65,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         # also tells the operator, in this agent's log, what it is waiting for.
         pong = conductor.wait_until_answering(new_context(), attempt_timeout=3)
         LOG.info('Cell conductor %s on %s answered; starting', pong.binary, pong.host)
-        agent = build_compute_agent(conf, transport=transport, placement=placement,
-                                    driver=driver, conductor=conductor)
-        LOG.info('Compute node %s has resource provider %s', agent.host, agent.node_uuid)
+        drivers = iter([driver])
+        agent = build_compute_agent(
+            conf, transport=transport, placement=placement, conductor=conductor,
+            # The first host gets the driver loaded above; each other its own.
+            driver_for=lambda _host: next(drivers, None) or type(driver)(conf=conf))
+        if len(agent.hosts) == 1:
+            LOG.info('Compute node %s has resource provider %s', agent.host,
+                     agent.node_uuid)
+        else:
+            LOG.info('Hollow compute agent %s serves %d hosts: %s ... %s', agent.name,
+                     len(agent.hosts), agent.host, list(agent.hosts)[-1])
         return agent.service.run()
     return run_reporting_broker_errors(BINARY, conf, serve)
 

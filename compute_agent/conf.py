@@ -20,6 +20,22 @@ compute_opts: list[cfg.Opt] = [
     cfg.StrOpt('availability_zone',
                help='Availability zone of this host, reported with its compute '
                     'node record (the scheduler\'s AvailabilityZoneFilter reads it).'),
+    cfg.IntOpt('hosted_hosts', default=1, min=1, max=5000,
+               help='How many hosts this agent serves. 1 (the default): the host '
+                    'named [DEFAULT] host, as a real compute node. N > 1: a hollow '
+                    'agent serving N fake hosts named <host>-1 ... <host>-N, each '
+                    'with its own RPC server name, resource provider, compute node '
+                    'and service rows, over one broker connection (for tests and '
+                    'benchmarks at scale; only with virt_driver = fake). Lowering N '
+                    'removes, at the next start, the hosts above N that hold no '
+                    'allocations (their providers, compute nodes and services). The '
+                    'hosts share rpc_handler_threads.'),
+    cfg.IntOpt('placement_refresh_interval', default=300, min=0,
+               help='Seconds between two reads of a host\'s provider, inventory and '
+                    'traits in Placement once they are in sync (0: every report). '
+                    'A change in the driver\'s view is written at the next report '
+                    'whatever this is; the reads catch changes made in Placement by '
+                    'someone else.'),
     cfg.IntOpt('report_interval', default=60, min=1,
                help='Seconds between two resource reports: the resource provider, '
                     'its inventory and traits in Placement (written only when '

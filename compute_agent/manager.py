@@ -1,4 +1,9 @@
-"""The compute agent's RPC endpoint (API 1.1): build an instance here, or terminate one.
+"""The compute agent's RPC endpoint (API 1.2): build an instance on a host, or terminate one.
+
+The agent serves one host or many (``hosted_host``); each message names
+the host it is for (a build: its first Selection; a termination: ``host``,
+or, from an API 1.1 sender, the host that holds the instance). A message for
+a stopped hosted host waits until that host starts.
 
 ``build_and_run_instance``: build through ``InstanceBuilder`` (local
 resource check, then the driver). Success: the cell conductor hears the
@@ -18,9 +23,10 @@ from __future__ import annotations
 
 import datetime
 import logging
+from typing import Mapping
 
 from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
-from compute_agent.builder import InstanceBuilder
+from compute_agent.hosted_host import HostedHost
 from conductor.cell.rpcapi import CellConductorAPI
 import oslo_messaging as messaging  # noqa: E402,I100
 from placement.client import PlacementClient, PlacementClientError, PlacementUnreachable
@@ -46,17 +52,15 @@ def _check_build(instance, request_spec, host_list) -> str | None:
 
 
 class ComputeManager:
-    target = messaging.Target(version='1.1')
+    """The RPC endpoint of an agent: finds the hosted host a message is for, and acts there."""
 
-    def __init__(self, *, builder: InstanceBuilder, placement: PlacementClient,
+    target = messaging.Target(version='1.2')
+
+    def __init__(self, *, hosts: Mapping[str, HostedHost], placement: PlacementClient,
                  conductor: CellConductorAPI) -> None:
-        self.builder = builder
+        self.hosts = hosts
         self.placement = placement
         self.conductor = conductor
-
-    @property
-    def host(self) -> str:
-        return self.builder.host
 
     def build_and_run_instance(self, ctxt, instance: Instance, request_spec: RequestSpec,
                                host_list: list[Selection]) -> None:
@@ -64,32 +68,68 @@ class ComputeManager:
         if problem:
             LOG.error('Rejected build_and_run_instance: %s', problem)
             return
-        selection = host_list[0]
-        if selection.service_host != self.host:
+        target = host_list[0].service_host
+        hosted = self.hosts.get(target)
+        if hosted is None:
+            # Delivered here by a stale queue binding or a hand-made cast:
+            # the conductor must try the alternates, so report it as a failed build.
             now = datetime.datetime.now(datetime.timezone.utc)
             attempt = BuildAttempt(
-                host=self.host, nodename=self.builder.nodename, start=now, finish=now,
-                result=FAILED, reason=(f'build sent to {self.host} but its host list '
-                                       f'starts with {selection.service_host}'))
-        else:
-            LOG.info('Building instance %s', instance.uuid)
-            attempt = self.builder.build(instance, selection)
+                host=target, nodename=host_list[0].nodename, start=now, finish=now,
+                result=FAILED, reason=(f'build sent to {target}, which this agent '
+                                       f'({", ".join(sorted(self.hosts)[:3])}'
+                                       f'{", ..." if len(self.hosts) > 3 else ""}) '
+                                       f'does not run'))
+            self._after_build(ctxt, instance, request_spec, host_list, attempt)
+            return
+        hosted.run_or_hold(lambda: self._build(ctxt, hosted, instance, request_spec,
+                                               host_list))
+
+    def _build(self, ctxt, hosted: HostedHost, instance: Instance,
+               request_spec: RequestSpec, host_list: list[Selection]) -> None:
+        LOG.info('Building instance %s on %s', instance.uuid, hosted.name)
+        attempt = hosted.builder.build(instance, host_list[0])
+        self._after_build(ctxt, instance, request_spec, host_list, attempt)
+
+    def _after_build(self, ctxt, instance: Instance, request_spec: RequestSpec,
+                     host_list: list[Selection], attempt: BuildAttempt) -> None:
         if attempt.result == OK:
-            LOG.info('Instance %s built on %s', instance.uuid, self.host)
+            LOG.info('Instance %s built on %s', instance.uuid, attempt.host)
             self.conductor.instance_update(ctxt, InstanceUpdate(
-                instance_uuid=instance.uuid, vm_state=ACTIVE, host=self.host,
+                instance_uuid=instance.uuid, vm_state=ACTIVE, host=attempt.host,
                 node=attempt.nodename, launched_at=attempt.finish, attempt=attempt))
             return
         LOG.warning('Build of instance %s failed: %s; handing %d alternate(s) to the '
-                    'cell conductor', instance.uuid, attempt.reason, len(host_list) - 1)
+                    'cell conductor (failed on %s)', instance.uuid, attempt.reason,
+                    len(host_list) - 1, attempt.host)
         self.conductor.build_instances(ctxt, instance, request_spec, host_list[1:], attempt)
 
-    def terminate_instance(self, ctxt, instance_uuid: str) -> None:
+    def terminate_instance(self, ctxt, instance_uuid: str, host: str | None = None) -> None:
         if not isinstance(instance_uuid, str) or not instance_uuid:
             LOG.error('Rejected terminate_instance: instance_uuid must be a string, got %r',
                       instance_uuid)
             return
-        self.builder.destroy(instance_uuid)
+        hosted = self._host_for_terminate(instance_uuid, host)
+        if hosted is None:
+            LOG.error('Rejected terminate_instance of %s: it was sent to host %s, which '
+                      'this agent does not run', instance_uuid, host)
+            return
+        hosted.run_or_hold(lambda: self._terminate(ctxt, hosted, instance_uuid))
+
+    def _host_for_terminate(self, instance_uuid: str, host: str | None) -> HostedHost | None:
+        if host is not None:
+            return self.hosts.get(host)
+        # An API 1.1 sender names no host: the one that holds the instance,
+        # else (an agent of one host) that host.
+        for hosted in self.hosts.values():
+            if instance_uuid in hosted.driver.list_instances():
+                return hosted
+        if len(self.hosts) == 1:
+            return next(iter(self.hosts.values()))
+        return None
+
+    def _terminate(self, ctxt, hosted: HostedHost, instance_uuid: str) -> None:
+        hosted.builder.destroy(instance_uuid)
         try:
             self.placement.unclaim(instance_uuid)
         except (PlacementUnreachable, PlacementClientError) as exc:
@@ -99,5 +139,5 @@ class ComputeManager:
                       'from Placement (%s): remove them with DELETE /allocations/%s',
                       instance_uuid, exc, instance_uuid)
         self.conductor.instance_update(ctxt, InstanceUpdate(
-            instance_uuid=instance_uuid, vm_state=DELETED, host=self.host))
-        LOG.info('Instance %s terminated', instance_uuid)
+            instance_uuid=instance_uuid, vm_state=DELETED, host=hosted.name))
+        LOG.info('Instance %s terminated on %s', instance_uuid, hosted.name)

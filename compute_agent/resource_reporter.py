@@ -7,6 +7,8 @@ At start and every ``[compute] report_interval``:
   They are read first and written only when they differ, so a report does
   not bump the provider generation (which would make concurrent claims
   retry); every write goes through the client's generation-checked retry.
+  Once in sync, Placement is read again only when the driver's view
+  changes or every ``[compute] placement_refresh_interval`` seconds.
 * The cell conductor: the node's ``ComputeNodeRecord`` (cast), which it
   upserts into the cell DB's ``compute_nodes``.
 
@@ -18,6 +20,8 @@ reinstalled machine, with no state file to lose; a host renamed is a new node.
 from __future__ import annotations
 
 import logging
+import random
+import time
 import uuid
 
 from cellplane.context import new_context
@@ -44,7 +48,9 @@ class ResourceReporter:
     def __init__(self, *, host: str, nodename: str, driver: VirtDriver,
                  placement: PlacementClient, conductor: CellConductorAPI,
                  availability_zone: str | None = None,
-                 failed_builds=lambda: 0) -> None:
+                 failed_builds=lambda: 0, refresh_interval: float = 0,
+                 extra_traits: frozenset[str] = frozenset(),
+                 clock=time.monotonic) -> None:
         self.host = host
         self.nodename = nodename
         self.node_uuid = compute_node_uuid(host, nodename)
@@ -53,6 +59,12 @@ class ResourceReporter:
         self._placement = placement
         self._conductor = conductor
         self._failed_builds = failed_builds
+        self._refresh_interval = refresh_interval
+        self._extra_traits = frozenset(extra_traits)
+        self._clock = clock
+        # What Placement was last seen or made to hold, and when it was read.
+        self._synced: tuple[dict, frozenset[str]] | None = None
+        self._verify_after = 0.0
 
     def report(self) -> ComputeNodeRecord:
         """Bring Placement up to date, then send the node record to the cell conductor."""
@@ -72,21 +84,44 @@ class ResourceReporter:
             LOG.error('Resource report of %s failed, retrying in the next interval: %s',
                       self.nodename, exc)
 
-    def sync_placement(self) -> list[str]:
-        """Provider, inventory, traits; the names of what had to be written."""
+    def sync_placement(self, *, force: bool = False) -> list[str]:
+        """Provider, inventory, traits; the names of what had to be written.
+
+        Placement is read only when the driver's inventory or traits changed
+        since the last sync, or when ``refresh_interval`` seconds passed
+        (0: every time), or with ``force``: a thousand idle hosts then cost
+        Placement nothing between refreshes. The refreshes of many hosts are
+        spread over the interval, not made at once.
+        """
+        wanted = {rc: inv.as_placement() for rc, inv in self._driver.get_inventory().items()}
+        traits = frozenset(self._driver.get_traits()) | self._extra_traits
+        now = self._clock()
+        if (not force and self._synced == (wanted, traits)
+                and now < self._verify_after):
+            return []
+        written = self._write_differences(wanted, traits)
+        self._synced = (wanted, traits)
+        # The first refresh of each host falls at a random point of the
+        # interval, so that the hosts of one agent do not refresh together.
+        spread = (random.uniform(0, self._refresh_interval) if self._verify_after == 0
+                  else self._refresh_interval)
+        self._verify_after = now + spread
+        return written
+
+    def _write_differences(self, wanted: dict, traits: frozenset[str]) -> list[str]:
         written = []
         provider = self._placement.get_provider(self.node_uuid)
-        if provider is None:
+        created = provider is None
+        if created:
             self._placement.ensure_provider(self.node_uuid, self.nodename)
             written.append('provider')
-        wanted = {rc: inv.as_placement() for rc, inv in self._driver.get_inventory().items()}
-        current = {rc: inv.as_body()
-                   for rc, inv in self._placement.get_inventory(self.node_uuid).items()}
+        # A provider just created has no inventory and no traits: no need to read them.
+        current = {} if created else {
+            rc: inv.as_body() for rc, inv in self._placement.get_inventory(self.node_uuid).items()}
         if wanted != current:
             self._placement.set_inventory(self.node_uuid, wanted)
             written.append('inventory')
-        traits = frozenset(self._driver.get_traits())
-        if traits != self._placement.get_traits(self.node_uuid):
+        if traits != (frozenset() if created else self._placement.get_traits(self.node_uuid)):
             self._placement.set_traits(self.node_uuid, traits)
             written.append('traits')
         if written:

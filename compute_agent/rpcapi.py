@@ -15,6 +15,9 @@ API versions:
               conductor (``build_instances``) if the build fails.
           terminate_instance(instance_uuid: str) cast: destroy it, remove
               its allocations in Placement, report it DELETED.
+    1.2 - terminate_instance(instance_uuid: str, host: str) cast: ``host``
+              names the host, for an agent that serves several (a hollow
+              agent); the agent of 1.1 finds it by the instance.
 """
 from __future__ import annotations
 
@@ -36,7 +39,7 @@ class InvalidHostList(ValueError):
 class ComputeAPI(RPCAPIClient):
     SERVICE = 'compute'
     TOPIC = TOPIC
-    API_VERSION = '1.1'
+    API_VERSION = '1.2'
 
     def build_and_run_instance(self, ctxt: RequestContext, host: str, instance: Instance,
                                request_spec: RequestSpec,
@@ -60,5 +63,9 @@ class ComputeAPI(RPCAPIClient):
     def terminate_instance(self, ctxt: RequestContext, host: str,
                            instance_uuid: str) -> None:
         """Cast: destroy ``instance_uuid`` on ``host`` and free its Placement allocations."""
+        if self.can_send_version('1.2'):
+            self.prepare('terminate_instance', '1.2', server=host).cast(
+                ctxt, 'terminate_instance', instance_uuid=instance_uuid, host=host)
+            return
         self.prepare('terminate_instance', '1.1', server=host).cast(
             ctxt, 'terminate_instance', instance_uuid=instance_uuid)

@@ -2,23 +2,38 @@
 
 ``cellplane-compute`` (``compute_agent/cmd.py``), the embedded mode and the
 test harnesses all call ``build_compute_agent``; they differ only in what
-they hand it (the transport, the Placement client, the virt driver, and the
-host name where one process runs several hosts). What it promises:
+they hand it (the transport, the Placement client, the virt drivers, and
+the host names where the caller chooses them). What it promises:
 
-- the agent serves topic ``compute`` as server ``host`` (``[DEFAULT] host``
-  unless given), builds and terminates through ``ComputeManager``;
-- its heartbeat goes to its cell conductor every ``[service]
-  report_interval`` with this host's name and ``[cell] name``;
-- its node (named after the host) is reported to Placement and to its cell
-  conductor at start and every ``[compute] report_interval``, with
-  ``[compute] availability_zone``.
+- the agent serves the hosts of ``hosted_host.hosted_host_names`` (``[DEFAULT]
+  host``, or ``<host>-1..N`` with ``[compute] hosted_hosts = N``), or the
+  names given: topic ``compute`` as server ``<each host>``, on one listener
+  (one broker connection, whatever N), and as server ``<host>`` itself;
+- one heartbeat message every ``[service] report_interval`` carries the
+  status of every running host (``service_heartbeats``, cell conductor API
+  1.2), with each host's name and ``[cell] name``;
+- at start and every ``[compute] report_interval``, each running host's node
+  is reported: Placement is brought in sync where the driver's view changed
+  or its refresh is due, and one ``compute_node_updates`` message carries
+  every node record;
+- at start, the hollow hosts (``hosted_host.HOLLOW_HOST_TRAIT``) named
+  ``<host>-<i>`` that this agent no longer serves (``hosted_hosts`` was
+  lowered) are removed where they hold no allocation:
+  their providers in Placement, their compute node and service rows (cast to
+  the cell conductor); hosts that still hold allocations are kept and named
+  in a warning;
+- ``stop_host`` / ``start_host`` stop and start one hosted host alone.
 
 The returned ``ComputeAgent`` is not started: the daemon calls
 ``service.run()``, in-process users ``service.start()`` and ``stop()``.
 """
 from __future__ import annotations
 
+import concurrent.futures
 import dataclasses
+import logging
+import threading
+from typing import Callable, Iterable, Sequence
 
 from oslo_config import cfg
 
@@ -28,58 +43,213 @@ from cellplane.periodic import PeriodicTask
 from cellplane.service import Service
 from compute_agent import rpcapi
 from compute_agent.builder import InstanceBuilder
+from compute_agent.hosted_host import (
+    HOLLOW_HOST_TRAIT, HostedHost, hosted_host_names, removed_host_index)
 from compute_agent.manager import ComputeManager
 from compute_agent.resource_reporter import ResourceReporter
 from compute_agent.virt.driver import VirtDriver
 from conductor.cell.rpcapi import CellConductorAPI
-from placement.client import PlacementClient
+from placement.client import PlacementClient, PlacementClientError, PlacementUnreachable
+
+LOG = logging.getLogger(__name__)
 
 BINARY = 'cellplane-compute'
+
+# Records and heartbeats per message: a few hundred keep a message well
+# under a megabyte whatever the number of hosts.
+BATCH = 250
+# Hosts brought in sync with Placement at once at the first report.
+FIRST_SYNC_THREADS = 8
 
 
 @dataclasses.dataclass
 class ComputeAgent:
-    """A built compute agent: its ``Service`` and the parts tests and the demo look into."""
+    """A built compute agent: its ``Service``, its hosts, and what tests look into."""
 
-    host: str
+    name: str
+    hosts: dict[str, HostedHost]
     service: Service
-    driver: VirtDriver
-    builder: InstanceBuilder
-    reporter: ResourceReporter
     manager: ComputeManager
+    reports: 'HostReports'
+
+    # The one host of an ordinary agent (the first host of a hollow one).
+    @property
+    def first(self) -> HostedHost:
+        return next(iter(self.hosts.values()))
+
+    @property
+    def host(self) -> str:
+        return self.first.name
+
+    @property
+    def driver(self) -> VirtDriver:
+        return self.first.driver
+
+    @property
+    def builder(self) -> InstanceBuilder:
+        return self.first.builder
+
+    @property
+    def reporter(self) -> ResourceReporter:
+        return self.first.reporter
 
     @property
     def node_uuid(self) -> str:
-        return self.reporter.node_uuid
+        return self.first.node_uuid
+
+    def stop_host(self, name: str) -> None:
+        """Stop one hosted host: no heartbeat, no report; its messages wait."""
+        self.hosts[name].stop()
+
+    def start_host(self, name: str) -> None:
+        """Start a stopped hosted host; the messages it held are handled in the background."""
+        held = self.hosts[name].start()
+        if held:
+            threading.Thread(target=_run_all, args=(held,), name=f'{name}-held',
+                             daemon=True).start()
+
+
+def _run_all(work: Iterable[Callable[[], None]]) -> None:
+    for item in work:
+        try:
+            item()
+        except Exception:  # noqa: BLE001 - one held message must not stop the rest
+            LOG.exception('A message held while its host was stopped failed')
+
+
+def _chunks(items: Sequence, size: int):
+    for start in range(0, len(items), size):
+        yield items[start:start + size]
+
+
+class HostReports:
+    """The agent's periodic reports: heartbeats and node reports of all its running hosts."""
+
+    def __init__(self, conf: cfg.ConfigOpts, *, name: str, hosts: dict[str, HostedHost],
+                 placement: PlacementClient, conductor: CellConductorAPI) -> None:
+        self._conf = conf
+        self._name = name
+        self._hosts = hosts
+        self._placement = placement
+        self._conductor = conductor
+        self._first = True
+
+    def running(self) -> list[HostedHost]:
+        return [h for h in self._hosts.values() if h.running]
+
+    def heartbeat(self) -> None:
+        statuses = [current_status(self._conf, binary=BINARY, topic=rpcapi.TOPIC,
+                                   host=h.name) for h in self.running()]
+        for chunk in _chunks(statuses, BATCH):
+            self._conductor.service_heartbeats(new_context(), chunk)
+
+    def report(self) -> None:
+        """Sync each running host with Placement (where due) and send every node record."""
+        hosts = self.running()
+        if self._first:
+            self._remove_hosts_no_longer_served()
+            synced = self._sync_all_at_once(hosts)
+            self._first = False
+        else:
+            synced = [h for h in hosts if self._sync(h)]
+        records = [h.reporter.node_record() for h in synced]
+        for chunk in _chunks(records, BATCH):
+            self._conductor.compute_node_updates(new_context(), chunk)
+
+    def _sync(self, hosted: HostedHost) -> bool:
+        try:
+            hosted.reporter.sync_placement()
+        except (PlacementUnreachable, PlacementClientError) as exc:
+            LOG.error('Resource report of %s failed, retrying in the next interval: %s',
+                      hosted.name, exc)
+            return False
+        return True
+
+    def _sync_all_at_once(self, hosts: list[HostedHost]) -> list[HostedHost]:
+        if len(hosts) <= 1:
+            return [h for h in hosts if self._sync(h)]
+        with concurrent.futures.ThreadPoolExecutor(
+                max_workers=FIRST_SYNC_THREADS,
+                thread_name_prefix=f'{self._name}-first-sync') as pool:
+            done = list(pool.map(self._sync, hosts))
+        synced = [h for h, ok in zip(hosts, done) if ok]
+        LOG.info('%d of %d hosted host(s) in sync with Placement', len(synced), len(hosts))
+        return synced
+
+    def _remove_hosts_no_longer_served(self) -> None:
+        try:
+            providers = self._placement.list_providers(name_prefix=f'{self._name}-')
+        except (PlacementUnreachable, PlacementClientError) as exc:
+            LOG.warning('Could not look for hosts this agent no longer serves (%s); '
+                        'trying again at the next start', exc)
+            return
+        gone, kept = [], []
+        for provider in providers:
+            if (provider.name in self._hosts
+                    or removed_host_index(self._name, provider.name) is None):
+                continue
+            try:
+                if HOLLOW_HOST_TRAIT not in self._placement.get_traits(provider.uuid):
+                    continue
+                self._placement.delete_provider(provider.uuid)
+            except PlacementClientError as exc:
+                kept.append(f'{provider.name} ({exc})')
+                continue
+            gone.append(provider.name)
+        if gone:
+            self._conductor.remove_compute_hosts(new_context(), gone)
+            LOG.info('Removed %d host(s) this agent no longer serves: %s', len(gone),
+                     ', '.join(sorted(gone)))
+        if kept:
+            LOG.warning('Kept %d host(s) this agent no longer serves, as Placement '
+                        'refused to delete them (move or delete their instances, then '
+                        'restart this agent): %s', len(kept), '; '.join(sorted(kept)))
 
 
 def build_compute_agent(conf: cfg.ConfigOpts, *, transport, placement: PlacementClient,
-                        driver: VirtDriver, conductor: CellConductorAPI | None = None,
-                        host: str | None = None,
+                        driver: VirtDriver | None = None,
+                        driver_for: Callable[[str], VirtDriver] | None = None,
+                        conductor: CellConductorAPI | None = None,
+                        host: str | None = None, hosts: Sequence[str] | None = None,
                         owns_transport: bool = True) -> ComputeAgent:
-    """A compute agent for ``host`` on ``transport`` (its cell's bus), not started."""
-    host = host or conf.host
+    """A compute agent named ``host`` on ``transport`` (its cell's bus), not started.
+
+    Its hosts: ``hosts`` if given, else ``hosted_host_names(host,
+    [compute] hosted_hosts)``. Each host gets its own driver from
+    ``driver_for(host)``; ``driver`` alone serves an agent of one host.
+    """
+    name = host or conf.host
+    names = list(hosts) if hosts is not None else hosted_host_names(
+        name, conf.compute.hosted_hosts)
+    if driver_for is None:
+        if driver is None or len(names) != 1:
+            raise ValueError('build_compute_agent needs driver_for to serve several hosts')
+        driver_for = lambda _host: driver  # noqa: E731
     conductor = conductor or CellConductorAPI(transport, conf=conf)
-    # One node per host: the node is named after the host.
-    builder = InstanceBuilder(host=host, nodename=host, driver=driver)
-    reporter = ResourceReporter(
-        host=host, nodename=host, driver=driver, placement=placement,
-        conductor=conductor, availability_zone=conf.compute.availability_zone,
-        failed_builds=lambda: builder.failed_builds)
-    manager = ComputeManager(builder=builder, placement=placement, conductor=conductor)
-
-    def heartbeat() -> None:
-        conductor.service_heartbeat(
-            new_context(), current_status(conf, binary=BINARY, topic=rpcapi.TOPIC,
-                                          host=host))
-
-    # The first report runs at once: the node is in Placement and in its
-    # cell DB before the scheduler can be expected to choose it.
-    resources = PeriodicTask(f'{host}-resources', conf.compute.report_interval,
-                             reporter.periodic_report)
+    hollow = len(names) > 1
+    hosted: dict[str, HostedHost] = {}
+    for host_name in names:
+        host_driver = driver_for(host_name)
+        # One node per host: the node is named after the host.
+        builder = InstanceBuilder(host=host_name, nodename=host_name, driver=host_driver)
+        reporter = ResourceReporter(
+            host=host_name, nodename=host_name, driver=host_driver, placement=placement,
+            conductor=conductor, availability_zone=conf.compute.availability_zone,
+            failed_builds=lambda b=builder: b.failed_builds,
+            refresh_interval=conf.compute.placement_refresh_interval,
+            extra_traits=frozenset({HOLLOW_HOST_TRAIT}) if hollow else frozenset())
+        hosted[host_name] = HostedHost(name=host_name, driver=host_driver,
+                                       builder=builder, reporter=reporter)
+    manager = ComputeManager(hosts=hosted, placement=placement, conductor=conductor)
+    reports = HostReports(conf, name=name, hosts=hosted, placement=placement,
+                          conductor=conductor)
+    # The first report runs at once: the nodes are in Placement and in their
+    # cell DB before the scheduler can be expected to choose them.
+    resources = PeriodicTask(f'{name}-resources', conf.compute.report_interval,
+                             reports.report)
     service = Service(conf, binary=BINARY, topic=rpcapi.TOPIC, transport=transport,
-                      endpoints=[manager], heartbeat=heartbeat,
-                      periodic_tasks=[resources], host=host,
+                      endpoints=[manager], heartbeat=reports.heartbeat,
+                      periodic_tasks=[resources], host=name, also_as=names,
                       owns_transport=owns_transport)
-    return ComputeAgent(host=host, service=service, driver=driver, builder=builder,
-                        reporter=reporter, manager=manager)
+    return ComputeAgent(name=name, hosts=hosted, service=service, manager=manager,
+                        reports=reports)

@@ -292,6 +292,22 @@ class PlacementClient:
         return Provider(b['uuid'], b['name'], b['generation'],
                         b.get('parent_provider_uuid'), b.get('root_provider_uuid'))
 
+    def list_providers(self, *, name_prefix: str = '') -> list[Provider]:
+        """Every resource provider (whose name starts with ``name_prefix``)."""
+        body = self._call('GET', '/resource_providers').body
+        return [Provider(b['uuid'], b['name'], b['generation'],
+                         b.get('parent_provider_uuid'), b.get('root_provider_uuid'))
+                for b in body['resource_providers'] if b['name'].startswith(name_prefix)]
+
+    def delete_provider(self, uuid: str) -> bool:
+        """Delete the provider; False if it is gone already.
+
+        Placement refuses (409, ``PlacementClientError``) a provider that
+        still has allocations or child providers.
+        """
+        resp = self._call('DELETE', f'/resource_providers/{uuid}', ok=(204, 404))
+        return resp.status == 204
+
     def ensure_provider(self, uuid: str, name: str,
                         parent_uuid: str | None = None) -> Provider:
         """The provider ``uuid``, created (with ``name``) if it does not exist."""

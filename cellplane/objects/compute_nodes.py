@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+from typing import Iterable, Sequence
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
@@ -26,30 +27,76 @@ class ComputeNodeConflict(Exception):
     """Another node UUID already holds this (host, nodename) in the cell DB."""
 
 
-def upsert(engine: Engine, node: ComputeNodeRecord) -> None:
-    """Insert or refresh the row of ``node``."""
+def _conflict(node: ComputeNodeRecord) -> ComputeNodeConflict:
+    return ComputeNodeConflict(
+        f'compute node {node.host}/{node.nodename} reported UUID {node.uuid}, but '
+        f'the cell DB has another UUID for that host and node. If the host was '
+        f'rebuilt, delete its old compute_nodes row (and its resource provider '
+        f'in Placement) first')
+
+
+def _upsert_statement(engine: Engine, nodes: Sequence[ComputeNodeRecord]):
     now = utcnow()
     insert = (postgresql.insert if engine.dialect.name == 'postgresql'
               else sqlite.insert)(compute_nodes)
-    values = dict(
+    stmt = insert.values([dict(
+        uuid=node.uuid, created_at=now, updated_at=now,
         host=node.host, nodename=node.nodename, vcpus=node.vcpus,
         memory_mb=node.memory_mb, local_gb=node.local_gb,
         cpu_allocation_ratio=node.cpu_allocation_ratio,
         ram_allocation_ratio=node.ram_allocation_ratio,
         disk_allocation_ratio=node.disk_allocation_ratio,
-        availability_zone=node.availability_zone, stats=dict(node.stats),
-        updated_at=now)
-    stmt = insert.values(uuid=node.uuid, created_at=now, **values).on_conflict_do_update(
-        index_elements=[compute_nodes.c.uuid], set_=values)
+        availability_zone=node.availability_zone, stats=dict(node.stats))
+        for node in nodes])
+    refreshed = ('host', 'nodename', 'vcpus', 'memory_mb', 'local_gb',
+                 'cpu_allocation_ratio', 'ram_allocation_ratio', 'disk_allocation_ratio',
+                 'availability_zone', 'stats', 'updated_at')
+    return stmt.on_conflict_do_update(
+        index_elements=[compute_nodes.c.uuid],
+        set_={column: stmt.excluded[column] for column in refreshed})
+
+
+def upsert(engine: Engine, node: ComputeNodeRecord) -> None:
+    """Insert or refresh the row of ``node``."""
     try:
         with engine.begin() as conn:
-            conn.execute(stmt)
+            conn.execute(_upsert_statement(engine, [node]))
     except sa.exc.IntegrityError as exc:
-        raise ComputeNodeConflict(
-            f'compute node {node.host}/{node.nodename} reported UUID {node.uuid}, but '
-            f'the cell DB has another UUID for that host and node. If the host was '
-            f'rebuilt, delete its old compute_nodes row (and its resource provider '
-            f'in Placement) first') from exc
+        raise _conflict(node) from exc
+
+
+def upsert_many(engine: Engine, nodes: Sequence[ComputeNodeRecord]) -> list[ComputeNodeConflict]:
+    """Insert or refresh the rows of ``nodes`` in one statement; the conflicts refused.
+
+    If one node conflicts, the batch is written node by node so that the
+    others are still recorded; each refused node's conflict is returned.
+    """
+    nodes = list({node.uuid: node for node in nodes}.values())
+    if not nodes:
+        return []
+    try:
+        with engine.begin() as conn:
+            conn.execute(_upsert_statement(engine, nodes))
+        return []
+    except sa.exc.IntegrityError:
+        pass
+    refused = []
+    for node in nodes:
+        try:
+            upsert(engine, node)
+        except ComputeNodeConflict as exc:
+            refused.append(exc)
+    return refused
+
+
+def delete_hosts(engine: Engine, hosts: Iterable[str]) -> int:
+    """Delete the compute node rows of ``hosts`` (hosts an agent no longer runs); how many went."""
+    hosts = list(hosts)
+    if not hosts:
+        return 0
+    with engine.begin() as conn:
+        return conn.execute(sa.delete(compute_nodes).where(
+            compute_nodes.c.host.in_(hosts))).rowcount
 
 
 def get_node(engine: Engine, uuid: str) -> dict | None:

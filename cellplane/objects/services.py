@@ -14,6 +14,7 @@ when the row is created; after that an operator's change in the DB wins.
 from __future__ import annotations
 
 import datetime
+from typing import Iterable, Sequence
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
@@ -26,25 +27,47 @@ from rpc_schemas.service_status import ServiceStatus
 
 def record_heartbeat(engine: Engine, status: ServiceStatus) -> None:
     """Insert or refresh the service row of ``status`` in one statement."""
+    record_heartbeats(engine, [status])
+
+
+def record_heartbeats(engine: Engine, statuses: Sequence[ServiceStatus]) -> None:
+    """Insert or refresh the rows of ``statuses`` in one statement (a hollow agent's hosts).
+
+    A status repeated for one (host, binary) is written once (the last wins):
+    PostgreSQL refuses one statement touching a row twice.
+    """
+    latest = {(s.host, s.binary): s for s in statuses}
+    if not latest:
+        return
     now = utcnow()
     insert = (postgresql.insert if engine.dialect.name == 'postgresql'
               else sqlite.insert)(services)
-    stmt = insert.values(
-        host=status.host, binary=status.binary, topic=status.topic,
-        report_count=1, last_seen_at=now, disabled=status.disabled,
-        disabled_reason=status.disabled_reason, version=status.version,
-        created_at=now, updated_at=now,
-    ).on_conflict_do_update(
+    stmt = insert.values([dict(
+        host=s.host, binary=s.binary, topic=s.topic,
+        report_count=1, last_seen_at=now, disabled=s.disabled,
+        disabled_reason=s.disabled_reason, version=s.version,
+        created_at=now, updated_at=now) for s in latest.values()])
+    stmt = stmt.on_conflict_do_update(
         index_elements=[services.c.host, services.c.binary],
         set_={
-            'topic': status.topic,
-            'version': status.version,
+            'topic': stmt.excluded.topic,
+            'version': stmt.excluded.version,
             'report_count': services.c.report_count + 1,
             'last_seen_at': now,
             'updated_at': now,
         })
     with engine.begin() as conn:
         conn.execute(stmt)
+
+
+def delete_hosts(engine: Engine, hosts: Iterable[str], binary: str) -> int:
+    """Delete the ``binary`` rows of ``hosts`` (hosts an agent no longer runs); how many went."""
+    hosts = list(hosts)
+    if not hosts:
+        return 0
+    with engine.begin() as conn:
+        return conn.execute(sa.delete(services).where(
+            services.c.binary == binary, services.c.host.in_(hosts))).rowcount
 
 
 def get_service(engine: Engine, host: str, binary: str) -> dict | None:

@@ -14,9 +14,10 @@ with one clear ERROR line instead of a TypeError traceback.
 from __future__ import annotations
 
 import logging
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 
 from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
+from cellplane.rpc.multi_listen import MultiServerRPCServer
 from cellplane.rpc.rejections import MalformedMessage
 from cellplane.rpc.serializer import PayloadSerializer
 import oslo_messaging as messaging  # noqa: E402,I100
@@ -54,8 +55,13 @@ class ShapeCheckingDispatcher(messaging.RPCDispatcher):
 
 def build_server(transport: messaging.Transport, *, topic: str, server: str,
                  endpoints: Iterable[object],
-                 serializer: messaging.Serializer | None = None) -> messaging.MessageHandlingServer:
-    """An RPC server on ``topic`` (and ``topic.server`` for messages to this host)."""
+                 serializer: messaging.Serializer | None = None,
+                 also_as: Sequence[str] = ()) -> messaging.MessageHandlingServer:
+    """An RPC server on ``topic`` (and ``topic.server`` for messages to this host).
+
+    ``also_as``: more server names this one server answers to, on the same
+    listener (``multi_listen``: a process hosting several hosts).
+    """
     target = messaging.Target(topic=topic, server=server)
     dispatcher = ShapeCheckingDispatcher(
         list(endpoints), serializer or PayloadSerializer(),
@@ -63,7 +69,11 @@ def build_server(transport: messaging.Transport, *, topic: str, server: str,
     # As get_rpc_server builds it, with our dispatcher. No executor is
     # named (naming one is deprecated): the library picks threading unless
     # eventlet has monkey-patched the process, which cellplane never does.
-    rpc_server = RPCServer(transport, target, dispatcher)
+    servers = list(dict.fromkeys([server, *also_as]))
+    if len(servers) > 1:
+        rpc_server = MultiServerRPCServer(transport, target, dispatcher, servers=servers)
+    else:
+        rpc_server = RPCServer(transport, target, dispatcher)
     if rpc_server.executor_type != 'threading':
         raise RuntimeError(
             f'the RPC server would use the {rpc_server.executor_type} executor: '

@@ -68,6 +68,26 @@ class CellConductorManager:
         services.record_heartbeat(self.engine, status)
         LOG.debug('Heartbeat of %s on %s recorded', status.binary, status.host)
 
+    def service_heartbeats(self, ctxt, statuses: list[ServiceStatus]) -> None:
+        if (not isinstance(statuses, list)
+                or not all(isinstance(s, ServiceStatus) for s in statuses)):
+            LOG.error('Rejected service_heartbeats: expected a list of ServiceStatus '
+                      'payloads, got %s', type(statuses).__name__)
+            return
+        services.record_heartbeats(self.engine, statuses)
+        LOG.debug('Heartbeats of %d service(s) recorded', len(statuses))
+
+    def remove_compute_hosts(self, ctxt, hosts: list[str]) -> None:
+        if (not isinstance(hosts, list) or not hosts
+                or not all(isinstance(h, str) and h for h in hosts)):
+            LOG.error('Rejected remove_compute_hosts: expected a non-empty list of host '
+                      'names, got %r', hosts)
+            return
+        nodes = compute_nodes.delete_hosts(self.engine, hosts)
+        removed = services.delete_hosts(self.engine, hosts, compute_nodes.COMPUTE_BINARY)
+        LOG.info('Removed %d compute node(s) and %d compute service(s) of %d host(s) '
+                 'no longer run: %s', nodes, removed, len(hosts), ', '.join(sorted(hosts)))
+
     def build_instances(self, ctxt, instance: Instance, request_spec: RequestSpec,
                         host_list: list[Selection], attempt: BuildAttempt) -> None:
         problem = _check_build_instances(instance, request_spec, host_list, attempt)
@@ -135,6 +155,16 @@ class CellConductorManager:
             LOG.error('Rejected compute_node_update: %s', exc)
             return
         LOG.debug('Compute node %s/%s (%s) recorded', node.host, node.nodename, node.uuid)
+
+    def compute_node_updates(self, ctxt, nodes: list[ComputeNodeRecord]) -> None:
+        if (not isinstance(nodes, list)
+                or not all(isinstance(n, ComputeNodeRecord) for n in nodes)):
+            LOG.error(_wrong_type('compute_node_updates', 'nodes', nodes,
+                                  'a list of ComputeNodeRecord'))
+            return
+        for conflict in compute_nodes.upsert_many(self.engine, nodes):
+            LOG.error('Rejected a node of compute_node_updates: %s', conflict)
+        LOG.debug('%d compute node(s) recorded', len(nodes))
 
     def _set_error(self, uuid: str, host: str | None, message: str) -> None:
         try:

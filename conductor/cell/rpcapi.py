@@ -18,6 +18,13 @@ and the super conductor's evolve apart):
               behind it, recorded as an action event.
           compute_node_update(node: ComputeNodeRecord) cast: upsert the
               node's row in the cell DB's compute_nodes.
+    1.2 - service_heartbeats(statuses: list[ServiceStatus]) cast and
+          compute_node_updates(nodes: list[ComputeNodeRecord]) cast: the
+              same as the 1.0/1.1 casts for many hosts in one message and
+              one statement (a hollow agent's hosts).
+          remove_compute_hosts(hosts: list[str]) cast: delete the compute
+              node and compute service rows of hosts an agent no longer
+              runs (it has already removed their unused providers).
 
 ``[upgrade_levels] cell_conductor`` caps what this client sends.
 """
@@ -37,7 +44,7 @@ from rpc_schemas.service_status import ServiceStatus
 
 TOPIC = 'conductor'
 NAMESPACE = 'cell_conductor'
-API_VERSION = '1.1'
+API_VERSION = '1.2'
 
 
 class CellConductorAPI(RPCAPIClient):
@@ -50,6 +57,21 @@ class CellConductorAPI(RPCAPIClient):
         """Cast a heartbeat to the cell conductor, which records it in the cell DB."""
         self.prepare('service_heartbeat', '1.0').cast(ctxt, 'service_heartbeat',
                                                       status=status)
+
+    def service_heartbeats(self, ctxt: RequestContext,
+                           statuses: Sequence[ServiceStatus]) -> None:
+        """Heartbeats of several hosts in one cast (one per host below API 1.2)."""
+        if self.can_send_version('1.2'):
+            self.prepare('service_heartbeats', '1.2').cast(
+                ctxt, 'service_heartbeats', statuses=list(statuses))
+            return
+        for status in statuses:
+            self.service_heartbeat(ctxt, status)
+
+    def remove_compute_hosts(self, ctxt: RequestContext, hosts: Sequence[str]) -> None:
+        """Cast: forget the compute nodes and compute services of ``hosts`` (API 1.2)."""
+        self.prepare('remove_compute_hosts', '1.2').cast(
+            ctxt, 'remove_compute_hosts', hosts=list(hosts))
 
     def build_instances(self, ctxt: RequestContext, instance: Instance,
                         request_spec: RequestSpec, host_list: Sequence[Selection],
@@ -68,3 +90,13 @@ class CellConductorAPI(RPCAPIClient):
         """Cast a compute node's record to the cell conductor, which upserts it."""
         self.prepare('compute_node_update', '1.1').cast(ctxt, 'compute_node_update',
                                                         node=node)
+
+    def compute_node_updates(self, ctxt: RequestContext,
+                             nodes: Sequence[ComputeNodeRecord]) -> None:
+        """Records of several nodes in one cast (one per node below API 1.2)."""
+        if self.can_send_version('1.2'):
+            self.prepare('compute_node_updates', '1.2').cast(
+                ctxt, 'compute_node_updates', nodes=list(nodes))
+            return
+        for node in nodes:
+            self.compute_node_update(ctxt, node)

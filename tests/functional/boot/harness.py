@@ -69,18 +69,22 @@ class ComputeRecorder:
 
     def endpoint(self, host: str):
         recorder = self
+        served = host
 
         class Agent:
-            target = messaging.Target(version='1.1')
+            target = messaging.Target(version='1.2')
 
             def build_and_run_instance(self, ctxt, instance, request_spec, host_list):
                 with recorder.changed:
                     recorder.builds.append(Build(host, instance, request_spec, host_list))
                     recorder.changed.notify_all()
 
-            def terminate_instance(self, ctxt, instance_uuid):
+            def terminate_instance(self, ctxt, instance_uuid, host=None):
                 with recorder.changed:
-                    recorder.terminated.append((host, instance_uuid))
+                    # Recorded as the server that received it; a host argument
+                    # naming another host would show up as a mismatch.
+                    received = served if host in (None, served) else f'{served}!={host}'
+                    recorder.terminated.append((received, instance_uuid))
                     recorder.changed.notify_all()
         return Agent()
 
