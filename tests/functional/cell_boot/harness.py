@@ -20,6 +20,7 @@ from cellplane import conf as shared_conf
 from cellplane.context import RequestContext
 from cellplane_embedded.memory_transport import MemoryBus
 from compute_agent import conf as compute_conf
+from compute_agent.hosted_host import HostedHost
 from compute_agent.rpcapi import ComputeAPI
 from compute_agent.virt.fake import FakeDriver, FakeSettings
 from compute_agent.wiring import ComputeAgent, build_compute_agent
@@ -66,7 +67,9 @@ class Cell:
         self.transport = self.bus.transport
         self.compute = ComputeAPI(self.transport, conf=self.conf)
         self.conductor = CellConductorAPI(self.transport, conf=self.conf)
-        self.agents: dict[str, ComputeAgent] = {}
+        # Host name -> its agent (one host) or its HostedHost (in a hollow agent).
+        self.agents: dict[str, ComputeAgent | HostedHost] = {}
+        self.hollow_agents: list[ComputeAgent] = []
         self.cell_conductor = build_cell_conductor(
             self.conf, transport=self.transport, engine=engine, placement=placement,
             host='cond1', owns_transport=False)
@@ -89,6 +92,39 @@ class Cell:
         eventually(lambda: compute_nodes.get_node(self.engine, agent.node_uuid),
                    f'the first report of {host}')
         return agent
+
+    def add_hollow_agent(self, name: str, count: int, *,
+                         settings_for=lambda host: {}) -> ComputeAgent:
+        """A started hollow agent serving ``<name>-1..count``, once all have reported."""
+        conf = self._conf_with(hosted_hosts=count)
+
+        def driver_for(host: str) -> FakeDriver:
+            return FakeDriver(FakeSettings(**{'vcpus': 8, 'memory_mb': 4096,
+                                              'reserved_memory_mb': 0, 'disk_gb': 100,
+                                              **settings_for(host)}))
+        agent = build_compute_agent(conf, transport=self.transport,
+                                    placement=self.placement, driver_for=driver_for,
+                                    conductor=self.conductor, host=name,
+                                    owns_transport=False)
+        agent.service.start()
+        self.hollow_agents.append(agent)
+        self.agents.update(agent.hosts)
+        uuids = [h.node_uuid for h in agent.hosts.values()]
+        eventually(lambda: all(compute_nodes.get_node(self.engine, u) for u in uuids),
+                   f'the first report of the {count} hosts of {name}')
+        return agent
+
+    def _conf_with(self, **compute_overrides) -> cfg.ConfigOpts:
+        """A copy of the cell's settings with ``[compute]`` overrides (one agent's file)."""
+        conf = cfg.ConfigOpts()
+        shared_conf.register_opts(conf)
+        compute_conf.register_opts(conf)
+        conductor_conf.register_opts(conf)
+        conf([], default_config_files=[], default_config_dirs=[])
+        conf.set_override('availability_zone', 'az1', group='compute')
+        for option, value in compute_overrides.items():
+            conf.set_override(option, value, group='compute')
+        return conf
 
     def selection(self, host: str, flavor: Flavor) -> Selection:
         """The Selection the scheduler would return for ``host`` (its own allocation request)."""
@@ -147,7 +183,9 @@ class Cell:
 
     def stop(self) -> None:
         services = [self.cell_conductor.service,
-                    *(agent.service for agent in self.agents.values())]
+                    *(agent.service for agent in self.agents.values()
+                      if isinstance(agent, ComputeAgent)),
+                    *(agent.service for agent in self.hollow_agents)]
         for service in services:
             service.begin_stop()
         for service in services:

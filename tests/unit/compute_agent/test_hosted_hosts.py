@@ -1,0 +1,158 @@
+"""How an agent names its hosts, finds the host a message is for, and refreshes Placement."""
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from compute_agent.builder import InstanceBuilder
+from compute_agent.hosted_host import HostedHost, hosted_host_names, removed_host_index
+from compute_agent.manager import ComputeManager
+from compute_agent.resource_reporter import ResourceReporter
+from compute_agent.virt.fake import FakeDriver, FakeSettings
+from placement.client import Inventory, Provider
+from rpc_schemas.flavor import Flavor
+from rpc_schemas.instance import Instance
+from rpc_schemas.request_spec import RequestSpec
+from rpc_schemas.selection import Selection
+
+
+def test_one_hosted_host_is_the_agent_itself_and_more_are_numbered_from_one():
+    assert hosted_host_names('cmp', 1) == ['cmp']
+    assert hosted_host_names('cmp', 3) == ['cmp-1', 'cmp-2', 'cmp-3']
+    with pytest.raises(ValueError):
+        hosted_host_names('cmp', 0)
+
+
+@pytest.mark.parametrize('name, index', [
+    ('cmp-7', 7), ('cmp-12', 12), ('cmp', None), ('cmp-', None), ('cmp-07', None),
+    ('cmp-x1', None), ('other-1', None), ('cmp-1-2', None)])
+def test_only_names_the_agent_could_have_given_count_as_its_former_hosts(name, index):
+    assert removed_host_index('cmp', name) == index
+
+
+class _Conductor:
+    """Records what the manager sends its cell conductor."""
+
+    def __init__(self):
+        self.sent = []
+
+    def build_instances(self, ctxt, instance, request_spec, host_list, attempt):
+        self.sent.append(('build_instances', attempt, host_list))
+
+    def instance_update(self, ctxt, update):
+        self.sent.append(('instance_update', update))
+
+
+def _hosted(name: str, **settings) -> HostedHost:
+    driver = FakeDriver(FakeSettings(**settings))
+    return HostedHost(name=name, driver=driver,
+                      builder=InstanceBuilder(host=name, nodename=name, driver=driver),
+                      reporter=None)
+
+
+def _build_args(*hosts: str):
+    flavor = Flavor(name='small', vcpus=1, memory_mb=512, root_gb=1)
+    instance = Instance(uuid=str(uuid.uuid4()), project_id='p', user_id='u',
+                        flavor=flavor, display_name='vm')
+    selections = [Selection(service_host=h, nodename=h, compute_node_uuid=str(uuid.uuid4()),
+                            cell_uuid=str(uuid.uuid4()), allocation_request={},
+                            allocation_request_version='1.36') for h in hosts]
+    return instance, RequestSpec(flavor=flavor, project_id='p', user_id='u'), selections
+
+
+def test_a_build_runs_on_the_host_its_first_selection_names():
+    hosts = {n: _hosted(n) for n in ('h-1', 'h-2')}
+    conductor = _Conductor()
+    manager = ComputeManager(hosts=hosts, placement=None, conductor=conductor)
+    instance, spec, selections = _build_args('h-2', 'h-1')
+
+    manager.build_and_run_instance(None, instance, spec, selections)
+
+    (method, update), = conductor.sent
+    assert (method, update.vm_state, update.host) == ('instance_update', 'active', 'h-2')
+    assert hosts['h-2'].driver.list_instances() == [instance.uuid]
+    assert hosts['h-1'].driver.list_instances() == []
+
+
+def test_a_build_for_a_host_the_agent_does_not_run_is_a_failed_attempt_with_its_alternates():
+    hosts = {n: _hosted(n) for n in ('h-1', 'h-2')}
+    conductor = _Conductor()
+    manager = ComputeManager(hosts=hosts, placement=None, conductor=conductor)
+    instance, spec, selections = _build_args('other', 'h-1')
+
+    manager.build_and_run_instance(None, instance, spec, selections)
+
+    (method, attempt, alternates), = conductor.sent
+    assert (method, attempt.result, attempt.host) == ('build_instances', 'failed', 'other')
+    assert attempt.reason == 'build sent to other, which this agent (h-1, h-2) does not run'
+    assert [s.service_host for s in alternates] == ['h-1']
+
+
+def test_a_stopped_host_holds_its_build_until_it_starts():
+    hosts = {'h-1': _hosted('h-1')}
+    conductor = _Conductor()
+    manager = ComputeManager(hosts=hosts, placement=None, conductor=conductor)
+    instance, spec, selections = _build_args('h-1')
+    hosts['h-1'].stop()
+
+    manager.build_and_run_instance(None, instance, spec, selections)
+    assert conductor.sent == [] and hosts['h-1'].held_count == 1
+
+    for work in hosts['h-1'].start():
+        work()
+    assert [m[0] for m in conductor.sent] == ['instance_update']
+
+
+class _Placement:
+    """Counts the reads a reporter makes; holds one provider's state."""
+
+    def __init__(self):
+        self.reads = 0
+        self.inventory = {}
+        self.traits = frozenset()
+        self.exists = False
+
+    def get_provider(self, uuid):
+        self.reads += 1
+        return Provider(uuid, 'n', 1, None, uuid) if self.exists else None
+
+    def ensure_provider(self, uuid, name):
+        self.exists = True
+
+    def get_inventory(self, uuid):
+        self.reads += 1
+        return {rc: Inventory(**body) for rc, body in self.inventory.items()}
+
+    def set_inventory(self, uuid, wanted):
+        self.inventory = dict(wanted)
+
+    def get_traits(self, uuid):
+        self.reads += 1
+        return self.traits
+
+    def set_traits(self, uuid, traits):
+        self.traits = frozenset(traits)
+
+
+def test_a_reporter_in_sync_reads_placement_again_only_on_change_or_when_due():
+    now = [1000.0]
+    placement = _Placement()
+    driver = FakeDriver(FakeSettings())
+    reporter = ResourceReporter(host='h', nodename='h', driver=driver, placement=placement,
+                                conductor=None, refresh_interval=300,
+                                extra_traits=frozenset({'CUSTOM_HOLLOW_HOST'}),
+                                clock=lambda: now[0])
+
+    assert reporter.sync_placement() == ['provider', 'inventory', 'traits']
+    assert placement.reads == 1     # a new provider: nothing else to read
+    assert placement.traits == {'CUSTOM_HOLLOW_HOST'}
+    assert reporter.sync_placement() == [] and placement.reads == 1
+
+    driver.settings.vcpus = 32      # the driver's view changed: written at once
+    assert reporter.sync_placement() == ['inventory']
+    assert placement.reads == 4
+
+    now[0] += 301                   # due: read again, nothing to write
+    assert reporter.sync_placement() == [] and placement.reads == 7
+    assert reporter.sync_placement(force=True) == [] and placement.reads == 10
