@@ -93,7 +93,9 @@ class CellplaneApp(app.App):
         return 2 if self._config_error else result
 
     def clean_up(self, cmd, result, err):
-        if isinstance(err, config.ConfigError):
+        # A configuration problem, or a usage error a command found in its
+        # arguments (an exception with ``exit_code = 2``).
+        if isinstance(err, config.ConfigError) or getattr(err, 'exit_code', None) == 2:
             self._config_error = True
 
 

@@ -1,7 +1,8 @@
 """``cellplane demo``: the embedded control plane booting a few hundred instances, and what happened.
 
-    cellplane demo [--instances 300] [--hosts-per-cell 5] [--seed 42]
-                   [--fail-fraction 0.05] [--state-dir DIR] [--format table|json]
+    cellplane demo [--instances 300] [--cells 2] [--hosts-per-cell 5]
+                   [--failing-hosts 1] [--fail-fraction 0.05] [--seed 42]
+                   [--state-dir DIR] [--format table|json]
 
 Progress goes to stderr (a tqdm bar); the summary to stdout: a readable
 report, or with ``--format json`` one JSON object and nothing else. The
@@ -28,16 +29,22 @@ LOG_FILE = 'cellplane.log'
 
 
 class Demo(command.Command):
-    """Boot instances on an embedded two-cell control plane with injected failures."""
+    """Boot instances on an embedded control plane (2 cells by default) with injected failures."""
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
         defaults = demo_scenario.DemoOptions()
         parser.add_argument('--instances', type=int, default=defaults.instances,
                             help=f'instances to boot (default {defaults.instances})')
+        parser.add_argument('--cells', type=int, default=defaults.cells,
+                            help=f'cells (default {defaults.cells})')
         parser.add_argument('--hosts-per-cell', type=int, default=defaults.hosts_per_cell,
-                            help=f'fake hosts in each of the 2 cells (default '
-                                 f'{defaults.hosts_per_cell})')
+                            help=f'fake hosts in each cell, served by one hollow agent '
+                                 f'per cell (default {defaults.hosts_per_cell})')
+        parser.add_argument('--failing-hosts', type=int, default=defaults.failing_hosts,
+                            help=f'hosts that fail every build: cell1-host1, then the '
+                                 f'first host of the next cell, and so on (default '
+                                 f'{defaults.failing_hosts}; 0: none)')
         parser.add_argument('--seed', type=int, default=defaults.seed,
                             help='seed of the requests and of the random build failures')
         parser.add_argument('--fail-fraction', type=float, default=defaults.fail_fraction,
@@ -52,17 +59,13 @@ class Demo(command.Command):
         return parser
 
     def take_action(self, parsed_args):
-        if parsed_args.instances < 1 or parsed_args.hosts_per_cell < 2:
-            raise demo_scenario.DemoOptionsError(
-                '--instances must be at least 1 and --hosts-per-cell at least 2 '
-                '(one host of cell1 fails every build; its alternates are the others)')
-        if not 0.0 <= parsed_args.fail_fraction <= 1.0:
-            raise demo_scenario.DemoOptionsError(
-                f'--fail-fraction must be between 0 and 1, not {parsed_args.fail_fraction}')
         options = demo_scenario.DemoOptions(
-            instances=parsed_args.instances, hosts_per_cell=parsed_args.hosts_per_cell,
+            instances=parsed_args.instances, cells=parsed_args.cells,
+            hosts_per_cell=parsed_args.hosts_per_cell,
+            failing_hosts=parsed_args.failing_hosts,
             seed=parsed_args.seed, fail_fraction=parsed_args.fail_fraction,
             state_dir=parsed_args.state_dir)
+        options.check()
         with tempfile.TemporaryDirectory(prefix='cellplane-demo-log-') as scratch:
             log_dir = parsed_args.state_dir or scratch
             with _service_logs(os.path.join(log_dir, LOG_FILE), self.app.options.verbose_level):
@@ -118,13 +121,35 @@ class _service_logs:
             handler.setLevel(level)
 
 
+# Beyond this many hosts, a per-host line names the busiest only.
+HOSTS_LISTED = 12
+
+
+def _counts(per_host: dict[str, int]) -> str:
+    if len(per_host) <= HOSTS_LISTED:
+        return ', '.join(f'{host} {n}' for host, n in per_host.items()) or 'none'
+    busiest = sorted(per_host.items(), key=lambda item: (-item[1], item[0]))[:HOSTS_LISTED]
+    values = sorted(per_host.values())
+    return (f'{len(per_host)} hosts, {values[0]} to {values[-1]} each; busiest '
+            + ', '.join(f'{host} {n}' for host, n in busiest))
+
+
+def _failing(run: dict) -> str:
+    hosts = run['failing_hosts']
+    if not hosts:
+        return 'no host fails every build'
+    named = ', '.join(hosts[:HOSTS_LISTED]) + (', ...' if len(hosts) > HOSTS_LISTED else '')
+    verb = 'fails' if len(hosts) == 1 else 'fail'
+    return f'{named} {verb} every build ("{run["failing_host_reason"]}")'
+
+
 def render(summary: dict) -> str:
     """The summary as the report a person reads."""
     run, placement, rescheduled = summary['run'], summary['placement'], summary['rescheduled']
     lines = [
-        f'cellplane demo: {summary["instances"]} instances asked for on 2 cells x '
-        f'{run["hosts_per_cell"]} fake hosts (seed {run["seed"]})',
-        f'  injected: {run["failing_host"]} fails every build ("{run["failing_host_reason"]}"); '
+        f'cellplane demo: {summary["instances"]} instances asked for on {run["cells"]} '
+        f'cells x {run["hosts_per_cell"]} fake hosts (seed {run["seed"]})',
+        f'  injected: {_failing(run)}; '
         f'other hosts fail {run["fail_fraction_elsewhere"]:.0%} at random; '
         f'{run["max_attempts"]} attempts per instance',
         f'  started in {run["startup_seconds"]} s; all settled in {run["boot_seconds"]} s '
@@ -134,8 +159,7 @@ def render(summary: dict) -> str:
         f'still building {summary["building"]}',
         'Placed per cell: ' + ', '.join(
             f'{cell} {n}' for cell, n in summary['placed_per_cell'].items()),
-        'ACTIVE per host: ' + ', '.join(
-            f'{host} {n}' for host, n in summary['active_per_host'].items()),
+        'ACTIVE per host: ' + _counts(summary['active_per_host']),
         '',
         f'Rescheduled: {rescheduled["instances"]} instances had a failed build '
         f'({rescheduled["ended_active"]} ended ACTIVE on an alternate, '
@@ -143,8 +167,8 @@ def render(summary: dict) -> str:
     ]
     for reason, count in rescheduled['failed_builds_by_reason'].items():
         lines.append(f'  {count:4d} failed builds: {reason}')
-    lines.append('  failed builds per host: ' + ', '.join(
-        f'{host} {n}' for host, n in rescheduled['failed_builds_by_host'].items()))
+    lines.append('  failed builds per host: '
+                 + _counts(rescheduled['failed_builds_by_host']))
     lines.append('')
     lines.append(f'Failed: {summary["error"]} instances in ERROR')
     for reason, count in summary['failed']['by_reason'].items():

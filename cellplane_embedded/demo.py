@@ -1,8 +1,12 @@
 """The demo scenario: boot a few hundred instances on the embedded control plane, with failures.
 
-Two cells of ``hosts_per_cell`` fake hosts. The first host of the first cell
-fails every build with "No more IP addresses"; every other host fails a
-seeded fraction of its builds with "Timed out waiting for the hypervisor".
+``cells`` cells (2 by default) of ``hosts_per_cell`` fake hosts, served in
+each cell by one hollow compute agent. ``failing_hosts`` hosts (1 by
+default: cell1-host1; then the first host of cell2, and so on round the
+cells) fail every build with "No more IP addresses"; every other host fails
+a seeded fraction of its builds with "Timed out waiting for the hypervisor"
+(``fail_fraction``; 0 with ``failing_hosts = 0`` compares sizes like with
+like).
 Instances are asked for through the API role (``cellplane_api.servers``) in
 requests of 1 to 5 (multi-create), with flavors of three sizes, plus one
 request for a flavor no host can hold (it fails with NoValidHost, and says
@@ -40,7 +44,9 @@ POLL_SECONDS = 0.1
 
 
 class DemoOptionsError(Exception):
-    """The demo was asked for something it cannot run (too few hosts...)."""
+    """The demo was asked for something it cannot run (too few hosts...): a usage error."""
+
+    exit_code = 2
 
 
 class DemoTimedOut(Exception):
@@ -50,7 +56,9 @@ class DemoTimedOut(Exception):
 @dataclasses.dataclass(frozen=True)
 class DemoOptions:
     instances: int = 300
+    cells: int = 2
     hosts_per_cell: int = 5
+    failing_hosts: int = 1
     seed: int = 42
     fail_fraction: float = 0.05
     oversized: int = 2
@@ -58,16 +66,40 @@ class DemoOptions:
     state_dir: str | None = None
     timeout: float = 300.0
 
-    def failing_host(self) -> str:
-        return 'cell1-host1'
+    def failing_host_names(self) -> list[str]:
+        """cell1-host1, cell2-host1, ..., cell1-host2, ...: round the cells."""
+        return [f'cell{i % self.cells + 1}-host{i // self.cells + 1}'
+                for i in range(self.failing_hosts)]
 
     def driver_for(self, cell: str, host: str) -> FakeSettings:
-        if host == self.failing_host():
+        if host in self._failing:
             return FakeSettings(fail_all=True, failure_reason=NO_IP_REASON)
         # A seed per host, derived from the run's: repeatable, not identical.
         return FakeSettings(fail_fraction=self.fail_fraction,
                             fail_seed=random.Random(f'{self.seed}-{host}').randrange(2**31),
                             failure_reason=TIMEOUT_REASON)
+
+
+    @property
+    def _failing(self) -> frozenset[str]:
+        return frozenset(self.failing_host_names())
+
+    def check(self) -> None:
+        """Refuse options the scenario cannot run, saying which and why."""
+        if self.instances < 1:
+            raise DemoOptionsError(f'--instances must be at least 1, not {self.instances}')
+        if self.cells < 1:
+            raise DemoOptionsError(f'--cells must be at least 1, not {self.cells}')
+        if self.hosts_per_cell < 1:
+            raise DemoOptionsError(
+                f'--hosts-per-cell must be at least 1, not {self.hosts_per_cell}')
+        if not 0 <= self.failing_hosts < self.cells * self.hosts_per_cell:
+            raise DemoOptionsError(
+                f'--failing-hosts must be between 0 and {self.cells * self.hosts_per_cell - 1} '
+                f'(some host must build), not {self.failing_hosts}')
+        if not 0.0 <= self.fail_fraction <= 1.0:
+            raise DemoOptionsError(
+                f'--fail-fraction must be between 0 and 1, not {self.fail_fraction}')
 
 
 def request_sizes(total: int, rng: random.Random) -> list[int]:
@@ -86,7 +118,7 @@ def run_demo(options: DemoOptions,
     """Run the scenario; the summary (``BootOutcome.summary``) plus the run's facts."""
     with tempfile.TemporaryDirectory(prefix='cellplane-demo-') as scratch:
         state_dir = Path(options.state_dir) if options.state_dir else Path(scratch)
-        plan = CloudPlan.uniform(cells=2, hosts_per_cell=options.hosts_per_cell,
+        plan = CloudPlan.uniform(cells=options.cells, hosts_per_cell=options.hosts_per_cell,
                                  driver_for=options.driver_for,
                                  max_attempts=options.max_attempts)
         started = time.monotonic()
@@ -100,8 +132,9 @@ def run_demo(options: DemoOptions,
                                    uuids)
         summary = outcome.summary()
     summary['run'] = {
-        'cells': 2, 'hosts_per_cell': options.hosts_per_cell, 'seed': options.seed,
-        'failing_host': options.failing_host(), 'failing_host_reason': NO_IP_REASON,
+        'cells': options.cells, 'hosts_per_cell': options.hosts_per_cell,
+        'seed': options.seed,
+        'failing_hosts': options.failing_host_names(), 'failing_host_reason': NO_IP_REASON,
         'fail_fraction_elsewhere': options.fail_fraction,
         'max_attempts': options.max_attempts,
         'startup_seconds': round(ready - started, 2),

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 from cellplane_cli import cli
 from cellplane_cli.demo import render
@@ -68,3 +70,43 @@ def test_demo_json_summary_keeps_the_boot_flows_promises(capsys, tmp_path):
             assert found.body['placement']['shortage'], found.body['placement']
     finally:
         api.dispose()
+
+
+def test_demo_with_three_cells_and_no_failing_host_places_everything_it_can(capsys):
+    code = cli.main(['demo', '--instances', '30', '--cells', '3', '--hosts-per-cell', '4',
+                     '--failing-hosts', '0', '--fail-fraction', '0', '--format', 'json'])
+
+    summary = json.loads(capsys.readouterr().out)
+    assert code == 0, summary
+    assert summary['run']['cells'] == 3 and summary['run']['failing_hosts'] == []
+    # Only the two of the oversized flavor fail; nothing is rescheduled.
+    assert (summary['active'], summary['error']) == (30, 2)
+    assert summary['rescheduled']['instances'] == 0
+    assert set(summary['placed_per_cell']) <= {'cell1', 'cell2', 'cell3'}
+    hosts = set(summary['active_per_host'])
+    assert hosts <= {f'cell{c}-host{h}' for c in (1, 2, 3) for h in (1, 2, 3, 4)}
+
+
+def test_demo_failing_hosts_go_round_the_cells():
+    from cellplane_embedded.demo import DemoOptions
+    options = DemoOptions(cells=2, hosts_per_cell=3, failing_hosts=3)
+    assert options.failing_host_names() == ['cell1-host1', 'cell2-host1', 'cell1-host2']
+    assert options.driver_for('cell2', 'cell2-host1').fail_all is True
+    assert options.driver_for('cell2', 'cell2-host2').fail_all is False
+
+
+def test_demo_refuses_impossible_sizes_in_one_line_with_exit_2(capsys):
+    # As an operator's terminal shows it: one line on stderr, exit 2.
+    done = subprocess.run([sys.executable, '-m', 'cellplane_cli.cli', 'demo', '--cells', '0'],
+                          capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stderr.strip().splitlines()) == (
+        2, ['--cells must be at least 1, not 0']), done.stderr
+    for args, message in (
+            (['--cells', '0'], '--cells must be at least 1, not 0'),
+            (['--hosts-per-cell', '2', '--failing-hosts', '4'],
+             '--failing-hosts must be between 0 and 3 (some host must build), not 4'),
+            (['--fail-fraction', '1.5'], '--fail-fraction must be between 0 and 1, not 1.5')):
+        code = cli.main(['demo', *args])
+        err = capsys.readouterr().err
+        assert code == 2, (args, err)
+        assert message in err
