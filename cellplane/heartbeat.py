@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import datetime
+import functools
 import importlib.metadata
 
 from oslo_config import cfg
@@ -9,6 +10,7 @@ from oslo_config import cfg
 from rpc_schemas.service_status import ServiceStatus
 
 
+@functools.lru_cache(maxsize=1)
 def software_version() -> str:
     try:
         return importlib.metadata.version('cellplane')

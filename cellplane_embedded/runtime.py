@@ -201,7 +201,10 @@ class EmbeddedCloud:
     def _start(self) -> 'EmbeddedCloud':
         started = time.monotonic()
         self._create_databases()
-        self.placement = PlacementClient.in_process(self.placement_engine)
+        # As the samples configure Placement: each scheduler request sees a
+        # random window of the hosts ([scheduler] min_placement_results).
+        self.placement = PlacementClient.in_process(self.placement_engine,
+                                                    randomize_candidates=True)
         self.top_bus = MemoryBus('top')
         for cell in self.plan.cells:
             self.cell_buses[cell.name] = MemoryBus(cell.name)

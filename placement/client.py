@@ -267,9 +267,11 @@ class PlacementClient:
         return cls(HttpTransport(base_url, token=token, **kwargs))
 
     @classmethod
-    def in_process(cls, engine, **kwargs) -> PlacementClient:
+    def in_process(cls, engine, *, randomize_candidates: bool = False,
+                   **kwargs) -> PlacementClient:
         from placement.wsgi import make_app
-        return cls(InProcessTransport(make_app(engine, auth_strategy='noauth2')),
+        return cls(InProcessTransport(make_app(engine, auth_strategy='noauth2',
+                                               randomize_candidates=randomize_candidates)),
                    **kwargs)
 
     # ----------------------------------------------------------- basics

@@ -44,10 +44,22 @@ api_opts = [
 ]
 
 
+placement_group = cfg.OptGroup('placement', title='Placement behaviour')
+placement_opts = [
+    cfg.BoolOpt('randomize_allocation_candidates', default=False,
+                help='When GET /allocation_candidates has a limit, return the '
+                     'candidates found from a random provider on (wrapping '
+                     'around) instead of always the same first ones, so that '
+                     'schedulers asking for a few candidates at a time spread '
+                     'over all hosts. False: a deterministic order. As the '
+                     'reference\'s option; cellplane\'s samples set it true.'),
+]
+
+
 def register_opts(conf: cfg.ConfigOpts) -> None:
     # Fresh OptGroups per ConfigOpts, so overrides never leak between configs.
     for group, opts in ((placement_database_group, placement_database_opts),
-                        (api_group, api_opts)):
+                        (api_group, api_opts), (placement_group, placement_opts)):
         conf.register_group(cfg.OptGroup(group.name, title=group.title))
         conf.register_opts(opts, group=group.name)
 
@@ -56,4 +68,5 @@ def list_opts():
     return [
         (placement_database_group, placement_database_opts),
         (api_group, api_opts),
+        (placement_group, placement_opts),
     ]

@@ -13,3 +13,5 @@ class RequestContext:
     engine: Engine
     identity: Identity
     request_id: str
+    # [placement] randomize_allocation_candidates
+    randomize_candidates: bool = False

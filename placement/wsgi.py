@@ -38,8 +38,9 @@ class PlacementApp:
     """The WSGI callable. Thread-safe: it keeps no per-request state."""
 
     def __init__(self, engine: Engine, authenticator,
-                 routes: dict | None = None):
+                 routes: dict | None = None, *, randomize_candidates: bool = False):
         self.engine = engine
+        self.randomize_candidates = randomize_candidates
         self.authenticator = authenticator
         self.router = handler_mod.Router(routes or handler_mod.ROUTES)
 
@@ -83,7 +84,8 @@ class PlacementApp:
             if path not in _OPEN_PATHS:
                 auth.authorize(identity, method, path)
             req.urlvars = urlvars
-            req.context = RequestContext(self.engine, identity, request_id)
+            req.context = RequestContext(self.engine, identity, request_id,
+                                         self.randomize_candidates)
             resp = handler(req)
             status = resp.status
             headers = resp.headerlist
@@ -128,7 +130,8 @@ def _check_accept(environ) -> None:
 
 def make_app(engine: Engine, *, auth_strategy: str = 'noauth2',
              token_file: str | None = None, tokens: dict[str, str] | None = None,
-             sync_standards: bool = True) -> PlacementApp:
+             sync_standards: bool = True,
+             randomize_candidates: bool = False) -> PlacementApp:
     """The Placement WSGI app on ``engine`` (schema already migrated).
 
     ``sync_standards`` makes sure every standard resource class and trait
@@ -140,7 +143,7 @@ def make_app(engine: Engine, *, auth_strategy: str = 'noauth2',
         standards.sync(engine)
     authenticator = auth.make_authenticator(
         auth_strategy, token_file=token_file, tokens=tokens)
-    return PlacementApp(engine, authenticator)
+    return PlacementApp(engine, authenticator, randomize_candidates=randomize_candidates)
 
 
 def app_from_conf(conf, *, sync_standards: bool = True) -> PlacementApp:
@@ -150,7 +153,8 @@ def app_from_conf(conf, *, sync_standards: bool = True) -> PlacementApp:
     engine = engines.create_engine(db.connection, pool_size=db.pool_size,
                                    max_overflow=db.max_overflow)
     app = make_app(engine, auth_strategy=conf.api.auth_strategy,
-                   token_file=conf.api.token_file, sync_standards=sync_standards)
+                   token_file=conf.api.token_file, sync_standards=sync_standards,
+                   randomize_candidates=conf.placement.randomize_allocation_candidates)
     from placement.objects import allocation
     try:
         allocation.warm_up(engine, min(conf.api.worker_threads, db.pool_size))

@@ -22,6 +22,7 @@ from scheduler.host_cache import HostStateCache
 from scheduler.host_state import HOST_LEVEL
 from scheduler.request import DIFFERENT_HOST_HINT, SAME_HOST_HINT
 from scheduler.claim_walk import select_hosts
+from scheduler.errors import NoValidHost
 from scheduler.trace import SchedulingTrace
 from scheduler.weighers.base import HostWeigher
 
@@ -52,6 +53,7 @@ class DestinationSelector:
     def __init__(self, *, candidate_source: CandidateSource, claimer: Claimer,
                  cache: HostStateCache, filters: Sequence[HostFilter],
                  weighers: Sequence[HostWeigher], max_results: int | None = None,
+                 min_results: int | None = None,
                  max_claim_attempts: int | None = None,
                  instance_locator: InstanceLocator | None = None,
                  zone_aggregates: Mapping[str, Sequence[str]] | None = None) -> None:
@@ -61,6 +63,7 @@ class DestinationSelector:
         self._filters = list(filters)
         self._weighers = list(weighers)
         self._max_results = max_results
+        self._min_results = min_results
         self._max_claim_attempts = max_claim_attempts
         self._instance_locator = instance_locator
         self._zone_aggregates = zone_aggregates
@@ -72,7 +75,26 @@ class DestinationSelector:
             raise ValueError('select_destinations needs at least one instance UUID')
         if len(set(instance_uuids)) != len(instance_uuids):
             raise ValueError('select_destinations got the same instance UUID twice')
-        query = build_query(spec, limit=self._max_results,
+        window = self._window(len(instance_uuids), num_alternates)
+        try:
+            return self._select(spec, instance_uuids, num_alternates, window)
+        except NoValidHost as exc:
+            # A window that came back full may have left out the hosts the
+            # filters would accept: ask once more for every candidate.
+            if window == self._max_results or exc.trace.allocation_requests < window:
+                raise
+        return self._select(spec, instance_uuids, num_alternates, self._max_results)
+
+    def _window(self, num_instances: int, num_alternates: int) -> int | None:
+        """How many candidates to ask of Placement for this request."""
+        if self._min_results is None or self._max_results is None:
+            return self._max_results
+        wanted = max(self._min_results, 2 * num_instances * (num_alternates + 1))
+        return min(wanted, self._max_results)
+
+    def _select(self, spec: RequestSpec, instance_uuids: Sequence[str],
+                num_alternates: int, limit: int | None) -> SchedulingResult:
+        query = build_query(spec, limit=limit,
                             zone_aggregates=self._zone_aggregates,
                             affinity_aggregates=self._affinity_domains(spec))
         params = query.to_params()

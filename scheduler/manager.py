@@ -51,6 +51,7 @@ class SchedulerManager:
             candidate_source=candidate_source, claimer=claimer, cache=cache,
             filters=filters, weighers=weighers,
             max_results=conf.scheduler.max_placement_results,
+            min_results=conf.scheduler.min_placement_results,
             max_claim_attempts=conf.scheduler.max_claim_attempts,
             instance_locator=instance_locator)
         return cls(selector, on_trace=on_trace)

@@ -69,7 +69,8 @@ def _json_response(req, body) -> webob.Response:
 
 
 def _request_wide(req) -> ac_obj.RequestWide:
-    wide = ac_obj.RequestWide(nested_aware=req.mv >= (1, 29))
+    wide = ac_obj.RequestWide(nested_aware=req.mv >= (1, 29),
+                              randomize=req.context.randomize_candidates)
     limit = req.GET.getall('limit')
     if limit:
         wide.limit = int(limit[0])

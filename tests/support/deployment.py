@@ -26,6 +26,7 @@ import sqlalchemy as sa
 
 from cellplane.db import engines
 from cellplane.objects import compute_nodes
+from compute_agent.hosted_host import hosted_host_names
 from placement.client import PlacementClient
 from tests.support.backing_services import PostgresServer, RabbitServer
 
@@ -46,6 +47,12 @@ class ComputePlan:
     cell: str
     # [fake_driver] options: fail_all, failure_reason, traits, vcpus...
     fake_driver: dict[str, Any] = dataclasses.field(default_factory=dict)
+    # > 1: a hollow agent named ``host`` serving <host>-1..N.
+    hosted_hosts: int = 1
+
+    @property
+    def hosts(self) -> list[str]:
+        return hosted_host_names(self.host, self.hosted_hosts)
 
 
 def render(sections: dict[str, dict[str, Any]]) -> str:
@@ -135,6 +142,7 @@ class Deployment:
             'placement_database': {'connection': self.databases['placement']},
             'api': {'bind_host': '127.0.0.1', 'bind_port': port,
                     'auth_strategy': 'noauth2', 'workers': self.placement_workers},
+            'placement': {'randomize_allocation_candidates': True},
         })
         self._write('top.conf', {
             'DEFAULT': {**self._common('top'), 'transport_url': self.transport_url('top')},
@@ -162,7 +170,7 @@ class Deployment:
                 'service': {'report_interval': 1},
                 # The failed-builds count reaches the scheduler with the node
                 # record: often, so the weigher learns within a test.
-                'compute': {'report_interval': 2},
+                'compute': {'report_interval': 2, 'hosted_hosts': compute.hosted_hosts},
                 'placement': self._placement_client_section(),
             }
             if compute.fake_driver:
@@ -200,7 +208,7 @@ class Deployment:
 
     def wait_until_schedulable(self) -> None:
         """Every agent's node and heartbeat in its cell DB, then read by the scheduler."""
-        wanted = {c.host for c in self.computes}
+        wanted = {host for c in self.computes for host in c.hosts}
         deadline = time.monotonic() + EVENTUALLY_SECONDS
         cell_engines = [self.cell_engine(cell) for cell in self.cells]
         try:

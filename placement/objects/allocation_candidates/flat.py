@@ -103,6 +103,10 @@ class FlatQuery:
             conds.append(f'rp.id = {int(self.tree_root)}')
         if self.anchors is not None:
             conds.append(f'rp.id IN ({in_list(self.anchors)})')
+        if s.wide.id_from is not None:
+            conds.append(f'rp.id >= {int(s.wide.id_from)}')
+        if s.wide.id_below is not None:
+            conds.append(f'rp.id < {int(s.wide.id_below)}')
         return conds or ['1 = 1']
 
     def run(self) -> CandidateResult:

@@ -61,6 +61,10 @@ class ProviderWalk:
             conds.append(f'r.id = {int(self.tree_root)}')
         if self.anchors is not None:
             conds.append(f'r.id IN ({in_list(self.anchors)})')
+        if s.wide.id_from is not None:
+            conds.append(f'r.id >= {int(s.wide.id_from)}')
+        if s.wide.id_below is not None:
+            conds.append(f'r.id < {int(s.wide.id_below)}')
         return source + (f' WHERE {" AND ".join(conds)}' if conds else '')
 
     def _sql(self) -> str:

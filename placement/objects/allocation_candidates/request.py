@@ -45,3 +45,8 @@ class RequestWide:
     root_forbidden: set[str] = field(default_factory=set)
     same_subtrees: list[set[str]] = field(default_factory=list)
     nested_aware: bool = True
+    # With a limit: start from a random provider (see search.py).
+    randomize: bool = False
+    # The window of provider ids searched (flat paths): [id_from, id_below).
+    id_from: int | None = None
+    id_below: int | None = None

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import collections
 import itertools
+import random
 from dataclasses import dataclass
 
 import sqlalchemy as sa
@@ -290,6 +291,8 @@ class TreeSearch:
         if not self.s.wide.nested_aware and self.s.has_trees:
             results = [r for r in results if self._one_per_tree(r, parents)]
         if self.s.wide.limit:
+            if self.s.wide.randomize:
+                random.shuffle(results)
             results = results[:self.s.wide.limit]
         return self._render(results, parents)
 
