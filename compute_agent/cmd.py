@@ -27,6 +27,7 @@ from cellplane.rpc.client import InvalidVersionCap
 from cellplane.rpc.transport import TransportURLError, get_transport
 from compute_agent import conf as compute_conf
 from compute_agent.virt import driver as virt_driver
+from compute_agent.virt.fake import FakeDriver
 from compute_agent.wiring import BINARY, build_compute_agent
 from conductor.cell.rpcapi import CellConductorAPI
 from placement import client_conf
@@ -65,11 +66,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         # also tells the operator, in this agent's log, what it is waiting for.
         pong = conductor.wait_until_answering(new_context(), attempt_timeout=3)
         LOG.info('Cell conductor %s on %s answered; starting', pong.binary, pong.host)
-        drivers = iter([driver])
-        agent = build_compute_agent(
-            conf, transport=transport, placement=placement, conductor=conductor,
-            # The first host gets the driver loaded above; each other its own.
-            driver_for=lambda _host: next(drivers, None) or type(driver)(conf=conf))
+        if conf.compute.hosted_hosts > 1:
+            def driver_for(host: str):
+                return FakeDriver.for_host(conf, host)
+        else:
+            def driver_for(host: str):
+                return driver
+        agent = build_compute_agent(conf, transport=transport, placement=placement,
+                                    conductor=conductor, driver_for=driver_for)
         if len(agent.hosts) == 1:
             LOG.info('Compute node %s has resource provider %s', agent.host,
                      agent.node_uuid)

@@ -50,8 +50,9 @@ class HostRefresher:
                 self._cache, self._cells.enabled_engines(),
                 service_down_time=self._service_down_time,
                 host_aggregates=self._read_host_aggregates())
-        LOG.debug('Host cache refreshed: %d compute node(s); %d cell(s) unreadable',
-                  len(self._cache.records()), len(failed))
+        records = self._cache.records()
+        LOG.debug('Host cache refreshed: %d compute node(s), %d up; %d cell(s) unreadable',
+                  len(records), sum(1 for r in records if r.service_up), len(failed))
         self._map_new_hosts()
         return failed
 

@@ -70,6 +70,19 @@ class FakeSettings:
 class FakeDriver(VirtDriver):
     """Keeps instances in a dict; see the module docstring for failure modes."""
 
+    @classmethod
+    def for_host(cls, conf: cfg.ConfigOpts, host: str) -> 'FakeDriver':
+        """The driver of one host of a hollow agent: ``[fake_driver]``, with a seed of its own.
+
+        The random failures of each host are drawn from ``fail_seed`` and the
+        host's name: repeatable, but not the same draws on every host.
+        """
+        register_opts(conf)
+        settings = FakeSettings.from_conf(conf)
+        if settings.fail_seed is not None:
+            settings.fail_seed = random.Random(f'{settings.fail_seed}-{host}').randrange(2**31)
+        return cls(settings)
+
     def __init__(self, settings: FakeSettings | None = None, conf: cfg.ConfigOpts | None = None):
         if settings is None:
             conf = cfg.CONF if conf is None else conf

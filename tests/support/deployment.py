@@ -81,7 +81,8 @@ class Deployment:
     def __init__(self, workdir: Path, rabbit: RabbitServer, postgres: PostgresServer,
                  computes: list[ComputePlan], *, max_attempts: int = 3,
                  rpc_handler_threads: int = 8, trace_scheduling: bool = False,
-                 placement_workers: int = 2, record_backend: str | None = None) -> None:
+                 placement_workers: int = 2, record_backend: str | None = None,
+                 service_down_time: int | None = None) -> None:
         self.workdir = Path(workdir)
         self.config_dir = self.workdir / 'etc'
         self.run_dir = self.workdir / 'run'
@@ -97,6 +98,9 @@ class Deployment:
         # jsonlines writes to records_file below.
         self.record_backend = record_backend
         self.records_file = self.workdir / 'scheduling-records.jsonl'
+        self.service_section: dict[str, Any] = {'report_interval': 1}
+        if service_down_time is not None:
+            self.service_section['service_down_time'] = service_down_time
         self.vhosts: dict[str, str] = {}
         self.databases: dict[str, str] = {}
         self.placement_url = ''
@@ -149,7 +153,7 @@ class Deployment:
             'api_database': {'connection': self.databases['api']},
             'conductor': {'role': 'super', 'max_attempts': self.max_attempts},
             'scheduler': self._scheduler_section(),
-            'service': {'report_interval': 1},
+            'service': self.service_section,
             'placement': self._placement_client_section(),
         })
         for cell in self.cells:
@@ -159,7 +163,7 @@ class Deployment:
                 'database': {'connection': self.databases[cell]},
                 'cell': {'name': cell},
                 'conductor': {'role': 'cell', 'max_attempts': self.max_attempts},
-                'service': {'report_interval': 1},
+                'service': self.service_section,
                 'placement': self._placement_client_section(),
             })
         for compute in self.computes:
@@ -167,7 +171,7 @@ class Deployment:
                 'DEFAULT': {**self._common(compute.host),
                             'transport_url': self.transport_url(compute.cell)},
                 'cell': {'name': compute.cell},
-                'service': {'report_interval': 1},
+                'service': self.service_section,
                 # The failed-builds count reaches the scheduler with the node
                 # record: often, so the weigher learns within a test.
                 'compute': {'report_interval': 2, 'hosted_hosts': compute.hosted_hosts},
@@ -231,18 +235,23 @@ class Deployment:
             assert time.monotonic() < deadline, 'the scheduler never read every node'
             time.sleep(0.2)
 
-    def cli(self, *argv: str, json_output: bool = True, exit_code: int = 0) -> Any:
+    def manage(self, *argv: str) -> Any:
+        """``cellplane-manage ARGV --config-file top.conf -f json``; its parsed output."""
+        return self.cli(*argv, module='cellplane_cli.manage')
+
+    def cli(self, *argv: str, json_output: bool = True, exit_code: int | None = 0,
+            module: str = 'cellplane_cli.cli') -> Any:
         """``cellplane ARGV --config-file top.conf [-f json]``; its parsed output.
 
         ``exit_code`` is the one the command must end with (1 for ``server
-        create --wait`` when servers end in ERROR).
+        create --wait`` when servers end in ERROR; None: any).
         """
-        command = [sys.executable, '-m', 'cellplane_cli.cli', *argv,
+        command = [sys.executable, '-m', module, *argv,
                    '--config-file', str(self.config('top.conf'))]
         if json_output:
             command += ['-f', 'json']
         proc = subprocess.run(command, capture_output=True, text=True, timeout=600)
-        if proc.returncode != exit_code:
+        if exit_code is not None and proc.returncode != exit_code:
             raise AssertionError(f'cellplane {" ".join(argv)} failed '
                                  f'({proc.returncode}):\n{proc.stderr}\n{proc.stdout}')
         return json.loads(proc.stdout) if json_output else proc.stdout
