@@ -32,7 +32,9 @@ from __future__ import annotations
 import concurrent.futures
 import dataclasses
 import logging
+import random
 import threading
+import time
 from typing import Callable, Iterable, Sequence
 
 from oslo_config import cfg
@@ -133,6 +135,9 @@ class HostReports:
         self._placement = placement
         self._conductor = conductor
         self._first = True
+        # Host -> (the node record last sent, when to send it again unchanged).
+        self._sent: dict[str, tuple[object, float]] = {}
+        self._clock = time.monotonic
 
     def running(self) -> list[HostedHost]:
         return [h for h in self._hosts.values() if h.running]
@@ -144,7 +149,13 @@ class HostReports:
             self._conductor.service_heartbeats(new_context(), chunk)
 
     def report(self) -> None:
-        """Sync each running host with Placement (where due) and send every node record."""
+        """Sync each running host with Placement (where due); send the node records that changed.
+
+        A record that did not change is sent again every
+        ``[compute] placement_refresh_interval`` (each host at its own point
+        of the interval), so that a row lost from the cell DB comes back; a
+        thousand idle hosts then cost the cell conductor nothing in between.
+        """
         hosts = self.running()
         if self._first:
             self._remove_hosts_no_longer_served()
@@ -152,9 +163,23 @@ class HostReports:
             self._first = False
         else:
             synced = [h for h in hosts if self._sync(h)]
-        records = [h.reporter.node_record() for h in synced]
+        records = self._records_to_send(synced)
         for chunk in _chunks(records, BATCH):
             self._conductor.compute_node_updates(new_context(), chunk)
+
+    def _records_to_send(self, hosts: list[HostedHost]) -> list:
+        now = self._clock()
+        refresh = self._conf.compute.placement_refresh_interval
+        records = []
+        for hosted in hosts:
+            record = hosted.reporter.node_record()
+            last = self._sent.get(hosted.name)
+            if last is not None and last[0] == record and now < last[1]:
+                continue
+            spread = random.uniform(0, refresh) if last is None else refresh
+            self._sent[hosted.name] = (record, now + spread)
+            records.append(record)
+        return records
 
     def _sync(self, hosted: HostedHost) -> bool:
         try:

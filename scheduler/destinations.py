@@ -79,10 +79,12 @@ class DestinationSelector:
         try:
             return self._select(spec, instance_uuids, num_alternates, window)
         except NoValidHost as exc:
-            # A window that came back full may have left out the hosts the
-            # filters would accept: ask once more for every candidate.
-            if window == self._max_results or exc.trace.allocation_requests < window:
-                raise
+            if not exc.trace.allocation_requests:
+                raise   # Placement has no room: asking again would not change it
+            # Placement offered hosts but none passed the filters: the window
+            # may have left out the ones they accept, or this scheduler's
+            # claims confirmed during the read were counted twice (see
+            # host_cache). Ask once more, for every candidate, on a fresh read.
         return self._select(spec, instance_uuids, num_alternates, self._max_results)
 
     def _window(self, num_instances: int, num_alternates: int) -> int | None:
