@@ -1,10 +1,13 @@
 """Boot benchmark: K instances through the real daemons on RabbitMQ and PostgreSQL.
 
-    .venv/bin/python benchmarks/boot_bench.py [--instances 200] [--hosts-per-cell 5]
+    .venv/bin/python benchmarks/boot_bench.py [--instances 200] [--cells 2]
+                                              [--hosts-per-cell 5] [--agents hollow|one-per-host]
                                               [--batch 10] [--casts 2000] [--json FILE]
                                               [--record-backends none,database]
 
-Starts a deployment of 2 cells x H fake hosts (``tests/support/deployment.py``:
+Starts a deployment of C cells x H fake hosts, served by one hollow compute
+agent per cell (``[compute] hosted_hosts = H``; ``--agents one-per-host``
+runs a process per host instead) (``tests/support/deployment.py``:
 the local launcher, a vhost per level, a PostgreSQL database per level plus
 Placement, on the local servers or those named by ``CELLPLANE_TEST_*``),
 then boots K instances twice through the API role (``cellplane_api.servers``,
@@ -267,6 +270,28 @@ def daemon_cpu(deployment: Deployment) -> dict[str, float]:
     return used
 
 
+IDLE_SECONDS = 20
+
+
+def idle_cpu(deployment: Deployment, seconds: float) -> float:
+    """Percent of one core all the daemons use together while nothing is asked of them."""
+    before = daemon_cpu(deployment)
+    time.sleep(seconds)
+    after = daemon_cpu(deployment)
+    return 100 * sum(after[n] - before.get(n, 0.0) for n in after) / seconds
+
+
+def agent_rss_mib(deployment: Deployment) -> float:
+    """Resident memory of all the compute agent processes, MiB."""
+    total_kib = 0
+    for pid_file in deployment.run_dir.glob('compute-*.pid'):
+        pid = json.loads(pid_file.read_text())['pid']
+        for line in Path(f'/proc/{pid}/status').read_text().splitlines():
+            if line.startswith('VmRSS:'):
+                total_kib += int(line.split()[1])
+    return total_kib / 1024
+
+
 def cpu_by_role(before: dict[str, float], after: dict[str, float]) -> dict[str, float]:
     roles: dict[str, float] = {}
     for name, seconds in after.items():
@@ -296,8 +321,13 @@ def records_written(deployment: Deployment) -> int | None:
 def run(args, record_backend: str | None = None) -> dict:
     rabbit = backing_services.find_rabbit()
     postgres = backing_services.find_postgres()
-    computes = [ComputePlan(f'cell{c}-host{h}', f'cell{c}')
-                for c in (1, 2) for h in range(1, args.hosts_per_cell + 1)]
+    cells = range(1, args.cells + 1)
+    if args.agents == 'hollow':
+        computes = [ComputePlan(f'cell{c}-hollow', f'cell{c}',
+                                hosted_hosts=args.hosts_per_cell) for c in cells]
+    else:
+        computes = [ComputePlan(f'cell{c}-host{h}', f'cell{c}')
+                    for c in cells for h in range(1, args.hosts_per_cell + 1)]
     # The box is shared: the load when we began says how far to trust the figures.
     load_before = os.getloadavg()
     config.load([], prog='boot-bench', setup_logging=False,
@@ -306,12 +336,15 @@ def run(args, record_backend: str | None = None) -> dict:
         deployment = Deployment(Path(workdir), rabbit, postgres, computes,
                                 trace_scheduling=True,
                                 rpc_handler_threads=args.handler_threads,
+                                default_intervals=True,
                                 record_backend=record_backend)
         cast_vhost = None
         started = time.perf_counter()
         try:
             deployment.create()
             startup = time.perf_counter() - started
+            idle = idle_cpu(deployment, IDLE_SECONDS)
+            rss = agent_rss_mib(deployment)
             api_engine = engines.create_engine(deployment.databases['api'])
             api_flavors.create(api_engine, name=FLAVOR[0], vcpus=FLAVOR[1],
                                memory_mb=FLAVOR[2], root_gb=FLAVOR[3])
@@ -343,8 +376,15 @@ def run(args, record_backend: str | None = None) -> dict:
             deployment.destroy()
             if cast_vhost:
                 rabbit.delete_vhost(cast_vhost)
+    hosts = sum(len(c.hosts) for c in computes)
+    scheduler_cpu = cpu.get('scheduler', 0.0)
+    booted = sum(r['instances'] for r in results)
     return {'machine': machine(), 'load_before': load_before, 'load_after': os.getloadavg(),
-            'hosts': len(computes), 'startup_seconds': startup,
+            'cells': args.cells, 'hosts': hosts, 'agents': args.agents,
+            'agent_processes': len(computes), 'startup_seconds': startup,
+            'idle_cpu_percent_of_a_core': idle, 'agent_rss_mib': rss,
+            'agent_rss_kib_per_host': rss * 1024 / hosts,
+            'scheduler_cpu_ms_per_boot': scheduler_cpu * 1000 / booted,
             'results': results, 'scheduling': conflicts, 'broker': casts,
             'cpu_seconds_during_boots': cpu,
             'batch_size': args.batch, 'record_backend': record_backend or 'default',
@@ -357,8 +397,13 @@ def render(report: dict) -> str:
         f'Boot benchmark - {report["machine"]}',
         f'Scheduling records: [scheduler] record_backend = {report["record_backend"]} '
         f'({_or_dash(report["records_written"])} records written)',
-        f'2 cells x {report["hosts"] // 2} fake hosts; real daemons on RabbitMQ and '
-        f'PostgreSQL (deployment up in {report["startup_seconds"]:.0f} s)',
+        f'{report["cells"]} cells x {report["hosts"] // report["cells"]} fake hosts in '
+        f'{report["agent_processes"]} compute agent process(es) ({report["agents"]}); real '
+        f'daemons on RabbitMQ and PostgreSQL (deployment up in '
+        f'{report["startup_seconds"]:.0f} s)',
+        f'Idle, all daemons: {report["idle_cpu_percent_of_a_core"]:.1f} % of a core over '
+        f'{IDLE_SECONDS} s; compute agents\' RSS {report["agent_rss_mib"]:.0f} MiB '
+        f'({report["agent_rss_kib_per_host"]:.0f} KiB per host)',
         'Load average (1, 5, 15 min) before: '
         + ', '.join(f'{x:.1f}' for x in report['load_before'])
         + '; after: ' + ', '.join(f'{x:.1f}' for x in report['load_after'])
@@ -389,6 +434,7 @@ def render(report: dict) -> str:
                      f'cast rate (a boot: 1 cast + 1 call + 2 casts, DB writes, '
                      f'Placement calls)')
     total = sum(r['instances'] for r in report['results'])
+    lines.append(f'Scheduler CPU per boot: {report["scheduler_cpu_ms_per_boot"]:.1f} ms')
     lines.append(f'CPU seconds per process during the {total} boots (both scenarios):')
     for role, seconds in report['cpu_seconds_during_boots'].items():
         lines.append(f'  {role}: {seconds:.1f} s ({seconds / total * 1000:.1f} ms per boot)')
@@ -422,7 +468,11 @@ def render_comparison(reports: list[dict]) -> str:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument('--instances', type=int, default=200, help='K (default 200)')
+    parser.add_argument('--cells', type=int, default=2, help='C (default 2)')
     parser.add_argument('--hosts-per-cell', type=int, default=5, help='H (default 5)')
+    parser.add_argument('--agents', choices=('hollow', 'one-per-host'), default='hollow',
+                        help='one hollow agent per cell serving its H hosts (default), '
+                             'or one agent process per host')
     parser.add_argument('--batch', type=int, default=10, help='B (default 10)')
     parser.add_argument('--casts', type=int, default=2000,
                         help='casts of the raw broker measure (default 2000)')

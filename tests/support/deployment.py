@@ -82,7 +82,8 @@ class Deployment:
                  computes: list[ComputePlan], *, max_attempts: int = 3,
                  rpc_handler_threads: int = 8, trace_scheduling: bool = False,
                  placement_workers: int = 2, record_backend: str | None = None,
-                 service_down_time: int | None = None) -> None:
+                 service_down_time: int | None = None,
+                 default_intervals: bool = False) -> None:
         self.workdir = Path(workdir)
         self.config_dir = self.workdir / 'etc'
         self.run_dir = self.workdir / 'run'
@@ -98,7 +99,11 @@ class Deployment:
         # jsonlines writes to records_file below.
         self.record_backend = record_backend
         self.records_file = self.workdir / 'scheduling-records.jsonl'
-        self.service_section: dict[str, Any] = {'report_interval': 1}
+        # Tests shorten the heartbeat, report and refresh intervals so that
+        # things happen within a test; a benchmark may keep the defaults.
+        self.default_intervals = default_intervals
+        self.service_section: dict[str, Any] = {} if default_intervals else {
+            'report_interval': 1}
         if service_down_time is not None:
             self.service_section['service_down_time'] = service_down_time
         self.vhosts: dict[str, str] = {}
@@ -133,7 +138,8 @@ class Deployment:
         return {'endpoint_url': self.placement_url, 'token': 'admin'}
 
     def _scheduler_section(self) -> dict[str, Any]:
-        section: dict[str, Any] = {'host_refresh_interval': 1}
+        section: dict[str, Any] = {} if self.default_intervals else {
+            'host_refresh_interval': 1}
         if self.record_backend is not None:
             section['record_backend'] = self.record_backend
             section['records_file'] = str(self.records_file)
@@ -174,7 +180,8 @@ class Deployment:
                 'service': self.service_section,
                 # The failed-builds count reaches the scheduler with the node
                 # record: often, so the weigher learns within a test.
-                'compute': {'report_interval': 2, 'hosted_hosts': compute.hosted_hosts},
+                'compute': {'hosted_hosts': compute.hosted_hosts,
+                            **({} if self.default_intervals else {'report_interval': 2})},
                 'placement': self._placement_client_section(),
             }
             if compute.fake_driver:
