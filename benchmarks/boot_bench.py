@@ -222,10 +222,10 @@ def schedule_times(deployment: Deployment, uuids: list[str]) -> list[float]:
 
 
 def claim_conflicts(deployment: Deployment) -> dict[str, int]:
-    """Claims Placement refused during scheduling, and requests, from the scheduler's traces."""
+    """Claims Placement refused during scheduling, and requests, from every scheduler's traces."""
     conflicts = runs = 0
     decoder = json.JSONDecoder()
-    for line in deployment.log('scheduler').splitlines():
+    for line in '\n'.join(deployment.scheduler_logs()).splitlines():
         at = line.find(TRACE_MARK)
         if at < 0:
             continue
@@ -271,6 +271,26 @@ def daemon_cpu(deployment: Deployment) -> dict[str, float]:
 
 
 IDLE_SECONDS = 20
+
+
+class _SingleOnly(Exception):
+    """The exact-fit run boots once (single requests): there is no room for a second."""
+
+
+def over_capacity(deployment: Deployment) -> dict:
+    """Providers whose VCPU usage passed their capacity, read from Placement after the boots."""
+    placement = deployment.placement()
+    over, full = [], 0
+    for provider in placement.list_providers():
+        resp = placement.transport.request(
+            'GET', f'/resource_providers/{provider.uuid}/usages')
+        used = resp.body['usages'].get('VCPU', 0)
+        inventory = placement.get_inventory(provider.uuid).get('VCPU')
+        capacity = int((inventory.total - inventory.reserved) * inventory.allocation_ratio)
+        if used > capacity:
+            over.append(f'{provider.name} ({used} of {capacity})')
+        full += used == capacity
+    return {'providers_over_capacity': over, 'providers_full': full}
 
 
 def idle_cpu(deployment: Deployment, seconds: float) -> float:
@@ -322,11 +342,14 @@ def run(args, record_backend: str | None = None) -> dict:
     rabbit = backing_services.find_rabbit()
     postgres = backing_services.find_postgres()
     cells = range(1, args.cells + 1)
+    # Exact fit: every host holds exactly instances / hosts of the flavor.
+    fake_driver = ({'vcpus': args.instances // (args.cells * args.hosts_per_cell),
+                    'cpu_allocation_ratio': 1.0} if args.exact_fit else {})
     if args.agents == 'hollow':
-        computes = [ComputePlan(f'cell{c}-hollow', f'cell{c}',
+        computes = [ComputePlan(f'cell{c}-hollow', f'cell{c}', fake_driver=fake_driver,
                                 hosted_hosts=args.hosts_per_cell) for c in cells]
     else:
-        computes = [ComputePlan(f'cell{c}-host{h}', f'cell{c}')
+        computes = [ComputePlan(f'cell{c}-host{h}', f'cell{c}', fake_driver=fake_driver)
                     for c in cells for h in range(1, args.hosts_per_cell + 1)]
     # The box is shared: the load when we began says how far to trust the figures.
     load_before = os.getloadavg()
@@ -337,8 +360,10 @@ def run(args, record_backend: str | None = None) -> dict:
                                 trace_scheduling=True,
                                 rpc_handler_threads=args.handler_threads,
                                 default_intervals=True,
+                                scheduler_workers=args.scheduler_workers,
                                 record_backend=record_backend)
         cast_vhost = None
+    exact = None
         started = time.perf_counter()
         try:
             deployment.create()
@@ -356,11 +381,16 @@ def run(args, record_backend: str | None = None) -> dict:
             try:
                 results.append(boot(deployment, api_engine, conductor, name='single',
                                     sizes=[1] * args.instances))
+                if args.exact_fit:
+                    exact = over_capacity(deployment)
+                    raise _SingleOnly
                 batches = [args.batch] * (args.instances // args.batch)
                 if args.instances % args.batch:
                     batches.append(args.instances % args.batch)
                 results.append(boot(deployment, api_engine, conductor, name='batch',
                                     sizes=batches))
+            except _SingleOnly:
+                pass
             finally:
                 transport.cleanup()
                 api_engine.dispose()
@@ -385,6 +415,7 @@ def run(args, record_backend: str | None = None) -> dict:
             'idle_cpu_percent_of_a_core': idle, 'agent_rss_mib': rss,
             'agent_rss_kib_per_host': rss * 1024 / hosts,
             'scheduler_cpu_ms_per_boot': scheduler_cpu * 1000 / booted,
+            'scheduler_workers': args.scheduler_workers, 'exact_fit': exact,
             'results': results, 'scheduling': conflicts, 'broker': casts,
             'cpu_seconds_during_boots': cpu,
             'batch_size': args.batch, 'record_backend': record_backend or 'default',
@@ -423,7 +454,9 @@ def render(report: dict) -> str:
     lines += [
         '',
         f'Claim conflicts: {scheduling["claim_conflicts"]} in '
-        f'{scheduling["scheduler_runs"]} scheduler runs (one scheduler worker).',
+        f'{scheduling["scheduler_runs"]} scheduler runs '
+        f'({report["scheduler_workers"]} scheduler worker(s)): '
+        f'{scheduling["claim_conflicts"] / max(1, scheduling["scheduler_runs"]):.3f} per run.',
         f'Broker, same run: {broker["casts"]} plain casts, '
         f'{broker["sent_per_second"]:.0f}/s sent, '
         f'{broker["delivered_per_second"]:.0f}/s delivered to a trivial server.',
@@ -433,6 +466,14 @@ def render(report: dict) -> str:
                      f'{r["boots_per_second"] / broker["delivered_per_second"]:.3f} x the raw '
                      f'cast rate (a boot: 1 cast + 1 call + 2 casts, DB writes, '
                      f'Placement calls)')
+    if report['exact_fit'] is not None:
+        exact, single = report['exact_fit'], report['results'][0]
+        lines.append(f'Exact fit: {single["active"]} of {single["instances"]} placed '
+                     f'({100 * single["active"] / single["instances"]:.1f} %), '
+                     f'{exact["providers_full"]} of {report["hosts"]} hosts full, '
+                     f'{len(exact["providers_over_capacity"])} over capacity'
+                     + (': ' + ', '.join(exact['providers_over_capacity'][:10])
+                        if exact['providers_over_capacity'] else ''))
     total = sum(r['instances'] for r in report['results'])
     lines.append(f'Scheduler CPU per boot: {report["scheduler_cpu_ms_per_boot"]:.1f} ms')
     lines.append(f'CPU seconds per process during the {total} boots (both scenarios):')
@@ -470,6 +511,12 @@ def main(argv=None) -> int:
     parser.add_argument('--instances', type=int, default=200, help='K (default 200)')
     parser.add_argument('--cells', type=int, default=2, help='C (default 2)')
     parser.add_argument('--hosts-per-cell', type=int, default=5, help='H (default 5)')
+    parser.add_argument('--scheduler-workers', type=int, default=1,
+                        help='scheduler daemons sharing the requests (default 1)')
+    parser.add_argument('--exact-fit', action='store_true',
+                        help='give each host room for exactly instances / hosts of the '
+                             'flavor and boot them all as single requests: 100 %% must '
+                             'be placed and no host over capacity')
     parser.add_argument('--agents', choices=('hollow', 'one-per-host'), default='hollow',
                         help='one hollow agent per cell serving its H hosts (default), '
                              'or one agent process per host')
@@ -484,6 +531,9 @@ def main(argv=None) -> int:
                              'full run each, e.g. none,database (default: one run, '
                              "the scheduler's default)")
     args = parser.parse_args(argv)
+    if args.exact_fit and args.instances % (args.cells * args.hosts_per_cell):
+        parser.error(f'--exact-fit needs --instances ({args.instances}) to be a multiple of '
+                     f'the hosts ({args.cells * args.hosts_per_cell})')
     backends = args.record_backends.split(',') if args.record_backends else [None]
     reports = []
     for backend in backends:

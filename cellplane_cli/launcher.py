@@ -8,7 +8,10 @@
 A deployment is a directory of config files named by role, as in
 ``deploy/two-cell``: ``placement.conf`` (cellplane-placement), ``top.conf``
 (the scheduler and the super conductor), ``cell*.conf`` (one cell conductor
-each) and ``compute-*.conf`` (one compute agent each). ``start``:
+each), ``compute-*.conf`` (one compute agent each, of one host or, with
+``[compute] hosted_hosts``, many) and, optionally, ``scheduler-*.conf`` (one
+more scheduler worker each, reading ``top.conf`` then that file, which names
+its ``[DEFAULT] host``). ``start``:
 
 1. creates what the files point at and is missing: the RabbitMQ vhosts of
    every ``transport_url`` (with ``rabbitmqctl``, granting the URL's user) and
@@ -93,6 +96,8 @@ class Deployment:
     top: Path
     cells: tuple[Path, ...]
     computes: tuple[Path, ...]
+    # More scheduler workers: each scheduler-*.conf is read after top.conf.
+    schedulers: tuple[Path, ...] = ()
 
     @classmethod
     def from_dir(cls, config_dir: str | Path) -> 'Deployment':
@@ -106,7 +111,9 @@ class Deployment:
                 f'{config_dir} is not a deployment directory: it needs placement.conf, '
                 f'top.conf, cell*.conf and compute-*.conf files'
                 + (f' (missing: {", ".join(missing)})' if missing else ''))
-        return cls(config_dir, placement, top, cells, computes)
+        schedulers = tuple(sorted(Path(p) for p in
+                                  glob.glob(str(config_dir / 'scheduler-*.conf'))))
+        return cls(config_dir, placement, top, cells, computes, schedulers)
 
     def stages(self) -> list[list[DaemonSpec]]:
         """Every daemon, in start stages: a stage needs only the ones before it."""
@@ -115,6 +122,8 @@ class Deployment:
             [DaemonSpec(f'conductor-{p.stem}', 'conductor', (str(p),)) for p in self.cells],
             [DaemonSpec(p.stem, 'compute', (str(p),)) for p in self.computes],
             [DaemonSpec('scheduler', 'scheduler', (str(self.top),)),
+             *(DaemonSpec(p.stem, 'scheduler', (str(self.top), str(p)))
+               for p in self.schedulers),
              DaemonSpec('super-conductor', 'conductor', (str(self.top),))],
         ]
 

@@ -56,10 +56,10 @@ scheduler_opts = [
                help='Most allocation candidates asked of Placement per request '
                     '(the limit parameter). Lower is faster; too low may miss '
                     'hosts the filters would have accepted.'),
-    cfg.IntOpt('min_placement_results', default=30, min=1,
+    cfg.IntOpt('min_placement_results', default=10, min=1,
                help='Fewest allocation candidates asked of Placement per '
                     'request: a request for N instances with A alternates asks '
-                    'for max(this, 2 x N x (A + 1)), at most max_placement_results. '
+                    'for max(this, N x (A + 1)), at most max_placement_results. '
                     'With Placement\'s randomize_allocation_candidates each request '
                     'sees a different random window of the hosts, so the work per '
                     'request does not grow with the number of hosts (as '

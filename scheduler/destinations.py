@@ -91,7 +91,7 @@ class DestinationSelector:
         """How many candidates to ask of Placement for this request."""
         if self._min_results is None or self._max_results is None:
             return self._max_results
-        wanted = max(self._min_results, 2 * num_instances * (num_alternates + 1))
+        wanted = max(self._min_results, num_instances * (num_alternates + 1))
         return min(wanted, self._max_results)
 
     def _select(self, spec: RequestSpec, instance_uuids: Sequence[str],

@@ -83,7 +83,7 @@ class Deployment:
                  rpc_handler_threads: int = 8, trace_scheduling: bool = False,
                  placement_workers: int = 2, record_backend: str | None = None,
                  service_down_time: int | None = None,
-                 default_intervals: bool = False) -> None:
+                 default_intervals: bool = False, scheduler_workers: int = 1) -> None:
         self.workdir = Path(workdir)
         self.config_dir = self.workdir / 'etc'
         self.run_dir = self.workdir / 'run'
@@ -102,6 +102,7 @@ class Deployment:
         # Tests shorten the heartbeat, report and refresh intervals so that
         # things happen within a test; a benchmark may keep the defaults.
         self.default_intervals = default_intervals
+        self.scheduler_workers = scheduler_workers
         self.service_section: dict[str, Any] = {} if default_intervals else {
             'report_interval': 1}
         if service_down_time is not None:
@@ -162,6 +163,9 @@ class Deployment:
             'service': self.service_section,
             'placement': self._placement_client_section(),
         })
+        for n in range(2, self.scheduler_workers + 1):
+            # Read after top.conf by the launcher: a worker of its own name.
+            self._write(f'scheduler-{n}.conf', {'DEFAULT': {'host': f'scheduler-{n}'}})
         for cell in self.cells:
             self._write(f'{cell}.conf', {
                 'DEFAULT': {**self._common(f'{cell}-conductor'),
@@ -206,6 +210,11 @@ class Deployment:
             raise AssertionError(f'run-local.sh {action} failed ({proc.returncode}):\n'
                                  f'{proc.stderr}\n{proc.stdout}')
         return proc.stdout
+
+    def scheduler_logs(self) -> list[str]:
+        """The log of every scheduler worker."""
+        return [self.log('scheduler'), *(self.log(f'scheduler-{n}')
+                                         for n in range(2, self.scheduler_workers + 1))]
 
     def log(self, name: str) -> str:
         path = self.run_dir / f'{name}.log'
