@@ -363,7 +363,7 @@ def run(args, record_backend: str | None = None) -> dict:
                                 scheduler_workers=args.scheduler_workers,
                                 record_backend=record_backend)
         cast_vhost = None
-    exact = None
+        exact = None
         started = time.perf_counter()
         try:
             deployment.create()
