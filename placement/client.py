@@ -171,13 +171,27 @@ def _why(exc: Exception) -> str:
 
 
 class InProcessTransport:
-    """Placement without a socket: WebOb requests into the WSGI app."""
+    """Placement without a socket: WebOb requests into the WSGI app.
 
-    def __init__(self, app, *, token: str = 'admin'):
+    A 503 (Placement's database busy) is retried as ``HttpTransport`` does:
+    exponential backoff from 0.05 s, at most ``attempts`` tries; the last
+    503 is returned as Placement gave it.
+    """
+
+    def __init__(self, app, *, token: str = 'admin', attempts: int = 8,
+                 max_wait: float = 2.0):
         self.app = app
         self.token = token
+        self._retrying = tenacity.Retrying(
+            retry=tenacity.retry_if_result(lambda resp: resp.status == 503),
+            stop=tenacity.stop_after_attempt(attempts),
+            wait=tenacity.wait_exponential(multiplier=0.05, max=max_wait),
+            retry_error_callback=_last_outcome)
 
     def request(self, method, path, body=None, microversion=MICROVERSION) -> Response:
+        return self._retrying.copy()(self._request_once, method, path, body, microversion)
+
+    def _request_once(self, method, path, body, microversion) -> Response:
         import webob
         req = webob.Request.blank(path, method=method)
         req.headers['x-auth-token'] = self.token

@@ -121,11 +121,38 @@ class InternalServerError(PlacementError):
     pass
 
 
+class ServiceUnavailable(PlacementError):
+    status, title = 503, 'Service Unavailable'
+    explanation = ('The server is currently unavailable. Please try again at a '
+                   'later time.')
+
+
+# Seconds a client is asked to wait when the database is busy.
+BUSY_RETRY_AFTER = 1
+
+
+def database_busy(exc: Exception) -> ServiceUnavailable | None:
+    """The 503 for a database too busy to serve now (pool exhausted, SQLite locked), or None.
+
+    These pass: the request can be sent again as it is. Anything else the
+    database raised is a fault (500).
+    """
+    import sqlalchemy as sa
+    if isinstance(exc, sa.exc.TimeoutError):
+        reason = 'no database connection was free in time'
+    elif isinstance(exc, sa.exc.OperationalError) and 'database is locked' in str(exc):
+        reason = 'the database stayed locked by other writers'
+    else:
+        return None
+    return ServiceUnavailable(f'Placement is busy: {reason}. Retry the request.',
+                              headers={'Retry-After': str(BUSY_RETRY_AFTER)})
+
+
 _STATUS_LINES = {
     cls.status: f'{cls.status} {cls.title}'
     for cls in (BadRequest, Unauthorized, Forbidden, NotFound,
                 MethodNotAllowed, NotAcceptable, Conflict,
-                UnsupportedMediaType, InternalServerError)
+                UnsupportedMediaType, InternalServerError, ServiceUnavailable)
 }
 
 

@@ -7,7 +7,9 @@ server, no global config. One callable does what the reference spreads over
 a middleware stack, in the same order (so the same error wins when several
 apply): request id, authentication (401), microversion (400/406),
 content-length/type sanity (400), routing (404/405), policy (403), Accept
-(406), the handler; any unexpected exception becomes a JSON 500.
+(406), the handler; a database too busy to answer (connection pool
+exhausted, SQLite locked past its timeout) becomes a 503 with
+``Retry-After``, any other unexpected exception a JSON 500.
 """
 from __future__ import annotations
 
@@ -93,10 +95,15 @@ class PlacementApp:
         except errors.PlacementError as exc:
             status, headers, body = errors.render(exc, environ, request_id, version)
             body = [body]
-        except Exception:  # noqa: BLE001 - the API never returns a traceback
-            LOG.exception('Unexpected error in %s %s', environ.get('REQUEST_METHOD'),
-                          environ.get('PATH_INFO'))
-            exc = errors.InternalServerError('An unexpected error occurred.')
+        except Exception as raised:  # noqa: BLE001 - the API never returns a traceback
+            exc = errors.database_busy(raised)
+            if exc is not None:
+                LOG.warning('%s %s answered 503: %s', environ.get('REQUEST_METHOD'),
+                            environ.get('PATH_INFO'), exc.detail)
+            else:
+                LOG.exception('Unexpected error in %s %s', environ.get('REQUEST_METHOD'),
+                              environ.get('PATH_INFO'))
+                exc = errors.InternalServerError('An unexpected error occurred.')
             status, headers, body = errors.render(exc, environ, request_id, version)
             body = [body]
         headers.append(('x-openstack-request-id', request_id))

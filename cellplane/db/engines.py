@@ -34,7 +34,8 @@ def create_engine(url: str, *, pool_size: int = 10, max_overflow: int = 20,
         raise DatabaseNotConfigured('no database connection URL given')
     parsed = make_url(url)
     if parsed.get_backend_name() == 'sqlite':
-        return _sqlite_engine(parsed, echo=echo)
+        return _sqlite_engine(parsed, echo=echo, pool_size=pool_size,
+                              max_overflow=max_overflow)
     connect_args = {}
     if connect_timeout is not None and parsed.get_backend_name() == 'postgresql':
         connect_args['connect_timeout'] = max(2, math.ceil(connect_timeout))
@@ -72,12 +73,18 @@ def _no_jit(dbapi_conn, _record) -> None:
     dbapi_conn.commit()   # a SET inside a rolled-back transaction is undone
 
 
-def _sqlite_engine(url, *, echo: bool) -> Engine:
+def _sqlite_engine(url, *, echo: bool, pool_size: int, max_overflow: int) -> Engine:
+    kwargs = {}
     if url.database and url.database != ':memory:':
         os.makedirs(os.path.dirname(os.path.abspath(url.database)), exist_ok=True)
+        # SQLAlchemy's default for a file is 5 + 10 connections: the embedded
+        # mode's threads (a thousand hosts' reports, sixteen handler threads
+        # per service) ran it dry. Sized as for PostgreSQL instead; writers
+        # still queue on SQLite's lock (BEGIN IMMEDIATE, busy_timeout).
+        kwargs = {'pool_size': pool_size, 'max_overflow': max_overflow}
     engine = sa.create_engine(
         url, echo=echo, future=True,
-        connect_args={'check_same_thread': False, 'timeout': 30})
+        connect_args={'check_same_thread': False, 'timeout': 30}, **kwargs)
 
     @event.listens_for(engine, 'connect')
     def _on_connect(dbapi_conn, _record):
