@@ -30,6 +30,13 @@ compute_opts: list[cfg.Opt] = [
                     'removes, at the next start, the hosts above N that hold no '
                     'allocations (their providers, compute nodes and services). The '
                     'hosts share rpc_handler_threads.'),
+    cfg.ListOpt('stopped_hosts', default=[], mutable=True,
+                help='Hosted hosts of this agent to keep stopped (fault tests): '
+                     'a stopped host sends no heartbeat and no report, and the '
+                     'messages that reach it wait until it starts. Read at start '
+                     'and again on SIGHUP, so one host of a hollow agent can be '
+                     'stopped and started alone. A name the agent does not serve '
+                     'is reported and ignored.'),
     cfg.IntOpt('placement_refresh_interval', default=300, min=0,
                help='Seconds between two reads of a host\'s provider, inventory and '
                     'traits in Placement once they are in sync (0: every report). '

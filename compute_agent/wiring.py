@@ -99,6 +99,19 @@ class ComputeAgent:
     def node_uuid(self) -> str:
         return self.first.node_uuid
 
+    def apply_stopped_hosts(self, names: Iterable[str]) -> None:
+        """Stop the hosts named, start the others that were stopped (``[compute] stopped_hosts``)."""
+        wanted = set(names)
+        unknown = sorted(wanted - set(self.hosts))
+        if unknown:
+            LOG.error('[compute] stopped_hosts names host(s) this agent does not serve, '
+                      'ignored: %s', ', '.join(unknown))
+        for host_name, hosted in self.hosts.items():
+            if host_name in wanted and hosted.running:
+                self.stop_host(host_name)
+            elif host_name not in wanted and not hosted.running:
+                self.start_host(host_name)
+
     def stop_host(self, name: str) -> None:
         """Stop one hosted host: no heartbeat, no report; its messages wait."""
         self.hosts[name].stop()
@@ -276,5 +289,9 @@ def build_compute_agent(conf: cfg.ConfigOpts, *, transport, placement: Placement
                       endpoints=[manager], heartbeat=reports.heartbeat,
                       periodic_tasks=[resources], host=name, also_as=names,
                       owns_transport=owns_transport)
-    return ComputeAgent(name=name, hosts=hosted, service=service, manager=manager,
-                        reports=reports)
+    agent = ComputeAgent(name=name, hosts=hosted, service=service, manager=manager,
+                         reports=reports)
+    agent.apply_stopped_hosts(conf.compute.stopped_hosts)
+    service.add_reload_hook('[compute] stopped_hosts',
+                            lambda: agent.apply_stopped_hosts(conf.compute.stopped_hosts))
+    return agent

@@ -116,6 +116,36 @@ def test_a_build_failing_on_a_hosted_host_goes_to_another_host_of_the_same_agent
         assert failed_on.rsplit('-', 1)[0] == active_on.rsplit('-', 1)[0]
 
 
+def _compute_status(deployment) -> dict[str, str]:
+    return {row['host']: row['status'] for row in deployment.manage('service', 'list')
+            if row['binary'] == 'cellplane-compute'}
+
+
+def _wait_for(what: str, predicate) -> None:
+    deadline = time.monotonic() + SERVICE_DOWN_TIME + EVENTUALLY_SECONDS
+    while not predicate():
+        assert time.monotonic() < deadline, f'never happened: {what}'
+        time.sleep(0.5)
+
+
+def test_one_hosted_host_is_stopped_and_started_alone_by_config_and_sighup(deployment):
+    conf = deployment.config('compute-cell1-hollow.conf')
+    original = conf.read_text()
+    pid = json.loads((deployment.run_dir / 'compute-cell1-hollow.pid').read_text())['pid']
+    conf.write_text(original.replace('[compute]\n', '[compute]\nstopped_hosts = cell1-hollow-3\n'))
+    os.kill(pid, signal.SIGHUP)
+    try:
+        _wait_for('cell1-hollow-3 down, its neighbours up', lambda: (
+            (status := _compute_status(deployment))['cell1-hollow-3'] == 'down'
+            and status['cell1-hollow-2'] == status['cell1-hollow-4'] == 'up'))
+    finally:
+        conf.write_text(original)
+        os.kill(pid, signal.SIGHUP)
+    _wait_for('cell1-hollow-3 up again',
+              lambda: _compute_status(deployment)['cell1-hollow-3'] == 'up')
+    assert 'Hosted host cell1-hollow-3 stopped' in deployment.log('compute-cell1-hollow')
+
+
 def test_killing_the_agent_process_takes_all_its_hosts_down_for_the_scheduler(
         deployment, booted):
     pid = json.loads((deployment.run_dir / 'compute-cell2-hollow.pid').read_text())['pid']

@@ -127,3 +127,16 @@ def test_an_agent_restarted_with_fewer_hosts_removes_those_without_allocations(c
     assert nodes == {False}
     # hollow-5 still holds the instance's allocation: kept for the operator.
     assert compute_nodes.get_node(cell.engine, compute_node_uuid('hollow-5', 'hollow-5'))
+
+
+def test_stopped_hosts_from_the_configuration_stop_and_start_hosts_on_reload(cell, caplog):
+    agent = cell.add_hollow_agent('hollow', 3)
+    conf = agent.service.conf
+    conf.set_override('stopped_hosts', ['hollow-1', 'nosuch'], group='compute')
+    agent.service.reload()
+    assert [h.running for h in agent.hosts.values()] == [False, True, True]
+    assert 'does not serve, ignored: nosuch' in caplog.text
+
+    conf.clear_override('stopped_hosts', group='compute')
+    agent.service.reload()
+    assert all(h.running for h in agent.hosts.values())
