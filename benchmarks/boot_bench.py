@@ -316,7 +316,8 @@ def cpu_by_role(before: dict[str, float], after: dict[str, float]) -> dict[str, 
     roles: dict[str, float] = {}
     for name, seconds in after.items():
         role = 'compute agents' if name.startswith('compute-') else \
-            'cell conductors' if name.startswith('conductor-') else name
+            'cell conductors' if name.startswith('conductor-') else \
+            'scheduler' if name.startswith('scheduler') else name   # every worker
         roles[role] = roles.get(role, 0.0) + seconds - before.get(name, 0.0)
     return dict(sorted(roles.items(), key=lambda kv: -kv[1]))
 
