@@ -1,0 +1,133 @@
+"""The scale ladder: the same boots at 5, 50 and 500 hosts per cell, embedded and on the daemons.
+
+    .venv/bin/python benchmarks/scale_ladder.py [--sizes 5,50,500] [--cells 2]
+                                                [--rounds 2] [--json FILE]
+
+For each round and each size (sizes interleaved, so that the machine's
+drift hits every size alike):
+
+- embedded: ``cellplane demo --instances 400 --fail-fraction 0
+  --failing-hosts 0 --cells C --hosts-per-cell H --format json`` in a child
+  process: boots per second of the boot phase, and the process's peak RSS;
+- daemons: ``benchmarks/boot_bench.py --cells C --hosts-per-cell H`` (one
+  hollow agent per cell, real RabbitMQ and PostgreSQL): boots per second of
+  single requests and of batches of 10, scheduling ms per instance (median,
+  p95), the scheduler's CPU ms per boot, the deployment's idle CPU, the
+  agents' RSS, and the broker's raw cast rate in the same run.
+
+It ends with one table of the medians over the rounds, and each size's
+boots per second as a share of the smallest size's.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import machine as machine_facts  # noqa: E402 - the sibling benchmarks/machine.py
+
+EMBEDDED_INSTANCES = 400
+DAEMON_INSTANCES = 200
+
+
+def embedded(cells: int, hosts: int) -> dict:
+    command = [sys.executable, '-m', 'cellplane_cli.cli', 'demo', '--instances',
+               str(EMBEDDED_INSTANCES), '--fail-fraction', '0', '--failing-hosts', '0',
+               '--cells', str(cells), '--hosts-per-cell', str(hosts), '--format', 'json']
+    proc = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)
+    out = proc.stdout.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    summary = json.loads(out)
+    run = summary['run']
+    return {'boots_per_second': run['instances_per_second'],
+            'startup_seconds': run['startup_seconds'],
+            'active': summary['active'], 'error': summary['error'],
+            'rss_mib': usage.ru_maxrss / 1024, 'exit': os.waitstatus_to_exitcode(status)}
+
+
+def daemons(cells: int, hosts: int) -> dict:
+    with tempfile.NamedTemporaryFile(suffix='.json') as report:
+        subprocess.run([sys.executable, str(REPO / 'benchmarks' / 'boot_bench.py'),
+                        '--instances', str(DAEMON_INSTANCES), '--cells', str(cells),
+                        '--hosts-per-cell', str(hosts), '--json', report.name],
+                       cwd=REPO, check=True, stdout=subprocess.DEVNULL)
+        found = json.loads(Path(report.name).read_text())
+    single, batch = found['results']
+    return {'single_boots_per_second': single['boots_per_second'],
+            'batch_boots_per_second': batch['boots_per_second'],
+            'schedule_ms_median': single['schedule_ms_median'],
+            'schedule_ms_p95': single['schedule_ms_p95'],
+            'scheduler_cpu_ms_per_boot': found['scheduler_cpu_ms_per_boot'],
+            'idle_cpu_percent_of_a_core': found['idle_cpu_percent_of_a_core'],
+            'agent_rss_mib': found['agent_rss_mib'],
+            'casts_per_second': found['broker']['delivered_per_second'],
+            'startup_seconds': found['startup_seconds'],
+            'active': single['active'] + batch['active'],
+            'error': single['error'] + batch['error']}
+
+
+def median_of(runs: list[dict], key: str) -> float:
+    return statistics.median(r[key] for r in runs)
+
+
+def render(cells: int, sizes: list[int], rounds: int, found: dict) -> str:
+    base = sizes[0]
+    lines = [f"Scale ladder - {machine_facts.summary()}",
+             f'{cells} cells; medians of {rounds} round(s), sizes interleaved', '',
+             '| hosts per cell | embedded boots/s | (vs smallest) | embedded RSS MiB '
+             '| daemons single boots/s | (vs smallest) | batch of 10 boots/s '
+             '| scheduling ms median / p95 | scheduler CPU ms/boot | agents RSS MiB '
+             '| idle CPU % of a core | raw casts/s |',
+             '|---|---|---|---|---|---|---|---|---|---|---|---|']
+    for size in sizes:
+        e, d = found[size]['embedded'], found[size]['daemons']
+        e_rate, d_rate = median_of(e, 'boots_per_second'), median_of(d, 'single_boots_per_second')
+        e_base = median_of(found[base]['embedded'], 'boots_per_second')
+        d_base = median_of(found[base]['daemons'], 'single_boots_per_second')
+        lines.append(
+            f'| {size} | {e_rate:.1f} | {100 * e_rate / e_base:.0f} % '
+            f'| {median_of(e, "rss_mib"):.0f} | {d_rate:.1f} | {100 * d_rate / d_base:.0f} % '
+            f'| {median_of(d, "batch_boots_per_second"):.1f} '
+            f'| {median_of(d, "schedule_ms_median"):.0f} / {median_of(d, "schedule_ms_p95"):.0f} '
+            f'| {median_of(d, "scheduler_cpu_ms_per_boot"):.1f} '
+            f'| {median_of(d, "agent_rss_mib"):.0f} '
+            f'| {median_of(d, "idle_cpu_percent_of_a_core"):.1f} '
+            f'| {median_of(d, "casts_per_second"):.0f} |')
+    return '\n'.join(lines)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser.add_argument('--sizes', default='5,50,500',
+                        help='hosts per cell, comma-separated, smallest first (default 5,50,500)')
+    parser.add_argument('--cells', type=int, default=2, help='cells (default 2)')
+    parser.add_argument('--rounds', type=int, default=2, help='rounds (default 2)')
+    parser.add_argument('--json', metavar='FILE', help='also write every run as JSON')
+    args = parser.parse_args(argv)
+    sizes = [int(s) for s in args.sizes.split(',')]
+    found = {size: {'embedded': [], 'daemons': []} for size in sizes}
+    for round_ in range(1, args.rounds + 1):
+        for size in sizes:
+            print(f'round {round_}, {args.cells} x {size} hosts: embedded ...',
+                  file=sys.stderr, flush=True)
+            found[size]['embedded'].append(embedded(args.cells, size))
+            print(f'round {round_}, {args.cells} x {size} hosts: daemons ...',
+                  file=sys.stderr, flush=True)
+            found[size]['daemons'].append(daemons(args.cells, size))
+    print(render(args.cells, sizes, args.rounds, found))
+    if args.json:
+        Path(args.json).write_text(json.dumps(found, indent=2))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
