@@ -35,32 +35,34 @@ def _conflict(node: ComputeNodeRecord) -> ComputeNodeConflict:
         f'in Placement) first')
 
 
-def _upsert_statement(engine: Engine, nodes: Sequence[ComputeNodeRecord]):
+_REFRESHED = ('host', 'nodename', 'vcpus', 'memory_mb', 'local_gb',
+              'cpu_allocation_ratio', 'ram_allocation_ratio', 'disk_allocation_ratio',
+              'availability_zone', 'stats', 'updated_at')
+
+
+def _upsert(conn, nodes: Sequence[ComputeNodeRecord]) -> None:
+    """Insert or refresh ``nodes``: one statement, its rows passed apart so its SQL is cached."""
     now = utcnow()
-    insert = (postgresql.insert if engine.dialect.name == 'postgresql'
+    rows = [dict(uuid=node.uuid, created_at=now, updated_at=now,
+                 host=node.host, nodename=node.nodename, vcpus=node.vcpus,
+                 memory_mb=node.memory_mb, local_gb=node.local_gb,
+                 cpu_allocation_ratio=node.cpu_allocation_ratio,
+                 ram_allocation_ratio=node.ram_allocation_ratio,
+                 disk_allocation_ratio=node.disk_allocation_ratio,
+                 availability_zone=node.availability_zone, stats=dict(node.stats))
+            for node in nodes]
+    insert = (postgresql.insert if conn.dialect.name == 'postgresql'
               else sqlite.insert)(compute_nodes)
-    stmt = insert.values([dict(
-        uuid=node.uuid, created_at=now, updated_at=now,
-        host=node.host, nodename=node.nodename, vcpus=node.vcpus,
-        memory_mb=node.memory_mb, local_gb=node.local_gb,
-        cpu_allocation_ratio=node.cpu_allocation_ratio,
-        ram_allocation_ratio=node.ram_allocation_ratio,
-        disk_allocation_ratio=node.disk_allocation_ratio,
-        availability_zone=node.availability_zone, stats=dict(node.stats))
-        for node in nodes])
-    refreshed = ('host', 'nodename', 'vcpus', 'memory_mb', 'local_gb',
-                 'cpu_allocation_ratio', 'ram_allocation_ratio', 'disk_allocation_ratio',
-                 'availability_zone', 'stats', 'updated_at')
-    return stmt.on_conflict_do_update(
+    conn.execute(insert.on_conflict_do_update(
         index_elements=[compute_nodes.c.uuid],
-        set_={column: stmt.excluded[column] for column in refreshed})
+        set_={column: insert.excluded[column] for column in _REFRESHED}), rows)
 
 
 def upsert(engine: Engine, node: ComputeNodeRecord) -> None:
     """Insert or refresh the row of ``node``."""
     try:
         with engine.begin() as conn:
-            conn.execute(_upsert_statement(engine, [node]))
+            _upsert(conn, [node])
     except sa.exc.IntegrityError as exc:
         raise _conflict(node) from exc
 
@@ -76,7 +78,7 @@ def upsert_many(engine: Engine, nodes: Sequence[ComputeNodeRecord]) -> list[Comp
         return []
     try:
         with engine.begin() as conn:
-            conn.execute(_upsert_statement(engine, nodes))
+            _upsert(conn, nodes)
         return []
     except sa.exc.IntegrityError:
         pass

@@ -40,24 +40,29 @@ def record_heartbeats(engine: Engine, statuses: Sequence[ServiceStatus]) -> None
     if not latest:
         return
     now = utcnow()
-    insert = (postgresql.insert if engine.dialect.name == 'postgresql'
-              else sqlite.insert)(services)
-    stmt = insert.values([dict(
-        host=s.host, binary=s.binary, topic=s.topic,
-        report_count=1, last_seen_at=now, disabled=s.disabled,
-        disabled_reason=s.disabled_reason, version=s.version,
-        created_at=now, updated_at=now) for s in latest.values()])
-    stmt = stmt.on_conflict_do_update(
+    rows = [dict(host=s.host, binary=s.binary, topic=s.topic, report_count=1,
+                 last_seen_at=now, disabled=s.disabled, disabled_reason=s.disabled_reason,
+                 version=s.version, created_at=now, updated_at=now)
+            for s in latest.values()]
+    # Parameters passed apart from the statement (an executemany): its SQL
+    # is compiled once and cached, where values written into it would be
+    # compiled anew for every batch (a third of the embedded mode's idle CPU
+    # at 1,000 hosts went to that).
+    with engine.begin() as conn:
+        conn.execute(_heartbeat_upsert(engine.dialect.name), rows)
+
+
+def _heartbeat_upsert(dialect: str):
+    insert = (postgresql.insert if dialect == 'postgresql' else sqlite.insert)(services)
+    return insert.on_conflict_do_update(
         index_elements=[services.c.host, services.c.binary],
         set_={
-            'topic': stmt.excluded.topic,
-            'version': stmt.excluded.version,
+            'topic': insert.excluded.topic,
+            'version': insert.excluded.version,
             'report_count': services.c.report_count + 1,
-            'last_seen_at': now,
-            'updated_at': now,
+            'last_seen_at': insert.excluded.last_seen_at,
+            'updated_at': insert.excluded.updated_at,
         })
-    with engine.begin() as conn:
-        conn.execute(stmt)
 
 
 def delete_hosts(engine: Engine, hosts: Iterable[str], binary: str) -> int:
