@@ -1,4 +1,4 @@
-"""The compute agent's RPC endpoint (API 1.2): build an instance on a host, or terminate one.
+"""The compute agent's RPC endpoint (API 1.3): build an instance on a host, terminate or discard one.
 
 The agent serves one host or many (``hosted_host``); each message names
 the host it is for (a build: its first Selection; a termination: ``host``,
@@ -16,6 +16,10 @@ the unclaim.
 
 ``terminate_instance``: destroy through the driver, remove the instance's
 allocations from Placement, report it DELETED.
+
+``discard_instance``: destroy through the driver and nothing else; the cell
+conductor sends it for a build this host finished after the build was moved
+to another host while this one was down (the allocation is the new host's).
 
 Handlers log and return on a bad message (the sender cast and is gone).
 """
@@ -54,7 +58,7 @@ def _check_build(instance, request_spec, host_list) -> str | None:
 class ComputeManager:
     """The RPC endpoint of an agent: finds the hosted host a message is for, and acts there."""
 
-    target = messaging.Target(version='1.2')
+    target = messaging.Target(version='1.3')
 
     def __init__(self, *, hosts: Mapping[str, HostedHost], placement: PlacementClient,
                  conductor: CellConductorAPI) -> None:
@@ -115,6 +119,20 @@ class ComputeManager:
                       'this agent does not run', instance_uuid, host)
             return
         hosted.run_or_hold(lambda: self._terminate(ctxt, hosted, instance_uuid))
+
+    def discard_instance(self, ctxt, instance_uuid: str, host: str) -> None:
+        if not isinstance(instance_uuid, str) or not instance_uuid or host not in self.hosts:
+            LOG.error('Rejected discard_instance of %r: it names host %r, which this '
+                      'agent does not run', instance_uuid, host)
+            return
+        hosted = self.hosts[host]
+        hosted.run_or_hold(lambda: self._discard(hosted, instance_uuid))
+
+    @staticmethod
+    def _discard(hosted: HostedHost, instance_uuid: str) -> None:
+        hosted.builder.destroy(instance_uuid)
+        LOG.warning('Instance %s destroyed on %s: its build was moved to another host '
+                    'while this one was down', instance_uuid, hosted.name)
 
     def _host_for_terminate(self, instance_uuid: str, host: str | None) -> HostedHost | None:
         if host is not None:

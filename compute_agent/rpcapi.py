@@ -18,6 +18,10 @@ API versions:
     1.2 - terminate_instance(instance_uuid: str, host: str) cast: ``host``
               names the host, for an agent that serves several (a hollow
               agent); the agent of 1.1 finds it by the instance.
+    1.3 - discard_instance(instance_uuid: str, host: str) cast: destroy it on
+              ``host`` and nothing else: no Placement change, no report. For
+              a build that finished on a host after the cell conductor moved
+              it elsewhere (the allocation is then the new host's).
 """
 from __future__ import annotations
 
@@ -36,10 +40,14 @@ class InvalidHostList(ValueError):
     """A build was asked with a host list that does not start with the target host."""
 
 
+class DiscardNotSupported(RuntimeError):
+    """The agents are capped below the API version that can discard an instance."""
+
+
 class ComputeAPI(RPCAPIClient):
     SERVICE = 'compute'
     TOPIC = TOPIC
-    API_VERSION = '1.2'
+    API_VERSION = '1.3'
 
     def build_and_run_instance(self, ctxt: RequestContext, host: str, instance: Instance,
                                request_spec: RequestSpec,
@@ -69,3 +77,12 @@ class ComputeAPI(RPCAPIClient):
             return
         self.prepare('terminate_instance', '1.1', server=host).cast(
             ctxt, 'terminate_instance', instance_uuid=instance_uuid)
+
+    def discard_instance(self, ctxt: RequestContext, host: str, instance_uuid: str) -> None:
+        """Cast: destroy ``instance_uuid`` on ``host`` only (its allocation is another host's)."""
+        if not self.can_send_version('1.3'):
+            raise DiscardNotSupported(
+                f'discard_instance of {instance_uuid} on {host} needs compute API 1.3; '
+                f'[upgrade_levels] compute caps it at {self.version_cap}')
+        self.prepare('discard_instance', '1.3', server=host).cast(
+            ctxt, 'discard_instance', instance_uuid=instance_uuid, host=host)

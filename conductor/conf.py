@@ -45,6 +45,13 @@ conductor_opts = [
                help='Super conductor: seconds an instance or build request must '
                     'have been left unchanged before the periodic audit touches '
                     'its allocations.'),
+    cfg.IntOpt('dead_host_check_interval', default=30, min=0,
+               help='Cell conductor: seconds between two looks for builds cast to '
+                    'a compute host whose service has been down for [service] '
+                    'service_down_time; each is moved to its next alternate (or '
+                    'ERROR when none is left), and a result the host sends if it '
+                    'comes back is refused and its instance destroyed there. '
+                    '0 turns the check off.'),
 ]
 
 

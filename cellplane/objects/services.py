@@ -105,3 +105,22 @@ def is_up(row: dict, *, service_down_time: float,
         return False
     now = naive_utc(now) if now is not None else utcnow()
     return seen >= now - datetime.timedelta(seconds=service_down_time)
+
+
+def silent_hosts(engine: Engine, hosts: Iterable[str], binary: str, *,
+                 service_down_time: float) -> dict[str, datetime.datetime | None]:
+    """Those of ``hosts`` whose ``binary`` row says it is down: host -> last heartbeat.
+
+    A host without a row is not listed: nothing says it is down (it may
+    not have reported yet).
+    """
+    hosts = list(hosts)
+    if not hosts:
+        return {}
+    with engine.connect() as conn:
+        rows = conn.execute(sa.select(services.c.host, services.c.last_seen_at).where(
+            services.c.binary == binary, services.c.host.in_(hosts))).all()
+    now = utcnow()
+    return {row.host: row.last_seen_at for row in rows
+            if not is_up({'last_seen_at': row.last_seen_at},
+                         service_down_time=service_down_time, now=now)}

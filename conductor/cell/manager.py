@@ -9,6 +9,12 @@ Every handler checks its payloads and logs, never raises, on a bad message
 or a failure: the sender cast and is not listening, and a handler that
 raised would leave only a traceback. An instance whose reschedule failed
 unexpectedly is set to ERROR with the reason rather than left building.
+
+Fencing: a build result (ACTIVE or ERROR) from a host that does not own the
+instance (its build plan names another host, or none) comes from a build
+moved away while that host was down
+(``dead_hosts.py``); it is refused, and an instance that host built is
+destroyed there without touching Placement (``discard_instance``).
 """
 from __future__ import annotations
 
@@ -17,14 +23,14 @@ import logging
 from sqlalchemy.engine import Engine
 
 from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
-from cellplane.objects import compute_nodes, instance_actions, instances, services
+from cellplane.objects import build_plans, compute_nodes, instance_actions, instances, services
 from conductor.cell import rpcapi
 from compute_agent.rpcapi import ComputeAPI
 from conductor.cell.reschedule import Rescheduler
 import oslo_messaging as messaging  # noqa: E402,I100
 from rpc_schemas.build_attempt import BuildAttempt
 from rpc_schemas.compute_node import ComputeNodeRecord
-from rpc_schemas.instance import ACTIVE, ERROR, Instance
+from rpc_schemas.instance import ACTIVE, DELETED, ERROR, Instance
 from rpc_schemas.instance_update import InstanceUpdate
 from rpc_schemas.request_spec import RequestSpec
 from rpc_schemas.selection import Selection
@@ -113,7 +119,17 @@ class CellConductorManager:
             return
         try:
             with self.engine.begin() as conn:
+                owner = build_plans.owner(conn, update.instance_uuid)
+                if (owner is not None and update.host and owner.host != update.host
+                        and update.vm_state in (ACTIVE, ERROR)):
+                    self._fence(ctxt, update, owner.host)
+                    return
                 applied = instances.apply_update(conn, update)
+                if update.vm_state == DELETED:
+                    build_plans.forget(conn, update.instance_uuid)
+                elif update.vm_state in (ACTIVE, ERROR):
+                    build_plans.finish(conn, update.instance_uuid,
+                                       update.host if update.vm_state == ACTIVE else None)
                 if not applied:
                     # Deleted while it was being built: whatever the host
                     # made must not keep running (nor be recorded).
@@ -136,6 +152,16 @@ class CellConductorManager:
             return
         LOG.info('Instance %s is %s%s', update.instance_uuid, update.vm_state,
                  f' on {update.host}' if update.host else '')
+
+    def _fence(self, ctxt, update: InstanceUpdate, owner: str | None) -> None:
+        """A host reported a build that was moved away while it was down: undo it there."""
+        LOG.warning('Refused %s of instance %s from %s: its build was moved %s while '
+                    '%s was down', update.vm_state, update.instance_uuid, update.host,
+                    f'to {owner}' if owner else 'and ended in ERROR', update.host)
+        if update.vm_state == ACTIVE:
+            # Destroyed there without touching Placement: the allocation
+            # under this instance's UUID is now the new host's claim.
+            self.compute.discard_instance(ctxt, update.host, update.instance_uuid)
 
     def _terminate_late_arrival(self, ctxt, update: InstanceUpdate) -> None:
         if update.vm_state != ACTIVE or not update.host:
@@ -171,5 +197,6 @@ class CellConductorManager:
             with self.engine.begin() as conn:
                 instances.set_error(conn, uuid, message=message, details=message,
                                          host=host)
+                build_plans.finish(conn, uuid, None)
         except Exception:  # noqa: BLE001 - already reporting a failure
             LOG.exception('Could not set instance %s to ERROR either', uuid)

@@ -4,9 +4,11 @@ Inside the cell only, never asking the scheduler or the top level:
 
 1. record the failed attempt (action event) and remove the failed host's
    allocation in Placement (the unclaim of the claim that host was built on);
-2. walk the remaining alternates in order: claim each one's own allocation
-   request for the instance (project and user from the request spec); a
-   refused claim is recorded with Placement's reason and the walk goes on;
+2. walk the remaining alternates in order: skip those whose compute service
+   is down (``service_down_time``, recorded as such); claim each other one's
+   own allocation request for the instance (project and user from the
+   request spec); a refused claim is recorded with Placement's reason and
+   the walk goes on;
 3. cast ``build_and_run_instance`` to the first host whose claim held, with
    the alternates after it;
 4. when none is left (or ``[conductor] max_attempts`` builds were tried),
@@ -15,6 +17,12 @@ Inside the cell only, never asking the scheduler or the top level:
 
 Each claim made here has its unclaim: the agent that received the build
 reports a failure back here, and step 1 removes it.
+
+The build plan (``cellplane/objects/build_plans.py``) follows the build: it
+names the alternate cast to before the cast, is ended with no owner when the
+walk ends in ERROR, and removed when the instance was deleted. A failure
+reported by a host that no longer owns the instance (its build was moved
+while it was down) changes nothing: its claim is already another host's.
 """
 from __future__ import annotations
 
@@ -27,7 +35,7 @@ from sqlalchemy.engine import Engine
 from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
 from cellplane.context import RequestContext
 from compute_agent.rpcapi import ComputeAPI
-from cellplane.objects import instance_actions, instances
+from cellplane.objects import build_plans, compute_nodes, instance_actions, instances, services
 import oslo_messaging as messaging  # noqa: E402,I100
 from placement.client import (
     ClaimConflict, PlacementClient, PlacementClientError, PlacementUnreachable)
@@ -50,22 +58,34 @@ class Rescheduler:
     """Reschedules failed builds of one cell; built by the cell conductor from its config."""
 
     def __init__(self, *, engine: Engine, placement: PlacementClient,
-                 compute: ComputeAPI, max_attempts: int) -> None:
+                 compute: ComputeAPI, max_attempts: int,
+                 service_down_time: float | None = None) -> None:
         self._engine = engine
         self._placement = placement
         self._compute = compute
         self._max_attempts = max_attempts
+        # None: alternates are tried whatever their liveness.
+        self._service_down_time = service_down_time
 
     def reschedule(self, ctxt: RequestContext, instance: Instance,
                    request_spec: RequestSpec, host_list: Sequence[Selection],
                    attempt: BuildAttempt) -> RescheduleOutcome:
         uuid = instance.uuid
         with self._engine.begin() as conn:
+            owner = build_plans.owner(conn, uuid)
+            if owner is not None and owner.host != attempt.host:
+                LOG.warning('Ignored the failed build of instance %s on %s: the build '
+                            'was moved %s while %s was down', uuid, attempt.host,
+                            f'to {owner.host}' if owner.host else 'and ended in ERROR',
+                            attempt.host)
+                return RescheduleOutcome()
             action_id = instance_actions.ensure_create_action(
                 conn, uuid, request_id=ctxt.request_id, user_id=request_spec.user_id,
                 project_id=request_spec.project_id)
             instance_actions.record_build_attempt(conn, action_id, attempt)
             still_wanted = instances.set_building(conn, uuid, SCHEDULING)
+            if not still_wanted:
+                build_plans.forget(conn, uuid)
         if not still_wanted:
             LOG.info('Instance %s was deleted while it was built on %s; not '
                      'rescheduling it', uuid, attempt.host)
@@ -90,6 +110,7 @@ class Rescheduler:
         builds = [e for e in events if e.event == instance_actions.EVENT_BUILD]
         built_on = {e.host for e in builds}
         remaining = list(host_list)
+        silent = self._silent_hosts(remaining)
         while remaining:
             if len(builds) >= self._max_attempts:
                 untried = ', '.join(s.service_host for s in remaining)
@@ -101,6 +122,9 @@ class Rescheduler:
                 LOG.info('Skipping alternate %s for instance %s: a build already '
                          'failed there', selection.service_host, uuid)
                 continue
+            if selection.service_host in silent:
+                self._skip_down(action_id, uuid, selection, silent[selection.service_host])
+                continue
             refused = self._claim(ctxt, action_id, instance, request_spec, selection,
                                   remaining)
             if refused is None:
@@ -110,6 +134,25 @@ class Rescheduler:
                     f'Placement could not be reached to claim an alternate: {refused}'))
         return self._give_up(action_id, uuid, attempt.host, ending=(
             'no alternate host left: every host the scheduler offered was tried'))
+
+    def _silent_hosts(self, host_list: Sequence[Selection]) -> dict:
+        if self._service_down_time is None:
+            return {}
+        return services.silent_hosts(
+            self._engine, {s.service_host for s in host_list}, compute_nodes.COMPUTE_BINARY,
+            service_down_time=self._service_down_time)
+
+    def _skip_down(self, action_id: int, uuid: str, selection: Selection,
+                   last_seen) -> None:
+        since = f'since {last_seen:%Y-%m-%d %H:%M:%S} UTC' if last_seen else 'ever'
+        reason = (f'host {selection.service_host} is down: no heartbeat {since} '
+                  f'(service_down_time {self._service_down_time:g} s)')
+        LOG.info('Alternate %s for instance %s not usable: %s', selection.service_host,
+                 uuid, reason)
+        now = instance_actions.utcnow()
+        with self._engine.begin() as conn:
+            instance_actions.record_refused_claim(conn, action_id, selection, reason,
+                                                  now, now)
 
     def _claim(self, ctxt, action_id: int, instance: Instance, request_spec: RequestSpec,
                selection: Selection, rest: list[Selection]) -> Exception | None:
@@ -131,6 +174,11 @@ class Rescheduler:
         else:
             with self._engine.begin() as conn:
                 still_wanted = instances.set_building(conn, instance.uuid, SPAWNING)
+                # Before the cast: the host's report must find itself named.
+                if still_wanted:
+                    build_plans.record(conn, instance, request_spec, [selection, *rest])
+                else:
+                    build_plans.forget(conn, instance.uuid)
             if not still_wanted:
                 LOG.info('Instance %s was deleted during its reschedule; removing the '
                          'claim just made on %s', instance.uuid, selection.service_host)
@@ -183,5 +231,6 @@ class Rescheduler:
             instances.set_error(conn, uuid, message=message, details=details,
                                      host=last_host)
             instance_actions.finish_action(conn, action_id, message=message)
+            build_plans.finish(conn, uuid, None)
         LOG.warning('Instance %s is in ERROR: %s', uuid, message)
         return RescheduleOutcome(fault=details)

@@ -9,8 +9,10 @@ refuses a daemon configured with it, and the builder takes none of it.
 
 The returned ``CellConductor`` is not started. Its service serves the cell
 conductor's API (namespace ``cell_conductor``) and the 1.x conductor API of
-older agents (``conductor/legacy.py``), and records its own heartbeat in its
-cell database every ``[service] report_interval``.
+older agents (``conductor/legacy.py``), records its own heartbeat in its
+cell database every ``[service] report_interval``, and every ``[conductor]
+dead_host_check_interval`` moves the builds of hosts that went down
+(``conductor/cell/dead_hosts.py``).
 """
 from __future__ import annotations
 
@@ -20,11 +22,13 @@ from oslo_config import cfg
 from sqlalchemy.engine import Engine
 
 from cellplane.heartbeat import current_status
+from cellplane.periodic import PeriodicTask
 from cellplane.service import Service
 from compute_agent.rpcapi import ComputeAPI
 from conductor import conf as conductor_conf
 from cellplane.objects import services
 from conductor.cell import rpcapi
+from conductor.cell.dead_hosts import DeadHostBuilds
 from conductor.cell.manager import CellConductorManager
 from conductor.cell.reschedule import Rescheduler
 from conductor.legacy import LegacyConductorEndpoint
@@ -36,10 +40,11 @@ BINARY = 'cellplane-conductor'
 
 @dataclasses.dataclass
 class CellConductor:
-    """A built cell conductor: its ``Service`` and its manager."""
+    """A built cell conductor: its ``Service``, its manager and its dead-host check."""
 
     service: Service
     manager: CellConductorManager
+    dead_hosts: DeadHostBuilds
 
 
 def check_conf(conf: cfg.ConfigOpts, service_name: str) -> None:
@@ -56,7 +61,8 @@ def build_cell_conductor(conf: cfg.ConfigOpts, *, transport, engine: Engine,
     """A cell conductor on ``transport`` (its cell's bus) over ``engine``, not started."""
     compute = ComputeAPI(transport, conf=conf)
     rescheduler = Rescheduler(engine=engine, placement=placement, compute=compute,
-                              max_attempts=conf.conductor.max_attempts)
+                              max_attempts=conf.conductor.max_attempts,
+                              service_down_time=conf.service.service_down_time)
     manager = CellConductorManager(engine=engine, rescheduler=rescheduler, compute=compute)
     host = host or conf.host
 
@@ -65,8 +71,16 @@ def build_cell_conductor(conf: cfg.ConfigOpts, *, transport, engine: Engine,
         services.record_heartbeat(
             engine, current_status(conf, binary=BINARY, topic=rpcapi.TOPIC, host=host))
 
+    dead_hosts = DeadHostBuilds(engine=engine, rescheduler=rescheduler,
+                                service_down_time=conf.service.service_down_time)
+    periodic = []
+    if conf.conductor.dead_host_check_interval:
+        periodic.append(PeriodicTask(f'{host}-dead-hosts',
+                                     conf.conductor.dead_host_check_interval,
+                                     dead_hosts.check))
     service = Service(
         conf, binary=BINARY, topic=rpcapi.TOPIC, transport=transport,
         endpoints=[manager, LegacyConductorEndpoint(conductor_conf.ROLE_CELL, manager)],
-        heartbeat=heartbeat, host=host, owns_transport=owns_transport)
-    return CellConductor(service=service, manager=manager)
+        heartbeat=heartbeat, periodic_tasks=periodic, host=host,
+        owns_transport=owns_transport)
+    return CellConductor(service=service, manager=manager, dead_hosts=dead_hosts)

@@ -3,8 +3,10 @@
 The super conductor touches a cell's database for one thing: creating the
 instance it scheduled into that cell, with its ``create`` action and a
 ``schedule`` event naming the claimed host and the alternates handed along
-(the first line of the instance's attempt history). Everything after that is
-written by the cell's own conductor. ``withdraw`` removes what ``create``
+(the first line of the instance's attempt history), and its build plan (the
+host, request spec and alternates, so that the cell conductor can move the
+build if that host dies: ``cellplane/objects/build_plans.py``). Everything
+after that is written by the cell's own conductor. ``withdraw`` removes what ``create``
 wrote, for an instance the user deleted while it was being scheduled.
 """
 from __future__ import annotations
@@ -15,8 +17,9 @@ from typing import Sequence
 from sqlalchemy.engine import Engine
 
 from cellplane.db.columns import utcnow
-from cellplane.objects import instance_actions, instances
+from cellplane.objects import build_plans, instance_actions, instances
 from rpc_schemas.instance import Instance
+from rpc_schemas.request_spec import RequestSpec
 from rpc_schemas.selection import Selection
 
 EVENT_SCHEDULE = 'conductor_schedule_and_build_instances'
@@ -34,12 +37,14 @@ def describe_selection(host_list: Sequence[Selection]) -> str:
     return text
 
 
-def create(engine: Engine, instance: Instance, host_list: Sequence[Selection], *,
-           request_id: str | None, scheduling_started: datetime.datetime) -> None:
-    """Insert the instance, its ``create`` action and the ``schedule`` event, atomically."""
+def create(engine: Engine, instance: Instance, request_spec: RequestSpec,
+           host_list: Sequence[Selection], *, request_id: str | None,
+           scheduling_started: datetime.datetime) -> None:
+    """Insert the instance, its ``create`` action, the ``schedule`` event and the build plan, atomically."""
     chosen = host_list[0]
     with engine.begin() as conn:
         instances.create_instance(conn, instance)
+        build_plans.record(conn, instance, request_spec, host_list)
         action_id = instance_actions.ensure_create_action(
             conn, instance.uuid, request_id=request_id, user_id=instance.user_id,
             project_id=instance.project_id)
@@ -52,5 +57,6 @@ def create(engine: Engine, instance: Instance, host_list: Sequence[Selection], *
 def withdraw(engine: Engine, instance_uuid: str) -> None:
     """Remove the instance ``create`` wrote, with its actions and events."""
     with engine.begin() as conn:
+        build_plans.forget(conn, instance_uuid)
         instance_actions.delete_for_instance(conn, instance_uuid)
         instances.delete(conn, instance_uuid)

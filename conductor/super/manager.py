@@ -155,7 +155,7 @@ class SuperConductorManager:
         try:
             cell = self._cells.mapping(chosen.cell_uuid)
             engine = self._cells.engine(chosen.cell_uuid)
-            cell_writes.create(engine, instance, host_list,
+            cell_writes.create(engine, instance, spec, host_list,
                                request_id=ctxt.request_id, scheduling_started=started)
         except (UnknownCell, sa.exc.SQLAlchemyError) as exc:
             self._fail([asked.uuid], f'could not create the instance in cell '

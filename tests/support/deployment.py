@@ -83,7 +83,8 @@ class Deployment:
                  rpc_handler_threads: int = 8, trace_scheduling: bool = False,
                  placement_workers: int = 2, record_backend: str | None = None,
                  service_down_time: int | None = None,
-                 default_intervals: bool = False, scheduler_workers: int = 1) -> None:
+                 default_intervals: bool = False, scheduler_workers: int = 1,
+                 cell_conductor: dict[str, Any] | None = None) -> None:
         self.workdir = Path(workdir)
         self.config_dir = self.workdir / 'etc'
         self.run_dir = self.workdir / 'run'
@@ -103,6 +104,8 @@ class Deployment:
         # things happen within a test; a benchmark may keep the defaults.
         self.default_intervals = default_intervals
         self.scheduler_workers = scheduler_workers
+        # More [conductor] options of the cell conductors.
+        self.cell_conductor = dict(cell_conductor or {})
         self.service_section: dict[str, Any] = {} if default_intervals else {
             'report_interval': 1}
         if service_down_time is not None:
@@ -172,7 +175,8 @@ class Deployment:
                             'transport_url': self.transport_url(cell)},
                 'database': {'connection': self.databases[cell]},
                 'cell': {'name': cell},
-                'conductor': {'role': 'cell', 'max_attempts': self.max_attempts},
+                'conductor': {'role': 'cell', 'max_attempts': self.max_attempts,
+                              **self.cell_conductor},
                 'service': self.service_section,
                 'placement': self._placement_client_section(),
             })

@@ -96,3 +96,23 @@ instance_faults = sa.Table(
     sa.Index('instance_faults_instance_uuid_idx', 'instance_uuid'),
     *timestamps(),
 )
+
+# The build in flight of an instance: where it was cast, and what a
+# reschedule needs if that host dies (the instance, its request spec, the
+# host list: that host's selection, then the alternates left). Written with
+# the instance by the super conductor, moved by the cell conductor's
+# reschedules; when the build ends, ``host`` is the host that runs the
+# instance (NULL: none, ERROR) until the instance is deleted (fencing).
+build_plans = sa.Table(
+    'build_plans', metadata,
+    sa.Column('instance_uuid', sa.String(36), primary_key=True),
+    sa.Column('host', sa.String(255), nullable=True),
+    sa.Column('instance', sa.JSON, nullable=False),
+    sa.Column('request_spec', sa.JSON, nullable=False),
+    sa.Column('host_list', sa.JSON, nullable=False),
+    sa.Column('cast_at', sa.DateTime, nullable=False),
+    sa.Column('ended_at', sa.DateTime, nullable=True),
+    sa.Index('build_plans_host_idx', 'host'),
+    sa.Index('build_plans_ended_at_idx', 'ended_at'),
+    *timestamps(),
+)

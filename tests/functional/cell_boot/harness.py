@@ -24,7 +24,7 @@ from compute_agent.hosted_host import HostedHost
 from compute_agent.rpcapi import ComputeAPI
 from compute_agent.virt.fake import FakeDriver, FakeSettings
 from compute_agent.wiring import ComputeAgent, build_compute_agent
-from cellplane.objects import compute_nodes, instance_actions, instances
+from cellplane.objects import build_plans, compute_nodes, instance_actions, instances
 from conductor import conf as conductor_conf
 from conductor.cell.rpcapi import CellConductorAPI
 from conductor.cell.wiring import build_cell_conductor
@@ -147,6 +147,7 @@ class Cell:
         host_list = [self.selection(h, flavor) for h in hosts]
         with self.engine.begin() as conn:
             instances.create_instance(conn, instance)
+            build_plans.record(conn, instance, spec, host_list)
         self.placement.claim(instance.uuid, host_list[0].allocation_request['allocations'],
                              project_id='proj', user_id='user')
         self.compute.build_and_run_instance(RequestContext(), hosts[0], instance, spec,

@@ -1,0 +1,143 @@
+"""Builds in flight (``build_plans``, in each cell DB): where each instance's build was cast, and what moving it needs.
+
+One row per instance of the cell that is not deleted: the instance and
+request spec as sent, the host list (the selection of the host the build was
+cast to, then the alternates left behind it), when it was cast, and
+``host``: the host that owns the instance. The super conductor writes it in
+the transaction that creates the instance in the cell (``record``); the cell
+conductor moves it at each reschedule (``record`` again), marks it ended
+when the build ends (``finish``: ACTIVE on a host, or ERROR on none) and
+removes it when the instance is deleted (``forget``).
+
+Two things read it:
+
+- the cell conductor's check for builds on hosts that went down
+  (``on_hosts_down``): builds not ended whose host's compute service has not
+  been heard of for ``service_down_time``. ``take`` lets exactly one
+  conductor move a plan (a compare-and-set on its cast time, so several
+  conductors of a cell, on PostgreSQL or SQLite, never move a build twice);
+- fencing (``owner``): a build result from a host that does not own the
+  instance comes from a host whose build was moved while it was down, and
+  is not applied.
+"""
+from __future__ import annotations
+
+import dataclasses
+import datetime
+from typing import Sequence
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection, Engine
+
+from cellplane.db.cell.models import build_plans, services
+from cellplane.db.columns import naive_utc, utcnow
+from cellplane.objects.compute_nodes import COMPUTE_BINARY
+from rpc_schemas.instance import Instance
+from rpc_schemas.request_spec import RequestSpec
+from rpc_schemas.selection import Selection
+
+
+@dataclasses.dataclass(frozen=True)
+class BuildPlan:
+    instance: Instance
+    request_spec: RequestSpec
+    host_list: list[Selection]
+    cast_at: datetime.datetime
+    # When the host's compute service was last heard of (None: never).
+    host_last_seen: datetime.datetime | None = None
+
+    @property
+    def host(self) -> str:
+        """The host the build was cast to."""
+        return self.host_list[0].service_host
+
+    @property
+    def alternates(self) -> list[Selection]:
+        return self.host_list[1:]
+
+
+@dataclasses.dataclass(frozen=True)
+class Owner:
+    """Who owns an instance that has a plan: ``host`` (None: nobody, it is in ERROR)."""
+
+    host: str | None
+
+
+def record(conn: Connection, instance: Instance, request_spec: RequestSpec,
+           host_list: Sequence[Selection]) -> None:
+    """The build of ``instance`` was cast to ``host_list[0]``, with ``host_list[1:]`` behind it."""
+    now = utcnow()
+    values = dict(host=host_list[0].service_host, instance=instance.to_primitive(),
+                  request_spec=request_spec.to_primitive(),
+                  host_list=[s.to_primitive() for s in host_list],
+                  cast_at=now, ended_at=None, updated_at=now)
+    moved = conn.execute(build_plans.update().where(
+        build_plans.c.instance_uuid == instance.uuid).values(**values)).rowcount
+    if not moved:
+        conn.execute(build_plans.insert().values(instance_uuid=instance.uuid,
+                                                 created_at=now, **values))
+
+
+def finish(conn: Connection, instance_uuid: str, host: str | None) -> None:
+    """The build ended: ``host`` runs the instance (None: no host, it is in ERROR)."""
+    now = utcnow()
+    conn.execute(build_plans.update().where(
+        build_plans.c.instance_uuid == instance_uuid).values(
+            host=host, ended_at=now, updated_at=now))
+
+
+def forget(conn: Connection, instance_uuid: str) -> None:
+    """The instance is deleted (or was never placed): nothing to move or fence."""
+    conn.execute(build_plans.delete().where(build_plans.c.instance_uuid == instance_uuid))
+
+
+def owner(conn: Connection, instance_uuid: str) -> Owner | None:
+    """Who owns ``instance_uuid`` (the host of the build in flight, or that runs it); None without a plan."""
+    row = conn.execute(sa.select(build_plans.c.host).where(
+        build_plans.c.instance_uuid == instance_uuid)).first()
+    return None if row is None else Owner(host=row.host)
+
+
+def in_flight(engine: Engine) -> int:
+    """How many builds have not ended."""
+    with engine.connect() as conn:
+        return conn.execute(sa.select(sa.func.count()).select_from(build_plans).where(
+            build_plans.c.ended_at.is_(None))).scalar_one()
+
+
+def on_hosts_down(engine: Engine, *, service_down_time: float,
+                  now: datetime.datetime | None = None) -> list[BuildPlan]:
+    """The builds in flight on a host whose compute service has not been heard of for ``service_down_time``.
+
+    A build cast less than ``service_down_time`` ago is left alone whatever
+    its host (the scheduler saw that host up a moment ago).
+    """
+    now = naive_utc(now) if now else utcnow()
+    cutoff = now - datetime.timedelta(seconds=service_down_time)
+    query = (sa.select(build_plans, services.c.last_seen_at)
+             .select_from(build_plans.outerjoin(services, sa.and_(
+                 services.c.host == build_plans.c.host,
+                 services.c.binary == COMPUTE_BINARY)))
+             .where(build_plans.c.ended_at.is_(None), build_plans.c.cast_at < cutoff,
+                    sa.or_(services.c.last_seen_at.is_(None),
+                           services.c.last_seen_at < cutoff))
+             .order_by(build_plans.c.cast_at))
+    with engine.connect() as conn:
+        rows = conn.execute(query).mappings().all()
+    return [BuildPlan(instance=Instance.from_primitive(r['instance']),
+                      request_spec=RequestSpec.from_primitive(r['request_spec']),
+                      host_list=[Selection.from_primitive(s) for s in r['host_list']],
+                      cast_at=r['cast_at'], host_last_seen=r['last_seen_at'])
+            for r in rows]
+
+
+def take(engine: Engine, plan: BuildPlan) -> bool:
+    """Whether this caller is the one to move ``plan`` (no one moved or ended it since it was read)."""
+    now = utcnow()
+    with engine.begin() as conn:
+        return conn.execute(build_plans.update().where(
+            build_plans.c.instance_uuid == plan.instance.uuid,
+            build_plans.c.host == plan.host,
+            build_plans.c.ended_at.is_(None),
+            build_plans.c.cast_at == plan.cast_at).values(
+                cast_at=now, updated_at=now)).rowcount == 1

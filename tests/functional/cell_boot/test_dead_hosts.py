@@ -1,0 +1,171 @@
+"""Builds on a host that went down are moved to their alternates; the host, back, is fenced.
+
+A hosted host of a hollow agent stopped alone is a dead host: it holds the
+builds cast to it and sends no heartbeat. The cell conductor's check
+(``conductor/cell/dead_hosts.py``, built here with a 1 s ``service_down_time``
+so the test need not wait a minute) must move its build to the next
+alternate, or to ERROR when none is left; when the host starts again and
+finishes the build it held, its report is refused and what it built is
+destroyed there, leaving the allocation of the host that now runs it.
+"""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from cellplane.db.columns import utcnow
+from cellplane.objects import build_plans, services
+from conductor.cell.dead_hosts import DeadHostBuilds
+from conductor.cell.reschedule import Rescheduler
+from tests.functional.cell_boot.harness import eventually
+
+DOWN_AFTER = 1.0
+
+
+@pytest.fixture
+def dead_hosts(cell):
+    rescheduler = Rescheduler(engine=cell.engine, placement=cell.placement,
+                              compute=cell.compute, max_attempts=3,
+                              service_down_time=DOWN_AFTER)
+    return DeadHostBuilds(engine=cell.engine, rescheduler=rescheduler,
+                          service_down_time=DOWN_AFTER)
+
+
+def _let_host_go_down(cell, agent):
+    """Past service_down_time, with every host but the stopped ones heartbeating again."""
+    time.sleep(DOWN_AFTER + 0.2)
+    sent = utcnow()
+    agent.reports.heartbeat()
+    running = {h.name for h in agent.hosts.values() if h.running}
+    eventually(lambda: all(
+        row['last_seen_at'] >= sent for row in services.list_all(cell.engine)
+        if row['host'] in running), 'the running hosts heartbeat')
+
+
+def test_a_build_on_a_host_that_went_down_moves_to_the_next_alternate(cell, dead_hosts):
+    agent = cell.add_hollow_agent('hollow', 3)
+    agent.stop_host('hollow-2')
+    instance, _ = cell.boot(['hollow-2', 'hollow-3'])
+    eventually(lambda: agent.hosts['hollow-2'].held_count == 1, 'the build held')
+    _let_host_go_down(cell, agent)
+
+    assert dead_hosts.check() == 1
+
+    row = cell.wait_for_state(instance.uuid, 'active')
+    assert row['host'] == 'hollow-3'
+    down, ok = cell.history(instance.uuid)
+    assert (down.host, down.result) == ('hollow-2', 'failed')
+    assert 'host hollow-2 went down during the build: no heartbeat since' in down.reason
+    assert (ok.host, ok.result) == ('hollow-3', 'ok')
+    assert list(cell.allocations(instance.uuid)) == [agent.hosts['hollow-3'].node_uuid]
+    assert cell.provider_usages('hollow-2') == {}
+    assert build_plans.in_flight(cell.engine) == 0
+    assert dead_hosts.check() == 0
+
+
+def test_the_host_back_finishes_the_held_build_and_is_fenced(cell, dead_hosts):
+    agent = cell.add_hollow_agent('hollow', 3)
+    agent.stop_host('hollow-1')
+    instance, _ = cell.boot(['hollow-1', 'hollow-2'])
+    eventually(lambda: agent.hosts['hollow-1'].held_count == 1, 'the build held')
+    _let_host_go_down(cell, agent)
+    dead_hosts.check()
+    cell.wait_for_state(instance.uuid, 'active')
+
+    agent.start_host('hollow-1')   # it builds what it held, and reports ACTIVE
+
+    eventually(lambda: agent.hosts['hollow-1'].held_count == 0
+               and agent.hosts['hollow-1'].driver.list_instances() == [],
+               'the late build destroyed on hollow-1')
+    row = cell.instance(instance.uuid)
+    assert (row['vm_state'], row['host']) == ('active', 'hollow-2')
+    assert agent.hosts['hollow-2'].driver.list_instances() == [instance.uuid]
+    assert list(cell.allocations(instance.uuid)) == [agent.hosts['hollow-2'].node_uuid]
+    assert cell.provider_usages('hollow-1') == {}
+    assert [e.host for e in cell.history(instance.uuid)] == ['hollow-1', 'hollow-2']
+
+
+def test_a_failure_reported_by_the_host_back_changes_nothing(cell, dead_hosts):
+    agent = cell.add_hollow_agent(
+        'hollow', 3, settings_for=lambda host: (
+            {'fail_all': True, 'failure_reason': 'disk on fire'} if host == 'hollow-1'
+            else {}))
+    agent.stop_host('hollow-1')
+    instance, _ = cell.boot(['hollow-1', 'hollow-2', 'hollow-3'])
+    eventually(lambda: agent.hosts['hollow-1'].held_count == 1, 'the build held')
+    _let_host_go_down(cell, agent)
+    dead_hosts.check()
+    cell.wait_for_state(instance.uuid, 'active')
+
+    agent.start_host('hollow-1')   # its build fails, and it hands on [hollow-2, hollow-3]
+
+    eventually(lambda: agent.hosts['hollow-1'].builder.failed_builds == 1,
+               'the late build failed on hollow-1')
+    time.sleep(0.3)
+    row = cell.instance(instance.uuid)
+    assert (row['vm_state'], row['host']) == ('active', 'hollow-2')
+    assert list(cell.allocations(instance.uuid)) == [agent.hosts['hollow-2'].node_uuid]
+    assert agent.hosts['hollow-3'].driver.list_instances() == []
+    assert [e.host for e in cell.history(instance.uuid)] == ['hollow-1', 'hollow-2']
+
+
+def test_an_alternate_whose_host_is_down_too_is_skipped(cell, dead_hosts):
+    agent = cell.add_hollow_agent('hollow', 3)
+    agent.stop_host('hollow-1')
+    agent.stop_host('hollow-2')
+    instance, _ = cell.boot(['hollow-1', 'hollow-2', 'hollow-3'])
+    eventually(lambda: agent.hosts['hollow-1'].held_count == 1, 'the build held')
+    _let_host_go_down(cell, agent)
+
+    assert dead_hosts.check() == 1
+
+    row = cell.wait_for_state(instance.uuid, 'active')
+    assert row['host'] == 'hollow-3'
+    went_down, skipped, ok = cell.history(instance.uuid)
+    assert 'host hollow-1 went down' in went_down.reason
+    assert (skipped.host, skipped.result) == ('hollow-2', 'failed')
+    assert 'host hollow-2 is down: no heartbeat since' in skipped.reason
+    assert (ok.host, ok.result) == ('hollow-3', 'ok')
+    assert agent.hosts['hollow-2'].held_count == 0
+    assert list(cell.allocations(instance.uuid)) == [agent.hosts['hollow-3'].node_uuid]
+
+
+def test_with_no_alternate_left_the_instance_is_in_error_naming_the_dead_host(
+        cell, dead_hosts):
+    agent = cell.add_hollow_agent('hollow', 2)
+    agent.stop_host('hollow-1')
+    instance, _ = cell.boot(['hollow-1'])
+    eventually(lambda: agent.hosts['hollow-1'].held_count == 1, 'the build held')
+    _let_host_go_down(cell, agent)
+
+    assert dead_hosts.check() == 1
+
+    row = cell.wait_for_state(instance.uuid, 'error')
+    assert row['vm_state'] == 'error'
+    fault = cell.faults(instance.uuid)[-1]
+    assert 'hollow-1' in fault['message'] and 'went down' in fault['message']
+    assert cell.allocations(instance.uuid) == {}
+    assert build_plans.in_flight(cell.engine) == 0
+
+
+def test_a_build_on_a_live_host_is_left_alone(cell, dead_hosts):
+    agent = cell.add_hollow_agent('hollow', 2, settings_for=lambda host: {
+        'build_seconds': 3.0})
+    instance, _ = cell.boot(['hollow-1', 'hollow-2'])
+    _let_host_go_down(cell, agent)    # hollow-1 heartbeats: it is up, only slow
+
+    assert dead_hosts.check() == 0
+    row = cell.wait_for_state(instance.uuid, 'active')
+    assert row['host'] == 'hollow-1'
+
+
+def test_one_plan_is_taken_by_one_conductor_only(cell, dead_hosts):
+    agent = cell.add_hollow_agent('hollow', 2)
+    agent.stop_host('hollow-1')
+    cell.boot(['hollow-1', 'hollow-2'])
+    _let_host_go_down(cell, agent)
+    plan, = build_plans.on_hosts_down(cell.engine, service_down_time=DOWN_AFTER)
+
+    assert build_plans.take(cell.engine, plan) is True
+    assert build_plans.take(cell.engine, plan) is False
