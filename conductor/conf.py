@@ -32,6 +32,21 @@ conductor_opts = [
                     'removed. After this the request goes to ERROR saying the '
                     'scheduler did not answer and for how long. 0: never ask '
                     'again.'),
+    cfg.IntOpt('resume_interval', default=30, min=0,
+               help='Super conductor: seconds between two looks for build requests '
+                    'no live super conductor is placing (one is also made at '
+                    'start): those leased by a super conductor whose heartbeat is '
+                    'older than [service] service_down_time, or by an earlier '
+                    'process on this host, and those never leased '
+                    'resume_unleased_after seconds after they were asked for (their '
+                    'message was lost). Each is taken over, what the lost run '
+                    'wrote into a cell and claimed in Placement is removed, and it '
+                    'is scheduled again. 0 turns the look off.'),
+    cfg.IntOpt('resume_unleased_after', default=120, min=1,
+               help='Super conductor: seconds a build request may wait for a super '
+                    'conductor to pick up its message before it is taken for lost '
+                    'and resumed. A message still queued after this is resumed '
+                    'early and skipped when it arrives; nothing is built twice.'),
     cfg.IntOpt('placement_audit_interval', default=0, min=0,
                help='Super conductor: seconds between two runs of the Placement '
                     'audit that removes allocations no live instance explains and '

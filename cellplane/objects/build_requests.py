@@ -8,6 +8,16 @@ the cell, build request deleted, in one transaction) or marks the whole
 request ``fail``ed with the reason (NoValidHost), which stays visible until
 the user deletes it (``discard``). Payloads are stored as their versioned
 envelopes, so a stored row names the version it was written with.
+
+Leases: a super conductor takes the build requests of a boot (``lease``:
+those no one holds) before it schedules them, and places only what it
+still holds. Its boot message is acknowledged when it is received, so a
+super conductor that dies mid-boot takes that message with it; what it
+leaves behind is found by ``orphans`` (leased by a process whose heartbeat
+stopped, or by an earlier process of the same host, or never leased long
+after it was asked for: its message was lost before any super conductor
+read it) and resumed by whoever wins ``take_over``, a compare-and-set on
+the lease that works the same on PostgreSQL and SQLite.
 """
 from __future__ import annotations
 
@@ -18,7 +28,9 @@ from typing import Iterable, Sequence
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from cellplane.db.api.models import build_requests
+from cellplane.db.api.models import build_requests, request_specs as request_specs_table
+from cellplane.db.api.models import services
+from cellplane.db.columns import utcnow
 from cellplane.objects import cell_mappings, instance_mappings, request_specs
 from rpc_schemas.instance import Instance
 from rpc_schemas.request_spec import RequestSpec
@@ -26,6 +38,29 @@ from rpc_schemas.request_spec import RequestSpec
 
 class BuildRequestNotFound(Exception):
     """No build request for this instance: it was placed in a cell or deleted."""
+
+
+class LeaseLost(Exception):
+    """Another super conductor took this build request over (this one was taken for dead)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Lease:
+    """Who holds a lease: a super conductor's host and the token of its process."""
+
+    host: str
+    token: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Orphan:
+    """A build request no live super conductor is placing, and why it is taken for lost."""
+
+    instance_uuid: str
+    request_spec: RequestSpec
+    # The holder it is taken from; None: it was never leased.
+    lease: Lease | None
+    why: str
 
 
 @dataclasses.dataclass(frozen=True)
@@ -38,10 +73,6 @@ class BuildRequest:
     @property
     def failed(self) -> bool:
         return self.fault_message is not None
-
-
-def _utcnow() -> datetime.datetime:
-    return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
 
 
 def record(engine: Engine, instances: Sequence[Instance], spec: RequestSpec) -> None:
@@ -94,16 +125,27 @@ def request_spec(engine: Engine, instance_uuid: str) -> RequestSpec:
     return spec
 
 
-def place(engine: Engine, instance_uuid: str, cell_uuid: str) -> bool:
+def place(engine: Engine, instance_uuid: str, cell_uuid: str,
+          holder: Lease | None = None) -> bool:
     """Point the mapping at the cell and delete the build request, in one transaction.
 
     False (and nothing changed) if the build request no longer exists: the
-    user deleted the instance while it was being scheduled.
+    user deleted the instance while it was being scheduled. With ``holder``,
+    raises ``LeaseLost`` (and changes nothing) if the request is now leased
+    by someone else.
     """
+    where = [build_requests.c.instance_uuid == instance_uuid]
+    if holder is not None:
+        where.append(build_requests.c.lease_token == holder.token)
     with engine.begin() as conn:
-        deleted = conn.execute(build_requests.delete().where(
-            build_requests.c.instance_uuid == instance_uuid)).rowcount
+        deleted = conn.execute(build_requests.delete().where(*where)).rowcount
         if not deleted:
+            if holder is not None:
+                other = conn.execute(sa.select(build_requests.c.lease_host).where(
+                    build_requests.c.instance_uuid == instance_uuid)).first()
+                if other is not None:
+                    raise LeaseLost(f'build request {instance_uuid} was taken over '
+                                    f'by the super conductor on {other.lease_host}')
             return False
         instance_mappings.point_at_cell(conn, instance_uuid,
                                         cell_mappings.id_of(conn, cell_uuid))
@@ -115,7 +157,7 @@ def fail(engine: Engine, instance_uuids: Iterable[str], reason: str) -> int:
     with engine.begin() as conn:
         return conn.execute(build_requests.update().where(
             build_requests.c.instance_uuid.in_(list(instance_uuids))).values(
-                fault_message=reason, failed_at=_utcnow())).rowcount
+                fault_message=reason, failed_at=utcnow())).rowcount
 
 
 def discard(engine: Engine, instance_uuid: str) -> bool:
@@ -131,3 +173,102 @@ def discard(engine: Engine, instance_uuid: str) -> bool:
         request_specs.delete(conn, instance_uuid)
         instance_mappings.delete(conn, instance_uuid)
     return True
+
+
+def lease(engine: Engine, instance_uuids: Sequence[str], holder: Lease) -> list[str]:
+    """Lease to ``holder`` those of the build requests that exist, have not failed and no one holds.
+
+    Returns the ones ``holder`` got, in the order given. A request another
+    super conductor holds (it resumed it while this message waited) is left
+    to that one.
+    """
+    uuids = list(instance_uuids)
+    with engine.begin() as conn:
+        conn.execute(build_requests.update().where(
+            build_requests.c.instance_uuid.in_(uuids),
+            build_requests.c.fault_message.is_(None),
+            build_requests.c.lease_token.is_(None)).values(
+                lease_host=holder.host, lease_token=holder.token, leased_at=utcnow()))
+        got = set(conn.execute(sa.select(build_requests.c.instance_uuid).where(
+            build_requests.c.instance_uuid.in_(uuids),
+            build_requests.c.lease_token == holder.token)).scalars())
+    return [u for u in uuids if u in got]
+
+
+def orphans(engine: Engine, *, holder: Lease, binary: str, service_down_time: float,
+            unleased_for: float, now: datetime.datetime | None = None) -> list[Orphan]:
+    """The build requests not failed that no live super conductor is placing, oldest first.
+
+    - leased by an earlier process of ``holder``'s host (it restarted);
+    - leased more than ``service_down_time`` ago by a host whose ``binary``
+      heartbeat (API DB ``services``) is older than that, or that has none;
+    - never leased, and asked for more than ``unleased_for`` seconds ago.
+    """
+    now = now or utcnow()
+    down_before = now - datetime.timedelta(seconds=service_down_time)
+    asked_before = now - datetime.timedelta(seconds=unleased_for)
+    holder_seen = (sa.select(services.c.last_seen_at)
+                   .where(services.c.host == build_requests.c.lease_host,
+                          services.c.binary == binary)
+                   .scalar_subquery())
+    query = (sa.select(build_requests.c.instance_uuid, build_requests.c.lease_host,
+                       build_requests.c.lease_token, build_requests.c.created_at,
+                       holder_seen.label('holder_seen'), request_specs_table.c.spec)
+             .select_from(build_requests.join(
+                 request_specs_table,
+                 request_specs_table.c.instance_uuid == build_requests.c.instance_uuid))
+             .where(build_requests.c.fault_message.is_(None), sa.or_(
+                 sa.and_(build_requests.c.lease_token.is_(None),
+                         build_requests.c.created_at < asked_before),
+                 sa.and_(build_requests.c.lease_host == holder.host,
+                         build_requests.c.lease_token != holder.token),
+                 # A lease taken within service_down_time was taken by a
+                 # live process, whatever its heartbeat says.
+                 sa.and_(build_requests.c.lease_host != holder.host,
+                         build_requests.c.leased_at < down_before,
+                         sa.or_(holder_seen.is_(None), holder_seen < down_before))))
+             .order_by(build_requests.c.id))
+    with engine.connect() as conn:
+        rows = conn.execute(query).all()
+    found = []
+    for row in rows:
+        if row.lease_token is None:
+            taken_from = None
+            why = (f'no super conductor picked it up in {unleased_for:g} s (asked for '
+                   f'at {row.created_at:%H:%M:%S} UTC; its message was lost)')
+        else:
+            taken_from = Lease(host=row.lease_host, token=row.lease_token)
+            if row.lease_host == holder.host:
+                why = (f'the super conductor on {row.lease_host} that was placing it '
+                       f'restarted')
+            elif row.holder_seen is None:
+                why = (f'the super conductor on {row.lease_host} that was placing it '
+                       f'has no heartbeat')
+            else:
+                why = (f'the super conductor on {row.lease_host} that was placing it '
+                       f'is down (no heartbeat since {row.holder_seen:%H:%M:%S} UTC)')
+        found.append(Orphan(instance_uuid=row.instance_uuid,
+                            request_spec=RequestSpec.from_primitive(row.spec),
+                            lease=taken_from, why=why))
+    return found
+
+
+def take_over(engine: Engine, orphan: Orphan, holder: Lease) -> bool:
+    """Whether ``holder`` now holds ``orphan`` (no one took, placed or failed it since it was found)."""
+    held_by = (build_requests.c.lease_token.is_(None) if orphan.lease is None
+               else build_requests.c.lease_token == orphan.lease.token)
+    with engine.begin() as conn:
+        return conn.execute(build_requests.update().where(
+            build_requests.c.instance_uuid == orphan.instance_uuid,
+            build_requests.c.fault_message.is_(None), held_by).values(
+                lease_host=holder.host, lease_token=holder.token,
+                leased_at=utcnow())).rowcount == 1
+
+
+def release(engine: Engine, instance_uuids: Iterable[str], holder: Lease) -> None:
+    """Give back ``holder``'s leases on these requests (unleased, they are found again later)."""
+    with engine.begin() as conn:
+        conn.execute(build_requests.update().where(
+            build_requests.c.instance_uuid.in_(list(instance_uuids)),
+            build_requests.c.lease_token == holder.token).values(
+                lease_host=None, lease_token=None, leased_at=None))

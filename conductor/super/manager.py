@@ -13,6 +13,15 @@ claims its lost answer may have made are removed before each new attempt
 (claims are keyed by instance, so the new answer claims afresh). Only then
 does the request fail, saying the scheduler did not answer and for how long.
 
+A super conductor leases the build requests of a boot before it asks the
+scheduler (``cellplane/objects/build_requests.py``) and places only what it
+still holds. Its boot message was acknowledged on receipt, so if it dies
+mid-boot the message is gone; ``resume_orphans`` (run at start and every
+``[conductor] resume_interval``) finds what a dead super conductor left, or
+what no super conductor ever picked up, takes it over, removes whatever
+the lost run had made of it (a half-written instance in any cell, a
+Placement claim) and schedules it again: the outage is a delay.
+
 When the request cannot be placed (NoValidHost, or any answer the scheduler
 gives instead of hosts) every instance of the request stays a build request,
 marked failed with the reason, which ``cellplane server list/show`` shows.
@@ -24,8 +33,10 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import json
 import logging
 import time
+import uuid as uuid_lib
 from typing import Callable, Protocol, Sequence
 
 import sqlalchemy as sa
@@ -33,6 +44,7 @@ import tenacity
 from sqlalchemy.engine import Engine
 
 from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
+from cellplane.context import new_context
 from cellplane.objects import build_requests
 from cellplane.cells.databases import CellDatabases, UnknownCell
 from cellplane.objects.cell_mappings import CellMapping
@@ -74,6 +86,8 @@ class SuperConductorManager:
                  scheduler: SchedulerAPI, compute_api_for: ComputeAPIForCell,
                  placement: Unclaimer, max_attempts: int,
                  scheduler_retry_timeout: float = 180.0,
+                 host: str = 'super-conductor', binary: str = 'cellplane-conductor',
+                 service_down_time: float = 60.0, unleased_for: float = 120.0,
                  sleep: Callable[[float], None] = time.sleep) -> None:
         self._api_engine = api_engine
         self._cells = cells
@@ -83,6 +97,12 @@ class SuperConductorManager:
         self._num_alternates = max_attempts - 1
         self._scheduler_retry_timeout = scheduler_retry_timeout
         self._sleep = sleep
+        # This process's leases: a restarted super conductor on the same host
+        # has a new token, and takes over what the old one held.
+        self.lease = build_requests.Lease(host=host, token=uuid_lib.uuid4().hex)
+        self._binary = binary
+        self._service_down_time = service_down_time
+        self._unleased_for = unleased_for
 
     def schedule_and_build_instances(self, ctxt, request_spec: RequestSpec,
                                      instance_uuids: list[str]) -> None:
@@ -92,13 +112,83 @@ class SuperConductorManager:
                       type(request_spec).__name__, type(instance_uuids).__name__)
             return
         started = datetime.datetime.now(datetime.timezone.utc)
-        requests = build_requests.get_many(self._api_engine, instance_uuids)
-        # Deleted by the user before scheduling began: nothing to place.
-        uuids = [u for u in instance_uuids if u in requests]
+        leased = build_requests.lease(self._api_engine, instance_uuids, self.lease)
+        requests = build_requests.get_many(self._api_engine, leased)
+        # Not leased: deleted by the user, or resumed by a super conductor
+        # while this message waited. Nothing to place.
+        uuids = [u for u in leased if u in requests]
         if not uuids:
-            LOG.info('No build request left for %s; nothing to schedule',
-                     ', '.join(instance_uuids))
+            LOG.info('No build request left to schedule for %s (deleted, or already '
+                     'being placed after a resumption)', ', '.join(instance_uuids))
             return
+        try:
+            self._schedule_and_build(ctxt, request_spec, uuids, requests, started)
+        except Exception:
+            # Every way through places, fails or gives up each request; one
+            # still held after an error is left to a resumption.
+            self._release(uuids)
+            raise
+
+    def resume_orphans(self) -> int:
+        """Schedule again what a dead super conductor left, or what none picked up; how many instances."""
+        found = build_requests.orphans(
+            self._api_engine, holder=self.lease, binary=self._binary,
+            service_down_time=self._service_down_time, unleased_for=self._unleased_for)
+        # The instances of one boot share their request spec: resumed together,
+        # as the boot asked (all or nothing, one scheduling).
+        boots: dict[str, list[build_requests.Orphan]] = {}
+        for orphan in found:
+            key = json.dumps(orphan.request_spec.to_primitive(), sort_keys=True)
+            boots.setdefault(key, []).append(orphan)
+        resumed = 0
+        for orphans in boots.values():
+            taken = [o for o in orphans
+                     if build_requests.take_over(self._api_engine, o, self.lease)]
+            if taken:
+                resumed += self._resume(taken)
+        return resumed
+
+    def _resume(self, orphans: list[build_requests.Orphan]) -> int:
+        uuids = [o.instance_uuid for o in orphans]
+        LOG.warning('Resuming the build of %s: %s', ', '.join(uuids), orphans[0].why)
+        try:
+            # The lost run may have written the instance into a cell (before
+            # it could point the mapping there) and claimed for it.
+            for cell in self._cells.reload():
+                engine = self._cells.engine(cell.uuid)
+                for uuid in uuids:
+                    cell_writes.withdraw(engine, uuid)
+        except sa.exc.SQLAlchemyError as exc:
+            LOG.warning('Not resuming %s yet: a cell database could not be cleaned '
+                        'of what the lost run wrote (%s); trying again later',
+                        ', '.join(uuids), str(exc).splitlines()[0])
+            build_requests.release(self._api_engine, uuids, self.lease)
+            return 0
+        for uuid in uuids:
+            self._unclaim(uuid)
+        requests = build_requests.get_many(self._api_engine, uuids)
+        uuids = [u for u in uuids if u in requests]
+        if uuids:
+            try:
+                self._schedule_and_build(
+                    new_context(), orphans[0].request_spec, uuids, requests,
+                    datetime.datetime.now(datetime.timezone.utc))
+            except Exception:
+                self._release(uuids)
+                raise
+        return len(uuids)
+
+    def _release(self, uuids: list[str]) -> None:
+        try:
+            build_requests.release(self._api_engine, uuids, self.lease)
+        except sa.exc.SQLAlchemyError as exc:
+            LOG.warning('Could not release the leases of %s (%s); they are resumed '
+                        'when this super conductor is restarted or taken for dead',
+                        ', '.join(uuids), str(exc).splitlines()[0])
+
+    def _schedule_and_build(self, ctxt, request_spec: RequestSpec, uuids: list[str],
+                            requests: dict[str, build_requests.BuildRequest],
+                            started: datetime.datetime) -> None:
         try:
             host_lists = self._select_destinations(ctxt, request_spec, uuids)
         except SchedulerError as exc:
@@ -162,8 +252,16 @@ class SuperConductorManager:
                                      f'{chosen.cell_uuid}: {exc}', unclaim=True)
             return
         try:
-            placed = build_requests.place(self._api_engine, asked.uuid, cell.uuid)
+            placed = build_requests.place(self._api_engine, asked.uuid, cell.uuid,
+                                          self.lease)
             failure = None
+        except build_requests.LeaseLost as exc:
+            # This process was taken for dead and its request resumed: the
+            # claim is the resumer's now.
+            LOG.warning('Not building %s: %s; removing it from cell %s', asked.uuid,
+                        exc, cell.name)
+            cell_writes.withdraw(engine, asked.uuid)
+            return
         except (sa.exc.SQLAlchemyError, LookupError) as exc:
             # LookupError: the cell mapping was deleted while we scheduled.
             placed, failure = False, f'{type(exc).__name__}: {str(exc).splitlines()[0]}'

@@ -82,7 +82,10 @@ def build_super_conductor(conf: cfg.ConfigOpts, *, transport, api_engine: Engine
         scheduler=SchedulerAPI(transport, conf=conf),
         compute_api_for=compute_api_for, placement=placement,
         max_attempts=conf.conductor.max_attempts,
-        scheduler_retry_timeout=conf.conductor.scheduler_retry_timeout)
+        scheduler_retry_timeout=conf.conductor.scheduler_retry_timeout,
+        host=host or conf.host, binary=BINARY,
+        service_down_time=conf.service.service_down_time,
+        unleased_for=conf.conductor.resume_unleased_after)
     host = host or conf.host
 
     def heartbeat() -> None:
@@ -91,6 +94,10 @@ def build_super_conductor(conf: cfg.ConfigOpts, *, transport, api_engine: Engine
             conf, binary=BINARY, topic=rpcapi.TOPIC, host=host))
 
     periodic = []
+    if conf.conductor.resume_interval:
+        periodic.append(PeriodicTask('resume-build-requests',
+                                     conf.conductor.resume_interval,
+                                     manager.resume_orphans))
     if conf.conductor.placement_audit_interval:
         audit = PeriodicAudit(api_engine, cells, placement,
                               grace=conf.conductor.placement_audit_grace)

@@ -56,6 +56,11 @@ build_requests = sa.Table(
     # instance is shown in ERROR with this reason.
     sa.Column('fault_message', sa.Text, nullable=True),
     sa.Column('failed_at', sa.DateTime, nullable=True),
+    # The super conductor placing it: its host and the token of that
+    # process (a restarted super conductor has a new one), and since when.
+    sa.Column('lease_host', sa.String(255), nullable=True),
+    sa.Column('lease_token', sa.String(36), nullable=True),
+    sa.Column('leased_at', sa.DateTime, nullable=True),
     *timestamps(),
 )
 
