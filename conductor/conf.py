@@ -60,13 +60,21 @@ conductor_opts = [
                help='Super conductor: seconds an instance or build request must '
                     'have been left unchanged before the periodic audit touches '
                     'its allocations.'),
-    cfg.IntOpt('dead_host_check_interval', default=30, min=0,
-               help='Cell conductor: seconds between two looks for builds cast to '
-                    'a compute host whose service has been down for [service] '
-                    'service_down_time; each is moved to its next alternate (or '
-                    'ERROR when none is left), and a result the host sends if it '
-                    'comes back is refused and its instance destroyed there. '
-                    '0 turns the check off.'),
+    cfg.IntOpt('stalled_build_check_interval', default=30, min=0,
+               help='Cell conductor: seconds between two looks for stalled builds: '
+                    'those cast to a compute host whose service has been down for '
+                    '[service] service_down_time, and those cast more than '
+                    'build_timeout seconds ago. Each is moved to its next alternate '
+                    '(or ERROR when none is left), and a result its first host '
+                    'sends later is refused and the instance destroyed there. 0 '
+                    'turns the check off.'),
+    cfg.IntOpt('build_timeout', default=900, min=0,
+               help='Cell conductor: seconds a build may take on one host, from its '
+                    'cast to its result, before it is taken for lost (the cast was '
+                    'lost, for example in a broker restart, or the build hangs) and '
+                    'moved to the next alternate by the stalled-build check. Set it '
+                    'above your slowest real build, queueing on the host included. '
+                    '0: no bound (only builds on hosts that went down are moved).'),
 ]
 
 

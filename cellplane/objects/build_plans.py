@@ -11,9 +11,10 @@ removes it when the instance is deleted (``forget``).
 
 Two things read it:
 
-- the cell conductor's check for builds on hosts that went down
-  (``on_hosts_down``): builds not ended whose host's compute service has not
-  been heard of for ``service_down_time``. ``take`` lets exactly one
+- the cell conductor's check for stalled builds (``stalled``): builds not
+  ended whose host's compute service has not been heard of for
+  ``service_down_time``, or that were cast longer than ``build_timeout``
+  ago (their cast was lost, or the build hangs). ``take`` lets exactly one
   conductor move a plan (a compare-and-set on its cast time, so several
   conductors of a cell, on PostgreSQL or SQLite, never move a build twice);
 - fencing (``owner``): a build result from a host that does not own the
@@ -45,6 +46,8 @@ class BuildPlan:
     cast_at: datetime.datetime
     # When the host's compute service was last heard of (None: never).
     host_last_seen: datetime.datetime | None = None
+    # Whether that is longer ago than service_down_time (else: timed out).
+    host_down: bool = True
 
     @property
     def host(self) -> str:
@@ -105,29 +108,39 @@ def in_flight(engine: Engine) -> int:
             build_plans.c.ended_at.is_(None))).scalar_one()
 
 
-def on_hosts_down(engine: Engine, *, service_down_time: float,
-                  now: datetime.datetime | None = None) -> list[BuildPlan]:
-    """The builds in flight on a host whose compute service has not been heard of for ``service_down_time``.
+def stalled(engine: Engine, *, service_down_time: float, build_timeout: float = 0,
+            now: datetime.datetime | None = None) -> list[BuildPlan]:
+    """The builds in flight that will not end where they are, oldest cast first.
 
-    A build cast less than ``service_down_time`` ago is left alone whatever
+    Those on a host whose compute service has not been heard of for
+    ``service_down_time`` (``host_down``), and those cast more than
+    ``build_timeout`` seconds ago (0: no bound) whatever their host. A
+    build cast less than ``service_down_time`` ago is left alone whatever
     its host (the scheduler saw that host up a moment ago).
     """
     now = naive_utc(now) if now else utcnow()
-    cutoff = now - datetime.timedelta(seconds=service_down_time)
+    down_before = now - datetime.timedelta(seconds=service_down_time)
+    host_down = sa.or_(services.c.last_seen_at.is_(None),
+                       services.c.last_seen_at < down_before)
+    stuck = host_down
+    if build_timeout:
+        stuck = sa.or_(host_down, build_plans.c.cast_at
+                       < now - datetime.timedelta(seconds=build_timeout))
     query = (sa.select(build_plans, services.c.last_seen_at)
              .select_from(build_plans.outerjoin(services, sa.and_(
                  services.c.host == build_plans.c.host,
                  services.c.binary == COMPUTE_BINARY)))
-             .where(build_plans.c.ended_at.is_(None), build_plans.c.cast_at < cutoff,
-                    sa.or_(services.c.last_seen_at.is_(None),
-                           services.c.last_seen_at < cutoff))
+             .where(build_plans.c.ended_at.is_(None),
+                    build_plans.c.cast_at < down_before, stuck)
              .order_by(build_plans.c.cast_at))
     with engine.connect() as conn:
         rows = conn.execute(query).mappings().all()
     return [BuildPlan(instance=Instance.from_primitive(r['instance']),
                       request_spec=RequestSpec.from_primitive(r['request_spec']),
                       host_list=[Selection.from_primitive(s) for s in r['host_list']],
-                      cast_at=r['cast_at'], host_last_seen=r['last_seen_at'])
+                      cast_at=r['cast_at'], host_last_seen=r['last_seen_at'],
+                      host_down=r['last_seen_at'] is None
+                      or r['last_seen_at'] < down_before)
             for r in rows]
 
 

@@ -13,7 +13,7 @@ unexpectedly is set to ERROR with the reason rather than left building.
 Fencing: a build result (ACTIVE or ERROR) from a host that does not own the
 instance (its build plan names another host, or none) comes from a build
 moved away while that host was down
-(``dead_hosts.py``); it is refused, and an instance that host built is
+(``stalled_builds.py``); it is refused, and an instance that host built is
 destroyed there without touching Placement (``discard_instance``).
 """
 from __future__ import annotations

@@ -11,8 +11,9 @@ The returned ``CellConductor`` is not started. Its service serves the cell
 conductor's API (namespace ``cell_conductor``) and the 1.x conductor API of
 older agents (``conductor/legacy.py``), records its own heartbeat in its
 cell database every ``[service] report_interval``, and every ``[conductor]
-dead_host_check_interval`` moves the builds of hosts that went down
-(``conductor/cell/dead_hosts.py``).
+stalled_build_check_interval`` moves the builds of hosts that went down and
+those older than ``[conductor] build_timeout``
+(``conductor/cell/stalled_builds.py``).
 """
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ from compute_agent.rpcapi import ComputeAPI
 from conductor import conf as conductor_conf
 from cellplane.objects import services
 from conductor.cell import rpcapi
-from conductor.cell.dead_hosts import DeadHostBuilds
+from conductor.cell.stalled_builds import StalledBuilds
 from conductor.cell.manager import CellConductorManager
 from conductor.cell.reschedule import Rescheduler
 from conductor.legacy import LegacyConductorEndpoint
@@ -40,11 +41,11 @@ BINARY = 'cellplane-conductor'
 
 @dataclasses.dataclass
 class CellConductor:
-    """A built cell conductor: its ``Service``, its manager and its dead-host check."""
+    """A built cell conductor: its ``Service``, its manager and its check for stalled builds."""
 
     service: Service
     manager: CellConductorManager
-    dead_hosts: DeadHostBuilds
+    stalled_builds: StalledBuilds
 
 
 def check_conf(conf: cfg.ConfigOpts, service_name: str) -> None:
@@ -71,16 +72,17 @@ def build_cell_conductor(conf: cfg.ConfigOpts, *, transport, engine: Engine,
         services.record_heartbeat(
             engine, current_status(conf, binary=BINARY, topic=rpcapi.TOPIC, host=host))
 
-    dead_hosts = DeadHostBuilds(engine=engine, rescheduler=rescheduler,
-                                service_down_time=conf.service.service_down_time)
+    stalled_builds = StalledBuilds(engine=engine, rescheduler=rescheduler,
+                                   service_down_time=conf.service.service_down_time,
+                                   build_timeout=conf.conductor.build_timeout)
     periodic = []
-    if conf.conductor.dead_host_check_interval:
-        periodic.append(PeriodicTask(f'{host}-dead-hosts',
-                                     conf.conductor.dead_host_check_interval,
-                                     dead_hosts.check))
+    if conf.conductor.stalled_build_check_interval:
+        periodic.append(PeriodicTask(f'{host}-stalled-builds',
+                                     conf.conductor.stalled_build_check_interval,
+                                     stalled_builds.check))
     service = Service(
         conf, binary=BINARY, topic=rpcapi.TOPIC, transport=transport,
         endpoints=[manager, LegacyConductorEndpoint(conductor_conf.ROLE_CELL, manager)],
         heartbeat=heartbeat, periodic_tasks=periodic, host=host,
         owns_transport=owns_transport)
-    return CellConductor(service=service, manager=manager, dead_hosts=dead_hosts)
+    return CellConductor(service=service, manager=manager, stalled_builds=stalled_builds)

@@ -33,7 +33,7 @@ def deployment(tmp_path, rabbit_server, postgres_server):
                 for agent in ('a', 'b')]
     deployment = Deployment(tmp_path, rabbit_server, postgres_server, computes,
                             max_attempts=3, service_down_time=SERVICE_DOWN_TIME,
-                            cell_conductor={'dead_host_check_interval': 1}).create()
+                            cell_conductor={'stalled_build_check_interval': 1}).create()
     try:
         deployment.cli('flavor', 'create', 'small', '--vcpus', '1', '--ram', '256',
                        '--disk', '1')

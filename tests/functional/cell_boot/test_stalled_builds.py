@@ -1,8 +1,8 @@
-"""Builds on a host that went down are moved to their alternates; the host, back, is fenced.
+"""Stalled builds (host down, or past build_timeout) are moved to their alternates; the first host is fenced.
 
 A hosted host of a hollow agent stopped alone is a dead host: it holds the
 builds cast to it and sends no heartbeat. The cell conductor's check
-(``conductor/cell/dead_hosts.py``, built here with a 1 s ``service_down_time``
+(``conductor/cell/stalled_builds.py``, built here with a 1 s ``service_down_time``
 so the test need not wait a minute) must move its build to the next
 alternate, or to ERROR when none is left; when the host starts again and
 finishes the build it held, its report is refused and what it built is
@@ -16,7 +16,7 @@ import pytest
 
 from cellplane.db.columns import utcnow
 from cellplane.objects import build_plans, services
-from conductor.cell.dead_hosts import DeadHostBuilds
+from conductor.cell.stalled_builds import StalledBuilds
 from conductor.cell.reschedule import Rescheduler
 from tests.functional.cell_boot.harness import eventually
 
@@ -24,12 +24,12 @@ DOWN_AFTER = 1.0
 
 
 @pytest.fixture
-def dead_hosts(cell):
+def check(cell):
     rescheduler = Rescheduler(engine=cell.engine, placement=cell.placement,
                               compute=cell.compute, max_attempts=3,
-                              service_down_time=DOWN_AFTER)
-    return DeadHostBuilds(engine=cell.engine, rescheduler=rescheduler,
-                          service_down_time=DOWN_AFTER)
+                             service_down_time=DOWN_AFTER)
+    return StalledBuilds(engine=cell.engine, rescheduler=rescheduler,
+                         service_down_time=DOWN_AFTER)
 
 
 def _let_host_go_down(cell, agent):
@@ -43,14 +43,14 @@ def _let_host_go_down(cell, agent):
         if row['host'] in running), 'the running hosts heartbeat')
 
 
-def test_a_build_on_a_host_that_went_down_moves_to_the_next_alternate(cell, dead_hosts):
+def test_a_build_on_a_host_that_went_down_moves_to_the_next_alternate(cell, check):
     agent = cell.add_hollow_agent('hollow', 3)
     agent.stop_host('hollow-2')
     instance, _ = cell.boot(['hollow-2', 'hollow-3'])
     eventually(lambda: agent.hosts['hollow-2'].held_count == 1, 'the build held')
     _let_host_go_down(cell, agent)
 
-    assert dead_hosts.check() == 1
+    assert check.check() == 1
 
     row = cell.wait_for_state(instance.uuid, 'active')
     assert row['host'] == 'hollow-3'
@@ -61,16 +61,16 @@ def test_a_build_on_a_host_that_went_down_moves_to_the_next_alternate(cell, dead
     assert list(cell.allocations(instance.uuid)) == [agent.hosts['hollow-3'].node_uuid]
     assert cell.provider_usages('hollow-2') == {}
     assert build_plans.in_flight(cell.engine) == 0
-    assert dead_hosts.check() == 0
+    assert check.check() == 0
 
 
-def test_the_host_back_finishes_the_held_build_and_is_fenced(cell, dead_hosts):
+def test_the_host_back_finishes_the_held_build_and_is_fenced(cell, check):
     agent = cell.add_hollow_agent('hollow', 3)
     agent.stop_host('hollow-1')
     instance, _ = cell.boot(['hollow-1', 'hollow-2'])
     eventually(lambda: agent.hosts['hollow-1'].held_count == 1, 'the build held')
     _let_host_go_down(cell, agent)
-    dead_hosts.check()
+    check.check()
     cell.wait_for_state(instance.uuid, 'active')
 
     agent.start_host('hollow-1')   # it builds what it held, and reports ACTIVE
@@ -86,7 +86,7 @@ def test_the_host_back_finishes_the_held_build_and_is_fenced(cell, dead_hosts):
     assert [e.host for e in cell.history(instance.uuid)] == ['hollow-1', 'hollow-2']
 
 
-def test_a_failure_reported_by_the_host_back_changes_nothing(cell, dead_hosts):
+def test_a_failure_reported_by_the_host_back_changes_nothing(cell, check):
     agent = cell.add_hollow_agent(
         'hollow', 3, settings_for=lambda host: (
             {'fail_all': True, 'failure_reason': 'disk on fire'} if host == 'hollow-1'
@@ -95,7 +95,7 @@ def test_a_failure_reported_by_the_host_back_changes_nothing(cell, dead_hosts):
     instance, _ = cell.boot(['hollow-1', 'hollow-2', 'hollow-3'])
     eventually(lambda: agent.hosts['hollow-1'].held_count == 1, 'the build held')
     _let_host_go_down(cell, agent)
-    dead_hosts.check()
+    check.check()
     cell.wait_for_state(instance.uuid, 'active')
 
     agent.start_host('hollow-1')   # its build fails, and it hands on [hollow-2, hollow-3]
@@ -110,7 +110,7 @@ def test_a_failure_reported_by_the_host_back_changes_nothing(cell, dead_hosts):
     assert [e.host for e in cell.history(instance.uuid)] == ['hollow-1', 'hollow-2']
 
 
-def test_an_alternate_whose_host_is_down_too_is_skipped(cell, dead_hosts):
+def test_an_alternate_whose_host_is_down_too_is_skipped(cell, check):
     agent = cell.add_hollow_agent('hollow', 3)
     agent.stop_host('hollow-1')
     agent.stop_host('hollow-2')
@@ -118,7 +118,7 @@ def test_an_alternate_whose_host_is_down_too_is_skipped(cell, dead_hosts):
     eventually(lambda: agent.hosts['hollow-1'].held_count == 1, 'the build held')
     _let_host_go_down(cell, agent)
 
-    assert dead_hosts.check() == 1
+    assert check.check() == 1
 
     row = cell.wait_for_state(instance.uuid, 'active')
     assert row['host'] == 'hollow-3'
@@ -132,14 +132,14 @@ def test_an_alternate_whose_host_is_down_too_is_skipped(cell, dead_hosts):
 
 
 def test_with_no_alternate_left_the_instance_is_in_error_naming_the_dead_host(
-        cell, dead_hosts):
+        cell, check):
     agent = cell.add_hollow_agent('hollow', 2)
     agent.stop_host('hollow-1')
     instance, _ = cell.boot(['hollow-1'])
     eventually(lambda: agent.hosts['hollow-1'].held_count == 1, 'the build held')
     _let_host_go_down(cell, agent)
 
-    assert dead_hosts.check() == 1
+    assert check.check() == 1
 
     row = cell.wait_for_state(instance.uuid, 'error')
     assert row['vm_state'] == 'error'
@@ -149,23 +149,54 @@ def test_with_no_alternate_left_the_instance_is_in_error_naming_the_dead_host(
     assert build_plans.in_flight(cell.engine) == 0
 
 
-def test_a_build_on_a_live_host_is_left_alone(cell, dead_hosts):
+def test_a_build_on_a_live_host_is_left_alone(cell, check):
     agent = cell.add_hollow_agent('hollow', 2, settings_for=lambda host: {
         'build_seconds': 3.0})
     instance, _ = cell.boot(['hollow-1', 'hollow-2'])
     _let_host_go_down(cell, agent)    # hollow-1 heartbeats: it is up, only slow
 
-    assert dead_hosts.check() == 0
+    assert check.check() == 0
     row = cell.wait_for_state(instance.uuid, 'active')
     assert row['host'] == 'hollow-1'
 
 
-def test_one_plan_is_taken_by_one_conductor_only(cell, dead_hosts):
+def test_one_plan_is_taken_by_one_conductor_only(cell, check):
     agent = cell.add_hollow_agent('hollow', 2)
     agent.stop_host('hollow-1')
     cell.boot(['hollow-1', 'hollow-2'])
     _let_host_go_down(cell, agent)
-    plan, = build_plans.on_hosts_down(cell.engine, service_down_time=DOWN_AFTER)
+    plan, = build_plans.stalled(cell.engine, service_down_time=DOWN_AFTER)
 
     assert build_plans.take(cell.engine, plan) is True
     assert build_plans.take(cell.engine, plan) is False
+
+
+def test_a_build_past_build_timeout_on_a_live_host_moves_and_the_slow_host_is_fenced(cell):
+    rescheduler = Rescheduler(engine=cell.engine, placement=cell.placement,
+                              compute=cell.compute, max_attempts=3,
+                              service_down_time=DOWN_AFTER)
+    check = StalledBuilds(engine=cell.engine, rescheduler=rescheduler,
+                          service_down_time=DOWN_AFTER, build_timeout=1.5)
+    agent = cell.add_hollow_agent('hollow', 2, settings_for=lambda host: (
+        {'build_seconds': 4.0} if host == 'hollow-1' else {}))
+    instance, _ = cell.boot(['hollow-1', 'hollow-2'])
+    _let_host_go_down(cell, agent)    # hollow-1 heartbeats: it is up, only slow
+    assert check.check() == 0         # 1.2 s: within build_timeout
+    time.sleep(0.5)
+
+    assert check.check() == 1
+
+    row = cell.wait_for_state(instance.uuid, 'active')
+    assert row['host'] == 'hollow-2'
+    slow, ok = cell.history(instance.uuid)
+    assert (slow.host, slow.result) == ('hollow-1', 'failed')
+    assert 'the build on host hollow-1 did not end within build_timeout 1.5 s' in slow.reason
+    # hollow-1 ends its build later: refused, and destroyed there.
+    slow_host = agent.hosts['hollow-1']
+    assert any(slow_host.builder.local_claims.usage().values())   # still building
+    eventually(lambda: not any(slow_host.builder.local_claims.usage().values()),
+               'the slow build ended and was destroyed on hollow-1')
+    assert slow_host.driver.list_instances() == []
+    assert cell.provider_usages('hollow-1') == {}
+    assert list(cell.allocations(instance.uuid)) == [agent.hosts['hollow-2'].node_uuid]
+    assert cell.instance(instance.uuid)['host'] == 'hollow-2'

@@ -1,20 +1,25 @@
-"""Builds on a host that went down: the cell conductor moves them to their alternates.
+"""Stalled builds: the cell conductor moves them to their alternates.
 
 A build is cast to one compute host and the cell hears of it again only
 when that host reports (ACTIVE, or a failure with the alternates). A host
-that dies meanwhile would leave the instance in BUILD and its claim in
-Placement for good. So every ``[conductor] dead_host_check_interval`` the
-cell conductor reads the build plans (``cellplane/objects/build_plans.py``)
-cast to a host whose compute service has not been heard of for ``[service]
-service_down_time``, and for each one it wins (``build_plans.take``: one
-conductor per plan, however many run in the cell) it does what a failed
-build on that host would have done: the reschedule (``reschedule.py``)
-records the attempt as "host went down", removes the claim, and claims and
-casts the next alternate, or sets ERROR naming every host tried.
+that dies meanwhile, a cast lost on the way (a broker restart, a super
+conductor killed between recording the build and casting it) or a build
+that hangs would leave the instance in BUILD and its claim in Placement
+for good. So every ``[conductor] stalled_build_check_interval`` the cell
+conductor reads the build plans (``cellplane/objects/build_plans.py``) cast
+to a host whose compute service has not been heard of for ``[service]
+service_down_time``, or cast longer than ``[conductor] build_timeout`` ago,
+and for each one it wins (``build_plans.take``: one conductor per plan,
+however many run in the cell) it does what a failed build on that host
+would have done: the reschedule (``reschedule.py``) records the attempt
+("host went down", or "did not end within build_timeout"), removes the
+claim, and claims and casts the next alternate, or sets ERROR naming every
+host tried.
 
-Fencing is in the manager: if the dead host comes back and reports a build
-that was moved, the report is refused and the instance destroyed there
-(without touching Placement, whose allocation is the new host's).
+Fencing is in the manager: if the host reports a build that was moved
+(it came back, or its build was only slow), the report is refused and the
+instance destroyed there (without touching Placement, whose allocation is
+the new host's).
 """
 from __future__ import annotations
 
@@ -33,7 +38,13 @@ from rpc_schemas.build_attempt import FAILED, BuildAttempt
 LOG = logging.getLogger(__name__)
 
 
-def went_down_reason(plan: build_plans.BuildPlan, service_down_time: float) -> str:
+def stalled_reason(plan: build_plans.BuildPlan, service_down_time: float,
+                   build_timeout: float) -> str:
+    """Why the build of ``plan`` is taken off its host, in one line."""
+    if not plan.host_down:
+        return (f'the build on host {plan.host} did not end within build_timeout '
+                f'{build_timeout:g} s (cast at {plan.cast_at:%Y-%m-%d %H:%M:%S} UTC; '
+                f'the cast was lost or the build hangs)')
     if plan.host_last_seen is None:
         return (f'host {plan.host} went down during the build: its compute service '
                 f'never reported')
@@ -42,23 +53,25 @@ def went_down_reason(plan: build_plans.BuildPlan, service_down_time: float) -> s
             f'{service_down_time:g} s)')
 
 
-class DeadHostBuilds:
+class StalledBuilds:
     """The periodic check of one cell conductor (``check`` is the task's body)."""
 
     def __init__(self, *, engine: Engine, rescheduler: Rescheduler,
-                 service_down_time: float) -> None:
+                 service_down_time: float, build_timeout: float = 0) -> None:
         self._engine = engine
         self._rescheduler = rescheduler
         self._service_down_time = service_down_time
+        self._build_timeout = build_timeout
 
     def check(self) -> int:
-        """Move the builds of hosts that are down; how many this conductor moved."""
+        """Move the stalled builds; how many this conductor moved."""
         try:
-            plans = build_plans.on_hosts_down(
-                self._engine, service_down_time=self._service_down_time)
+            plans = build_plans.stalled(
+                self._engine, service_down_time=self._service_down_time,
+                build_timeout=self._build_timeout)
         except sa.exc.SQLAlchemyError as exc:
-            LOG.warning('Could not look for builds on hosts that went down (%s); '
-                        'trying again at the next check', exc)
+            LOG.warning('Could not look for stalled builds (%s); trying again at the '
+                        'next check', exc)
             return 0
         moved = 0
         for plan in plans:
@@ -71,7 +84,7 @@ class DeadHostBuilds:
                 LOG.exception('Moving the build of %s off %s failed; trying again at '
                               'the next check', plan.instance.uuid, plan.host)
         if moved:
-            LOG.warning('Moved %d build(s) off compute host(s) that went down', moved)
+            LOG.warning('Moved %d stalled build(s) to their alternates', moved)
         return moved
 
     def _move(self, plan: build_plans.BuildPlan) -> None:
@@ -80,7 +93,7 @@ class DeadHostBuilds:
             host=plan.host, nodename=plan.host_list[0].nodename,
             start=plan.cast_at.replace(tzinfo=datetime.timezone.utc),
             finish=now.replace(tzinfo=datetime.timezone.utc), result=FAILED,
-            reason=went_down_reason(plan, self._service_down_time))
+            reason=stalled_reason(plan, self._service_down_time, self._build_timeout))
         LOG.warning('Instance %s: %s; moving it to its next alternate',
                     plan.instance.uuid, attempt.reason)
         self._rescheduler.reschedule(new_context(), plan.instance, plan.request_spec,
