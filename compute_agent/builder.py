@@ -5,6 +5,11 @@
 cell conductor, which records it and, if it failed, reschedules. It also
 counts consecutive failed builds, reported as the ``failed_builds`` stat
 the scheduler's BuildFailureWeigher reads (reset by a successful build).
+
+A second build of an instance this node is building, or runs, is not a
+build: ``build`` returns None and changes nothing (a cast delivered twice,
+or repeated by a conductor that took the first for lost, must not build
+twice nor be reported as a failure).
 """
 from __future__ import annotations
 
@@ -37,6 +42,7 @@ class InstanceBuilder:
         self.local_claims = local_claims or LocalClaims()
         self._lock = threading.Lock()
         self._failed_builds = 0
+        self._building: set[str] = set()
 
     @property
     def failed_builds(self) -> int:
@@ -44,7 +50,20 @@ class InstanceBuilder:
         with self._lock:
             return self._failed_builds
 
-    def build(self, instance: Instance, selection: Selection) -> BuildAttempt:
+    def build(self, instance: Instance, selection: Selection) -> BuildAttempt | None:
+        """The outcome of building ``instance`` here; None if it is being built or runs here already."""
+        with self._lock:
+            if (instance.uuid in self._building
+                    or instance.uuid in self.driver.list_instances()):
+                return None
+            self._building.add(instance.uuid)
+        try:
+            return self._attempt(instance, selection)
+        finally:
+            with self._lock:
+                self._building.discard(instance.uuid)
+
+    def _attempt(self, instance: Instance, selection: Selection) -> BuildAttempt:
         start = _now()
         try:
             self._build(instance, selection)

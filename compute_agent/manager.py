@@ -31,9 +31,10 @@ from typing import Mapping
 
 from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
 from compute_agent.hosted_host import HostedHost
+from compute_agent.pending_unclaims import PendingUnclaims
 from conductor.cell.rpcapi import CellConductorAPI
 import oslo_messaging as messaging  # noqa: E402,I100
-from placement.client import PlacementClient, PlacementClientError, PlacementUnreachable
+from placement.client import PlacementClient
 from rpc_schemas.build_attempt import FAILED, OK, BuildAttempt
 from rpc_schemas.instance import ACTIVE, DELETED, Instance
 from rpc_schemas.instance_update import InstanceUpdate
@@ -65,6 +66,7 @@ class ComputeManager:
         self.hosts = hosts
         self.placement = placement
         self.conductor = conductor
+        self.unclaims = PendingUnclaims(placement)
 
     def build_and_run_instance(self, ctxt, instance: Instance, request_spec: RequestSpec,
                                host_list: list[Selection]) -> None:
@@ -93,6 +95,10 @@ class ComputeManager:
                request_spec: RequestSpec, host_list: list[Selection]) -> None:
         LOG.info('Building instance %s on %s', instance.uuid, hosted.name)
         attempt = hosted.builder.build(instance, host_list[0])
+        if attempt is None:
+            LOG.warning('Instance %s is already being built, or runs, on %s: this '
+                        'second build of it is ignored', instance.uuid, hosted.name)
+            return
         self._after_build(ctxt, instance, request_spec, host_list, attempt)
 
     def _after_build(self, ctxt, instance: Instance, request_spec: RequestSpec,
@@ -148,14 +154,9 @@ class ComputeManager:
 
     def _terminate(self, ctxt, hosted: HostedHost, instance_uuid: str) -> None:
         hosted.builder.destroy(instance_uuid)
-        try:
-            self.placement.unclaim(instance_uuid)
-        except (PlacementUnreachable, PlacementClientError) as exc:
-            # The instance is gone from this host either way; the operator
-            # must remove what Placement still holds for it.
-            LOG.error('Instance %s destroyed, but its allocations could not be removed '
-                      'from Placement (%s): remove them with DELETE /allocations/%s',
-                      instance_uuid, exc, instance_uuid)
+        # The instance is gone from this host either way; an allocation
+        # Placement could not remove now is removed when it is back.
+        self.unclaims.unclaim(instance_uuid)
         self.conductor.instance_update(ctxt, InstanceUpdate(
             instance_uuid=instance_uuid, vm_state=DELETED, host=hosted.name))
         LOG.info('Instance %s terminated on %s', instance_uuid, hosted.name)

@@ -285,9 +285,12 @@ def build_compute_agent(conf: cfg.ConfigOpts, *, transport, placement: Placement
     # cell DB before the scheduler can be expected to choose them.
     resources = PeriodicTask(f'{name}-resources', conf.compute.report_interval,
                              reports.report)
+    # Its own thread: a removal may wait as long as the client retries.
+    unclaims = PeriodicTask(f'{name}-pending-unclaims', conf.compute.report_interval,
+                            manager.unclaims.retry)
     service = Service(conf, binary=BINARY, topic=rpcapi.TOPIC, transport=transport,
                       endpoints=[manager], heartbeat=reports.heartbeat,
-                      periodic_tasks=[resources], host=name, also_as=names,
+                      periodic_tasks=[resources, unclaims], host=name, also_as=names,
                       owns_transport=owns_transport)
     agent = ComputeAgent(name=name, hosts=hosted, service=service, manager=manager,
                          reports=reports)

@@ -140,3 +140,25 @@ def test_stopped_hosts_from_the_configuration_stop_and_start_hosts_on_reload(cel
     conf.clear_override('stopped_hosts', group='compute')
     agent.service.reload()
     assert all(h.running for h in agent.hosts.values())
+
+
+def test_a_build_cast_twice_to_its_host_is_built_once(cell, caplog):
+    agent = cell.add_hollow_agent('hollow', 2, settings_for=lambda host: {
+        'build_seconds': 0.5})
+    instance, spec = cell.boot(['hollow-1', 'hollow-2'])
+    host_list = [cell.selection(h, instance.flavor) for h in ('hollow-1', 'hollow-2')]
+    # The same cast again while it builds (a redelivery), then once it runs.
+    cell.compute.build_and_run_instance(RequestContext(), 'hollow-1', instance, spec,
+                                        host_list)
+    cell.wait_for_state(instance.uuid, 'active')
+    cell.compute.build_and_run_instance(RequestContext(), 'hollow-1', instance, spec,
+                                        host_list)
+    eventually(lambda: caplog.text.count('this second build of it is ignored') == 2,
+               'both repeated casts handled')
+
+    assert [(e.host, e.result) for e in cell.history(instance.uuid)] == [('hollow-1', 'ok')]
+    assert agent.hosts['hollow-1'].driver.list_instances() == [instance.uuid]
+    assert agent.hosts['hollow-1'].builder.failed_builds == 0
+    assert agent.hosts['hollow-2'].driver.list_instances() == []
+    assert cell.instance(instance.uuid)['host'] == 'hollow-1'
+    assert list(cell.allocations(instance.uuid)) == [agent.hosts['hollow-1'].node_uuid]
