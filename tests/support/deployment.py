@@ -84,7 +84,9 @@ class Deployment:
                  placement_workers: int = 2, record_backend: str | None = None,
                  service_down_time: int | None = None,
                  default_intervals: bool = False, scheduler_workers: int = 1,
-                 cell_conductor: dict[str, Any] | None = None) -> None:
+                 cell_conductor: dict[str, Any] | None = None,
+                 super_conductor: dict[str, Any] | None = None,
+                 rpc_response_timeout: int | None = None) -> None:
         self.workdir = Path(workdir)
         self.config_dir = self.workdir / 'etc'
         self.run_dir = self.workdir / 'run'
@@ -106,6 +108,10 @@ class Deployment:
         self.scheduler_workers = scheduler_workers
         # More [conductor] options of the cell conductors.
         self.cell_conductor = dict(cell_conductor or {})
+        # More [conductor] options of the super conductor (top.conf).
+        self.super_conductor = dict(super_conductor or {})
+        # [DEFAULT] rpc_response_timeout of the top level (None: the default).
+        self.rpc_response_timeout = rpc_response_timeout
         self.service_section: dict[str, Any] = {} if default_intervals else {
             'report_interval': 1}
         if service_down_time is not None:
@@ -159,9 +165,12 @@ class Deployment:
             'placement': {'randomize_allocation_candidates': True},
         })
         self._write('top.conf', {
-            'DEFAULT': {**self._common('top'), 'transport_url': self.transport_url('top')},
+            'DEFAULT': {**self._common('top'), 'transport_url': self.transport_url('top'),
+                        **({'rpc_response_timeout': self.rpc_response_timeout}
+                           if self.rpc_response_timeout else {})},
             'api_database': {'connection': self.databases['api']},
-            'conductor': {'role': 'super', 'max_attempts': self.max_attempts},
+            'conductor': {'role': 'super', 'max_attempts': self.max_attempts,
+                          **self.super_conductor},
             'scheduler': self._scheduler_section(),
             'service': self.service_section,
             'placement': self._placement_client_section(),

@@ -1,0 +1,146 @@
+"""A top-level daemon or Placement killed mid-stream and restarted within seconds fails no boot.
+
+One cell, one hollow agent of 4 hosts (1 s builds), real RabbitMQ,
+PostgreSQL and daemons (``deploy/run-local.sh``). Each test kills one
+process by pid (SIGKILL) while boots are in flight or being asked for,
+restarts it with the launcher a few seconds later, and then asserts what
+every row of the fault table must end with when the daemon came back
+quickly: every instance ACTIVE (none in ERROR, none in BUILD), no build
+request left, and Placement holding exactly one allocation per instance,
+on the provider of the host it runs on.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+
+import pytest
+import sqlalchemy as sa
+
+from cellplane.db.api.models import build_requests
+from cellplane.db.cell.models import instances
+from tests.support.deployment import EVENTUALLY_SECONDS, ComputePlan, Deployment
+
+
+@pytest.fixture
+def deployment(tmp_path, rabbit_server, postgres_server):
+    computes = [ComputePlan('cell1-a', 'cell1', hosted_hosts=4,
+                            fake_driver={'build_seconds': 1})]
+    deployment = Deployment(tmp_path, rabbit_server, postgres_server, computes,
+                            service_down_time=5, rpc_response_timeout=10,
+                            super_conductor={'resume_interval': 1}).create()
+    try:
+        deployment.cli('flavor', 'create', 'small', '--vcpus', '1', '--ram', '256',
+                       '--disk', '1')
+        yield deployment
+    finally:
+        deployment.destroy()
+
+
+def _pid(deployment, name: str) -> int:
+    return json.loads((deployment.run_dir / f'{name}.pid').read_text())['pid']
+
+
+def _wait(what: str, predicate, seconds: float = EVENTUALLY_SECONDS):
+    deadline = time.monotonic() + seconds
+    while True:
+        value = predicate()
+        if value:
+            return value
+        assert time.monotonic() < deadline, f'never happened within {seconds} s: {what}'
+        time.sleep(0.2)
+
+
+def _create(deployment, name: str, count: int = 1) -> list[str]:
+    return [s['id'] for s in deployment.cli('server', 'create', name, '--flavor', 'small',
+                                            '--count', str(count))]
+
+
+def _api_count(deployment, *where) -> int:
+    engine = sa.create_engine(deployment.databases['api'])
+    try:
+        with engine.connect() as conn:
+            return conn.execute(sa.select(sa.func.count()).select_from(
+                build_requests).where(*where)).scalar()
+    finally:
+        engine.dispose()
+
+
+def _assert_all_active_once(deployment, wanted: set[str]) -> None:
+    """Nothing in BUILD, everything ACTIVE, one allocation each on its host."""
+    engine = deployment.cell_engine('cell1')
+    try:
+        def settled():
+            with engine.connect() as conn:
+                rows = conn.execute(sa.select(instances.c.uuid, instances.c.host,
+                                              instances.c.vm_state)).all()
+            done = {r.uuid: r for r in rows}
+            return done if set(done) == wanted and all(
+                r.vm_state != 'building' for r in rows) else None
+        states = _wait('every instance in its cell and out of BUILD', settled,
+                       3 * EVENTUALLY_SECONDS)
+    finally:
+        engine.dispose()
+    assert {u: r.vm_state for u, r in states.items()} == {u: 'active' for u in wanted}
+    assert {s['id']: s['status'] for s in deployment.cli('server', 'list')} == \
+        {u: 'ACTIVE' for u in wanted}
+    assert _api_count(deployment) == 0
+    placement = deployment.placement()
+    providers = {p.name: p.uuid for p in placement.list_providers(name_prefix='cell1-')}
+    for uuid, row in states.items():
+        assert list(placement.get_allocations(uuid).allocations) == [providers[row.host]]
+    used = 0
+    for provider in providers.values():
+        resp = placement.transport.request('GET', f'/resource_providers/{provider}/usages')
+        used += resp.body['usages'].get('VCPU', 0)
+    assert used == len(wanted)
+
+
+def test_boots_held_by_a_killed_super_conductor_are_resumed_and_built_once(deployment):
+    # The scheduler frozen: the super conductor is caught holding the boots
+    # it leased and asked about.
+    placement = deployment.placement()
+    scheduler = _pid(deployment, 'scheduler')
+    os.kill(scheduler, signal.SIGSTOP)
+    try:
+        held = _create(deployment, 'held-1', 2) + _create(deployment, 'held-2', 2)
+        _wait('the super conductor leased both boots (it is asking the scheduler)',
+              lambda: _api_count(deployment, build_requests.c.instance_uuid.in_(held),
+                                 build_requests.c.lease_token.is_not(None)) == 4)
+        os.kill(_pid(deployment, 'super-conductor'), signal.SIGKILL)
+        late = _create(deployment, 'late')
+    finally:
+        os.kill(scheduler, signal.SIGCONT)
+    # The scheduler answers the dead process: it claimed for nobody.
+    _wait('the scheduler claimed for the held boots',
+          lambda: all(placement.get_allocations(u).allocations for u in held))
+
+    deployment.launch('start', '--no-create')      # the super conductor again
+
+    _assert_all_active_once(deployment, set(held + late))
+    assert 'Resuming the build of' in deployment.log('super-conductor')
+
+
+def test_a_killed_scheduler_restarted_within_seconds_fails_no_boot(deployment):
+    first = _create(deployment, 'before', 2)
+    os.kill(_pid(deployment, 'scheduler'), signal.SIGKILL)
+    during = _create(deployment, 'during', 2)
+    time.sleep(5)
+    deployment.launch('start', '--no-create')       # the scheduler again
+    after = _create(deployment, 'after')
+
+    _assert_all_active_once(deployment, set(first + during + after))
+
+
+def test_placement_killed_and_restarted_within_seconds_fails_no_boot(deployment):
+    first = _create(deployment, 'before', 2)
+    # Placement and its workers: the launcher starts it in a session of its own.
+    os.killpg(_pid(deployment, 'placement'), signal.SIGKILL)
+    during = _create(deployment, 'during', 2)
+    time.sleep(5)
+    deployment.launch('start', '--no-create')       # Placement again
+    after = _create(deployment, 'after')
+
+    _assert_all_active_once(deployment, set(first + during + after))
