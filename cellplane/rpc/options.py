@@ -18,9 +18,20 @@ EXTRA_CONNECTIONS = 2
 
 
 def register_opts(conf: cfg.ConfigOpts) -> None:
-    """Register every oslo.messaging option group on ``conf`` (a ``config.load`` registrar)."""
+    """Register every oslo.messaging option group on ``conf`` (a ``config.load`` registrar).
+
+    cellplane's own default: durable queues and exchanges
+    (``[oslo_messaging_rabbit] amqp_durable_queues = true``). The casts that
+    carry work (boots, builds, reschedules, results) then wait out a broker
+    restart in their queues (oslo.messaging publishes them persistent)
+    instead of vanishing with non-durable queues. Every process of a
+    deployment must agree on it, since a queue is declared by whoever comes
+    first: every cellplane transport is made through ``get_transport``,
+    which registers these options first.
+    """
     for group, opts in messaging_opts.list_opts():
         conf.register_opts(opts, group=group)
+    conf.set_default('amqp_durable_queues', True, group=RABBIT_GROUP)
 
 
 def size_pools(conf: cfg.ConfigOpts) -> int:

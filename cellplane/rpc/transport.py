@@ -13,7 +13,7 @@ import threading
 from oslo_config import cfg
 
 from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
-from cellplane.rpc import close_warning
+from cellplane.rpc import close_warning, options
 import oslo_messaging as messaging  # noqa: E402,I100
 
 close_warning.install()
@@ -40,6 +40,8 @@ def redact(url: str | None) -> str:
 
 def get_transport(url: str | None, conf: cfg.ConfigOpts = cfg.CONF) -> messaging.Transport:
     """A new RPC transport for ``url`` (``None``: ``[DEFAULT] transport_url``)."""
+    # cellplane's defaults of the library (durable queues) on every transport.
+    options.register_opts(conf)
     try:
         return messaging.get_rpc_transport(conf, url=url)
     except (messaging.InvalidTransportURL, messaging.DriverLoadFailure) as exc:

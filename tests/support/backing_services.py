@@ -17,6 +17,7 @@ import os
 import shutil
 import socket
 import subprocess
+import time
 import uuid
 from dataclasses import dataclass, field
 from typing import Callable
@@ -101,10 +102,28 @@ class RabbitServer:
     base_url: str
     add_vhost: Callable[[str], None]
     delete_vhost: Callable[[str], None]
+    # rabbitmqctl on the broker's node (None: only the management API).
+    ctl: Callable[[list[str]], None] | None = None
 
     def reachable(self) -> bool:
         parts = urlsplit(self.base_url)
         return _port_open(parts.hostname or '127.0.0.1', parts.port or 5672)
+
+    def restart_app(self, down_seconds: float) -> None:
+        """``rabbitmqctl stop_app``, ``down_seconds``, ``start_app``: the broker restarts, its node does not."""
+        if self.ctl is None:
+            unavailable('restarting RabbitMQ', 'run the tests beside a broker whose '
+                        'rabbitmqctl they can run (local or in a testcontainer)')
+        self.ctl(['stop_app'])
+        try:
+            time.sleep(down_seconds)
+        finally:
+            self.ctl(['start_app'])
+        deadline = time.monotonic() + 60
+        while not self.reachable():
+            if time.monotonic() > deadline:
+                raise RuntimeError('RabbitMQ did not listen again within 60 s of start_app')
+            time.sleep(0.2)
 
     def url_for(self, vhost: str) -> str:
         parts = urlsplit(self.base_url)
@@ -176,7 +195,7 @@ def find_rabbit() -> RabbitServer:
         else:
             add, delete = _rabbitmqctl_admin(_local_rabbitmqctl)
         return RabbitServer(urlunsplit((parts.scheme, parts.netloc, '/', '', '')),
-                            add, delete)
+                            add, delete, None if api else _local_rabbitmqctl)
     if _docker_answers() and not shutil.which('rabbitmqctl'):
         from testcontainers.rabbitmq import RabbitMqContainer
         if _Containers.rabbit is None:
@@ -190,9 +209,10 @@ def find_rabbit() -> RabbitServer:
         add, delete = _rabbitmqctl_admin(run_in_container)
         host = container.get_container_host_ip()
         port = container.get_exposed_port(5672)
-        return RabbitServer(f'rabbit://guest:guest@{host}:{port}/', add, delete)
+        return RabbitServer(f'rabbit://guest:guest@{host}:{port}/', add, delete,
+                            run_in_container)
     add, delete = _rabbitmqctl_admin(_local_rabbitmqctl)
-    return RabbitServer(LOCAL_TRANSPORT_URL, add, delete)
+    return RabbitServer(LOCAL_TRANSPORT_URL, add, delete, _local_rabbitmqctl)
 
 
 def stop_containers() -> None:

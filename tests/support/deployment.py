@@ -86,7 +86,8 @@ class Deployment:
                  default_intervals: bool = False, scheduler_workers: int = 1,
                  cell_conductor: dict[str, Any] | None = None,
                  super_conductor: dict[str, Any] | None = None,
-                 rpc_response_timeout: int | None = None) -> None:
+                 rpc_response_timeout: int | None = None,
+                 durable_queues: bool | None = None) -> None:
         self.workdir = Path(workdir)
         self.config_dir = self.workdir / 'etc'
         self.run_dir = self.workdir / 'run'
@@ -112,6 +113,10 @@ class Deployment:
         self.super_conductor = dict(super_conductor or {})
         # [DEFAULT] rpc_response_timeout of the top level (None: the default).
         self.rpc_response_timeout = rpc_response_timeout
+        # [oslo_messaging_rabbit] amqp_durable_queues of every daemon and of
+        # the CLI (None: cellplane's default, durable).
+        self.rabbit_section: dict[str, Any] = {} if durable_queues is None else {
+            'amqp_durable_queues': durable_queues}
         self.service_section: dict[str, Any] = {} if default_intervals else {
             'report_interval': 1}
         if service_down_time is not None:
@@ -206,6 +211,8 @@ class Deployment:
             self._write(f'compute-{compute.host}.conf', sections)
 
     def _write(self, name: str, sections: dict[str, dict[str, Any]]) -> None:
+        if self.rabbit_section and 'DEFAULT' in sections and name != 'placement.conf':
+            sections = {**sections, 'oslo_messaging_rabbit': self.rabbit_section}
         (self.config_dir / name).write_text(render(sections))
 
     def config(self, name: str) -> Path:
