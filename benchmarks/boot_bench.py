@@ -4,6 +4,7 @@
                                               [--hosts-per-cell 5] [--agents hollow|one-per-host]
                                               [--batch 10] [--casts 2000] [--json FILE]
                                               [--record-backends none,database]
+                                              [--queues durable,transient]
 
 Starts a deployment of C cells x H fake hosts, served by one hollow compute
 agent per cell (``[compute] hosted_hosts = H``; ``--agents one-per-host``
@@ -26,6 +27,14 @@ broker's raw cast rate: a plain oslo.messaging cast loop from this process
 to a trivial RPC server on a vhost of its own, so the boot rate can be read
 against what the broker and this CPU allow. Everything it created (daemons,
 vhosts, databases) is removed at the end.
+
+``--queues durable,transient`` runs the whole measure once per queue
+setting (``[oslo_messaging_rabbit] amqp_durable_queues`` of every daemon,
+of this process and of the raw cast measure; cellplane's default is
+durable), each on a fresh deployment, and ends with a table of the runs
+side by side, with the broker's CPU per boot (RabbitMQ's ``beam.smp``
+processes on this machine): what durable queues cost. Repeat settings to
+interleave them (``durable,transient,durable,transient``).
 
 ``--record-backends`` runs the whole measure once per scheduling-record
 backend (``[scheduler] record_backend``: none, database, jsonlines), each on
@@ -50,6 +59,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import sqlalchemy as sa  # noqa: E402
+from oslo_config import cfg  # noqa: E402
 
 from cellplane import config  # noqa: E402
 from cellplane.objects import flavors as api_flavors  # noqa: E402
@@ -115,7 +125,10 @@ class _Counter:
 
 
 def cast_rate(transport_url: str, casts: int) -> dict[str, float]:
-    """Casts/s: client-side (all sent) and delivered (all handled by the server)."""
+    """Casts/s: client-side (all sent) and delivered (all handled by the server).
+
+    With this process's ``[oslo_messaging_rabbit]`` settings: those of the run.
+    """
     transport = get_transport(transport_url)
     counter = _Counter(casts)
     server = build_server(transport, topic='castbench', server='bench',
@@ -312,6 +325,22 @@ def agent_rss_mib(deployment: Deployment) -> float:
     return total_kib / 1024
 
 
+def broker_cpu() -> float | None:
+    """CPU seconds used so far by RabbitMQ's Erlang VMs on this machine (None: none seen here)."""
+    hertz = os.sysconf('SC_CLK_TCK')
+    ticks, seen = 0, False
+    for entry in Path('/proc').iterdir():
+        if entry.name.isdigit():
+            try:
+                if (entry / 'comm').read_text().strip() != 'beam.smp':
+                    continue
+            except OSError:
+                continue
+            seen = True
+            ticks += _cpu_ticks(int(entry.name))
+    return ticks / hertz if seen else None
+
+
 def cpu_by_role(before: dict[str, float], after: dict[str, float]) -> dict[str, float]:
     roles: dict[str, float] = {}
     for name, seconds in after.items():
@@ -339,7 +368,7 @@ def records_written(deployment: Deployment) -> int | None:
     return None
 
 
-def run(args, record_backend: str | None = None) -> dict:
+def run(args, record_backend: str | None = None, durable: bool = True) -> dict:
     rabbit = backing_services.find_rabbit()
     postgres = backing_services.find_postgres()
     cells = range(1, args.cells + 1)
@@ -356,13 +385,17 @@ def run(args, record_backend: str | None = None) -> dict:
     load_before = os.getloadavg()
     config.load([], prog='boot-bench', setup_logging=False,
                 registrars=[rpc_options.register_opts])
+    # This process (API role, raw casts) declares queues as the daemons do.
+    cfg.CONF.set_override('amqp_durable_queues', durable,
+                             group=rpc_options.RABBIT_GROUP)
     with tempfile.TemporaryDirectory(prefix='cellplane-boot-bench-') as workdir:
         deployment = Deployment(Path(workdir), rabbit, postgres, computes,
                                 trace_scheduling=True,
                                 rpc_handler_threads=args.handler_threads,
                                 default_intervals=True,
                                 scheduler_workers=args.scheduler_workers,
-                                record_backend=record_backend)
+                                record_backend=record_backend,
+                                durable_queues=durable)
         cast_vhost = None
         exact = None
         started = time.perf_counter()
@@ -378,6 +411,7 @@ def run(args, record_backend: str | None = None) -> dict:
             conductor = SuperConductorAPI(transport)
             results = []
             cpu_before = daemon_cpu(deployment)
+            broker_before = broker_cpu()
             this_before = time.process_time()
             try:
                 results.append(boot(deployment, api_engine, conductor, name='single',
@@ -397,6 +431,9 @@ def run(args, record_backend: str | None = None) -> dict:
                 api_engine.dispose()
             cpu = cpu_by_role(cpu_before, daemon_cpu(deployment))
             cpu['this process (API role, polling)'] = time.process_time() - this_before
+            broker_after = broker_cpu()
+            broker_seconds = (None if broker_before is None or broker_after is None
+                              else broker_after - broker_before)
             conflicts = claim_conflicts(deployment)
             # Records are written just after each reply: give the writer a moment.
             time.sleep(1.0)
@@ -419,6 +456,11 @@ def run(args, record_backend: str | None = None) -> dict:
             'scheduler_workers': args.scheduler_workers, 'exact_fit': exact,
             'results': results, 'scheduling': conflicts, 'broker': casts,
             'cpu_seconds_during_boots': cpu,
+            'queues': 'durable' if durable else 'transient',
+            'cellplane_cpu_ms_per_boot': 1000 * sum(
+                v for k, v in cpu.items() if not k.startswith('this process')) / booted,
+            'broker_cpu_ms_per_boot': (None if broker_seconds is None
+                                       else 1000 * broker_seconds / booted),
             'batch_size': args.batch, 'record_backend': record_backend or 'default',
             'records_written': written}
 
@@ -428,7 +470,8 @@ def render(report: dict) -> str:
     lines = [
         f'Boot benchmark - {report["machine"]}',
         f'Scheduling records: [scheduler] record_backend = {report["record_backend"]} '
-        f'({_or_dash(report["records_written"])} records written)',
+        f'({_or_dash(report["records_written"])} records written); queues: '
+        f'{report["queues"]}',
         f'{report["cells"]} cells x {report["hosts"] // report["cells"]} fake hosts in '
         f'{report["agent_processes"]} compute agent process(es) ({report["agents"]}); real '
         f'daemons on RabbitMQ and PostgreSQL (deployment up in '
@@ -476,7 +519,9 @@ def render(report: dict) -> str:
                      + (': ' + ', '.join(exact['providers_over_capacity'][:10])
                         if exact['providers_over_capacity'] else ''))
     total = sum(r['instances'] for r in report['results'])
-    lines.append(f'Scheduler CPU per boot: {report["scheduler_cpu_ms_per_boot"]:.1f} ms')
+    lines.append(f'Scheduler CPU per boot: {report["scheduler_cpu_ms_per_boot"]:.1f} ms; '
+                 f'all cellplane daemons: {report["cellplane_cpu_ms_per_boot"]:.1f} ms; '
+                 f'RabbitMQ: {_ms(report["broker_cpu_ms_per_boot"])}')
     lines.append(f'CPU seconds per process during the {total} boots (both scenarios):')
     for role, seconds in report['cpu_seconds_during_boots'].items():
         lines.append(f'  {role}: {seconds:.1f} s ({seconds / total * 1000:.1f} ms per boot)')
@@ -485,6 +530,31 @@ def render(report: dict) -> str:
 
 def _or_dash(value) -> str:
     return '-' if value is None else str(value)
+
+
+def _ms(value: float | None) -> str:
+    return '-' if value is None else f'{value:.1f} ms'
+
+
+def render_queues(reports: list[dict]) -> str:
+    """Durable against transient queues: one row per run and scenario."""
+    lines = [f'Queue durability - {reports[0]["machine"]}',
+             '',
+             '| queues | scenario | boots/s | raw casts/s | boots per 1,000 casts '
+             '| cellplane CPU ms/boot | RabbitMQ CPU ms/boot | load before |',
+             '|---|---|---|---|---|---|---|---|']
+    for report in reports:
+        casts = report['broker']['delivered_per_second']
+        for r in report['results']:
+            lines.append(
+                f'| {report["queues"]} | {r["scenario"]} | {r["boots_per_second"]:.1f} | '
+                f'{casts:.0f} | {1000 * r["boots_per_second"] / casts:.1f} | '
+                f'{report["cellplane_cpu_ms_per_boot"]:.1f} | '
+                f'{_ms(report["broker_cpu_ms_per_boot"])} | '
+                f'{report["load_before"][0]:.1f} |')
+    lines.append('(CPU per boot: both scenarios together; runs are sequential on a '
+                 'shared machine, compare with the load in mind)')
+    return '\n'.join(lines)
 
 
 def render_comparison(reports: list[dict]) -> str:
@@ -531,18 +601,29 @@ def main(argv=None) -> int:
                         help='comma-separated [scheduler] record_backend values, one '
                              'full run each, e.g. none,database (default: one run, '
                              "the scheduler's default)")
+    parser.add_argument('--queues', metavar='SETTINGS', default='durable',
+                        help='comma-separated queue settings, one full run each: '
+                             'durable (cellplane\'s default) or transient '
+                             '([oslo_messaging_rabbit] amqp_durable_queues), e.g. '
+                             'durable,transient (default: durable)')
     args = parser.parse_args(argv)
+    queues = args.queues.split(',')
+    if not set(queues) <= {'durable', 'transient'}:
+        parser.error(f'--queues takes durable and transient, got {args.queues}')
     if args.exact_fit and args.instances % (args.cells * args.hosts_per_cell):
         parser.error(f'--exact-fit needs --instances ({args.instances}) to be a multiple of '
                      f'the hosts ({args.cells * args.hosts_per_cell})')
     backends = args.record_backends.split(',') if args.record_backends else [None]
     reports = []
     for backend in backends:
-        reports.append(run(args, backend))
-        print(render(reports[-1]), flush=True)
-        print()
-    if len(reports) > 1:
+        for setting in queues:
+            reports.append(run(args, backend, durable=setting == 'durable'))
+            print(render(reports[-1]), flush=True)
+            print()
+    if len(backends) > 1:
         print(render_comparison(reports))
+    if len(queues) > 1:
+        print(render_queues(reports))
     if args.json:
         Path(args.json).write_text(json.dumps(
             reports[0] if len(reports) == 1 else reports, indent=2, default=str))
