@@ -1,0 +1,274 @@
+"""The fault table: boots streamed through real daemons while one part of the deployment fails.
+
+    .venv/bin/python tools/fault_table.py [--cases all|none,super-conductor,...]
+                                          [--instances 200] [--settle 240] [--json FILE]
+
+For each case a fresh deployment (``tests/support/deployment.py``: the
+local launcher, RabbitMQ, PostgreSQL): 2 cells x 2 compute agents of one
+fake host each, 1 s builds. ``--instances`` instances are asked for in
+requests of 5 through the API role (what ``cellplane server create``
+runs), one request every 0.2 s; a third of the way in the case's fault is
+injected (SIGKILL by pid, restarted 5 s later where the case says so; or
+RabbitMQ's application stopped for 7 s; or malformed messages). Then it
+waits up to ``--settle`` seconds for nothing to be in BUILD, and counts:
+
+- ACTIVE, ERROR (with the distinct reasons), still BUILD;
+- leaked: Placement allocations whose consumer is not an ACTIVE instance,
+  plus ACTIVE instances without one.
+
+What every row must show: nothing in BUILD, nothing leaked, and where the
+part came back within seconds, no ERROR. The short intervals the
+deployment is given (below, ``SETTINGS``) are printed with the table.
+Progress goes to stderr; each case takes one to three minutes.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from cellplane import config  # noqa: E402
+from cellplane.cells.databases import CellDatabases  # noqa: E402
+from cellplane.context import new_context  # noqa: E402
+from cellplane.db import engines  # noqa: E402
+from cellplane.objects import flavors as api_flavors  # noqa: E402
+from cellplane.rpc import options as rpc_options  # noqa: E402
+from cellplane.rpc.serializer import PayloadSerializer  # noqa: E402
+from cellplane.rpc.transport import get_transport  # noqa: E402
+from cellplane_api import servers  # noqa: E402
+from conductor.super.rpcapi import SuperConductorAPI  # noqa: E402
+import oslo_messaging as messaging  # noqa: E402,I100
+from tests.support import backing_services  # noqa: E402
+from tests.support.deployment import ComputePlan, Deployment  # noqa: E402
+
+PROJECT = 'faults'
+FLAVOR = ('fault.small', 1, 256, 1)
+REQUEST_SIZE = 5
+SEND_EVERY = 0.2
+RESTART_AFTER = 5.0
+BROKER_DOWN = 7.0
+MALFORMED = 200
+AFTER_MALFORMED = 20
+
+# Short bounds so that every case settles within minutes; printed with the table.
+SETTINGS = {
+    'service': {'service_down_time': 10},
+    'cell_conductor': {'stalled_build_check_interval': 2, 'build_timeout': 60},
+    'super_conductor': {'resume_interval': 2, 'resume_unleased_after': 30},
+    'rpc_response_timeout': 10,
+}
+
+CASES = {
+    'none': 'none',
+    'cell-conductor': 'kill -9 a cell conductor, restarted 5 s later',
+    'super-conductor': 'kill -9 the super conductor, restarted 5 s later',
+    'scheduler': 'kill -9 the scheduler, restarted 5 s later',
+    'compute': 'kill -9 one compute agent, never restarted',
+    'broker': f'RabbitMQ stop_app, {BROKER_DOWN:g} s, start_app',
+    'placement': 'kill -9 Placement (all its processes), restarted 5 s later',
+    'malformed': f'{MALFORMED} malformed RPC messages to every topic, then '
+                 f'{AFTER_MALFORMED} boots',
+}
+
+
+def say(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def _pid(deployment: Deployment, name: str) -> int:
+    return json.loads((deployment.run_dir / f'{name}.pid').read_text())['pid']
+
+
+def _kill(deployment: Deployment, name: str, *, group: bool = False) -> None:
+    pid = _pid(deployment, name)
+    if group:
+        os.killpg(pid, signal.SIGKILL)
+    else:
+        os.kill(pid, signal.SIGKILL)
+    say(f'  SIGKILL {name} (pid {pid}{", its process group" if group else ""})')
+
+
+def _restart_later(deployment: Deployment) -> None:
+    time.sleep(RESTART_AFTER)
+    deployment.launch('start', '--no-create')
+    say('  restarted what was not running')
+
+
+def inject(case: str, deployment: Deployment, rabbit) -> None:
+    if case == 'cell-conductor':
+        _kill(deployment, 'conductor-cell1')
+        _restart_later(deployment)
+    elif case == 'super-conductor':
+        _kill(deployment, 'super-conductor')
+        _restart_later(deployment)
+    elif case == 'scheduler':
+        _kill(deployment, 'scheduler')
+        _restart_later(deployment)
+    elif case == 'compute':
+        _kill(deployment, 'compute-cell1-host1')
+    elif case == 'broker':
+        say(f'  rabbitmqctl stop_app; {BROKER_DOWN:g} s; start_app')
+        rabbit.restart_app(down_seconds=BROKER_DOWN)
+    elif case == 'placement':
+        _kill(deployment, 'placement', group=True)
+        _restart_later(deployment)
+
+
+def send_malformed(deployment: Deployment) -> int:
+    """Casts no cellplane client would send, to every topic of every bus."""
+    sent = 0
+    targets = [('top', 'super_conductor', None, 'schedule_and_build_instances',
+                {'request_spec': {'x': 1}, 'instance_uuids': 'not-a-list'}),
+               ('top', 'scheduler', None, 'select_destinations',
+                {'request_spec': None, 'instance_uuids': [1, 2]})]
+    for cell in deployment.cells:
+        targets += [(cell, 'conductor', None, 'instance_update', {'update': 'garbage'}),
+                    (cell, 'conductor', None, 'build_instances', {'instance': 7}),
+                    (cell, 'compute', f'{cell}-host1', 'build_and_run_instance',
+                     {'instance': 'x', 'request_spec': [], 'host_list': 'y'})]
+    transports = {}
+    try:
+        for level, topic, server, method, kwargs in targets:
+            transport = transports.get(level)
+            if transport is None:
+                transport = transports[level] = get_transport(deployment.transport_url(level))
+            client = messaging.get_rpc_client(
+                transport, messaging.Target(topic=topic, server=server),
+                serializer=PayloadSerializer())
+            for _ in range(MALFORMED):
+                client.cast(new_context(), method, **kwargs)
+                sent += 1
+    finally:
+        for transport in transports.values():
+            transport.cleanup()
+    return sent
+
+
+def count(deployment: Deployment, api_engine, uuids: list[str]) -> dict:
+    cells = CellDatabases(api_engine)
+    try:
+        found = servers.list_servers(api_engine, cells, uuids, include_deleted=True)
+    finally:
+        cells.dispose()
+    by_status: dict[str, int] = {}
+    reasons: dict[str, int] = {}
+    for server in found:
+        by_status[server.status] = by_status.get(server.status, 0) + 1
+        if server.status == servers.ERROR:
+            reason = (server.fault or '?').splitlines()[0][:160]
+            reasons[reason] = reasons.get(reason, 0) + 1
+    active = {s.uuid for s in found if s.status == 'ACTIVE'}
+    allocated = set(deployment.placement().allocations_by_consumer())
+    return {'status': by_status, 'error_reasons': reasons,
+            'leaked': len(allocated - active) + len(active - allocated),
+            'allocations': len(allocated), 'missing': len(set(uuids) - {s.uuid for s in found})}
+
+
+def run_case(case: str, args, rabbit, postgres) -> dict:
+    computes = [ComputePlan(f'cell{c}-host{h}', f'cell{c}', fake_driver={'build_seconds': 1})
+                for c in (1, 2) for h in (1, 2)]
+    with tempfile.TemporaryDirectory(prefix='cellplane-faults-') as workdir:
+        deployment = Deployment(
+            Path(workdir), rabbit, postgres, computes,
+            service_down_time=SETTINGS['service']['service_down_time'],
+            cell_conductor=SETTINGS['cell_conductor'],
+            super_conductor=SETTINGS['super_conductor'],
+            rpc_response_timeout=SETTINGS['rpc_response_timeout'])
+        try:
+            say(f'{case}: starting a deployment')
+            deployment.create()
+            api_engine = engines.create_engine(deployment.databases['api'])
+            api_flavors.create(api_engine, name=FLAVOR[0], vcpus=FLAVOR[1],
+                               memory_mb=FLAVOR[2], root_gb=FLAVOR[3])
+            transport = get_transport(deployment.transport_url('top'))
+            conductor = SuperConductorAPI(transport)
+            ctxt = new_context(user_id='faults', project_id=PROJECT)
+            uuids: list[str] = []
+            requests = args.instances // REQUEST_SIZE
+            started = time.monotonic()
+            try:
+                if case == 'malformed':
+                    say(f'  {send_malformed(deployment)} malformed casts sent')
+                    requests = AFTER_MALFORMED // REQUEST_SIZE
+                for i in range(requests):
+                    if i == requests // 3 and case not in ('none', 'malformed'):
+                        inject(case, deployment, rabbit)
+                    uuids += servers.create(api_engine, conductor, ctxt, name=f'{case}-{i}',
+                                            flavor=FLAVOR[0], count=REQUEST_SIZE,
+                                            project_id=PROJECT, user_id='faults')
+                    time.sleep(SEND_EVERY)
+                say(f'  {len(uuids)} instances asked for in {requests} requests; settling '
+                    f'(up to {args.settle:g} s)')
+                deadline = time.monotonic() + args.settle
+                while True:
+                    tally = count(deployment, api_engine, uuids)
+                    if not tally['status'].get('BUILD') or time.monotonic() > deadline:
+                        break
+                    time.sleep(2)
+                tally['settled_seconds'] = time.monotonic() - started
+            finally:
+                transport.cleanup()
+                api_engine.dispose()
+        finally:
+            deployment.destroy()
+    say(f'  {tally["status"]}, leaked {tally["leaked"]}')
+    return {'case': case, 'fault': CASES[case], 'instances': len(uuids), **tally}
+
+
+def render(rows: list[dict]) -> str:
+    lines = ['| fault | ACTIVE | ERROR | stuck in BUILD | allocations leaked | settled in |',
+             '|---|---|---|---|---|---|']
+    for r in rows:
+        status = r['status']
+        error = status.get('ERROR', 0)
+        if error:
+            reasons = '; '.join(f'{n} x "{text}"' for text, n in r['error_reasons'].items())
+            error = f'{error}: {reasons}'
+        lines.append(f'| {r["fault"]} | {status.get("ACTIVE", 0)} | {error} | '
+                     f'{status.get("BUILD", 0) + r["missing"]} | {r["leaked"]} | '
+                     f'{r["settled_seconds"]:.0f} s |')
+    lines.append('')
+    lines.append('Settings: ' + json.dumps(SETTINGS))
+    return '\n'.join(lines)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser.add_argument('--cases', default='all',
+                        help=f'comma-separated, of: {", ".join(CASES)} (default: all)')
+    parser.add_argument('--instances', type=int, default=200,
+                        help=f'instances per case, in requests of {REQUEST_SIZE} '
+                             f'(default 200)')
+    parser.add_argument('--settle', type=float, default=240,
+                        help='seconds to wait for nothing in BUILD (default 240)')
+    parser.add_argument('--json', metavar='FILE', help='also write the rows as JSON')
+    args = parser.parse_args(argv)
+    cases = list(CASES) if args.cases == 'all' else args.cases.split(',')
+    unknown = [c for c in cases if c not in CASES]
+    if unknown:
+        parser.error(f'unknown case(s) {", ".join(unknown)}; known: {", ".join(CASES)}')
+    config.load([], prog='fault-table', setup_logging=False,
+                registrars=[rpc_options.register_opts])
+    rabbit = backing_services.find_rabbit()
+    postgres = backing_services.find_postgres()
+    rows = [run_case(case, args, rabbit, postgres) for case in cases]
+    print(render(rows))
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=2))
+    return 0
+
+
+if __name__ == '__main__':
+    try:
+        sys.exit(main())
+    except subprocess.CalledProcessError as exc:
+        print(f'fault_table: {exc}', file=sys.stderr)
+        sys.exit(1)
