@@ -68,6 +68,14 @@ conductor_opts = [
                     '(or ERROR when none is left), and a result its first host '
                     'sends later is refused and the instance destroyed there. 0 '
                     'turns the check off.'),
+    cfg.FloatOpt('mass_silence_threshold', default=0.55, min=0, max=1,
+                 help='Cell conductor: when at least this fraction of the cell\'s '
+                      'compute hosts (and two or more) are silent for '
+                      'service_down_time at once, the stalled-build check takes it '
+                      'for a problem of the message bus or of the conductor (a broker '
+                      'restart), not of the hosts, and moves no build off a silent '
+                      'host while it lasts. 0 turns this off: every silent host\'s '
+                      'builds are moved.'),
     cfg.IntOpt('build_timeout', default=900, min=0,
                help='Cell conductor: seconds a build may take on one host, from its '
                     'cast to its result, before it is taken for lost (the cast was '

@@ -124,3 +124,16 @@ def silent_hosts(engine: Engine, hosts: Iterable[str], binary: str, *,
     return {row.host: row.last_seen_at for row in rows
             if not is_up({'last_seen_at': row.last_seen_at},
                          service_down_time=service_down_time, now=now)}
+
+
+def count_silent(engine: Engine, binary: str, *, service_down_time: float,
+                 now: datetime.datetime | None = None) -> tuple[int, int]:
+    """(silent, all): the ``binary`` rows, and those not heard of for ``service_down_time``."""
+    now = naive_utc(now) if now is not None else utcnow()
+    down_before = now - datetime.timedelta(seconds=service_down_time)
+    silent = sa.or_(services.c.last_seen_at.is_(None), services.c.last_seen_at < down_before)
+    with engine.connect() as conn:
+        row = conn.execute(sa.select(
+            sa.func.count().filter(silent), sa.func.count()).where(
+                services.c.binary == binary)).one()
+    return row[0], row[1]

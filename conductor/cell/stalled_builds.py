@@ -16,6 +16,14 @@ would have done: the reschedule (``reschedule.py``) records the attempt
 claim, and claims and casts the next alternate, or sets ERROR naming every
 host tried.
 
+Many hosts silent at once is not many hosts dying: it is the cell's bus
+or this conductor that does not hear them (a broker restart longer than
+``service_down_time``). Moving their builds would put every instance in
+ERROR for nothing, so while at least ``[conductor] mass_silence_threshold``
+of the cell's compute hosts (and two or more) are silent, builds are not
+moved off silent hosts, and a warning says why (Kubernetes' node lifecycle
+controller stops evicting in an "unhealthy zone" for the same reason).
+
 Fencing is in the manager: if the host reports a build that was moved
 (it came back, or its build was only slow), the report is refused and the
 instance destroyed there (without touching Placement, whose allocation is
@@ -31,7 +39,8 @@ import sqlalchemy as sa
 
 from cellplane.context import new_context
 from cellplane.db.columns import utcnow
-from cellplane.objects import build_plans
+from cellplane.objects import build_plans, services
+from cellplane.objects.compute_nodes import COMPUTE_BINARY
 from conductor.cell.reschedule import Rescheduler
 from rpc_schemas.build_attempt import FAILED, BuildAttempt
 
@@ -57,11 +66,13 @@ class StalledBuilds:
     """The periodic check of one cell conductor (``check`` is the task's body)."""
 
     def __init__(self, *, engine: Engine, rescheduler: Rescheduler,
-                 service_down_time: float, build_timeout: float = 0) -> None:
+                 service_down_time: float, build_timeout: float = 0,
+                 mass_silence_threshold: float = 0.55) -> None:
         self._engine = engine
         self._rescheduler = rescheduler
         self._service_down_time = service_down_time
         self._build_timeout = build_timeout
+        self._mass_silence_threshold = mass_silence_threshold
 
     def check(self) -> int:
         """Move the stalled builds; how many this conductor moved."""
@@ -73,6 +84,8 @@ class StalledBuilds:
             LOG.warning('Could not look for stalled builds (%s); trying again at the '
                         'next check', exc)
             return 0
+        if any(p.host_down for p in plans) and self._mass_silence():
+            plans = [p for p in plans if not p.host_down]
         moved = 0
         for plan in plans:
             try:
@@ -86,6 +99,21 @@ class StalledBuilds:
         if moved:
             LOG.warning('Moved %d stalled build(s) to their alternates', moved)
         return moved
+
+    def _mass_silence(self) -> bool:
+        """Whether so many compute hosts are silent that it must be the bus, not the hosts."""
+        if not self._mass_silence_threshold:
+            return False
+        silent, hosts = services.count_silent(self._engine, COMPUTE_BINARY,
+                                              service_down_time=self._service_down_time)
+        if silent < 2 or silent < self._mass_silence_threshold * hosts:
+            return False
+        LOG.warning('%d of the %d compute hosts of this cell are silent: taken for a '
+                    'problem of the message bus or of this conductor, not of the hosts; '
+                    'no build is moved off a silent host while it lasts ([conductor] '
+                    'mass_silence_threshold %g)', silent, hosts,
+                    self._mass_silence_threshold)
+        return True
 
     def _move(self, plan: build_plans.BuildPlan) -> None:
         now = utcnow()

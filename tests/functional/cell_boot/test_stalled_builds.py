@@ -28,8 +28,10 @@ def check(cell):
     rescheduler = Rescheduler(engine=cell.engine, placement=cell.placement,
                               compute=cell.compute, max_attempts=3,
                              service_down_time=DOWN_AFTER)
+    # Hosts dying one by one here: the guard against a mass silence (several
+    # of these tiny cells' hosts stopped at once) has its own test.
     return StalledBuilds(engine=cell.engine, rescheduler=rescheduler,
-                         service_down_time=DOWN_AFTER)
+                         service_down_time=DOWN_AFTER, mass_silence_threshold=0)
 
 
 def _let_host_go_down(cell, agent):
@@ -200,3 +202,27 @@ def test_a_build_past_build_timeout_on_a_live_host_moves_and_the_slow_host_is_fe
     assert cell.provider_usages('hollow-1') == {}
     assert list(cell.allocations(instance.uuid)) == [agent.hosts['hollow-2'].node_uuid]
     assert cell.instance(instance.uuid)['host'] == 'hollow-2'
+
+
+def test_most_hosts_silent_at_once_moves_nothing_until_they_are_heard_again(cell):
+    rescheduler = Rescheduler(engine=cell.engine, placement=cell.placement,
+                              compute=cell.compute, max_attempts=3,
+                              service_down_time=DOWN_AFTER)
+    check = StalledBuilds(engine=cell.engine, rescheduler=rescheduler,
+                          service_down_time=DOWN_AFTER, mass_silence_threshold=0.55)
+    agent = cell.add_hollow_agent('hollow', 3)
+    agent.stop_host('hollow-1')
+    agent.stop_host('hollow-2')
+    instance, _ = cell.boot(['hollow-1', 'hollow-3'])
+    eventually(lambda: agent.hosts['hollow-1'].held_count == 1, 'the build held')
+    _let_host_go_down(cell, agent)       # 2 of 3 silent: the bus, not the hosts
+
+    assert check.check() == 0
+    assert cell.instance(instance.uuid)['vm_state'] == 'building'
+    assert cell.history(instance.uuid) == []
+
+    agent.start_host('hollow-2')         # heard again: 1 of 3 silent, a host problem
+    _let_host_go_down(cell, agent)
+    assert check.check() == 1
+    row = cell.wait_for_state(instance.uuid, 'active')
+    assert row['host'] == 'hollow-3'
