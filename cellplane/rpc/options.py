@@ -34,6 +34,23 @@ def register_opts(conf: cfg.ConfigOpts) -> None:
     conf.set_default('amqp_durable_queues', True, group=RABBIT_GROUP)
 
 
+def set_library_defaults() -> None:
+    """The same default on the library's options themselves, for ``oslo-config-generator``.
+
+    Its ``oslo.config.opts.defaults`` hook for the ``oslo.messaging``
+    namespace (``setup.cfg``): the sample files then show cellplane's
+    default, not the library's. The library hands the generator copies of
+    its option objects, so the default is set on the originals, in a module
+    of its own that has no public setter; if it moved, the samples show the
+    library's default again and nothing else changes.
+    """
+    try:
+        from oslo_messaging._drivers import amqp
+    except ImportError:
+        return
+    cfg.set_defaults(amqp.amqp_opts, amqp_durable_queues=True)
+
+
 def size_pools(conf: cfg.ConfigOpts) -> int:
     """Size the executor to ``rpc_handler_threads`` and the rabbit pool to match.
 
