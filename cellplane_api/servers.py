@@ -188,8 +188,18 @@ def list_servers(api_engine: Engine, cells: CellDatabases,
 
     An instance whose mapping names a cell but that its cell does not show
     yet (the super conductor is between the two writes) is read from its
-    build request, or skipped if that is gone too.
+    build request, or skipped if that is gone too. One whose mapping named
+    no cell and whose build request is gone when it is read was placed in
+    between (or deleted): its mapping is read again, once.
     """
+    return _list_servers(api_engine, cells, uuids, with_events=with_events,
+                         include_deleted=include_deleted, cell_timeout=cell_timeout,
+                         read_again=True)
+
+
+def _list_servers(api_engine: Engine, cells: CellDatabases, uuids, *, with_events: bool,
+                  include_deleted: bool, cell_timeout: float,
+                  read_again: bool) -> list[Server]:
     mapped_with_delete = _mappings_with_delete(api_engine, uuids)
     mapped = [(uuid, cell) for uuid, cell, _ in mapped_with_delete]
     delete_asked = {uuid for uuid, _, queued in mapped_with_delete if queued}
@@ -222,6 +232,12 @@ def list_servers(api_engine: Engine, cells: CellDatabases,
                       for u in by_cell[cell_uuid]})
     pending = build_requests.get_many(
         api_engine, [u for u, _ in mapped if u not in found])
+    placed_meanwhile = [u for u, cell in mapped
+                        if cell is None and u not in found and u not in pending]
+    if placed_meanwhile and read_again:
+        found.update({s.uuid: s for s in _list_servers(
+            api_engine, cells, placed_meanwhile, with_events=with_events,
+            include_deleted=True, cell_timeout=cell_timeout, read_again=False)})
     servers = []
     for instance_uuid, _ in mapped:
         server = found.get(instance_uuid)

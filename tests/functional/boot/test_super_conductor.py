@@ -8,6 +8,8 @@ received.
 from __future__ import annotations
 
 import collections
+import dataclasses
+import datetime
 import uuid as uuidlib
 
 import pytest
@@ -21,12 +23,14 @@ from cellplane.db.api.models import build_requests as build_requests_table
 from cellplane.db.api.models import cell_mappings as cell_mappings_table, instance_mappings
 from cellplane.db.api.models import host_mappings as host_mappings_table
 from cellplane.db.cell.models import instance_action_events, instance_actions, instances
+from conductor.super import cell_writes
 from conductor.super.cell_writes import EVENT_SCHEDULE
 from conductor.super.manager import SuperConductorManager
 import oslo_messaging as messaging  # noqa: I100
 from rpc_schemas.flavor import Flavor
 from rpc_schemas.instance import Instance
 from rpc_schemas.request_spec import RequestSpec
+from rpc_schemas.selection import Selection
 from tests.functional.boot.harness import TopLevel, node_uuid
 
 CELLS = {
@@ -358,3 +362,32 @@ def test_a_scheduler_that_never_answers_fails_the_request_saying_so_and_leaves_n
     assert f'({scheduler.calls} attempt(s);' in request.fault_message
     assert top.placement.get_allocations(instance.uuid).allocations == {}
     assert top.recorder.builds == []
+
+
+def test_a_server_placed_between_the_two_reads_of_a_listing_is_listed_from_its_cell(
+        top, monkeypatch):
+    # The listing reads the mappings (no cell yet), then the build requests:
+    # the super conductor places the instance in between.
+    spec, instance = _request(top, 'racing')
+    cell = top.cells['cell1']
+    chosen = Selection(service_host='c1-a', nodename='c1-a',
+                       compute_node_uuid=node_uuid('c1-a'), cell_uuid=cell.uuid,
+                       allocation_request={'allocations': {}},
+                       allocation_request_version='1.36')
+    real_get_many = build_requests.get_many
+    placed = []
+
+    def get_many_after_placing(engine, uuids):
+        if not placed:
+            placed.append(instance.uuid)
+            cell_writes.create(top.cell_engines['cell1'], dataclasses.replace(
+                instance, host='c1-a', node='c1-a', cell_uuid=cell.uuid), spec, [chosen],
+                request_id=None, scheduling_started=datetime.datetime.now())
+            assert build_requests.place(top.api_engine, instance.uuid, cell.uuid)
+        return real_get_many(engine, uuids)
+    monkeypatch.setattr(build_requests, 'get_many', get_many_after_placing)
+
+    shown = servers.show(top.api_engine, top.cell_dbs, instance.uuid)
+
+    assert placed == [instance.uuid]
+    assert (shown.status, shown.cell, shown.host) == ('BUILD', 'cell1', 'c1-a')
