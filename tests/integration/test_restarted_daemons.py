@@ -1,4 +1,4 @@
-"""A top-level daemon or Placement killed mid-stream and restarted within seconds fails no boot.
+"""A conductor, the scheduler or Placement killed mid-stream and restarted within seconds fails no boot.
 
 One cell, one hollow agent of 4 hosts (1 s builds), real RabbitMQ,
 PostgreSQL and daemons (``deploy/run-local.sh``). Each test kills one
@@ -28,8 +28,11 @@ from tests.support.deployment import EVENTUALLY_SECONDS, ComputePlan, Deployment
 def deployment(tmp_path, rabbit_server, postgres_server):
     computes = [ComputePlan('cell1-a', 'cell1', hosted_hosts=4,
                             fake_driver={'build_seconds': 1})]
+    # service_down_time keeps its default (60 s): the cell conductor records
+    # the heartbeats, so while it is dead its hosts would look down to the
+    # scheduler after a shorter one, and boots in between get NoValidHost.
     deployment = Deployment(tmp_path, rabbit_server, postgres_server, computes,
-                            service_down_time=5, rpc_response_timeout=10,
+                            rpc_response_timeout=10,
                             super_conductor={'resume_interval': 1}).create()
     try:
         deployment.cli('flavor', 'create', 'small', '--vcpus', '1', '--ram', '256',
@@ -141,6 +144,19 @@ def test_placement_killed_and_restarted_within_seconds_fails_no_boot(deployment)
     during = _create(deployment, 'during', 2)
     time.sleep(5)
     deployment.launch('start', '--no-create')       # Placement again
+    after = _create(deployment, 'after')
+
+    _assert_all_active_once(deployment, set(first + during + after))
+
+
+def test_a_killed_cell_conductor_restarted_within_seconds_fails_no_boot(deployment):
+    # Builds in flight report to the cell conductor: ACTIVE results and
+    # heartbeats wait in its durable queue while it is dead.
+    first = _create(deployment, 'before', 4)
+    os.kill(_pid(deployment, 'conductor-cell1'), signal.SIGKILL)
+    during = _create(deployment, 'during', 2)
+    time.sleep(5)
+    deployment.launch('start', '--no-create')       # the cell conductor again
     after = _create(deployment, 'after')
 
     _assert_all_active_once(deployment, set(first + during + after))
