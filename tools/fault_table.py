@@ -87,12 +87,8 @@ def say(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
-def _pid(deployment: Deployment, name: str) -> int:
-    return json.loads((deployment.run_dir / f'{name}.pid').read_text())['pid']
-
-
 def _kill(deployment: Deployment, name: str, *, group: bool = False) -> None:
-    pid = _pid(deployment, name)
+    pid = deployment.pid(name)
     if group:
         os.killpg(pid, signal.SIGKILL)
     else:

@@ -14,7 +14,6 @@ beside another test (the suite runs its tests one at a time).
 """
 from __future__ import annotations
 
-import json
 import os
 import signal
 import time
@@ -42,10 +41,6 @@ def deployment(tmp_path, rabbit_server, postgres_server):
         deployment.destroy()
 
 
-def _pid(deployment, name: str) -> int:
-    return json.loads((deployment.run_dir / f'{name}.pid').read_text())['pid']
-
-
 def _create(deployment, name: str, count: int) -> list[str]:
     return [s['id'] for s in deployment.cli('server', 'create', name, '--flavor', 'small',
                                             '--count', str(count))]
@@ -59,8 +54,8 @@ def _instances(engine):
 
 def test_work_queued_across_a_broker_restart_is_not_lost(deployment, rabbit_server):
     engine = deployment.cell_engine('cell1')
-    agent = _pid(deployment, 'compute-cell1-a')
-    conductor = _pid(deployment, 'super-conductor')
+    agent = deployment.pid('compute-cell1-a')
+    conductor = deployment.pid('super-conductor')
     frozen = []
     try:
         os.kill(agent, signal.SIGSTOP)

@@ -67,7 +67,7 @@ def test_builds_on_a_killed_agent_move_to_live_hosts_and_nothing_leaks(deploymen
                       for r in _rows(engine)):
             assert time.monotonic() < deadline, 'no build ever ran on agent a'
             time.sleep(0.1)
-        pid = json.loads((deployment.run_dir / 'compute-cell1-a.pid').read_text())['pid']
+        pid = deployment.pid('compute-cell1-a')
         os.kill(pid, signal.SIGKILL)
 
         # Each move waits for service_down_time; a move to another dead host

@@ -10,7 +10,6 @@ scheduler's view after ``service_down_time``.
 """
 from __future__ import annotations
 
-import json
 import os
 import re
 import signal
@@ -131,7 +130,7 @@ def _wait_for(what: str, predicate) -> None:
 def test_one_hosted_host_is_stopped_and_started_alone_by_config_and_sighup(deployment):
     conf = deployment.config('compute-cell1-hollow.conf')
     original = conf.read_text()
-    pid = json.loads((deployment.run_dir / 'compute-cell1-hollow.pid').read_text())['pid']
+    pid = deployment.pid('compute-cell1-hollow')
     conf.write_text(original.replace('[compute]\n', '[compute]\nstopped_hosts = cell1-hollow-3\n'))
     os.kill(pid, signal.SIGHUP)
     try:
@@ -148,7 +147,7 @@ def test_one_hosted_host_is_stopped_and_started_alone_by_config_and_sighup(deplo
 
 def test_killing_the_agent_process_takes_all_its_hosts_down_for_the_scheduler(
         deployment, booted):
-    pid = json.loads((deployment.run_dir / 'compute-cell2-hollow.pid').read_text())['pid']
+    pid = deployment.pid('compute-cell2-hollow')
     before = len(deployment.log('scheduler'))
     os.kill(pid, signal.SIGKILL)
     wanted = re.compile(rf'Host cache refreshed: {2 * HOSTED} compute node\(s\), '

@@ -11,7 +11,6 @@ on the provider of the host it runs on.
 """
 from __future__ import annotations
 
-import json
 import os
 import signal
 import time
@@ -40,10 +39,6 @@ def deployment(tmp_path, rabbit_server, postgres_server):
         yield deployment
     finally:
         deployment.destroy()
-
-
-def _pid(deployment, name: str) -> int:
-    return json.loads((deployment.run_dir / f'{name}.pid').read_text())['pid']
 
 
 def _wait(what: str, predicate, seconds: float = EVENTUALLY_SECONDS):
@@ -105,14 +100,14 @@ def test_boots_held_by_a_killed_super_conductor_are_resumed_and_built_once(deplo
     # The scheduler frozen: the super conductor is caught holding the boots
     # it leased and asked about.
     placement = deployment.placement()
-    scheduler = _pid(deployment, 'scheduler')
+    scheduler = deployment.pid('scheduler')
     os.kill(scheduler, signal.SIGSTOP)
     try:
         held = _create(deployment, 'held-1', 2) + _create(deployment, 'held-2', 2)
         _wait('the super conductor leased both boots (it is asking the scheduler)',
               lambda: _api_count(deployment, build_requests.c.instance_uuid.in_(held),
                                  build_requests.c.lease_token.is_not(None)) == 4)
-        os.kill(_pid(deployment, 'super-conductor'), signal.SIGKILL)
+        os.kill(deployment.pid('super-conductor'), signal.SIGKILL)
         late = _create(deployment, 'late')
     finally:
         os.kill(scheduler, signal.SIGCONT)
@@ -128,7 +123,7 @@ def test_boots_held_by_a_killed_super_conductor_are_resumed_and_built_once(deplo
 
 def test_a_killed_scheduler_restarted_within_seconds_fails_no_boot(deployment):
     first = _create(deployment, 'before', 2)
-    os.kill(_pid(deployment, 'scheduler'), signal.SIGKILL)
+    os.kill(deployment.pid('scheduler'), signal.SIGKILL)
     during = _create(deployment, 'during', 2)
     time.sleep(5)
     deployment.launch('start', '--no-create')       # the scheduler again
@@ -140,7 +135,7 @@ def test_a_killed_scheduler_restarted_within_seconds_fails_no_boot(deployment):
 def test_placement_killed_and_restarted_within_seconds_fails_no_boot(deployment):
     first = _create(deployment, 'before', 2)
     # Placement and its workers: the launcher starts it in a session of its own.
-    os.killpg(_pid(deployment, 'placement'), signal.SIGKILL)
+    os.killpg(deployment.pid('placement'), signal.SIGKILL)
     during = _create(deployment, 'during', 2)
     time.sleep(5)
     deployment.launch('start', '--no-create')       # Placement again
@@ -153,7 +148,7 @@ def test_a_killed_cell_conductor_restarted_within_seconds_fails_no_boot(deployme
     # Builds in flight report to the cell conductor: ACTIVE results and
     # heartbeats wait in its durable queue while it is dead.
     first = _create(deployment, 'before', 4)
-    os.kill(_pid(deployment, 'conductor-cell1'), signal.SIGKILL)
+    os.kill(deployment.pid('conductor-cell1'), signal.SIGKILL)
     during = _create(deployment, 'during', 2)
     time.sleep(5)
     deployment.launch('start', '--no-create')       # the cell conductor again

@@ -25,6 +25,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from cellplane.db import engines
+from cellplane_cli.launcher import Launcher
 from cellplane.objects import compute_nodes
 from compute_agent.hosted_host import hosted_host_names
 from placement.client import PlacementClient
@@ -230,6 +231,13 @@ class Deployment:
             raise AssertionError(f'run-local.sh {action} failed ({proc.returncode}):\n'
                                  f'{proc.stderr}\n{proc.stdout}')
         return proc.stdout
+
+    def pid(self, name: str) -> int:
+        """The pid the launcher recorded for daemon ``name`` (``compute-cell1-a``, ``scheduler``...)."""
+        daemon = Launcher(self.run_dir).find(name)
+        if daemon is None:
+            raise AssertionError(f'no daemon {name} recorded in {self.run_dir}')
+        return daemon.pid
 
     def scheduler_logs(self) -> list[str]:
         """The log of every scheduler worker."""
