@@ -162,7 +162,7 @@ class SuperConductorManager:
             LOG.warning('Not resuming %s yet: a cell database could not be cleaned '
                         'of what the lost run wrote (%s); trying again later',
                         ', '.join(uuids), str(exc).splitlines()[0])
-            build_requests.release(self._api_engine, uuids, self.lease)
+            self._release(uuids)
             return 0
         for uuid in uuids:
             self._unclaim(uuid)
