@@ -23,15 +23,20 @@ from tests.functional.cell_boot.harness import eventually
 DOWN_AFTER = 1.0
 
 
-@pytest.fixture
-def check(cell):
+def _stalled_builds(cell, **options) -> StalledBuilds:
+    """The cell conductor's check on ``cell``, with a 1 s ``service_down_time``."""
     rescheduler = Rescheduler(engine=cell.engine, placement=cell.placement,
                               compute=cell.compute, max_attempts=3,
-                             service_down_time=DOWN_AFTER)
+                              service_down_time=DOWN_AFTER)
+    return StalledBuilds(engine=cell.engine, rescheduler=rescheduler,
+                         service_down_time=DOWN_AFTER, **options)
+
+
+@pytest.fixture
+def check(cell):
     # Hosts dying one by one here: the guard against a mass silence (several
     # of these tiny cells' hosts stopped at once) has its own test.
-    return StalledBuilds(engine=cell.engine, rescheduler=rescheduler,
-                         service_down_time=DOWN_AFTER, mass_silence_threshold=0)
+    return _stalled_builds(cell, mass_silence_threshold=0)
 
 
 def _let_host_go_down(cell, agent):
@@ -174,11 +179,7 @@ def test_one_plan_is_taken_by_one_conductor_only(cell, check):
 
 
 def test_a_build_past_build_timeout_on_a_live_host_moves_and_the_slow_host_is_fenced(cell):
-    rescheduler = Rescheduler(engine=cell.engine, placement=cell.placement,
-                              compute=cell.compute, max_attempts=3,
-                              service_down_time=DOWN_AFTER)
-    check = StalledBuilds(engine=cell.engine, rescheduler=rescheduler,
-                          service_down_time=DOWN_AFTER, build_timeout=1.5)
+    check = _stalled_builds(cell, build_timeout=1.5)
     agent = cell.add_hollow_agent('hollow', 2, settings_for=lambda host: (
         {'build_seconds': 4.0} if host == 'hollow-1' else {}))
     instance, _ = cell.boot(['hollow-1', 'hollow-2'])
@@ -205,11 +206,7 @@ def test_a_build_past_build_timeout_on_a_live_host_moves_and_the_slow_host_is_fe
 
 
 def test_most_hosts_silent_at_once_moves_nothing_until_they_are_heard_again(cell):
-    rescheduler = Rescheduler(engine=cell.engine, placement=cell.placement,
-                              compute=cell.compute, max_attempts=3,
-                              service_down_time=DOWN_AFTER)
-    check = StalledBuilds(engine=cell.engine, rescheduler=rescheduler,
-                          service_down_time=DOWN_AFTER, mass_silence_threshold=0.55)
+    check = _stalled_builds(cell, mass_silence_threshold=0.55)
     agent = cell.add_hollow_agent('hollow', 3)
     agent.stop_host('hollow-1')
     agent.stop_host('hollow-2')
