@@ -50,6 +50,11 @@ class InstanceBuilder:
         with self._lock:
             return self._failed_builds
 
+    def building(self) -> list[str]:
+        """The instances whose build is under way here (what the heartbeat says it holds)."""
+        with self._lock:
+            return sorted(self._building)
+
     def build(self, instance: Instance, selection: Selection) -> BuildAttempt | None:
         """The outcome of building ``instance`` here; None if it is being built or runs here already."""
         with self._lock:

@@ -11,7 +11,9 @@ the host names where the caller chooses them). What it promises:
   (one broker connection, whatever N), and as server ``<host>`` itself;
 - one heartbeat message every ``[service] report_interval`` carries the
   status of every running host (``service_heartbeats``, cell conductor API
-  1.2), with each host's name and ``[cell] name``;
+  1.3), with each host's name, ``[cell] name`` and the builds it holds (which
+  tells the cell conductor they started: a build never said started is a
+  lost cast);
 - at start and every ``[compute] report_interval``, each running host's node
   is reported: Placement is brought in sync where the driver's view changed
   or its refresh is due, and one ``compute_node_updates`` message carries
@@ -156,8 +158,9 @@ class HostReports:
         return [h for h in self._hosts.values() if h.running]
 
     def heartbeat(self) -> None:
-        statuses = [current_status(self._conf, binary=BINARY, topic=rpcapi.TOPIC,
-                                   host=h.name) for h in self.running()]
+        statuses = [dataclasses.replace(
+            current_status(self._conf, binary=BINARY, topic=rpcapi.TOPIC, host=h.name),
+            building=h.builder.building()) for h in self.running()]
         for chunk in _chunks(statuses, BATCH):
             self._conductor.service_heartbeats(new_context(), chunk)
 

@@ -63,7 +63,8 @@ conductor_opts = [
     cfg.IntOpt('stalled_build_check_interval', default=30, min=0,
                help='Cell conductor: seconds between two looks for stalled builds: '
                     'those cast to a compute host whose service has been down for '
-                    '[service] service_down_time, and those cast more than '
+                    '[service] service_down_time, those the host never said it '
+                    'started within build_start_timeout, and those cast more than '
                     'build_timeout seconds ago. Each is moved to its next alternate '
                     '(or ERROR when none is left), and a result its first host '
                     'sends later is refused and the instance destroyed there. 0 '
@@ -76,6 +77,18 @@ conductor_opts = [
                       'restart), not of the hosts, and moves no build off a silent '
                       'host while it lasts. 0 turns this off: every silent host\'s '
                       'builds are moved.'),
+    cfg.IntOpt('build_start_timeout', default=120, min=0,
+               help='Cell conductor: seconds after its cast within which a compute '
+                    'host must say it holds a build (its heartbeat lists the builds '
+                    'it holds, every [service] report_interval). A build never said '
+                    'started by then is taken for a cast lost on its way to the host '
+                    '(a broker restart, a queue deleted) and moved to the next '
+                    'alternate by the stalled-build check, without waiting for '
+                    'build_timeout; a build the host holds, however slow, is left '
+                    'to build_timeout. Set it well above report_interval plus the '
+                    'longest a build waits in a host\'s queue. Compute agents older '
+                    'than cell conductor API 1.3 never say it: set 0 (no bound) '
+                    'until every agent of the cell is upgraded.'),
     cfg.IntOpt('build_timeout', default=900, min=0,
                help='Cell conductor: seconds a build may take on one host, from its '
                     'cast to its result, before it is taken for lost (the cast was '

@@ -59,11 +59,13 @@ MALFORMED = 200
 AFTER_MALFORMED = 20
 
 # The defaults, but for how often the conductors look and the two bounds
-# that would outlast the settle time (build_timeout 900 s, resume 120 s).
-# service_down_time and rpc_response_timeout keep their defaults (60 s):
-# a shorter service_down_time takes a broker restart for dead hosts.
+# that would use up most of the settle time (build_start_timeout 120 s,
+# resume 120 s). build_timeout keeps its default (900 s): a lost cast is
+# caught by build_start_timeout. service_down_time and
+# rpc_response_timeout keep their defaults (60 s): a shorter
+# service_down_time takes a broker restart for dead hosts.
 SETTINGS = {
-    'cell_conductor': {'stalled_build_check_interval': 5, 'build_timeout': 120},
+    'cell_conductor': {'stalled_build_check_interval': 5, 'build_start_timeout': 60},
     'super_conductor': {'resume_interval': 5, 'resume_unleased_after': 60},
 }
 # Room for every instance on one host of a cell: a cell that loses a host

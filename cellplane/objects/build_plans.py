@@ -13,8 +13,10 @@ Two things read it:
 
 - the cell conductor's check for stalled builds (``stalled``): builds not
   ended whose host's compute service has not been heard of for
-  ``service_down_time``, or that were cast longer than ``build_timeout``
-  ago (their cast was lost, or the build hangs). ``take`` lets exactly one
+  ``service_down_time``; builds the host never said it started
+  (``mark_started``, from its heartbeats) within ``build_start_timeout`` of
+  their cast (the cast was lost); and builds cast longer than
+  ``build_timeout`` ago (lost, or hanging). ``take`` lets exactly one
   conductor move a plan (a compare-and-set on its cast time, so several
   conductors of a cell, on PostgreSQL or SQLite, never move a build twice);
 - fencing (``owner``): a build result from a host that does not own the
@@ -46,8 +48,10 @@ class BuildPlan:
     cast_at: datetime.datetime
     # When the host's compute service was last heard of (None: never).
     host_last_seen: datetime.datetime | None = None
-    # Whether that is longer ago than service_down_time (else: timed out).
+    # Whether that is longer ago than service_down_time.
     host_down: bool = True
+    # When the host's heartbeat first listed the build (None: never).
+    started_at: datetime.datetime | None = None
 
     @property
     def host(self) -> str:
@@ -73,7 +77,7 @@ def record(conn: Connection, instance: Instance, request_spec: RequestSpec,
     values = dict(host=host_list[0].service_host, instance=instance.to_primitive(),
                   request_spec=request_spec.to_primitive(),
                   host_list=[s.to_primitive() for s in host_list],
-                  cast_at=now, ended_at=None, updated_at=now)
+                  cast_at=now, started_at=None, ended_at=None, updated_at=now)
     moved = conn.execute(build_plans.update().where(
         build_plans.c.instance_uuid == instance.uuid).values(**values)).rowcount
     if not moved:
@@ -94,6 +98,28 @@ def forget(conn: Connection, instance_uuid: str) -> None:
     conn.execute(build_plans.delete().where(build_plans.c.instance_uuid == instance_uuid))
 
 
+def mark_started(engine: Engine, building: Sequence[tuple[str, str]]) -> int:
+    """Hosts said they hold these builds (``(host, instance_uuid)`` pairs); how many plans that started.
+
+    Only a plan cast to that host, not ended and not yet started is
+    marked: a host that lists a build moved away from it changes nothing.
+    """
+    if not building:
+        return 0
+    now = utcnow()
+    # One statement, its parameters apart (an executemany): compiled once
+    # however many builds a heartbeat of a thousand hosts lists.
+    statement = build_plans.update().where(
+        build_plans.c.instance_uuid == sa.bindparam('uuid'),
+        build_plans.c.host == sa.bindparam('on_host'),
+        build_plans.c.ended_at.is_(None),
+        build_plans.c.started_at.is_(None)).values(started_at=now)
+    with engine.begin() as conn:
+        result = conn.execute(statement, [{'uuid': uuid, 'on_host': host}
+                                          for host, uuid in building])
+    return max(result.rowcount, 0)
+
+
 def owner(conn: Connection, instance_uuid: str) -> Owner | None:
     """Who owns ``instance_uuid`` (the host of the build in flight, or that runs it); None without a plan."""
     row = conn.execute(sa.select(build_plans.c.host).where(
@@ -109,22 +135,28 @@ def in_flight(engine: Engine) -> int:
 
 
 def stalled(engine: Engine, *, service_down_time: float, build_timeout: float = 0,
+            build_start_timeout: float = 0,
             now: datetime.datetime | None = None) -> list[BuildPlan]:
     """The builds in flight that will not end where they are, oldest cast first.
 
     Those on a host whose compute service has not been heard of for
-    ``service_down_time`` (``host_down``), and those cast more than
-    ``build_timeout`` seconds ago (0: no bound) whatever their host. A
-    build cast less than ``service_down_time`` ago is left alone whatever
-    its host (the scheduler saw that host up a moment ago).
+    ``service_down_time`` (``host_down``); those not started (``started_at``)
+    more than ``build_start_timeout`` seconds after their cast, and those
+    cast more than ``build_timeout`` seconds ago, whatever their host (0:
+    no bound). A build cast less than ``service_down_time`` ago is left
+    alone whatever its host (the scheduler saw that host up a moment ago).
     """
     now = naive_utc(now) if now else utcnow()
     down_before = now - datetime.timedelta(seconds=service_down_time)
     host_down = sa.or_(services.c.last_seen_at.is_(None),
                        services.c.last_seen_at < down_before)
     stuck = host_down
+    if build_start_timeout:
+        stuck = sa.or_(stuck, sa.and_(
+            build_plans.c.started_at.is_(None),
+            build_plans.c.cast_at < now - datetime.timedelta(seconds=build_start_timeout)))
     if build_timeout:
-        stuck = sa.or_(host_down, build_plans.c.cast_at
+        stuck = sa.or_(stuck, build_plans.c.cast_at
                        < now - datetime.timedelta(seconds=build_timeout))
     query = (sa.select(build_plans, services.c.last_seen_at)
              .select_from(build_plans.outerjoin(services, sa.and_(
@@ -138,7 +170,8 @@ def stalled(engine: Engine, *, service_down_time: float, build_timeout: float = 
     return [BuildPlan(instance=Instance.from_primitive(r['instance']),
                       request_spec=RequestSpec.from_primitive(r['request_spec']),
                       host_list=[Selection.from_primitive(s) for s in r['host_list']],
-                      cast_at=r['cast_at'], host_last_seen=r['last_seen_at'],
+                      cast_at=r['cast_at'], started_at=r['started_at'],
+                      host_last_seen=r['last_seen_at'],
                       host_down=r['last_seen_at'] is None
                       or r['last_seen_at'] < down_before)
             for r in rows]

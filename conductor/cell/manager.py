@@ -1,4 +1,4 @@
-"""The cell conductor's RPC endpoint (``conductor/cell/rpcapi.py``, API 1.1): heartbeats, agents' reports, reschedules.
+"""The cell conductor's RPC endpoint (``conductor/cell/rpcapi.py``): heartbeats, agents' reports, reschedules.
 
 Served on topic ``conductor`` of the cell's bus, namespace
 ``cell_conductor``. It holds the cell DB, the cell bus and a Placement
@@ -9,6 +9,10 @@ Every handler checks its payloads and logs, never raises, on a bad message
 or a failure: the sender cast and is not listening, and a handler that
 raised would leave only a traceback. An instance whose reschedule failed
 unexpectedly is set to ERROR with the reason rather than left building.
+
+A compute host's heartbeat lists the builds it holds: they are marked
+started in their build plans, so that the stalled-build check tells a cast
+lost on its way from a build that is only slow.
 
 Fencing: a build result (ACTIVE or ERROR) from a host that does not own the
 instance (its build plan names another host, or none) comes from a build
@@ -72,6 +76,7 @@ class CellConductorManager:
                       'got %s', type(status).__name__)
             return
         services.record_heartbeat(self.engine, status)
+        self._mark_started([status])
         LOG.debug('Heartbeat of %s on %s recorded', status.binary, status.host)
 
     def service_heartbeats(self, ctxt, statuses: list[ServiceStatus]) -> None:
@@ -81,7 +86,14 @@ class CellConductorManager:
                       'payloads, got %s', type(statuses).__name__)
             return
         services.record_heartbeats(self.engine, statuses)
+        self._mark_started(statuses)
         LOG.debug('Heartbeats of %d service(s) recorded', len(statuses))
+
+    def _mark_started(self, statuses: list[ServiceStatus]) -> None:
+        """The builds the heartbeating hosts hold have started (a cast that reached them)."""
+        building = [(s.host, uuid) for s in statuses for uuid in s.building or ()]
+        if building:
+            build_plans.mark_started(self.engine, building)
 
     def remove_compute_hosts(self, ctxt, hosts: list[str]) -> None:
         if (not isinstance(hosts, list) or not hosts

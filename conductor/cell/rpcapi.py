@@ -25,15 +25,21 @@ and the super conductor's evolve apart):
           remove_compute_hosts(hosts: list[str]) cast: delete the compute
               node and compute service rows of hosts an agent no longer
               runs (it has already removed their unused providers).
+    1.3 - service_heartbeat(s) carry ServiceStatus 1.1: a compute host's
+              status lists the builds it holds (``building``), which the
+              cell conductor marks started. Below 1.3 the client sends
+              ServiceStatus 1.0, without that list.
 
 ``[upgrade_levels] cell_conductor`` caps what this client sends.
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import Sequence
 
 from cellplane.context import RequestContext
 from cellplane.rpc.client import RPCAPIClient
+from cellplane.rpc.serializer import PinnedPayload
 from rpc_schemas.build_attempt import BuildAttempt
 from rpc_schemas.compute_node import ComputeNodeRecord
 from rpc_schemas.instance import Instance
@@ -44,7 +50,7 @@ from rpc_schemas.service_status import ServiceStatus
 
 TOPIC = 'conductor'
 NAMESPACE = 'cell_conductor'
-API_VERSION = '1.2'
+API_VERSION = '1.3'
 
 
 class CellConductorAPI(RPCAPIClient):
@@ -55,18 +61,30 @@ class CellConductorAPI(RPCAPIClient):
 
     def service_heartbeat(self, ctxt: RequestContext, status: ServiceStatus) -> None:
         """Cast a heartbeat to the cell conductor, which records it in the cell DB."""
-        self.prepare('service_heartbeat', '1.0').cast(ctxt, 'service_heartbeat',
-                                                      status=status)
+        version = self.pick_version('service_heartbeat', '1.0', '1.3')
+        self.prepare('service_heartbeat', version).cast(
+            ctxt, 'service_heartbeat', status=self.status_for(version, status))
 
     def service_heartbeats(self, ctxt: RequestContext,
                            statuses: Sequence[ServiceStatus]) -> None:
         """Heartbeats of several hosts in one cast (one per host below API 1.2)."""
         if self.can_send_version('1.2'):
-            self.prepare('service_heartbeats', '1.2').cast(
-                ctxt, 'service_heartbeats', statuses=list(statuses))
+            version = self.pick_version('service_heartbeats', '1.2', '1.3')
+            self.prepare('service_heartbeats', version).cast(
+                ctxt, 'service_heartbeats',
+                statuses=[self.status_for(version, s) for s in statuses])
             return
         for status in statuses:
             self.service_heartbeat(ctxt, status)
+
+    @staticmethod
+    def status_for(version: str, status: ServiceStatus):
+        """``status`` as a conductor of API ``version`` reads it (1.0 below API 1.3)."""
+        if version == '1.3':
+            return status
+        # A conductor not yet upgraded refuses ServiceStatus 1.1; the list
+        # of builds is only a hint, so it is dropped rather than the heartbeat.
+        return PinnedPayload(dataclasses.replace(status, building=None), '1.0')
 
     def remove_compute_hosts(self, ctxt: RequestContext, hosts: Sequence[str]) -> None:
         """Cast: forget the compute nodes and compute services of ``hosts`` (API 1.2)."""

@@ -8,11 +8,14 @@ that hangs would leave the instance in BUILD and its claim in Placement
 for good. So every ``[conductor] stalled_build_check_interval`` the cell
 conductor reads the build plans (``cellplane/objects/build_plans.py``) cast
 to a host whose compute service has not been heard of for ``[service]
-service_down_time``, or cast longer than ``[conductor] build_timeout`` ago,
+service_down_time``, those the host never said it started (its heartbeat
+lists the builds it holds) within ``[conductor] build_start_timeout`` of
+their cast, and those cast longer than ``[conductor] build_timeout`` ago,
 and for each one it wins (``build_plans.take``: one conductor per plan,
 however many run in the cell) it does what a failed build on that host
 would have done: the reschedule (``reschedule.py``) records the attempt
-("host went down", or "did not end within build_timeout"), removes the
+("host went down", "never started", or "did not end within
+build_timeout"), removes the
 claim, and claims and casts the next alternate, or sets ERROR naming every
 host tried.
 
@@ -48,8 +51,17 @@ LOG = logging.getLogger(__name__)
 
 
 def stalled_reason(plan: build_plans.BuildPlan, service_down_time: float,
-                   build_timeout: float) -> str:
+                   build_timeout: float, build_start_timeout: float = 0,
+                   now: datetime.datetime | None = None) -> str:
     """Why the build of ``plan`` is taken off its host, in one line."""
+    now = now or utcnow()
+    never_started = (build_start_timeout and plan.started_at is None
+                     and (now - plan.cast_at).total_seconds() > build_start_timeout)
+    if not plan.host_down and never_started:
+        return (f'host {plan.host} never said it started the build within '
+                f'build_start_timeout {build_start_timeout:g} s of its cast at '
+                f'{plan.cast_at:%Y-%m-%d %H:%M:%S} UTC (the cast was lost on its way '
+                f'to the host)')
     if not plan.host_down:
         return (f'the build on host {plan.host} did not end within build_timeout '
                 f'{build_timeout:g} s (cast at {plan.cast_at:%Y-%m-%d %H:%M:%S} UTC; '
@@ -67,11 +79,13 @@ class StalledBuilds:
 
     def __init__(self, *, engine: Engine, rescheduler: Rescheduler,
                  service_down_time: float, build_timeout: float = 0,
+                 build_start_timeout: float = 0,
                  mass_silence_threshold: float = 0.55) -> None:
         self._engine = engine
         self._rescheduler = rescheduler
         self._service_down_time = service_down_time
         self._build_timeout = build_timeout
+        self._build_start_timeout = build_start_timeout
         self._mass_silence_threshold = mass_silence_threshold
 
     def check(self) -> int:
@@ -79,7 +93,8 @@ class StalledBuilds:
         try:
             plans = build_plans.stalled(
                 self._engine, service_down_time=self._service_down_time,
-                build_timeout=self._build_timeout)
+                build_timeout=self._build_timeout,
+                build_start_timeout=self._build_start_timeout)
         except sa.exc.SQLAlchemyError as exc:
             LOG.warning('Could not look for stalled builds (%s); trying again at the '
                         'next check', exc)
@@ -121,7 +136,8 @@ class StalledBuilds:
             host=plan.host, nodename=plan.host_list[0].nodename,
             start=plan.cast_at.replace(tzinfo=datetime.timezone.utc),
             finish=now.replace(tzinfo=datetime.timezone.utc), result=FAILED,
-            reason=stalled_reason(plan, self._service_down_time, self._build_timeout))
+            reason=stalled_reason(plan, self._service_down_time, self._build_timeout,
+                                  self._build_start_timeout, now))
         LOG.warning('Instance %s: %s; moving it to its next alternate',
                     plan.instance.uuid, attempt.reason)
         self._rescheduler.reschedule(new_context(), plan.instance, plan.request_spec,

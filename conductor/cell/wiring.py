@@ -75,6 +75,7 @@ def build_cell_conductor(conf: cfg.ConfigOpts, *, transport, engine: Engine,
     stalled_builds = StalledBuilds(engine=engine, rescheduler=rescheduler,
                                    service_down_time=conf.service.service_down_time,
                                    build_timeout=conf.conductor.build_timeout,
+                                   build_start_timeout=conf.conductor.build_start_timeout,
                                    mass_silence_threshold=(
                                        conf.conductor.mass_silence_threshold))
     periodic = []

@@ -103,6 +103,8 @@ instance_faults = sa.Table(
 # the instance by the super conductor, moved by the cell conductor's
 # reschedules; when the build ends, ``host`` is the host that runs the
 # instance (NULL: none, ERROR) until the instance is deleted (fencing).
+# ``started_at``: when the host's heartbeat first listed the build (NULL:
+# not yet; a build never started was lost on its way to the host).
 build_plans = sa.Table(
     'build_plans', metadata,
     sa.Column('instance_uuid', sa.String(36), primary_key=True),
@@ -112,6 +114,7 @@ build_plans = sa.Table(
     sa.Column('host_list', sa.JSON, nullable=False),
     sa.Column('cast_at', sa.DateTime, nullable=False),
     sa.Column('ended_at', sa.DateTime, nullable=True),
+    sa.Column('started_at', sa.DateTime, nullable=True),
     sa.Index('build_plans_host_idx', 'host'),
     sa.Index('build_plans_ended_at_idx', 'ended_at'),
     *timestamps(),

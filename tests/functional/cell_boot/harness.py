@@ -138,8 +138,11 @@ class Cell:
                          allocation_request_version='1.36', availability_zone='az1')
 
     def boot(self, hosts: list[str], *, flavor: Flavor | None = None,
-             name: str = 'vm') -> tuple[Instance, RequestSpec]:
-        """What the super conductor does: create the instance, claim hosts[0], cast the build."""
+             name: str = 'vm', cast: bool = True) -> tuple[Instance, RequestSpec]:
+        """What the super conductor does: create the instance, claim hosts[0], cast the build.
+
+        ``cast=False``: everything but the cast, as if it were lost on its way.
+        """
         flavor = flavor or Flavor(name='small', vcpus=2, memory_mb=1024, root_gb=10)
         instance = Instance(uuid=str(uuidlib.uuid4()), project_id='proj', user_id='user',
                             flavor=flavor, display_name=name, cell_uuid=CELL_UUID)
@@ -150,8 +153,9 @@ class Cell:
             build_plans.record(conn, instance, spec, host_list)
         self.placement.claim(instance.uuid, host_list[0].allocation_request['allocations'],
                              project_id='proj', user_id='user')
-        self.compute.build_and_run_instance(RequestContext(), hosts[0], instance, spec,
-                                            host_list)
+        if cast:
+            self.compute.build_and_run_instance(RequestContext(), hosts[0], instance,
+                                                spec, host_list)
         return instance, spec
 
     def instance(self, uuid: str) -> dict:

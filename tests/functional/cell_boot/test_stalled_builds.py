@@ -1,4 +1,4 @@
-"""Stalled builds (host down, or past build_timeout) are moved to their alternates; the first host is fenced.
+"""Stalled builds (host down, never started, or past build_timeout) are moved to their alternates; the first host is fenced.
 
 A hosted host of a hollow agent stopped alone is a dead host: it holds the
 builds cast to it and sends no heartbeat. The cell conductor's check
@@ -203,6 +203,51 @@ def test_a_build_past_build_timeout_on_a_live_host_moves_and_the_slow_host_is_fe
     assert cell.provider_usages('hollow-1') == {}
     assert list(cell.allocations(instance.uuid)) == [agent.hosts['hollow-2'].node_uuid]
     assert cell.instance(instance.uuid)['host'] == 'hollow-2'
+
+
+def test_a_build_whose_cast_was_lost_moves_after_build_start_timeout(cell):
+    check = _stalled_builds(cell, build_start_timeout=1.0, build_timeout=600)
+    agent = cell.add_hollow_agent('hollow', 2)
+    instance, _ = cell.boot(['hollow-1', 'hollow-2'], cast=False)
+    _let_host_go_down(cell, agent)    # hollow-1 heartbeats, holding nothing
+
+    assert check.check() == 1
+
+    row = cell.wait_for_state(instance.uuid, 'active')
+    assert row['host'] == 'hollow-2'
+    lost, ok = cell.history(instance.uuid)
+    assert (lost.host, lost.result) == ('hollow-1', 'failed')
+    assert ('host hollow-1 never said it started the build within build_start_timeout '
+            '1 s of its cast') in lost.reason
+    assert (ok.host, ok.result) == ('hollow-2', 'ok')
+    assert list(cell.allocations(instance.uuid)) == [agent.hosts['hollow-2'].node_uuid]
+    assert cell.provider_usages('hollow-1') == {}
+
+
+def test_a_slow_build_its_host_holds_is_not_moved_by_build_start_timeout(cell):
+    check = _stalled_builds(cell, build_start_timeout=1.0, build_timeout=600)
+    agent = cell.add_hollow_agent('hollow', 2, settings_for=lambda host: (
+        {'build_seconds': 3.0} if host == 'hollow-1' else {}))
+    instance, _ = cell.boot(['hollow-1', 'hollow-2'])
+    eventually(lambda: agent.hosts['hollow-1'].builder.building() == [instance.uuid],
+               'the build under way on hollow-1')
+    _let_host_go_down(cell, agent)    # its heartbeat says it holds the build
+
+    assert check.check() == 0
+
+    row = cell.wait_for_state(instance.uuid, 'active')
+    assert row['host'] == 'hollow-1'
+    assert [(e.host, e.result) for e in cell.history(instance.uuid)] == [('hollow-1', 'ok')]
+    assert agent.hosts['hollow-2'].driver.list_instances() == []
+
+
+def test_a_build_is_marked_started_only_by_the_host_it_was_cast_to(cell):
+    cell.add_hollow_agent('hollow', 2)
+    instance, _ = cell.boot(['hollow-1', 'hollow-2'], cast=False)
+
+    assert build_plans.mark_started(cell.engine, [('hollow-2', instance.uuid)]) == 0
+    assert build_plans.mark_started(cell.engine, [('hollow-1', instance.uuid)]) == 1
+    assert build_plans.mark_started(cell.engine, [('hollow-1', instance.uuid)]) == 0
 
 
 def test_most_hosts_silent_at_once_moves_nothing_until_they_are_heard_again(cell):

@@ -57,7 +57,7 @@ def test_each_conductor_api_has_its_own_cap(tmp_path, bus):
     assert super_.pick_version('schedule_and_build_instances', '1.2') == '1.2'
 
     conf = _load(tmp_path, 'super_conductor = 1.1')
-    assert CellConductorAPI(bus.transport, conf=conf).version_cap == '1.2'
+    assert CellConductorAPI(bus.transport, conf=conf).version_cap == '1.3'
     assert SuperConductorAPI(bus.transport, conf=conf).version_cap == '1.1'
     with pytest.raises(MethodNotAllowedByCap, match=r'\[upgrade_levels\] super_conductor'):
         SuperConductorAPI(bus.transport, conf=conf).prepare(
@@ -117,3 +117,21 @@ def test_a_super_method_in_the_1x_form_is_refused_by_the_cell_conductor(
                'the refusal logged')
     [record] = [r for r in caplog.records if 'schedule_and_build_instances' in r.getMessage()]
     assert 'this is the cell conductor' in record.getMessage()
+
+
+def test_a_client_capped_below_1_3_sends_heartbeats_without_the_builds_held(
+        tmp_path, bus, cell_conductor):
+    status = ServiceStatus(host='agent', binary='cellplane-compute', topic='compute',
+                           report_time=datetime.datetime.now(datetime.timezone.utc),
+                           version='0.1.0', building=['instance-1'])
+    capped = CellConductorAPI(bus.transport, conf=_load(tmp_path, 'cell_conductor = 1.2'))
+    version = capped.pick_version('service_heartbeats', '1.2', '1.3')
+    wire = PayloadSerializer().serialize_entity(None, capped.status_for(version, status))
+
+    assert (version, wire['cellplane.version']) == ('1.2', '1.0')
+    assert 'building' not in wire['cellplane.data']
+    capped.service_heartbeats(new_context(), [status])
+    row = eventually(lambda: services.get_service(cell_conductor, 'agent',
+                                                  'cellplane-compute'),
+                     'the capped heartbeat recorded')
+    assert row['version'] == '0.1.0'

@@ -37,10 +37,10 @@ def test_stored_schema_file_equals_the_schema_generated_from_the_class(cls):
 
 
 def test_service_status_round_trips_through_json():
-    status = _status(disabled=True, disabled_reason='maintenance')
+    status = _status(disabled=True, disabled_reason='maintenance', building=['i-1'])
     wire = json.loads(json.dumps(status.to_primitive()))
     assert wire['cellplane.name'] == 'ServiceStatus'
-    assert wire['cellplane.version'] == '1.0'
+    assert wire['cellplane.version'] == '1.1'
     assert wire['cellplane.data']['report_time'] == '2026-01-02T03:04:05.678000+00:00'
     assert REGISTRY.from_primitive(wire) == status
 
