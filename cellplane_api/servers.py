@@ -266,8 +266,9 @@ def delete(api_engine: Engine, cells: CellDatabases,
 
     In a cell: ``terminate_instance`` is cast to its host (the agent frees its
     Placement allocations and reports it DELETED). Without a cell: its build
-    request is discarded (if the super conductor is placing it right now, it
-    sees the build request gone and withdraws the instance and its claim).
+    request is discarded; one a super conductor is placing right now is only
+    marked deleted, and that super conductor (or, if it died, whoever resumes
+    its work) withdraws the instance and its claim, then removes it.
     """
     mapped = _mappings(api_engine, [instance_uuid])
     if not mapped:

@@ -18,6 +18,15 @@ stopped, or by an earlier process of the same host, or never leased long
 after it was asked for: its message was lost before any super conductor
 read it) and resumed by whoever wins ``take_over``, a compare-and-set on
 the lease that works the same on PostgreSQL and SQLite.
+
+Deleted while held: a user's delete (``discard``) of a request a super
+conductor holds cannot simply remove it, for that run may already have
+claimed in Placement or written the instance into a cell. The mapping goes
+(the server is gone for the user) and the row is marked ``deleted_at``:
+hidden from every read here, never leased again, never placed. The holder
+sees it when it places (``place`` returns False), removes what it made,
+then the row (``forget_deleted``); if the holder died, the row is an
+orphan like any other and whoever resumes it does the same.
 """
 from __future__ import annotations
 
@@ -61,6 +70,8 @@ class Orphan:
     # The holder it is taken from; None: it was never leased.
     lease: Lease | None
     why: str
+    # The user deleted it while it was held: undo, do not schedule.
+    deleted: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -86,6 +97,10 @@ def record(engine: Engine, instances: Sequence[Instance], spec: RequestSpec) -> 
             instance_mappings.insert(conn, instance)
 
 
+# The rows a user has not deleted (see "Deleted while held" above).
+_LIVE = build_requests.c.deleted_at.is_(None)
+
+
 def _from_row(row) -> BuildRequest:
     return BuildRequest(instance=Instance.from_primitive(row.instance),
                         fault_message=row.fault_message, failed_at=row.failed_at,
@@ -95,7 +110,7 @@ def _from_row(row) -> BuildRequest:
 def get(engine: Engine, instance_uuid: str) -> BuildRequest:
     with engine.connect() as conn:
         row = conn.execute(sa.select(build_requests).where(
-            build_requests.c.instance_uuid == instance_uuid)).first()
+            build_requests.c.instance_uuid == instance_uuid, _LIVE)).first()
     if row is None:
         raise BuildRequestNotFound(f'no build request for instance {instance_uuid}')
     return _from_row(row)
@@ -106,14 +121,14 @@ def get_many(engine: Engine, instance_uuids: Iterable[str]) -> dict[str, BuildRe
     uuids = list(instance_uuids)
     with engine.connect() as conn:
         rows = conn.execute(sa.select(build_requests).where(
-            build_requests.c.instance_uuid.in_(uuids))).all()
+            build_requests.c.instance_uuid.in_(uuids), _LIVE)).all()
     return {row.instance_uuid: _from_row(row) for row in rows}
 
 
 def list_all(engine: Engine) -> list[BuildRequest]:
     """Every instance not in a cell (being scheduled, or failed), oldest first."""
     with engine.connect() as conn:
-        rows = conn.execute(sa.select(build_requests).order_by(
+        rows = conn.execute(sa.select(build_requests).where(_LIVE).order_by(
             build_requests.c.id)).all()
     return [_from_row(row) for row in rows]
 
@@ -129,12 +144,12 @@ def place(engine: Engine, instance_uuid: str, cell_uuid: str,
           holder: Lease | None = None) -> bool:
     """Point the mapping at the cell and delete the build request, in one transaction.
 
-    False (and nothing changed) if the build request no longer exists: the
-    user deleted the instance while it was being scheduled. With ``holder``,
-    raises ``LeaseLost`` (and changes nothing) if the request is now leased
-    by someone else.
+    False (and nothing changed) if the user deleted the instance while it
+    was being scheduled: the caller removes what it made of it, then calls
+    ``forget_deleted``. With ``holder``, raises ``LeaseLost`` (and changes
+    nothing) if the request is now leased by someone else.
     """
-    where = [build_requests.c.instance_uuid == instance_uuid]
+    where = [build_requests.c.instance_uuid == instance_uuid, _LIVE]
     if holder is not None:
         where.append(build_requests.c.lease_token == holder.token)
     with engine.begin() as conn:
@@ -142,7 +157,8 @@ def place(engine: Engine, instance_uuid: str, cell_uuid: str,
         if not deleted:
             if holder is not None:
                 other = conn.execute(sa.select(build_requests.c.lease_host).where(
-                    build_requests.c.instance_uuid == instance_uuid)).first()
+                    build_requests.c.instance_uuid == instance_uuid,
+                    build_requests.c.lease_token != holder.token)).first()
                 if other is not None:
                     raise LeaseLost(f'build request {instance_uuid} was taken over '
                                     f'by the super conductor on {other.lease_host}')
@@ -156,18 +172,46 @@ def fail(engine: Engine, instance_uuids: Iterable[str], reason: str) -> int:
     """Mark the build requests failed with ``reason``; how many were marked."""
     with engine.begin() as conn:
         return conn.execute(build_requests.update().where(
-            build_requests.c.instance_uuid.in_(list(instance_uuids))).values(
+            build_requests.c.instance_uuid.in_(list(instance_uuids)), _LIVE).values(
                 fault_message=reason, failed_at=utcnow())).rowcount
+
+
+def forget_deleted(engine: Engine, instance_uuids: Iterable[str], holder: Lease) -> list[str]:
+    """Remove the requests of these that the user deleted while ``holder`` held them; which went.
+
+    Called once what ``holder``'s run made of them (a claim, an instance
+    row in a cell) is undone.
+    """
+    uuids = list(instance_uuids)
+    with engine.begin() as conn:
+        gone = list(conn.execute(build_requests.delete().where(
+            build_requests.c.instance_uuid.in_(uuids),
+            build_requests.c.deleted_at.is_not(None),
+            build_requests.c.lease_token == holder.token).returning(
+                build_requests.c.instance_uuid)).scalars())
+        for uuid in gone:
+            request_specs.delete(conn, uuid)
+    return gone
 
 
 def discard(engine: Engine, instance_uuid: str) -> bool:
     """Delete an instance that never reached a cell: build request, spec, mapping.
 
     False if there was no build request (the instance is in a cell by now).
+    A request a super conductor holds is only marked deleted (its mapping
+    goes): see "Deleted while held" above.
     """
     with engine.begin() as conn:
+        held = build_requests.c.lease_token.is_not(None) & build_requests.c.fault_message.is_(None)
+        # Held by a super conductor placing it: hidden now, removed by that
+        # run (or its resumer) once its claim and cell row are undone.
+        if conn.execute(build_requests.update().where(
+                build_requests.c.instance_uuid == instance_uuid, _LIVE, held).values(
+                    deleted_at=utcnow())).rowcount:
+            instance_mappings.delete(conn, instance_uuid)
+            return True
         deleted = conn.execute(build_requests.delete().where(
-            build_requests.c.instance_uuid == instance_uuid)).rowcount
+            build_requests.c.instance_uuid == instance_uuid, _LIVE)).rowcount
         if not deleted:
             return False
         request_specs.delete(conn, instance_uuid)
@@ -186,7 +230,7 @@ def lease(engine: Engine, instance_uuids: Sequence[str], holder: Lease) -> list[
     with engine.begin() as conn:
         conn.execute(build_requests.update().where(
             build_requests.c.instance_uuid.in_(uuids),
-            build_requests.c.fault_message.is_(None),
+            build_requests.c.fault_message.is_(None), _LIVE,
             build_requests.c.lease_token.is_(None)).values(
                 lease_host=holder.host, lease_token=holder.token, leased_at=utcnow()))
         got = set(conn.execute(sa.select(build_requests.c.instance_uuid).where(
@@ -213,6 +257,7 @@ def orphans(engine: Engine, *, holder: Lease, binary: str, service_down_time: fl
                    .scalar_subquery())
     query = (sa.select(build_requests.c.instance_uuid, build_requests.c.lease_host,
                        build_requests.c.lease_token, build_requests.c.created_at,
+                       build_requests.c.deleted_at,
                        holder_seen.label('holder_seen'), request_specs_table.c.spec)
              .select_from(build_requests.join(
                  request_specs_table,
@@ -249,7 +294,8 @@ def orphans(engine: Engine, *, holder: Lease, binary: str, service_down_time: fl
                        f'is down (no heartbeat since {row.holder_seen:%H:%M:%S} UTC)')
         found.append(Orphan(instance_uuid=row.instance_uuid,
                             request_spec=RequestSpec.from_primitive(row.spec),
-                            lease=taken_from, why=why))
+                            lease=taken_from, why=why,
+                            deleted=row.deleted_at is not None))
     return found
 
 

@@ -28,6 +28,9 @@ marked failed with the reason, which ``cellplane server list/show`` shows.
 An instance whose placement fails half-way (its cell's database cannot be
 written, its build request was deleted meanwhile) has its Placement claim
 removed: every claim the scheduler made for it is either built on or undone.
+A build request the user deletes while it is held stays, hidden, until the
+holder (or, if the holder died, whoever resumes its work) has undone its
+claim and cell row; then it is removed.
 """
 from __future__ import annotations
 
@@ -117,6 +120,12 @@ class SuperConductorManager:
         # Not leased: deleted by the user, or resumed by a super conductor
         # while this message waited. Nothing to place.
         uuids = [u for u in leased if u in requests]
+        deleted = [u for u in leased if u not in requests]
+        if deleted:
+            # Deleted between the lease and the read: an earlier run that gave
+            # its lease back may have claimed for it, so it is left to the
+            # resumption, which undoes that before removing it.
+            self._release(deleted)
         if not uuids:
             LOG.info('No build request left to schedule for %s (deleted, or already '
                      'being placed after a resumption)', ', '.join(instance_uuids))
@@ -167,6 +176,11 @@ class SuperConductorManager:
         for uuid in uuids:
             self._unclaim(uuid)
         requests = build_requests.get_many(self._api_engine, uuids)
+        deleted = build_requests.forget_deleted(
+            self._api_engine, [u for u in uuids if u not in requests], self.lease)
+        if deleted:
+            LOG.info('Removed what the lost run had made of %s, deleted by the user '
+                     'meanwhile', ', '.join(deleted))
         uuids = [u for u in uuids if u in requests]
         if uuids:
             try:
@@ -279,13 +293,16 @@ class SuperConductorManager:
             if failure:
                 self._fail([asked.uuid], f'could not record its placement in cell '
                                          f'{cell.name}: {failure}')
+            else:
+                self._forget_deleted([asked.uuid])
             return
         try:
             self._compute_api_for(cell).build_and_run_instance(
                 ctxt, chosen.service_host, instance, spec, host_list)
         except Exception:  # noqa: BLE001 - one lost cast must not stop the others
             LOG.exception('Could not cast the build of %s to %s in cell %s; the '
-                          'instance stays BUILDING there until it is deleted',
+                          'cell conductor moves it to its next alternate once '
+                          '[conductor] build_start_timeout has passed',
                           asked.uuid, chosen.service_host, cell.name)
             return
         LOG.info('Instance %s placed in cell %s on %s (%d alternate(s)); build cast',
@@ -297,6 +314,16 @@ class SuperConductorManager:
         if unclaim:
             for uuid in uuids:
                 self._unclaim(uuid)
+        # Those the user deleted meanwhile are not failed: they are gone.
+        self._forget_deleted(uuids)
+
+    def _forget_deleted(self, uuids: Sequence[str]) -> None:
+        try:
+            build_requests.forget_deleted(self._api_engine, uuids, self.lease)
+        except sa.exc.SQLAlchemyError as exc:
+            LOG.warning('Could not remove the deleted build request(s) among %s (%s); '
+                        'they are cleaned when this super conductor is restarted or '
+                        'taken for dead', ', '.join(uuids), str(exc).splitlines()[0])
 
     def _unclaim(self, uuid: str) -> None:
         try:

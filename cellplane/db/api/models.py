@@ -61,6 +61,9 @@ build_requests = sa.Table(
     sa.Column('lease_host', sa.String(255), nullable=True),
     sa.Column('lease_token', sa.String(36), nullable=True),
     sa.Column('leased_at', sa.DateTime, nullable=True),
+    # Deleted by its user while a super conductor held it: hidden, and
+    # removed once what that run claimed or wrote is undone.
+    sa.Column('deleted_at', sa.DateTime, nullable=True),
     *timestamps(),
 )
 

@@ -117,6 +117,32 @@ def test_a_boot_left_by_a_dead_super_conductor_is_built_once_with_one_claim(top)
     assert manager.resume_orphans() == 0
 
 
+def test_a_boot_deleted_while_its_dead_holder_held_it_is_undone_then_removed(top):
+    manager = top.super_conductor.manager
+    spec, asked = _asked(top)
+    dead = build_requests.Lease(host='super-dead', token='t-dead')
+    _heartbeat(top, 'super-dead', seconds_ago=600)
+    _lost_run(top, spec, asked, dead)
+    (uuid,) = [i.uuid for i in asked]
+
+    assert build_requests.discard(top.api_engine, uuid) is True
+    # Gone for the user at once; its claim and cell row wait for the resumer.
+    assert build_requests.list_all(top.api_engine) == []
+    assert top.placement.get_allocations(uuid).allocations != {}
+    assert len(_cell_rows(top, uuid)) == 1
+    _age(top, [uuid], 600)
+
+    assert manager.resume_orphans() == 0     # nothing to schedule again
+
+    assert top.placement.get_allocations(uuid).allocations == {}
+    assert _cell_rows(top, uuid) == []
+    assert top.recorder.builds == []
+    with top.api_engine.connect() as conn:
+        assert conn.execute(sa.select(build_requests_table).where(
+            build_requests_table.c.instance_uuid == uuid)).first() is None
+    assert manager.resume_orphans() == 0
+
+
 def test_the_lease_of_a_live_super_conductor_is_left_alone(top):
     manager = top.super_conductor.manager
     spec, asked = _asked(top)

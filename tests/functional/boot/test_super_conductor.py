@@ -219,6 +219,9 @@ def test_instance_deleted_while_being_scheduled_is_withdrawn_and_unclaimed(top):
             assert conn.execute(sa.select(instance_actions).where(
                 instance_actions.c.instance_uuid == victim.uuid)).first() is None
     assert victim.uuid not in _mapped_cells(top, [victim.uuid])
+    with top.api_engine.connect() as conn:    # marked deleted, then removed
+        assert conn.execute(sa.select(build_requests_table).where(
+            build_requests_table.c.instance_uuid == victim.uuid)).first() is None
 
 
 def test_list_shows_cell_instances_and_pending_requests_in_creation_order(top):
