@@ -32,6 +32,7 @@ from cellplane.cells.databases import CellDatabases
 from cellplane.cells.scatter_gather import CellTimeout, gather
 from cellplane.objects.cell_mappings import CellMapping
 from cellplane.context import RequestContext
+from cellplane.objects import aggregates, compute_nodes
 from cellplane.objects import cell_mappings, instance_actions, instance_mappings, instances
 from cellplane.objects.instance_actions import AttemptEvent
 from compute_agent.rpcapi import ComputeAPI
@@ -47,6 +48,7 @@ ERROR = 'ERROR'
 DELETED = 'DELETED'
 UNKNOWN = 'UNKNOWN'
 FINAL_STATUSES = (ACTIVE, ERROR, DELETED)
+STATUSES = (BUILD, ACTIVE, ERROR, DELETED, UNKNOWN)
 _STATUS_OF_VM_STATE = {
     instance_states.BUILDING: BUILD, instance_states.ACTIVE: ACTIVE,
     instance_states.ERROR: ERROR, instance_states.DELETED: DELETED,
@@ -62,6 +64,10 @@ class ServerError(Exception):
 
 class ServerNotFound(ServerError):
     """No instance mapping has this UUID."""
+
+
+class AmbiguousServerName(ServerError):
+    """Several servers have the name given where one was meant."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -90,11 +96,41 @@ def display_names(name: str, count: int) -> list[str]:
     return [name] if count == 1 else [f'{name}-{i}' for i in range(1, count + 1)]
 
 
+def check_zone(api_engine: Engine, cells: CellDatabases, zone: str, *,
+               cell_timeout: float = DEFAULT_CELL_TIMEOUT) -> None:
+    """Refuse (``ServerError``) an availability zone no host is in.
+
+    A host is in a zone through an aggregate's ``availability_zone``
+    metadata or its compute node's ``[compute] availability_zone``. While a
+    cell cannot be read the zone cannot be refused: the scheduler decides.
+    """
+    if not zone.strip():
+        raise ServerError('an availability zone must not be empty or blank')
+    known = {a.availability_zone for a in aggregates.list_all(api_engine)
+             if a.availability_zone}
+    if zone in known:
+        return
+    answers = gather({cell.uuid: (lambda uuid=cell.uuid: compute_nodes.zones(
+        cells.engine(uuid))) for cell in cells.enabled()}, cell_timeout)
+    for answer in answers.values():
+        if isinstance(answer, BaseException):
+            return
+        known |= answer
+    if zone not in known:
+        raise ServerError(f'availability zone {zone!r} does not exist: no host of any '
+                          f'cell is in it (zones: {", ".join(sorted(known)) or "none"})')
+
+
 def create(api_engine: Engine, conductor: SuperConductorAPI, ctxt: RequestContext, *,
            name: str, flavor: str, count: int = 1, project_id: str, user_id: str,
            image_properties: Mapping[str, str] | None = None,
-           availability_zone: str | None = None) -> list[str]:
-    """Record ``count`` instances and cast their scheduling; their UUIDs."""
+           availability_zone: str | None = None, cells: CellDatabases | None = None,
+           cell_timeout: float = DEFAULT_CELL_TIMEOUT) -> list[str]:
+    """Record ``count`` instances and cast their scheduling; their UUIDs.
+
+    With ``cells``, an availability zone no host is in is refused
+    (``check_zone``) before anything is written.
+    """
     if not 1 <= count <= MAX_COUNT:
         raise ServerError(f'--count must be between 1 and {MAX_COUNT}, not {count}')
     if not name or not name.strip():
@@ -102,6 +138,8 @@ def create(api_engine: Engine, conductor: SuperConductorAPI, ctxt: RequestContex
     if len(name) > NAME_MAX:
         raise ServerError(f'a server name has at most {NAME_MAX} characters, not {len(name)}')
     found = api_flavors.get(api_engine, flavor)
+    if availability_zone is not None and cells is not None:
+        check_zone(api_engine, cells, availability_zone, cell_timeout=cell_timeout)
     if found.disabled:
         raise ServerError(f'flavor {found.name} is disabled')
     payload_flavor = _payload_flavor(found)
@@ -247,6 +285,27 @@ def _list_servers(api_engine: Engine, cells: CellDatabases, uuids, *, with_event
             continue
         servers.append(server)
     return servers
+
+
+def find(api_engine: Engine, cells: CellDatabases, name_or_id: str, *,
+         cell_timeout: float = DEFAULT_CELL_TIMEOUT) -> str:
+    """The uuid of the server with this id, or else with exactly this name.
+
+    A name several servers have is refused (``AmbiguousServerName``, listing
+    their ids); none: ``ServerNotFound``.
+    """
+    if _mappings(api_engine, [name_or_id]):
+        return name_or_id
+    named = [s for s in list_servers(api_engine, cells, cell_timeout=cell_timeout)
+             if s.name == name_or_id]
+    if not named:
+        raise ServerNotFound(f'no server with id or name {name_or_id!r}')
+    if len(named) > 1:
+        raise AmbiguousServerName(
+            f'{len(named)} servers are named {name_or_id!r} ('
+            + ', '.join(s.uuid for s in named[:10])
+            + (', ...' if len(named) > 10 else '') + '); give an id')
+    return named[0].uuid
 
 
 def show(api_engine: Engine, cells: CellDatabases, instance_uuid: str, *,

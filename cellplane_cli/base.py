@@ -66,15 +66,31 @@ class ConfigOptionsMixin:
                            setup_logging=False)
 
 
+class OneLineUsageErrors:
+    """A command whose bad arguments are said in one line (exit 2), not after the whole usage."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+
+        def error(message: str):
+            parser.exit(2, f'{parser.prog}: error: {message} (see --help)\n')
+        parser.error = error
+        return parser
+
+
 class CellplaneApp(app.App):
-    """A cliff app that turns ``ConfigError`` into a one-line error and exit 2."""
+    """A cliff app that turns ``ConfigError`` into a one-line error and exit 2.
+
+    Every command's bad arguments are one line too (``OneLineUsageErrors``).
+    """
 
     NAME = 'cellplane'
 
     def __init__(self, description: str, commands: dict[str, type[command.Command]]):
         manager = commandmanager.CommandManager(None)
         for name, cls in commands.items():
-            manager.add_command(name, cls)
+            manager.add_command(name, type(cls.__name__, (OneLineUsageErrors, cls),
+                                           {'__doc__': cls.__doc__}))
         super().__init__(description=description, version=VERSION,
                          command_manager=manager, deferred_help=True)
 

@@ -11,9 +11,11 @@ attempt) with its newest scheduling record (top level, from
 """
 from __future__ import annotations
 
+import argparse
 import contextlib
 import functools
 import getpass
+import re
 import time
 
 import yaml
@@ -97,7 +99,7 @@ def _as_text(value):
 def _key_value(text: str) -> tuple[str, str]:
     key, sep, value = text.partition('=')
     if not sep or not key:
-        raise ValueError(f'expected KEY=VALUE, got {text!r}')
+        raise argparse.ArgumentTypeError(f'expected KEY=VALUE, got {text!r}')
     return key, value
 
 
@@ -151,7 +153,8 @@ class ServerCreate(_TopLevelCommand, lister.Lister):
                     count=parsed_args.count, project_id=parsed_args.project,
                     user_id=parsed_args.user,
                     image_properties=dict(parsed_args.image_property),
-                    availability_zone=parsed_args.availability_zone)
+                    availability_zone=parsed_args.availability_zone, cells=cells,
+                    cell_timeout=conf.cells.read_timeout)
             finally:
                 transport.cleanup()
             if parsed_args.wait:
@@ -182,21 +185,56 @@ class ServerCreate(_TopLevelCommand, lister.Lister):
 
 
 class _OneServerCommand(_TopLevelCommand):
-    """A command about one server, named by its uuid."""
+    """A command about one server, named by its id or its name."""
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
-        parser.add_argument('id', help='server uuid')
+        parser.add_argument('server', metavar='SERVER',
+                            help='server id, or name (refused if several have it)')
         return parser
+
+
+def _status(text: str) -> str:
+    status = text.upper()
+    if status not in servers.STATUSES:
+        raise argparse.ArgumentTypeError(
+            f'unknown status {text!r} (one of {", ".join(servers.STATUSES)})')
+    return status
+
+
+def _regex(text: str) -> re.Pattern:
+    try:
+        return re.compile(text)
+    except re.error as exc:
+        raise argparse.ArgumentTypeError(
+            f'{text!r} is not a regular expression ({exc})') from None
 
 
 class ServerList(_TopLevelCommand, lister.Lister):
     """List servers: in cells, being scheduled, or failed before reaching a cell."""
 
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('--status', type=_status, metavar='STATUS',
+                            help=f'only servers in this status '
+                                 f'({", ".join(servers.STATUSES)})')
+        parser.add_argument('--host', help='only servers on this host')
+        parser.add_argument('--cell', help='only servers in this cell (its name)')
+        parser.add_argument('--name', type=_regex, metavar='REGEX',
+                            help='only servers whose name matches this regular expression')
+        return parser
+
     def take_action(self, parsed_args):
         with self.api(parsed_args) as (conf, engine, cells):
-            return LIST_COLUMNS, [_row(s) for s in servers.list_servers(
-                engine, cells, cell_timeout=conf.cells.read_timeout)]
+            found = servers.list_servers(engine, cells,
+                                         cell_timeout=conf.cells.read_timeout)
+        wanted = [s for s in found
+                  if (parsed_args.status is None or s.status == parsed_args.status)
+                  and (parsed_args.host is None or s.host == parsed_args.host)
+                  and (parsed_args.cell is None or s.cell == parsed_args.cell)
+                  and (parsed_args.name is None
+                       or parsed_args.name.search(s.name or ''))]
+        return LIST_COLUMNS, [_row(s) for s in wanted]
 
 
 class ServerShow(_OneServerCommand, show.ShowOne):
@@ -204,8 +242,9 @@ class ServerShow(_OneServerCommand, show.ShowOne):
 
     def take_action(self, parsed_args):
         with self.api(parsed_args) as (conf, engine, cells):
-            server = servers.show(engine, cells, parsed_args.id,
-                                  cell_timeout=conf.cells.read_timeout)
+            server = servers.show(engine, cells, servers.find(
+                engine, cells, parsed_args.server, cell_timeout=conf.cells.read_timeout),
+                cell_timeout=conf.cells.read_timeout)
             scheduling = scheduling_of(conf, server.uuid)
         events = [_event(e) for e in server.events]
         if parsed_args.formatter not in STRUCTURED_FORMATS:
@@ -245,27 +284,53 @@ class ServerEvents(_OneServerCommand, lister.Lister):
 
     def take_action(self, parsed_args):
         with self.api(parsed_args) as (conf, engine, cells):
-            server = servers.show(engine, cells, parsed_args.id,
-                                  cell_timeout=conf.cells.read_timeout)
+            server = servers.show(engine, cells, servers.find(
+                engine, cells, parsed_args.server, cell_timeout=conf.cells.read_timeout),
+                cell_timeout=conf.cells.read_timeout)
         return EVENT_COLUMNS, [tuple(_event(e)[c] for c in EVENT_COLUMNS)
                                for e in server.events]
 
 
-class ServerDelete(_OneServerCommand, command.Command):
-    """Delete a server: terminate on its host, or drop a build request without a cell."""
+class ServerDelete(_TopLevelCommand, command.Command):
+    """Delete servers: terminate each on its host, or drop a build request without a cell.
+
+    Each server is named by id or name. One that cannot be deleted is named
+    on stderr with the reason and the others are still deleted; the exit
+    code is then 1.
+    """
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('servers', metavar='SERVER', nargs='+',
+                            help='server id, or name (refused if several have it)')
+        return parser
 
     def take_action(self, parsed_args):
+        failed = 0
         with self.api(parsed_args) as (conf, engine, cells):
             transports = TransportCache(conf)
 
             def compute_api_for(cell: CellMapping) -> ComputeAPI:
                 return ComputeAPI(transports.get(cell.transport_url), conf=conf)
             try:
-                done = servers.delete(engine, cells, compute_api_for, new_context(),
-                                      parsed_args.id)
+                for name_or_id in parsed_args.servers:
+                    try:
+                        uuid = servers.find(engine, cells, name_or_id,
+                                            cell_timeout=conf.cells.read_timeout)
+                        done = servers.delete(engine, cells, compute_api_for,
+                                              new_context(), uuid)
+                    except servers.ServerError as exc:
+                        failed += 1
+                        self.app.stderr.write(f'Could not delete server {name_or_id}: '
+                                              f'{exc}\n')
+                        continue
+                    self.app.stdout.write(f'{uuid}: {done}\n')
             finally:
                 transports.cleanup()
-        self.app.stdout.write(f'{parsed_args.id}: {done}\n')
+        if failed:
+            self.app.stderr.write(f'{failed} of {len(parsed_args.servers)} server(s) '
+                                  f'could not be deleted\n')
+            return 1
         return 0
 
 

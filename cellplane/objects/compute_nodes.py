@@ -141,6 +141,13 @@ def list_with_service(engine: Engine) -> list[NodeWithService]:
         disabled_reason=row.disabled_reason) for row in rows]
 
 
+def zones(engine: Engine) -> set[str]:
+    """The availability zones the nodes of this cell report (``[compute] availability_zone``)."""
+    with engine.connect() as conn:
+        return set(conn.execute(sa.select(compute_nodes.c.availability_zone).where(
+            compute_nodes.c.availability_zone.is_not(None)).distinct()).scalars())
+
+
 def hosts_with_service(engine: Engine) -> set[str]:
     """The hosts that have both a compute node and a compute service row: registered."""
     with engine.connect() as conn:

@@ -74,6 +74,8 @@ def _json(capsys, argv):
 
 def test_create_records_each_instance_and_casts_one_schedule_for_the_request(top, capsys):
     conf, recorder, engine = top
+    assert cli.main(['aggregate', 'create', 'rack-a', '--zone', 'az1',
+                     '--config-file', conf]) == 0
     created = _json(capsys, ['server', 'create', 'web', '--flavor', 'small', '--count', '3',
                              '--image-property', 'hw_architecture=x86_64',
                              '--availability-zone', 'az1', '--project', 'p1',
@@ -186,3 +188,84 @@ def test_commands_do_not_announce_the_cell_mappings_they_read(top, tmp_path):
     proc = _subprocess(conf, 'server', 'list', '-f', 'json')
     assert proc.returncode == 0, proc.stderr
     assert 'Cell mappings' not in proc.stderr
+
+
+def test_create_in_a_zone_no_host_is_in_is_refused_and_records_nothing(top, capsys):
+    conf, recorder, engine = top
+    assert cli.main(['aggregate', 'create', 'rack-a', '--zone', 'az1',
+                     '--config-file', conf]) == 0
+    capsys.readouterr()
+
+    assert cli.main(['server', 'create', 'x', '--flavor', 'small', '--availability-zone',
+                     'nowhere', '--config-file', conf]) == 1
+
+    err = capsys.readouterr().err
+    assert "availability zone 'nowhere' does not exist: no host of any cell is in it " \
+           "(zones: az1)" in err
+    assert build_requests.list_all(engine) == []
+    assert recorder.casts == []
+
+
+def _create(capsys, conf, name, count=1):
+    return _json(capsys, ['server', 'create', name, '--flavor', 'small', '--count',
+                          str(count), '--config-file', conf, '-f', 'json'])
+
+
+def test_show_and_events_take_a_name_and_refuse_one_several_servers_have(top, capsys):
+    conf, recorder, engine = top
+    [db] = _create(capsys, conf, 'db')
+    twins = _create(capsys, conf, 'twin') + _create(capsys, conf, 'twin')
+
+    shown = _json(capsys, ['server', 'show', 'db', '--config-file', conf, '-f', 'json'])
+    assert shown['id'] == db['id']
+    assert _json(capsys, ['server', 'events', 'db', '--config-file', conf,
+                          '-f', 'json']) == []
+    assert cli.main(['server', 'show', 'twin', '--config-file', conf]) == 1
+    err = capsys.readouterr().err
+    assert "2 servers are named 'twin' (" in err and 'give an id' in err
+    assert all(t['id'] in err for t in twins)
+    assert cli.main(['server', 'show', 'nobody', '--config-file', conf]) == 1
+    assert "no server with id or name 'nobody'" in capsys.readouterr().err
+
+
+def test_delete_takes_several_names_or_ids_and_names_each_it_could_not_delete(top, capsys):
+    conf, recorder, engine = top
+    [db] = _create(capsys, conf, 'db')
+    [web] = _create(capsys, conf, 'web')
+    [kept] = _create(capsys, conf, 'kept')
+    capsys.readouterr()
+
+    assert cli.main(['server', 'delete', 'db', web['id'], 'nope',
+                     '--config-file', conf]) == 1
+
+    out, err = capsys.readouterr()
+    assert f"{db['id']}: deleted" in out and f"{web['id']}: deleted" in out
+    assert "Could not delete server nope: no server with id or name 'nope'" in err
+    assert '1 of 3 server(s) could not be deleted' in err
+    listed = _json(capsys, ['server', 'list', '--config-file', conf, '-f', 'json'])
+    assert [s['id'] for s in listed] == [kept['id']]
+
+
+def test_list_filters_by_status_and_name_and_refuses_a_bad_filter_in_one_line(top, capsys):
+    conf, recorder, engine = top
+    web = _create(capsys, conf, 'web', count=2)
+    [db] = _create(capsys, conf, 'db')
+    build_requests.fail(engine, [web[0]['id']], 'NoValidHost: full')
+
+    def listed(*filters):
+        return [s['id'] for s in _json(capsys, ['server', 'list', *filters,
+                                                '--config-file', conf, '-f', 'json'])]
+    assert listed('--status', 'error') == [web[0]['id']]
+    assert listed('--status', 'BUILD') == [web[1]['id'], db['id']]
+    assert listed('--name', '^web-') == [web[0]['id'], web[1]['id']]
+    assert listed('--name', 'b', '--status', 'BUILD') == [web[1]['id'], db['id']]
+    assert listed('--cell', 'cell1') == []
+    assert listed('--host', 'h1') == []
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(['server', 'list', '--status', 'running', '--config-file', conf])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("cellplane server list: error: argument --status: unknown "
+                          "status 'running' (one of BUILD, ACTIVE")
+    assert err.count('\n') == 1     # one line, not the whole usage first
