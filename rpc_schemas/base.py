@@ -132,7 +132,7 @@ class Payload:
             raise MalformedPayload(
                 f'expected a {cls.NAME} payload, got {primitive[ENVELOPE_NAME]!r}')
         cls.check_version(primitive[ENVELOPE_VERSION])
-        return cls.from_data(primitive[ENVELOPE_DATA])
+        return cls.from_data(primitive[ENVELOPE_DATA], primitive[ENVELOPE_VERSION])
 
     @classmethod
     def check_version(cls, version: Any) -> None:
@@ -149,8 +149,12 @@ class Payload:
                 f'to {known[1]}). Upgrade this service before its senders.')
 
     @classmethod
-    def from_data(cls, data: Any) -> 'Payload':
-        """Validate ``data`` against the stored schema and build the payload."""
+    def from_data(cls, data: Any, version: str | None = None) -> 'Payload':
+        """Validate ``data`` against the stored schema and build the payload.
+
+        ``version``: the version the sender wrote (an older minor is read as
+        this class's), named in the error if the data is invalid.
+        """
         try:
             compiled_check(cls)(data)
         except fastjsonschema.JsonSchemaException:
@@ -160,9 +164,11 @@ class Payload:
             errors = sorted(stored_validator(cls).iter_errors(data),
                             key=lambda e: list(e.absolute_path))
             if errors:
+                read_as = ('' if version in (None, cls.VERSION)
+                           else f' (read as {cls.NAME} {cls.VERSION})')
                 raise MalformedPayload(
-                    f'{cls.NAME} {cls.VERSION} data is invalid: '
-                    + '; '.join(_describe(e) for e in errors)) from None
+                    f'{cls.NAME} {version or cls.VERSION} data is invalid: '
+                    + '; '.join(_describe(e) for e in errors) + read_as) from None
         return cls(**{name: decode(data[name])
                       for name, decode in _field_decoders(cls) if name in data})
 

@@ -70,7 +70,7 @@ class PayloadRegistry:
                 f'{primitive[ENVELOPE_NAME]!r} payload envelope lacks '
                 f'{", ".join(missing)}')
         cls = self.lookup(primitive[ENVELOPE_NAME], primitive[ENVELOPE_VERSION])
-        return cls.from_data(primitive[ENVELOPE_DATA])
+        return cls.from_data(primitive[ENVELOPE_DATA], primitive[ENVELOPE_VERSION])
 
 
 def is_envelope(value: Any) -> bool:

@@ -62,7 +62,13 @@ class SchedulerManager:
     def select_destinations(self, ctxt, request_spec: RequestSpec,
                             instance_uuids: list[str],
                             num_alternates: int) -> list[list[Selection]]:
-        _check_arguments(request_spec, instance_uuids, num_alternates)
+        try:
+            _check_arguments(request_spec, instance_uuids, num_alternates)
+        except InvalidSchedulingRequest as exc:
+            # Expected exceptions are logged by oslo.messaging at DEBUG only:
+            # a malformed request would go unseen (a cast has no caller).
+            LOG.error('Rejected select_destinations: %s', exc)
+            raise
         try:
             result = self._selector.select_destinations(
                 request_spec, list(instance_uuids), num_alternates)

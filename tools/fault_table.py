@@ -41,13 +41,12 @@ from cellplane.context import new_context  # noqa: E402
 from cellplane.db import engines  # noqa: E402
 from cellplane.objects import flavors as api_flavors  # noqa: E402
 from cellplane.rpc import options as rpc_options  # noqa: E402
-from cellplane.rpc.serializer import PayloadSerializer  # noqa: E402
 from cellplane.rpc.transport import get_transport  # noqa: E402
 from cellplane_api import servers  # noqa: E402
 from conductor.super.rpcapi import SuperConductorAPI  # noqa: E402
-import oslo_messaging as messaging  # noqa: E402,I100
 from tests.support import backing_services  # noqa: E402
 from tests.support.deployment import ComputePlan, Deployment  # noqa: E402
+from tests.support.malformed import send_malformed  # noqa: E402
 
 PROJECT = 'faults'
 FLAVOR = ('fault.small', 1, 256, 1)
@@ -124,36 +123,6 @@ def inject(case: str, deployment: Deployment, rabbit) -> None:
         _restart_later(deployment)
 
 
-def send_malformed(deployment: Deployment) -> int:
-    """Casts no cellplane client would send, to every topic of every bus."""
-    sent = 0
-    targets = [('top', 'super_conductor', None, 'schedule_and_build_instances',
-                {'request_spec': {'x': 1}, 'instance_uuids': 'not-a-list'}),
-               ('top', 'scheduler', None, 'select_destinations',
-                {'request_spec': None, 'instance_uuids': [1, 2]})]
-    for cell in deployment.cells:
-        targets += [(cell, 'conductor', None, 'instance_update', {'update': 'garbage'}),
-                    (cell, 'conductor', None, 'build_instances', {'instance': 7}),
-                    (cell, 'compute', f'{cell}-host1', 'build_and_run_instance',
-                     {'instance': 'x', 'request_spec': [], 'host_list': 'y'})]
-    transports = {}
-    try:
-        for level, topic, server, method, kwargs in targets:
-            transport = transports.get(level)
-            if transport is None:
-                transport = transports[level] = get_transport(deployment.transport_url(level))
-            client = messaging.get_rpc_client(
-                transport, messaging.Target(topic=topic, server=server),
-                serializer=PayloadSerializer())
-            for _ in range(MALFORMED):
-                client.cast(new_context(), method, **kwargs)
-                sent += 1
-    finally:
-        for transport in transports.values():
-            transport.cleanup()
-    return sent
-
-
 def count(deployment: Deployment, api_engine, uuids: list[str]) -> dict:
     cells = CellDatabases(api_engine)
     try:
@@ -196,7 +165,7 @@ def run_case(case: str, args, rabbit, postgres) -> dict:
             started = time.monotonic()
             try:
                 if case == 'malformed':
-                    say(f'  {send_malformed(deployment)} malformed casts sent')
+                    say(f'  {send_malformed(deployment, MALFORMED)} malformed casts sent')
                     requests = AFTER_MALFORMED // REQUEST_SIZE
                 for i in range(requests):
                     if i == requests // 3 and case not in ('none', 'malformed'):

@@ -1,4 +1,4 @@
-"""A conductor, the scheduler or Placement killed mid-stream and restarted within seconds fails no boot.
+"""Rows of the fault table: a daemon killed mid-stream and restarted within seconds, or a stream of malformed messages, fails no boot.
 
 One cell, one hollow agent of 4 hosts (1 s builds), real RabbitMQ,
 PostgreSQL and daemons (``deploy/run-local.sh``). Each test kills one
@@ -7,7 +7,9 @@ restarts it with the launcher a few seconds later, and then asserts what
 every row of the fault table must end with when the daemon came back
 quickly: every instance ACTIVE (none in ERROR, none in BUILD), no build
 request left, and Placement holding exactly one allocation per instance,
-on the provider of the host it runs on.
+on the provider of the host it runs on. The malformed-messages row sends
+bad casts to every topic first (``tests/support/malformed.py``): each
+daemon logs each one as rejected and goes on serving the boots after them.
 """
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ import sqlalchemy as sa
 from cellplane.db.api.models import build_requests
 from cellplane.db.cell.models import instances
 from tests.support.deployment import EVENTUALLY_SECONDS, ComputePlan, Deployment
+from tests.support.malformed import send_malformed
 
 
 @pytest.fixture
@@ -155,3 +158,23 @@ def test_a_killed_cell_conductor_restarted_within_seconds_fails_no_boot(deployme
     after = _create(deployment, 'after')
 
     _assert_all_active_once(deployment, set(first + during + after))
+
+
+def test_malformed_casts_to_every_topic_are_logged_and_fail_no_boot(deployment):
+    each = 20
+    assert send_malformed(deployment, each) == 5 * each
+    wanted = set(_create(deployment, 'after-bad', count=2))
+    wanted |= set(_create(deployment, 'after-bad-2', count=2))
+
+    _assert_all_active_once(deployment, wanted)
+    rejected = {
+        'super-conductor': 'Rejected schedule_and_build_instances',
+        'conductor-cell1': 'Rejected instance_update',
+        'compute-cell1-a': 'Rejected build_and_run_instance',
+        'scheduler': 'Rejected select_destinations',
+    }
+    for daemon, line in rejected.items():
+        assert deployment.log(daemon).count(line) == each, daemon
+    assert deployment.log('conductor-cell1').count('Rejected build_instances') == each
+    for daemon in ('scheduler', 'super-conductor', 'conductor-cell1', 'compute-cell1-a'):
+        os.kill(deployment.pid(daemon), 0)    # raises if the daemon died

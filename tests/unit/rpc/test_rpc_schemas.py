@@ -307,3 +307,13 @@ def _gadget_validators():
     schema = Gadget.json_schema()
     reference_cls = jsonschema.validators.validator_for(schema)
     return fastjsonschema.compile(schema), reference_cls(schema)
+
+
+def test_invalid_data_of_an_older_minor_names_the_version_sent_and_the_one_read_as():
+    wire = _status().to_primitive()
+    wire['cellplane.version'] = '1.0'
+    del wire['cellplane.data']['host']
+    with pytest.raises(MalformedPayload) as err:
+        REGISTRY.from_primitive(wire)
+    assert str(err.value) == ("ServiceStatus 1.0 data is invalid: 'host' is a required "
+                              "property (read as ServiceStatus 1.1)")
