@@ -7,6 +7,8 @@
     cellplane-manage rpc ping --topic T [--server HOST] [--cell NAME] ... [--format json]
     cellplane-manage scheduler purge-records [--keep N] --config-file top.conf
     cellplane-manage service list --config-file top.conf [--format json]
+    cellplane-manage service disable HOST [--reason TEXT] [--cell NAME] --config-file top.conf
+    cellplane-manage service enable HOST [--cell NAME] --config-file top.conf
     cellplane-manage placement audit [--fix] [--grace S] --config-file top.conf [--format json]
 
 Which connection each database uses comes from the config files:
@@ -26,7 +28,7 @@ from cellplane_cli import base
 from cellplane_cli.databases import engine_for
 from cellplane_cli.placement_commands import PlacementAudit
 from cellplane_cli.rpc_commands import RpcPing
-from cellplane_cli.service_commands import ServiceList
+from cellplane_cli.service_commands import ServiceDisable, ServiceEnable, ServiceList
 from cellplane.db import migrate
 
 def _placement_registrar(conf):
@@ -213,6 +215,8 @@ class ManageApp(base.CellplaneApp):
                       'rpc ping': RpcPing,
                       'scheduler purge-records': SchedulerPurgeRecords,
                       'service list': ServiceList,
+                      'service disable': ServiceDisable,
+                      'service enable': ServiceEnable,
                       'placement audit': PlacementAudit})
 
 

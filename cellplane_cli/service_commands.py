@@ -1,4 +1,4 @@
-"""``cellplane-manage service list``: every service of the top level and of every cell, up or down.
+"""``cellplane-manage service list|disable|enable``: every service, up or down; take a compute host out of scheduling and back.
 
 Top-level services (schedulers, super conductors) heartbeat into the API
 database; a cell's conductor and compute agents into that cell's database.
@@ -6,18 +6,29 @@ A service is up when its last heartbeat is younger than ``[service]
 service_down_time``. The cells are read at the same time, each bounded by
 ``[cells] read_timeout``: a cell that cannot be read gets one row saying so
 and why, and the others are listed all the same.
+
+``service disable HOST --reason TEXT`` marks the compute service of HOST
+disabled in its cell's database (the scheduler's ComputeFilter skips it,
+naming the reason) and puts ``COMPUTE_STATUS_DISABLED`` on its providers in
+Placement, so that Placement no longer offers it at all (``cellplane/traits.py``);
+``service enable HOST`` undoes both. Instances on the host stay where they
+are. When Placement cannot be updated the command says so and exits 1
+(the database change is kept): run it again.
 """
 from __future__ import annotations
 
 import sqlalchemy as sa
-from cliff import lister
+from cliff import lister, show
 
 from cellplane.cells.databases import CellDatabases
 from cellplane.cells.scatter_gather import CellTimeout, gather
-from cellplane.objects import services
+from cellplane.objects import compute_nodes, services
+from cellplane.traits import COMPUTE_STATUS_DISABLED
 from cellplane_api import conf as api_conf
 from cellplane_cli import base
 from cellplane_cli.databases import engine_for
+from placement import client_conf
+from placement.client import PlacementClientError, PlacementUnreachable
 
 TOP_LEVEL = '(top)'
 COLUMNS = ('cell', 'binary', 'host', 'status', 'last_seen_at', 'disabled',
@@ -67,3 +78,112 @@ class ServiceList(base.ConfigOptionsMixin, lister.Lister):
             cells.dispose()
             api_engine.dispose()
         return COLUMNS, rows
+
+
+class ServiceNotFound(LookupError):
+    """No cell, or several, has the compute service of the host named."""
+
+
+SET_COLUMNS = ('host', 'binary', 'cell', 'disabled', 'disabled_reason', 'placement')
+
+
+class _ServiceSet(base.ConfigOptionsMixin, show.ShowOne):
+    """Disable or enable one compute service (in its cell DB and in Placement)."""
+
+    registrars = (api_conf.register_opts, client_conf.register_opts)
+    disable = True
+
+    def get_parser(self, prog_name):
+        parser = self.add_config_arguments(super().get_parser(prog_name))
+        parser.add_argument('host', help='the compute host')
+        parser.add_argument('--cell', metavar='NAME',
+                            help='the cell of the host (default: the one that has it)')
+        return parser
+
+    def take_action(self, parsed_args):
+        conf = self.load_config(parsed_args)
+        reason = getattr(parsed_args, 'reason', None)
+        if self.disable and reason is not None and not reason.strip():
+            raise ValueError('--reason must not be blank')
+        placement = client_conf.client_from_conf(conf, f'cellplane-manage {getattr(self, "cmd_name", "service")}')
+        api_engine = engine_for(conf, 'api')
+        cells = CellDatabases(api_engine)
+        try:
+            cell = self._cell_of(cells, parsed_args.host, parsed_args.cell,
+                                 conf.cells.read_timeout)
+            engine = cells.engine(cell.uuid)
+            row = services.set_disabled(engine, parsed_args.host, compute_nodes.COMPUTE_BINARY,
+                                        disabled=self.disable, reason=reason)
+            nodes = [n.uuid for n in compute_nodes.list_with_service(engine)
+                     if n.host == parsed_args.host]
+        finally:
+            cells.dispose()
+            api_engine.dispose()
+        try:
+            changed = self._set_trait(placement, nodes)
+            said = (f'{COMPUTE_STATUS_DISABLED} {"set on" if self.disable else "removed from"} '
+                    f'{len(nodes)} provider(s)' + ('' if changed else ' (already so)'))
+            self.failed = None
+        except (PlacementUnreachable, PlacementClientError) as exc:
+            said = (f'not updated ({type(exc).__name__}: {exc}); the database change '
+                    f'is kept: run the command again')
+            self.failed = said
+        return SET_COLUMNS, (row['host'], row['binary'], cell.name, bool(row['disabled']),
+                             row['disabled_reason'], said)
+
+    def run(self, parsed_args):
+        code = super().run(parsed_args)
+        if getattr(self, 'failed', None):
+            self.app.stderr.write(f'Placement {self.failed}\n')
+            return 1
+        return code
+
+    def _cell_of(self, cells: CellDatabases, host: str, cell_name: str | None,
+                 timeout: float):
+        mappings = cells.reload()
+        if cell_name is not None:
+            mappings = [m for m in mappings if m.name == cell_name]
+            if not mappings:
+                raise ServiceNotFound(f'no cell named {cell_name!r}')
+        answers = gather({m.uuid: (lambda u=m.uuid: services.get_service(
+            cells.engine(u), host, compute_nodes.COMPUTE_BINARY)) for m in mappings}, timeout)
+        having = [m for m in mappings
+                  if not isinstance(answers[m.uuid], BaseException) and answers[m.uuid]]
+        unread = [m.name for m in mappings if isinstance(answers[m.uuid], BaseException)]
+        if len(having) == 1:
+            return having[0]
+        if having:
+            raise ServiceNotFound(f'host {host} has a compute service in several cells '
+                                  f'({", ".join(sorted(m.name for m in having))}): give --cell')
+        unread_note = (f' (cells not read: {", ".join(sorted(unread))})' if unread else '')
+        raise ServiceNotFound(f'no compute service on host {host} in any cell{unread_note}; '
+                              f'see `cellplane-manage service list`')
+
+    def _set_trait(self, placement, nodes: list[str]) -> bool:
+        changed = False
+        for uuid in nodes:
+            present = placement.get_traits(uuid)
+            wanted = (present | {COMPUTE_STATUS_DISABLED} if self.disable
+                      else present - {COMPUTE_STATUS_DISABLED})
+            if wanted != present:
+                placement.set_traits(uuid, wanted)
+                changed = True
+        return changed
+
+
+class ServiceDisable(_ServiceSet):
+    """Take a compute host out of scheduling: disabled in its cell and in Placement (its instances stay)."""
+
+    disable = True
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('--reason', metavar='TEXT',
+                            help='why (shown by service list and in NoValidHost reasons)')
+        return parser
+
+
+class ServiceEnable(_ServiceSet):
+    """Put a disabled compute host back into scheduling."""
+
+    disable = False

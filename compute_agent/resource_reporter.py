@@ -3,7 +3,8 @@
 At start and every ``[compute] report_interval``:
 
 * Placement: the node's resource provider exists (created with the
-  nodename as its name), its inventory and traits are the virt driver's.
+  nodename as its name), its inventory and traits are the virt driver's
+  (but ``cellplane.traits.OPERATOR_TRAITS``, kept where it finds them).
   They are read first and written only when they differ, so a report does
   not bump the provider generation (which would make concurrent claims
   retry); every write goes through the client's generation-checked retry.
@@ -25,6 +26,7 @@ import time
 import uuid
 
 from cellplane.context import new_context
+from cellplane.traits import OPERATOR_TRAITS
 from compute_agent.virt.driver import VirtDriver
 from conductor.cell.rpcapi import CellConductorAPI
 from placement.client import PlacementClient, PlacementClientError, PlacementUnreachable
@@ -121,7 +123,10 @@ class ResourceReporter:
         if wanted != current:
             self._placement.set_inventory(self.node_uuid, wanted)
             written.append('inventory')
-        if traits != (frozenset() if created else self._placement.get_traits(self.node_uuid)):
+        present = frozenset() if created else self._placement.get_traits(self.node_uuid)
+        # The operator's, not the driver's: a disabled host stays disabled.
+        traits = traits | (present & OPERATOR_TRAITS)
+        if traits != present:
             self._placement.set_traits(self.node_uuid, traits)
             written.append('traits')
         if written:

@@ -15,12 +15,16 @@ import dataclasses
 import re
 from typing import Mapping, Sequence
 
+from cellplane.traits import COMPUTE_STATUS_DISABLED
 from rpc_schemas.flavor import Flavor
 from rpc_schemas.request_spec import RequestSpec
 from scheduler.errors import InvalidFlavorExtraSpec
 
 RESOURCES_PREFIX = 'resources'
 TRAIT_PREFIX = 'trait:'
+# Put on a host's providers by ``cellplane-manage service disable``: every
+# query forbids it, so Placement never offers the host.
+DISABLED_TRAIT = COMPUTE_STATUS_DISABLED
 TRAIT_REQUIRED = 'required'
 TRAIT_FORBIDDEN = 'forbidden'
 
@@ -75,12 +79,18 @@ class CandidatesQuery:
         singles += [(f'trait {t}', CandidatesQuery(
             resources=probe, required_traits=frozenset([t]), limit=1))
             for t in sorted(self.required_traits)]
-        singles += [(f'no trait {t}', CandidatesQuery(
+        singles += [(_without(t), CandidatesQuery(
             resources=probe, forbidden_traits=frozenset([t]), limit=1))
             for t in sorted(self.forbidden_traits)]
         singles += [(f'member_of in:{",".join(sorted(a))}', CandidatesQuery(
             resources=probe, member_of=(a,), limit=1)) for a in self.member_of]
         return singles
+
+
+def _without(trait: str) -> str:
+    if trait == DISABLED_TRAIT:
+        return f'an enabled compute service (every host is disabled: {DISABLED_TRAIT})'
+    return f'no trait {trait}'
 
 
 def flavor_resources(flavor: Flavor) -> dict[str, int]:
@@ -156,6 +166,11 @@ def build_query(spec: RequestSpec, *, limit: int | None = None,
         raise InvalidFlavorExtraSpec(
             f'flavor {spec.flavor.name}: traits both required and forbidden: '
             f'{", ".join(sorted(both))}')
+    if DISABLED_TRAIT in required:
+        raise InvalidFlavorExtraSpec(
+            f'flavor {spec.flavor.name} requires {DISABLED_TRAIT}: the hosts of a '
+            f'disabled compute service are never offered')
+    forbidden |= {DISABLED_TRAIT}
     member_of = []
     destination = spec.requested_destination
     if destination is not None and destination.aggregates:

@@ -84,6 +84,17 @@ def get_service(engine: Engine, host: str, binary: str) -> dict | None:
     return dict(row) if row else None
 
 
+def set_disabled(engine: Engine, host: str, binary: str, *, disabled: bool,
+                 reason: str | None = None) -> dict | None:
+    """Disable (with ``reason``) or enable the (host, binary) service; its row after, or None if there is none."""
+    with engine.begin() as conn:
+        changed = conn.execute(services.update().where(
+            services.c.host == host, services.c.binary == binary).values(
+                disabled=disabled, disabled_reason=reason if disabled else None,
+                updated_at=utcnow())).rowcount
+    return get_service(engine, host, binary) if changed else None
+
+
 def list_all(engine: Engine) -> list[dict]:
     """Every service row, by binary then host.
 

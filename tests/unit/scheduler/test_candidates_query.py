@@ -48,8 +48,13 @@ def test_required_and_forbidden_traits_become_one_required_parameter():
         'HW_CPU_X86_AVX2,!COMPUTE_STATUS_DISABLED,!CUSTOM_SLOW_DISK')
 
 
-def test_no_traits_means_no_required_parameter():
-    assert 'required' not in _params(spec())
+def test_without_traits_only_disabled_hosts_are_forbidden():
+    assert _params(spec())['required'] == '!COMPUTE_STATUS_DISABLED'
+
+
+def test_a_flavor_requiring_the_disabled_trait_is_refused():
+    with pytest.raises(InvalidFlavorExtraSpec, match='never offered'):
+        build_query(spec(flavor=flavor(extra_specs={'trait:COMPUTE_STATUS_DISABLED': 'required'})))
 
 
 @pytest.mark.parametrize('key,value,match', [

@@ -60,7 +60,8 @@ def test_alternates_of_the_claimed_cell_only():
 def test_query_and_counts_are_in_the_trace():
     placement = FakePlacement({'a': 4096, 'b': 2048, 'c': 1024})
     result = _selector(placement).select_destinations(_spec(), ['i-1'], 0)
-    assert placement.queries[0] == [('resources', f'MEMORY_MB:{MB}'), ('limit', '100')]
+    assert placement.queries[0] == [('resources', f'MEMORY_MB:{MB}'),
+                                    ('required', '!COMPUTE_STATUS_DISABLED'), ('limit', '100')]
     assert result.trace.query == placement.queries[0]
     assert result.trace.placement_microversion == '1.39'
     assert result.selections[0][0].allocation_request_version == '1.39'
@@ -152,8 +153,10 @@ def test_no_candidates_names_the_resource_no_provider_has():
             spec(flavor=flavor(vcpus=0, memory_mb=8192, root_gb=0)), ['i-1'], 0)
     assert 'no resource provider has MEMORY_MB:8192 (each asked alone)' in str(info.value)
     assert info.value.trace.shortage == ['MEMORY_MB:8192']
-    # The diagnosis asked Placement the one constraint alone, with limit=1.
-    assert placement.queries[-1] == [('resources', 'MEMORY_MB:8192'), ('limit', '1')]
+    # The diagnosis asked Placement each constraint alone, with limit=1.
+    assert [('resources', 'MEMORY_MB:8192'), ('limit', '1')] in placement.queries
+    assert placement.queries[-1] == [('resources', 'MEMORY_MB:1'),
+                                     ('required', '!COMPUTE_STATUS_DISABLED'), ('limit', '1')]
 
 
 def test_filters_removing_every_host_are_counted_against_the_candidates():

@@ -47,7 +47,9 @@ def test_record_holds_query_filters_weights_claims_selections_and_stage_times():
     assert body['request_id'] == 'req-1' and body['instance_uuids'] == ['i-1']
     assert body['request']['flavor']['memory_mb'] == 512
     assert body['placement']['candidate_hosts'] == 3
-    assert body['placement']['query'] == [['resources', 'MEMORY_MB:512'], ['limit', '100']]
+    assert body['placement']['query'] == [['resources', 'MEMORY_MB:512'],
+                                          ['required', '!COMPUTE_STATUS_DISABLED'],
+                                          ['limit', '100']]
     (instance,) = body['instances']
     assert [(f['filter'], f['hosts_in'], f['hosts_out']) for f in instance['filters']] == [
         ('ComputeFilter', 3, 3), ('ResourceFitFilter', 3, 3)]
