@@ -117,7 +117,7 @@ class DestinationSelector:
         claims = RequestClaims(self._claimer, self._cache, spec.project_id, spec.user_id)
         if not candidates.allocation_requests:
             with trace.timed('diagnose_shortage'):
-                trace.shortage = self._diagnose_shortage(query)
+                trace.shortage, trace.shortage_limits = self._diagnose_shortage(query)
         selections = select_hosts(
             spec=spec, instance_uuids=instance_uuids, num_alternates=num_alternates,
             hosts=states.hosts, resources=query.resources, filters=self._filters,
@@ -128,22 +128,66 @@ class DestinationSelector:
             max_claim_attempts=self._max_claim_attempts)
         return SchedulingResult(selections=selections, trace=trace)
 
-    def _diagnose_shortage(self, query: CandidatesQuery) -> list[str]:
+    def _diagnose_shortage(self, query: CandidatesQuery) -> tuple[list[str], list[str]]:
         """Which resource or trait no provider can give, when Placement offered none.
 
         Asked only on the failure path: the query again with one constraint
         at a time, ``limit=1``. A constraint that alone returns nothing is
         short; when each alone is satisfiable only their combination is.
+        Returns (the short constraints, for each short resource the most one
+        provider gives and what bounds it: ``_limit_of``).
         """
-        short = []
+        short, limits = [], []
         for name, single in query.one_constraint_at_a_time():
             try:
                 found = self._candidate_source.allocation_candidates(single)
-            except Exception:  # noqa: BLE001 - a diagnosis must not hide the real outcome
-                return []
-            if not found.allocation_requests:
+                if found.allocation_requests:
+                    continue
                 short.append(name)
-        return short
+                limit = self._limit_of(single)
+            except Exception:  # noqa: BLE001 - a diagnosis must not hide the real outcome
+                return [], []
+            if limit:
+                limits.append(f'{name}: {limit}')
+        return short, limits
+
+    def _limit_of(self, single: CandidatesQuery) -> str:
+        """For a single resource no provider gives: the most one does, and what bounds it.
+
+        The amount is searched by halves (``limit=1`` queries, a handful on
+        this failure path only). A provider that has more free than it gives
+        in one allocation is held back by its inventory's ``max_unit`` (or
+        ``step_size``), not by its usage; saying which is what an operator
+        needs, since raising one and adding hosts are different fixes.
+        """
+        if len(single.resources) != 1 or single.required_traits or single.forbidden_traits \
+                or single.member_of:
+            return ''
+        [(rc, wanted)] = single.resources.items()
+
+        def offer(amount: int):
+            found = self._candidate_source.allocation_candidates(
+                CandidatesQuery(resources={rc: amount}, limit=1))
+            return found if found.allocation_requests else None
+        best = offer(1) if wanted > 1 else None
+        if best is None:
+            return f'no provider has any {rc} to give'
+        low, high = 1, wanted - 1
+        while low < high:
+            middle = (low + high + 1) // 2
+            found = offer(middle)
+            if found is not None:
+                low, best = middle, found
+            else:
+                high = middle - 1
+        provider = next(iter(best.allocation_requests[0]['allocations']))
+        usage = best.provider_summaries.get(provider)
+        usage = usage.resources.get(rc) if usage is not None else None
+        free = usage.capacity - usage.used if usage is not None else None
+        if free is not None and free > low:
+            return (f'at most {low} in one allocation on any provider (its max_unit or '
+                    f'step_size; that provider has {free} free)')
+        return f'the most free on any one provider is {low}'
 
     def _affinity_domains(self, spec: RequestSpec) -> list[str]:
         """Failure domains of an affinity group's members, at the group's level."""

@@ -70,6 +70,7 @@ def explain(trace: 'SchedulingTrace', instance_trace: 'InstanceTrace',
         if trace.shortage:
             parts.append(f'no resource provider has {" nor ".join(trace.shortage)} '
                          f'(each asked alone)')
+            parts.extend(trace.shortage_limits)
         elif trace.allocation_requests == 0:
             parts.append('each resource and trait is available alone, but no '
                          'provider has them all together')

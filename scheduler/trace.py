@@ -97,6 +97,9 @@ class SchedulingTrace:
     # When Placement offered no candidate: the constraints that alone find
     # none ("VCPU:64", "trait HW_GPU"); empty if only their combination fails.
     shortage: list[str] = dataclasses.field(default_factory=list)
+    # For each short resource: the most one provider gives, and what bounds it
+    # ("VCPU:64: at most 16 in one allocation on any provider (its max_unit...)").
+    shortage_limits: list[str] = dataclasses.field(default_factory=list)
     # Candidate root providers no cell database knows as a compute node.
     unknown_providers: list[str] = dataclasses.field(default_factory=list)
     instances: list[InstanceTrace] = dataclasses.field(default_factory=list)

@@ -5,6 +5,7 @@ import uuid
 
 import pytest
 
+from placement.client import Inventory
 from rpc_schemas.flavor import Flavor
 from rpc_schemas.request_spec import InstanceGroup, RequestSpec
 from scheduler.destinations import DestinationSelector
@@ -166,3 +167,32 @@ def test_earlier_claims_are_removed_when_a_later_instance_is_already_allocated(
     with pytest.raises(ConsumerAlreadyAllocated):
         _selector(placement, nodes).select_destinations(_spec(), [I1, I2], 0)
     assert placement.get_allocations(I1).allocations == {}
+
+
+def test_no_valid_host_says_whether_max_unit_or_free_capacity_refused_a_resource(placement):
+    small = add_compute_node(placement, 'small', vcpus=8)
+    capped = add_compute_node(placement, 'capped', vcpus=64)
+    placement.set_inventory(capped, {'VCPU': Inventory(64, max_unit=16),
+                                     'MEMORY_MB': Inventory(4096), 'DISK_GB': Inventory(100)})
+    selector = _selector(placement, {'small': small, 'capped': capped})
+    wants = {vcpus: RequestSpec(flavor=Flavor(name=f'v{vcpus}', vcpus=vcpus, memory_mb=512,
+                                              root_gb=1), project_id='proj', user_id='user')
+             for vcpus in (20, 100)}
+
+    with pytest.raises(NoValidHost) as twenty:
+        selector.select_destinations(wants[20], [I1], 0)
+    with pytest.raises(NoValidHost) as hundred:
+        selector.select_destinations(wants[100], [I2], 0)
+
+    # 64 free on 'capped', but one allocation may take 16 at most.
+    assert ('VCPU:20: at most 16 in one allocation on any provider (its max_unit or '
+            'step_size; that provider has 64 free)') in str(twenty.value)
+    assert twenty.value.trace.shortage_limits == [
+        'VCPU:20: at most 16 in one allocation on any provider (its max_unit or '
+        'step_size; that provider has 64 free)']
+    assert 'VCPU:100: at most 16 in one allocation' in str(hundred.value)
+    placement.set_inventory(capped, {'VCPU': Inventory(64, max_unit=64),
+                                     'MEMORY_MB': Inventory(4096), 'DISK_GB': Inventory(100)})
+    with pytest.raises(NoValidHost) as free:
+        selector.select_destinations(wants[100], [I3], 0)
+    assert 'VCPU:100: the most free on any one provider is 64' in str(free.value)

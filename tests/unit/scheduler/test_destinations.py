@@ -151,7 +151,8 @@ def test_no_candidates_names_the_resource_no_provider_has():
     with pytest.raises(NoValidHost) as info:
         _selector(placement).select_destinations(
             spec(flavor=flavor(vcpus=0, memory_mb=8192, root_gb=0)), ['i-1'], 0)
-    assert 'no resource provider has MEMORY_MB:8192 (each asked alone)' in str(info.value)
+    assert ('no resource provider has MEMORY_MB:8192 (each asked alone); MEMORY_MB:8192: '
+            'the most free on any one provider is 4096') in str(info.value)
     assert info.value.trace.shortage == ['MEMORY_MB:8192']
     # The diagnosis asked Placement each constraint alone, with limit=1.
     assert [('resources', 'MEMORY_MB:8192'), ('limit', '1')] in placement.queries
