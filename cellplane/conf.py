@@ -73,12 +73,21 @@ upgrade_levels_opts = [
     cfg.StrOpt('compute', help='Highest compute agent RPC API version to send.'),
 ]
 
+metrics_opts = [
+    cfg.HostAddressOpt('bind_host', default='127.0.0.1',
+                       help='Address the Prometheus /metrics endpoint listens on.'),
+    cfg.PortOpt('bind_port', default=0,
+                help='Port of the Prometheus /metrics endpoint of this daemon; 0 (the '
+                     'default): no endpoint. Each daemon on a host needs its own.'),
+]
+
 api_database_group = cfg.OptGroup('api_database', title='API database (top level only)')
 database_group = cfg.OptGroup('database', title='Cell database')
 service_group = cfg.OptGroup('service', title='Service liveness')
 cell_group = cfg.OptGroup('cell', title='Cell membership')
 upgrade_levels_group = cfg.OptGroup(
     'upgrade_levels', title='RPC version caps for rolling upgrades')
+metrics_group = cfg.OptGroup('metrics', title='Prometheus metrics')
 
 
 def register_opts(conf: cfg.ConfigOpts) -> None:
@@ -97,6 +106,7 @@ _GROUPED = (
     (service_group, service_opts),
     (cell_group, cell_opts),
     (upgrade_levels_group, upgrade_levels_opts),
+    (metrics_group, metrics_opts),
 )
 
 

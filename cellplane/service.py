@@ -32,11 +32,13 @@ import logging
 import os
 import signal
 import socket
+import sys
 import threading
 from typing import Callable, Iterable
 
 from oslo_config import cfg
 
+from cellplane import metrics
 from cellplane.periodic import PeriodicTask
 from cellplane.rpc.diagnostics import DiagnosticsEndpoint
 from cellplane.rpc.server import build_server
@@ -51,6 +53,7 @@ PERIODIC_STOP_SECONDS = 5
 
 EXIT_OK = 0
 EXIT_SHUTDOWN_TIMEOUT = 1
+EXIT_CONFIG_ERROR = 2   # as the daemons' cmd modules: [metrics] cannot be served
 
 
 class Service:
@@ -143,7 +146,20 @@ class Service:
         return True
 
     def run(self) -> int:
-        """Start, then act on signals until told to stop; return the exit code."""
+        """Serve /metrics if asked, start, then act on signals until told to stop; the exit code."""
+        try:
+            metrics_server = metrics.serve(self.conf)
+        except metrics.MetricsEndpointError as exc:
+            LOG.error('%s', exc)
+            print(f'{self.binary}: {exc}', file=sys.stderr)
+            return EXIT_CONFIG_ERROR
+        try:
+            return self._serve_until_stopped()
+        finally:
+            if metrics_server is not None:
+                metrics_server.shutdown()
+
+    def _serve_until_stopped(self) -> int:
         with _SignalPipe(STOP_SIGNALS + RELOAD_SIGNALS) as signals:
             self.start()
             while True:

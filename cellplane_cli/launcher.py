@@ -11,7 +11,9 @@ A deployment is a directory of config files named by role, as in
 each), ``compute-*.conf`` (one compute agent each, of one host or, with
 ``[compute] hosted_hosts``, many) and, optionally, ``scheduler-*.conf`` (one
 more scheduler worker each, reading ``top.conf`` then that file, which names
-its ``[DEFAULT] host``). ``start``:
+its ``[DEFAULT] host``), ``scheduler.conf`` and ``super-conductor.conf`` (read
+after ``top.conf`` by the first scheduler and by the super conductor: what
+only that daemon sets, such as its ``[metrics] bind_port``). ``start``:
 
 1. creates what the files point at and is missing: the RabbitMQ vhosts of
    every ``transport_url`` (with ``rabbitmqctl``, granting the URL's user) and
@@ -98,6 +100,9 @@ class Deployment:
     computes: tuple[Path, ...]
     # More scheduler workers: each scheduler-*.conf is read after top.conf.
     schedulers: tuple[Path, ...] = ()
+    # Read after top.conf by the first scheduler, and by the super conductor.
+    scheduler_own: Path | None = None
+    super_conductor_own: Path | None = None
 
     @classmethod
     def from_dir(cls, config_dir: str | Path) -> 'Deployment':
@@ -113,7 +118,10 @@ class Deployment:
                 + (f' (missing: {", ".join(missing)})' if missing else ''))
         schedulers = tuple(sorted(Path(p) for p in
                                   glob.glob(str(config_dir / 'scheduler-*.conf'))))
-        return cls(config_dir, placement, top, cells, computes, schedulers)
+        own = {name: config_dir / f'{name}.conf' for name in ('scheduler', 'super-conductor')}
+        own = {name: path if path.exists() else None for name, path in own.items()}
+        return cls(config_dir, placement, top, cells, computes, schedulers,
+                   own['scheduler'], own['super-conductor'])
 
     def stages(self) -> list[list[DaemonSpec]]:
         """Every daemon, in start stages: a stage needs only the ones before it."""
@@ -121,11 +129,15 @@ class Deployment:
             [DaemonSpec('placement', 'placement', (str(self.placement),))],
             [DaemonSpec(f'conductor-{p.stem}', 'conductor', (str(p),)) for p in self.cells],
             [DaemonSpec(p.stem, 'compute', (str(p),)) for p in self.computes],
-            [DaemonSpec('scheduler', 'scheduler', (str(self.top),)),
+            [DaemonSpec('scheduler', 'scheduler', self._top_and(self.scheduler_own)),
              *(DaemonSpec(p.stem, 'scheduler', (str(self.top), str(p)))
                for p in self.schedulers),
-             DaemonSpec('super-conductor', 'conductor', (str(self.top),))],
+             DaemonSpec('super-conductor', 'conductor',
+                        self._top_and(self.super_conductor_own))],
         ]
+
+    def _top_and(self, own: Path | None) -> tuple[str, ...]:
+        return (str(self.top),) + ((str(own),) if own is not None else ())
 
     def cell_name(self, path: Path) -> str:
         return option(path, 'cell', 'name') or path.stem

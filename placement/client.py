@@ -33,6 +33,8 @@ from typing import Any, Protocol
 import requests
 import tenacity
 
+from cellplane import metrics
+
 MICROVERSION = '1.39'
 CONCURRENT_UPDATE = 'placement.concurrent_update'
 
@@ -269,11 +271,32 @@ class ConsumerAllocations:
     user_id: str | None
 
 
+class CountedTransport:
+    """A transport whose every request is counted and timed (``cellplane.metrics``)."""
+
+    def __init__(self, transport: Transport) -> None:
+        self.inner = transport
+
+    def request(self, method, path, body=None, microversion=MICROVERSION) -> Response:
+        route = metrics.route_of(path)
+        started = time.monotonic()
+        try:
+            response = self.inner.request(method, path, body, microversion)
+        except PlacementUnreachable:
+            metrics.PLACEMENT_REQUESTS.labels(method, route, 'unreachable').inc()
+            raise
+        finally:
+            metrics.PLACEMENT_SECONDS.labels(method, route).observe(
+                time.monotonic() - started)
+        metrics.PLACEMENT_REQUESTS.labels(method, route, str(response.status)).inc()
+        return response
+
+
 class PlacementClient:
     """Typed operations on Placement over a Transport."""
 
     def __init__(self, transport: Transport, *, generation_retries: int = 10):
-        self.transport = transport
+        self.transport = CountedTransport(transport)
         self.generation_retries = generation_retries
 
     @classmethod

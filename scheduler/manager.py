@@ -10,6 +10,7 @@ it is answered to the caller, not logged as a server error.
 from __future__ import annotations
 
 import logging
+import time
 from typing import Callable
 
 from oslo_config import cfg
@@ -23,6 +24,7 @@ from scheduler.claims import Claimer
 from scheduler.destinations import CandidateSource, DestinationSelector, InstanceLocator
 from scheduler.errors import (
     ConsumerAlreadyAllocated, InvalidFlavorExtraSpec, InvalidSchedulingRequest, NoValidHost)
+from scheduler import metrics
 from scheduler.host_cache import HostStateCache
 from scheduler.plugins import load_from_conf
 from scheduler.trace import SchedulingTrace
@@ -69,10 +71,14 @@ class SchedulerManager:
             # a malformed request would go unseen (a cast has no caller).
             LOG.error('Rejected select_destinations: %s', exc)
             raise
+        started = time.monotonic()
+        outcome = 'error'
         try:
             result = self._selector.select_destinations(
                 request_spec, list(instance_uuids), num_alternates)
+            outcome = 'placed'
         except NoValidHost as exc:
+            outcome = 'no_valid_host'
             LOG.info('select_destinations for %s: %s', ', '.join(instance_uuids), exc)
             self._record(exc.trace, ctxt)
             raise
@@ -82,6 +88,10 @@ class SchedulerManager:
             LOG.error('select_destinations for %s failed: %s',
                       ', '.join(instance_uuids), exc)
             raise
+        finally:
+            metrics.SCHEDULING_SECONDS.labels(outcome).observe(time.monotonic() - started)
+            metrics.INSTANCES_SCHEDULED.labels(outcome).inc(len(instance_uuids))
+        metrics.CLAIM_CONFLICTS.inc(sum(i.lost_claims() for i in result.trace.instances))
         self._record(result.trace, ctxt)
         LOG.debug('select_destinations for %s: %s', ', '.join(instance_uuids),
                   '; '.join(f'{s[0].service_host} (+{len(s) - 1} alternates)'

@@ -18,7 +18,8 @@ from typing import Any, Iterable, Sequence
 
 from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
 from cellplane.rpc.multi_listen import MultiServerRPCServer
-from cellplane.rpc.rejections import MalformedMessage
+from cellplane import metrics
+from cellplane.rpc.rejections import MalformedMessage, MessageRejected
 from cellplane.rpc.serializer import PayloadSerializer
 import oslo_messaging as messaging  # noqa: E402,I100
 from oslo_messaging.rpc.server import RPCServer  # noqa: E402,I100
@@ -42,15 +43,37 @@ def describe_malformed(message: Any) -> str | None:
 
 
 class ShapeCheckingDispatcher(messaging.RPCDispatcher):
-    """oslo.messaging's dispatcher, refusing messages without an RPC message's shape."""
+    """oslo.messaging's dispatcher, refusing messages without an RPC message's shape.
+
+    It counts every message (``cellplane_rpc_messages_total``) by method
+    (one of the endpoints', else ``unknown``) and outcome.
+    """
+
+    def __init__(self, endpoints, serializer, access_policy) -> None:
+        super().__init__(endpoints, serializer, access_policy)
+        self._methods = {name for endpoint in endpoints for name in dir(endpoint)
+                         if not name.startswith('_')
+                         and callable(getattr(endpoint, name, None))}
 
     def dispatch(self, incoming):
+        method = incoming.message.get('method') if isinstance(incoming.message, dict) else None
+        label = method if method in self._methods else 'unknown'
         problem = describe_malformed(incoming.message)
         if problem:
             LOG.error('Rejected an RPC message (message id %s): %s',
                       getattr(incoming, 'msg_id', None), problem)
+            metrics.RPC_MESSAGES.labels(label, 'rejected').inc()
             raise MalformedMessage(problem)
-        return super().dispatch(incoming)
+        try:
+            result = super().dispatch(incoming)
+        except MessageRejected:
+            metrics.RPC_MESSAGES.labels(label, 'rejected').inc()
+            raise
+        except Exception:
+            metrics.RPC_MESSAGES.labels(label, 'error').inc()
+            raise
+        metrics.RPC_MESSAGES.labels(label, 'handled').inc()
+        return result
 
 
 def build_server(transport: messaging.Transport, *, topic: str, server: str,

@@ -28,6 +28,7 @@ from sqlalchemy.engine import Engine
 
 from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
 from cellplane.objects import build_plans, compute_nodes, instance_actions, instances, services
+from conductor import metrics
 from conductor.cell import rpcapi
 from compute_agent.rpcapi import ComputeAPI
 from conductor.cell.reschedule import Rescheduler
@@ -113,7 +114,11 @@ class CellConductorManager:
             LOG.error('Rejected build_instances: %s', problem)
             return
         try:
-            self.rescheduler.reschedule(ctxt, instance, request_spec, host_list, attempt)
+            metrics.RESCHEDULES.labels('build_failed').inc()
+            outcome = self.rescheduler.reschedule(ctxt, instance, request_spec, host_list,
+                                                  attempt)
+            if outcome is not None and outcome.fault:
+                metrics.BUILDS_ENDED.labels('error').inc()
         except instances.InstanceNotFound as exc:
             LOG.error('Rejected build_instances: %s', exc)
         except Exception as exc:  # noqa: BLE001 - the instance must not stay building
@@ -162,6 +167,8 @@ class CellConductorManager:
         except instances.InstanceNotFound as exc:
             LOG.error('Rejected instance_update (%s): %s', update.vm_state, exc)
             return
+        if update.vm_state in (ACTIVE, ERROR):
+            metrics.BUILDS_ENDED.labels(update.vm_state.lower()).inc()
         LOG.info('Instance %s is %s%s', update.instance_uuid, update.vm_state,
                  f' on {update.host}' if update.host else '')
 
@@ -210,5 +217,6 @@ class CellConductorManager:
                 instances.set_error(conn, uuid, message=message, details=message,
                                          host=host)
                 build_plans.finish(conn, uuid, None)
+            metrics.BUILDS_ENDED.labels('error').inc()
         except Exception:  # noqa: BLE001 - already reporting a failure
             LOG.exception('Could not set instance %s to ERROR either', uuid)

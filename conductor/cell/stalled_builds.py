@@ -44,10 +44,22 @@ from cellplane.context import new_context
 from cellplane.db.columns import utcnow
 from cellplane.objects import build_plans, services
 from cellplane.objects.compute_nodes import COMPUTE_BINARY
+from conductor import metrics
 from conductor.cell.reschedule import Rescheduler
 from rpc_schemas.build_attempt import FAILED, BuildAttempt
 
 LOG = logging.getLogger(__name__)
+
+
+def stalled_cause(plan: build_plans.BuildPlan, build_start_timeout: float,
+                  now: datetime.datetime) -> str:
+    """Why ``plan`` is stalled, as a metric label: host_down, not_started or timed_out."""
+    if plan.host_down:
+        return 'host_down'
+    if (build_start_timeout and plan.started_at is None
+            and (now - plan.cast_at).total_seconds() > build_start_timeout):
+        return 'not_started'
+    return 'timed_out'
 
 
 def stalled_reason(plan: build_plans.BuildPlan, service_down_time: float,
@@ -55,9 +67,7 @@ def stalled_reason(plan: build_plans.BuildPlan, service_down_time: float,
                    now: datetime.datetime | None = None) -> str:
     """Why the build of ``plan`` is taken off its host, in one line."""
     now = now or utcnow()
-    never_started = (build_start_timeout and plan.started_at is None
-                     and (now - plan.cast_at).total_seconds() > build_start_timeout)
-    if not plan.host_down and never_started:
+    if stalled_cause(plan, build_start_timeout, now) == 'not_started':
         return (f'host {plan.host} never said it started the build within '
                 f'build_start_timeout {build_start_timeout:g} s of its cast at '
                 f'{plan.cast_at:%Y-%m-%d %H:%M:%S} UTC (the cast was lost on its way '
@@ -140,5 +150,9 @@ class StalledBuilds:
                                   self._build_start_timeout, now))
         LOG.warning('Instance %s: %s; moving it to its next alternate',
                     plan.instance.uuid, attempt.reason)
-        self._rescheduler.reschedule(new_context(), plan.instance, plan.request_spec,
-                                     plan.alternates, attempt)
+        metrics.RESCHEDULES.labels(
+            stalled_cause(plan, self._build_start_timeout, now)).inc()
+        outcome = self._rescheduler.reschedule(new_context(), plan.instance,
+                                               plan.request_spec, plan.alternates, attempt)
+        if outcome is not None and outcome.fault:
+            metrics.BUILDS_ENDED.labels('error').inc()

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import prometheus_client
 from oslo_config import cfg
 from sqlalchemy.engine import Engine
 
@@ -29,6 +30,7 @@ from compute_agent.rpcapi import ComputeAPI
 from conductor import conf as conductor_conf
 from cellplane.objects import services
 from conductor.cell import rpcapi
+from conductor import metrics
 from conductor.cell.stalled_builds import StalledBuilds
 from conductor.cell.manager import CellConductorManager
 from conductor.cell.reschedule import Rescheduler
@@ -78,6 +80,11 @@ def build_cell_conductor(conf: cfg.ConfigOpts, *, transport, engine: Engine,
                                    build_start_timeout=conf.conductor.build_start_timeout,
                                    mass_silence_threshold=(
                                        conf.conductor.mass_silence_threshold))
+    if conf.metrics.bind_port:
+        # Only where this process serves /metrics: several cell conductors in
+        # one process (the embedded mode) would register the same series.
+        prometheus_client.REGISTRY.register(metrics.ComputeHeartbeats(
+            engine, conf.cell.name or host, conf.service.service_down_time))
     periodic = []
     if conf.conductor.stalled_build_check_interval:
         periodic.append(PeriodicTask(f'{host}-stalled-builds',

@@ -52,13 +52,14 @@ from cellplane.objects import build_requests
 from cellplane.cells.databases import CellDatabases, UnknownCell
 from cellplane.objects.cell_mappings import CellMapping
 from compute_agent.rpcapi import ComputeAPI
+from conductor import metrics
 from conductor.super import cell_writes
 from conductor.super import rpcapi
 import oslo_messaging as messaging  # noqa: E402,I100
 from rpc_schemas.instance import Instance
 from rpc_schemas.request_spec import RequestSpec
 from rpc_schemas.selection import Selection
-from scheduler.errors import SchedulerError
+from scheduler.errors import NoValidHost, SchedulerError
 from scheduler.rpcapi import SchedulerAPI
 
 LOG = logging.getLogger(__name__)
@@ -120,6 +121,7 @@ class SuperConductorManager:
         # Not leased: deleted by the user, or resumed by a super conductor
         # while this message waited. Nothing to place.
         uuids = [u for u in leased if u in requests]
+        metrics.INSTANCES_TAKEN.labels('boot').inc(len(uuids))
         deleted = [u for u in leased if u not in requests]
         if deleted:
             # Deleted between the lease and the read: an earlier run that gave
@@ -182,6 +184,7 @@ class SuperConductorManager:
             LOG.info('Removed what the lost run had made of %s, deleted by the user '
                      'meanwhile', ', '.join(deleted))
         uuids = [u for u in uuids if u in requests]
+        metrics.INSTANCES_TAKEN.labels('resume').inc(len(uuids))
         if uuids:
             try:
                 self._schedule_and_build(
@@ -206,17 +209,21 @@ class SuperConductorManager:
         try:
             host_lists = self._select_destinations(ctxt, request_spec, uuids)
         except SchedulerError as exc:
-            self._fail(uuids, f'{type(exc).__name__}: {exc}')
+            self._fail(uuids, f'{type(exc).__name__}: {exc}',
+                       why='no_valid_host' if isinstance(exc, NoValidHost)
+                       else 'scheduler_refused')
             return
         except messaging.RemoteError as exc:
             # The scheduler removes a failed run's claims itself (all or nothing).
-            self._fail(uuids, f'the scheduler failed: {exc.exc_type}: {exc.value}')
+            self._fail(uuids, f'the scheduler failed: {exc.exc_type}: {exc.value}',
+                       why='scheduler_error')
             return
         except _SchedulerSilent as exc:
             # The scheduler may have claimed before its answer was lost.
             self._fail(uuids, f'the scheduler did not answer in {exc.seconds:.0f} s '
                               f'({exc.attempts} attempt(s); is a cellplane-scheduler '
-                              f'running on the top-level bus?)', unclaim=True)
+                              f'running on the top-level bus?)', unclaim=True,
+                       why='scheduler_silent')
             return
         for uuid, host_list in zip(uuids, host_lists):
             self._place_and_build(ctxt, requests[uuid].instance, request_spec,
@@ -263,7 +270,8 @@ class SuperConductorManager:
                                request_id=ctxt.request_id, scheduling_started=started)
         except (UnknownCell, sa.exc.SQLAlchemyError) as exc:
             self._fail([asked.uuid], f'could not create the instance in cell '
-                                     f'{chosen.cell_uuid}: {exc}', unclaim=True)
+                                     f'{chosen.cell_uuid}: {exc}', unclaim=True,
+                       why='cell_write')
             return
         try:
             placed = build_requests.place(self._api_engine, asked.uuid, cell.uuid,
@@ -292,7 +300,7 @@ class SuperConductorManager:
             self._unclaim(asked.uuid)
             if failure:
                 self._fail([asked.uuid], f'could not record its placement in cell '
-                                         f'{cell.name}: {failure}')
+                                         f'{cell.name}: {failure}', why='cell_write')
             else:
                 self._forget_deleted([asked.uuid])
             return
@@ -305,12 +313,15 @@ class SuperConductorManager:
                           '[conductor] build_start_timeout has passed',
                           asked.uuid, chosen.service_host, cell.name)
             return
+        metrics.INSTANCES_PLACED.inc()
         LOG.info('Instance %s placed in cell %s on %s (%d alternate(s)); build cast',
                  asked.uuid, cell.name, chosen.service_host, len(host_list) - 1)
 
-    def _fail(self, uuids: Sequence[str], reason: str, *, unclaim: bool = False) -> None:
+    def _fail(self, uuids: Sequence[str], reason: str, *, why: str,
+              unclaim: bool = False) -> None:
         LOG.info('Build request(s) %s failed: %s', ', '.join(uuids), reason)
-        build_requests.fail(self._api_engine, uuids, reason)
+        failed = build_requests.fail(self._api_engine, uuids, reason)
+        metrics.INSTANCES_FAILED.labels(why).inc(failed)
         if unclaim:
             for uuid in uuids:
                 self._unclaim(uuid)

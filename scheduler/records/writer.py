@@ -18,6 +18,7 @@ import queue
 import threading
 import time
 
+from scheduler import metrics
 from scheduler.records.backend import RecordBackend
 from scheduler.records.record import DEFAULT_WEIGHED_HOSTS, SchedulingRecord
 from scheduler.trace import SchedulingTrace
@@ -53,6 +54,7 @@ class RecordWriter:
             return True
         except queue.Full:
             self.dropped += 1
+            metrics.RECORDS_DROPPED.inc()
             if self.dropped == 1 or self.dropped % DROP_LOG_EVERY == 0:
                 LOG.warning('Scheduling record of request %s dropped: the record queue '
                             'is full (%d dropped so far; [scheduler] record_queue_size, '

@@ -88,7 +88,8 @@ class Deployment:
                  cell_conductor: dict[str, Any] | None = None,
                  super_conductor: dict[str, Any] | None = None,
                  rpc_response_timeout: int | None = None,
-                 durable_queues: bool | None = None) -> None:
+                 durable_queues: bool | None = None,
+                 metrics_ports: dict[str, int] | None = None) -> None:
         self.workdir = Path(workdir)
         self.config_dir = self.workdir / 'etc'
         self.run_dir = self.workdir / 'run'
@@ -122,6 +123,9 @@ class Deployment:
             'report_interval': 1}
         if service_down_time is not None:
             self.service_section['service_down_time'] = service_down_time
+        # [metrics] bind_port per daemon: 'scheduler', 'super-conductor', a
+        # cell's name (its conductor) or 'compute-<host>'.
+        self.metrics_ports = dict(metrics_ports or {})
         self.vhosts: dict[str, str] = {}
         self.databases: dict[str, str] = {}
         self.placement_url = ''
@@ -181,6 +185,9 @@ class Deployment:
             'service': self.service_section,
             'placement': self._placement_client_section(),
         })
+        for daemon in ('scheduler', 'super-conductor'):
+            if daemon in self.metrics_ports:
+                self._write(f'{daemon}.conf', self._metrics(daemon))
         for n in range(2, self.scheduler_workers + 1):
             # Read after top.conf by the launcher: a worker of its own name.
             self._write(f'scheduler-{n}.conf', {'DEFAULT': {'host': f'scheduler-{n}'}})
@@ -194,6 +201,7 @@ class Deployment:
                               **self.cell_conductor},
                 'service': self.service_section,
                 'placement': self._placement_client_section(),
+                **self._metrics(cell),
             })
         for compute in self.computes:
             sections = {
@@ -206,10 +214,15 @@ class Deployment:
                 'compute': {'hosted_hosts': compute.hosted_hosts,
                             **({} if self.default_intervals else {'report_interval': 2})},
                 'placement': self._placement_client_section(),
+                **self._metrics(f'compute-{compute.host}'),
             }
             if compute.fake_driver:
                 sections['fake_driver'] = dict(compute.fake_driver)
             self._write(f'compute-{compute.host}.conf', sections)
+
+    def _metrics(self, daemon: str) -> dict[str, dict[str, Any]]:
+        port = self.metrics_ports.get(daemon)
+        return {'metrics': {'bind_port': port}} if port else {}
 
     def _write(self, name: str, sections: dict[str, dict[str, Any]]) -> None:
         if self.rabbit_section and 'DEFAULT' in sections and name != 'placement.conf':
