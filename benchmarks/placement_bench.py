@@ -14,7 +14,9 @@ creates compute-node providers (VCPU 16 at allocation_ratio 4.0, MEMORY_MB
 65536, DISK_GB 1000; rack and row aggregates; a few traits), then measures:
 
 * GET /allocation_candidates (limit 1000): plain, with member_of (one row
-  aggregate), with required and forbidden traits: median and p95 latency;
+  aggregate), forbidding COMPUTE_STATUS_DISABLED alone (cellplane's
+  scheduler always does), with required and forbidden traits: median and
+  p95 latency;
 * claims: PUT /allocations/{new consumer} with allocation requests taken
   from the candidates, sequentially and from 4 and 8 client threads:
   claims per second (409s counted, not hidden);
@@ -214,6 +216,9 @@ class Bench:
             'plain': {'resources': RESOURCES, 'limit': limit},
             'member_of (row)': {'resources': RESOURCES, 'limit': limit,
                                 'member_of': _uuid('row', 0)},
+            # What cellplane's scheduler asks on every boot: disabled hosts out.
+            'forbidden disabled': {'resources': RESOURCES, 'limit': limit,
+                                   'required': f'!{TRAIT_DISABLED}'},
             'required+forbidden': {'resources': RESOURCES, 'limit': limit,
                                    'required': f'{TRAIT_HALF},!{TRAIT_DISABLED}'},
         }
