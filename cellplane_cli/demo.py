@@ -49,8 +49,8 @@ class Demo(command.Command):
                             help='seed of the requests and of the random build failures')
         parser.add_argument('--fail-fraction', type=float, default=defaults.fail_fraction,
                             help=f'fraction of builds failing at random on every host but '
-                                 f'the one that fails them all (default '
-                                 f'{defaults.fail_fraction})')
+                                 f'the one that fails them all, each instance at most '
+                                 f'once (default {defaults.fail_fraction})')
         parser.add_argument('--state-dir', metavar='DIR',
                             help='keep the SQLite databases and the log here '
                                  '(default: a temporary directory, removed)')
@@ -150,7 +150,8 @@ def render(summary: dict) -> str:
         f'cellplane demo: {summary["instances"]} instances asked for on {run["cells"]} '
         f'cells x {run["hosts_per_cell"]} fake hosts (seed {run["seed"]})',
         f'  injected: {_failing(run)}; '
-        f'other hosts fail {run["fail_fraction_elsewhere"]:.0%} at random; '
+        f'other hosts fail {run["fail_fraction_elsewhere"]:.0%} at random (once per '
+        f'instance at most); '
         f'{run["max_attempts"]} attempts per instance',
         f'  started in {run["startup_seconds"]} s; all settled in {run["boot_seconds"]} s '
         f'({run["instances_per_second"]} instances/s)',

@@ -5,6 +5,13 @@ Its capacity, build time and failures come from ``[fake_driver]`` options
 hosts in one process), so every path of the boot flow can be driven in tests
 and in the demo: fail every build, fail the first N, fail a seeded random
 fraction, always with the configured reason.
+
+A random failure is transient: an instance that failed at random on one
+host of an agent process does not fail at random again in that process
+(``_FAILED_AT_RANDOM``, shared by the process's drivers, as a hollow agent's
+hosts and the embedded mode's are). Which instance meets which host depends
+on timing; that its retry then succeeds does not, so a seeded demo run ends
+with the same counts every time.
 """
 from __future__ import annotations
 
@@ -31,7 +38,11 @@ fake_driver_opts = [
     cfg.BoolOpt('fail_all', default=False, help='Fail every build.'),
     cfg.IntOpt('fail_first', default=0, min=0, help='Fail the first N builds, then succeed.'),
     cfg.FloatOpt('fail_fraction', default=0.0, min=0.0, max=1.0,
-                 help='Fail this fraction of builds at random.'),
+                 help='Fail this fraction of builds at random. An instance fails at '
+                      'random at most once in an agent process (a transient fault): '
+                      'with max_attempts of 2 or more, random failures alone never '
+                      'end an instance in ERROR, so a seeded run ends with the same '
+                      'counts whatever host each instance lands on.'),
     cfg.IntOpt('fail_seed', help='Seed of the random failures, for repeatable runs.'),
     cfg.StrOpt('failure_reason', default='Simulated build failure',
                help='The reason a failed build reports, e.g. "No more IP addresses".'),
@@ -65,6 +76,21 @@ class FakeSettings:
     def from_conf(cls, conf: cfg.ConfigOpts) -> 'FakeSettings':
         group = conf.fake_driver
         return cls(**{opt.dest: group[opt.dest] for opt in fake_driver_opts})
+
+
+# Instances that already failed at random in this process: never again.
+_FAILED_AT_RANDOM: set[str] = set()
+_FAILED_AT_RANDOM_LOCK = threading.Lock()
+
+
+def _fails_at_random_once(instance_uuid: str, drawn: bool) -> bool:
+    if not drawn:
+        return False
+    with _FAILED_AT_RANDOM_LOCK:
+        if instance_uuid in _FAILED_AT_RANDOM:
+            return False
+        _FAILED_AT_RANDOM.add(instance_uuid)
+        return True
 
 
 class FakeDriver(VirtDriver):
@@ -105,15 +131,17 @@ class FakeDriver(VirtDriver):
     def get_traits(self) -> set[str]:
         return set(self.settings.traits)
 
-    def _should_fail(self) -> bool:
+    def _should_fail(self, instance_uuid: str) -> bool:
         with self._lock:
             self._builds_started += 1
             if self.settings.fail_all or self._builds_started <= self.settings.fail_first:
                 return True
-            return self._random.random() < self.settings.fail_fraction
+            # Drawn for every build, so a host's sequence of draws is its seed's.
+            drawn = self._random.random() < self.settings.fail_fraction
+        return _fails_at_random_once(instance_uuid, drawn)
 
     def spawn(self, request: BuildRequest) -> None:
-        fail = self._should_fail()
+        fail = self._should_fail(request.instance_uuid)
         if self.settings.build_seconds:
             time.sleep(self.settings.build_seconds)
         if fail:

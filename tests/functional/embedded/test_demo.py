@@ -110,3 +110,16 @@ def test_demo_refuses_impossible_sizes_in_one_line_with_exit_2(capsys):
         err = capsys.readouterr().err
         assert code == 2, (args, err)
         assert message in err
+
+
+def test_two_runs_with_one_seed_end_with_the_same_counts(capsys):
+    counts = []
+    for _ in range(2):
+        assert cli.main(['demo', '--instances', '60', '--hosts-per-cell', '3', '--seed',
+                         '42', '--fail-fraction', '0.3', '--format', 'json']) == 0
+        summary = json.loads(capsys.readouterr().out)
+        counts.append((summary['active'], summary['error']))
+        # Random failures happened, and each was retried to the end.
+        assert summary['rescheduled']['failed_builds_by_reason'].get(
+            'Timed out waiting for the hypervisor', 0) >= 5
+    assert counts == [(60, 2), (60, 2)]

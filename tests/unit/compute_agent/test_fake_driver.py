@@ -44,6 +44,25 @@ def test_fail_fraction_with_a_seed_is_repeatable_and_near_the_fraction():
     assert 80 <= sum(r is not None for r in a) <= 160
 
 
+def test_an_instance_fails_at_random_once_in_a_process_whatever_the_host():
+    request = _request()
+    first = FakeDriver(FakeSettings(fail_fraction=1.0, failure_reason='flaky'))
+    second = FakeDriver(FakeSettings(fail_fraction=1.0, failure_reason='flaky'))
+    with pytest.raises(driver.BuildFailed, match='flaky'):
+        first.spawn(request)
+
+    second.spawn(request)    # its retry, on another host: the fault was transient
+
+    assert second.list_instances() == [request.instance_uuid]
+    with pytest.raises(driver.BuildFailed):
+        second.spawn(_request())    # another instance still fails at random
+    # fail_all is not random: it fails the same instance every time.
+    failing = FakeDriver(FakeSettings(fail_all=True))
+    for _ in range(2):
+        with pytest.raises(driver.BuildFailed):
+            failing.spawn(request)
+
+
 def test_no_failure_configured_builds_and_destroy_removes():
     fake = FakeDriver(FakeSettings())
     req = _request()
