@@ -18,13 +18,16 @@ _CONNECTION_OPTION = {
 
 
 
-def engine_for(conf, database: str):
-    """The engine of ``database`` as configured, or a ConfigError naming the option."""
+def engine_for(conf, database: str, *, chosen: bool = False):
+    """The engine of ``database`` as configured, or a ConfigError naming the option.
+
+    ``chosen``: the command's ``--database`` named it (say so in the error).
+    """
     group, option = _CONNECTION_OPTION[database]
     url = conf[group][option]
     if not url:
         files = ', '.join(config.config_files(conf)) or base.where_config_was_looked_for()
-        raise config.ConfigError(
-            f'[{group}] {option} is not set ({files}); it is needed for '
-            f'--database {database}')
+        needed = (f'--database {database} needs it' if chosen
+                  else f'this command reads the {database} database')
+        raise config.ConfigError(f'[{group}] {option} is not set ({files}); {needed}')
     return engines.create_engine(url)

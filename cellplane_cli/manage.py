@@ -58,7 +58,7 @@ class DbSync(_DbCommand, command.Command):
     """Create or upgrade a database schema to the newest revision."""
 
     def take_action(self, parsed_args):
-        engine = engine_for(self.load_config(parsed_args), parsed_args.database)
+        engine = engine_for(self.load_config(parsed_args), parsed_args.database, chosen=True)
         migrate.sync(parsed_args.database, engine)
         self.app.stdout.write(f'{parsed_args.database} database at revision '
                               f'{migrate.current_revision(parsed_args.database, engine)}\n')
@@ -69,7 +69,7 @@ class DbVersion(_DbCommand, show.ShowOne):
     """Show a database's schema revision and the newest one this code knows."""
 
     def take_action(self, parsed_args):
-        engine = engine_for(self.load_config(parsed_args), parsed_args.database)
+        engine = engine_for(self.load_config(parsed_args), parsed_args.database, chosen=True)
         current = migrate.current_revision(parsed_args.database, engine)
         head = migrate.head_revision(parsed_args.database, engine)
         return (('database', 'current', 'head', 'up_to_date'),

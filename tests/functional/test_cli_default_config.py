@@ -47,5 +47,15 @@ def test_without_any_config_the_error_says_where_it_looked(tmp_path):
     # On a machine without /etc/cellplane/cellplane.conf (as CI's).
     proc = _run(None, 'flavor', 'list')
     assert proc.returncode == 2
-    assert ('no config file: give --config-file, set CELLPLANE_CONFIG, or create '
-            '/etc/cellplane/cellplane.conf') in proc.stderr
+    assert proc.stderr.strip() == (
+        '[api_database] connection is not set (no config file: give --config-file, set '
+        'CELLPLANE_CONFIG, or create /etc/cellplane/cellplane.conf); this command reads '
+        'the api database')
+
+
+def test_db_sync_without_its_connection_names_the_option_it_was_given(tmp_path, capsys):
+    conf = tmp_path / 'top.conf'
+    conf.write_text('[DEFAULT]\n')
+    assert manage.main(['db', 'sync', '--database', 'cell', '--config-file', str(conf)]) == 2
+    assert (f'[database] connection is not set ({conf}); --database cell needs it'
+            in capsys.readouterr().err)
