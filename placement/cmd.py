@@ -8,7 +8,9 @@ forking it checks the database schema (or migrates it when
 ``[placement_database] sync_on_startup``) and makes sure the standard
 resource classes and traits are present; each worker then builds its own
 engine, so no connection crosses a fork. SIGTERM stops gracefully, exit 0.
-A configuration problem is reported on stderr with exit status 2.
+A configuration problem is reported on stderr with exit status 2. With
+``[metrics] bind_port`` the main process serves the workers' request counts
+at ``/metrics`` (``placement/metrics.py``).
 """
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ from cellplane import config
 from cellplane.db import engines, migrate
 from placement import auth
 from placement import conf as placement_conf
+from placement import metrics as placement_metrics
 
 LOG = logging.getLogger(__name__)
 EXIT_CONFIG = 2
@@ -151,10 +154,17 @@ def main(argv: list[str] | None = None) -> int:
             # Read now so a bad token file stops the daemon before it forks.
             auth.make_authenticator('tokens', token_file=conf.api.token_file)
         prepare_database(conf)
-    except (config.ConfigError, auth.TokenFileError, StartupError) as exc:
+        # Before anything imports prometheus_client, and before the fork.
+        metrics_endpoint = placement_metrics.start(conf)
+    except (config.ConfigError, auth.TokenFileError, StartupError,
+            placement_metrics.MetricsEndpointError) as exc:
         print(f'cellplane-placement: {exc}', file=sys.stderr)
         return EXIT_CONFIG
-    serve(conf, argv)
+    try:
+        serve(conf, argv)
+    finally:
+        if metrics_endpoint is not None:
+            metrics_endpoint.close()
     return 0
 
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from oslo_config import cfg
 
+from cellplane import conf as shared_conf
+
 placement_database_group = cfg.OptGroup(
     'placement_database', title='Placement database')
 placement_database_opts = [
@@ -69,4 +71,6 @@ def list_opts():
         (placement_database_group, placement_database_opts),
         (api_group, api_opts),
         (placement_group, placement_opts),
+        # Registered with the shared options; listed here for placement.conf.sample.
+        ('metrics', shared_conf.metrics_opts),
     ]

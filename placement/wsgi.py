@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import re
+import time
 import uuid
 
 import sqlalchemy as sa
@@ -24,6 +25,7 @@ from sqlalchemy.engine import Engine
 from placement import auth
 from placement import errors
 from placement import handler as handler_mod
+from placement import metrics as placement_metrics
 from placement import microversion
 from placement.context import RequestContext
 from placement.request import PlacementRequest
@@ -40,13 +42,31 @@ class PlacementApp:
     """The WSGI callable. Thread-safe: it keeps no per-request state."""
 
     def __init__(self, engine: Engine, authenticator,
-                 routes: dict | None = None, *, randomize_candidates: bool = False):
+                 routes: dict | None = None, *, randomize_candidates: bool = False,
+                 count_requests: bool = False):
         self.engine = engine
         self.randomize_candidates = randomize_candidates
         self.authenticator = authenticator
         self.router = handler_mod.Router(routes or handler_mod.ROUTES)
+        # The daemon's workers count for /metrics (placement/metrics.py).
+        self.count_requests = count_requests
 
     def __call__(self, environ, start_response):
+        if not self.count_requests:
+            return self._answer(environ, start_response, {})
+        started = time.monotonic()
+        seen: dict = {}
+
+        def counted_start_response(status, headers, *args):
+            seen['status'] = status
+            return start_response(status, headers, *args)
+        body = self._answer(environ, counted_start_response, seen)
+        placement_metrics.observe(environ.get('REQUEST_METHOD', '?'),
+                                  seen.get('route', placement_metrics.UNMATCHED),
+                                  seen.get('status', '500'), time.monotonic() - started)
+        return body
+
+    def _answer(self, environ, start_response, seen: dict):
         request_id = environ.get('HTTP_X_OPENSTACK_REQUEST_ID')
         if not request_id or not _REQUEST_ID_RE.match(request_id):
             request_id = f'req-{uuid.uuid4()}'
@@ -72,7 +92,8 @@ class PlacementApp:
             version = microversion.from_environ(environ)
             req.mv = version
             _check_content_headers(environ)
-            handler, urlvars, _template = self.router.match(path, method)
+            handler, urlvars, template = self.router.match(path, method)
+            seen['route'] = template
             gate = getattr(handler, 'min_version', None)
             if gate is not None and version < gate:
                 if handler.min_version_status == 405:
@@ -162,6 +183,7 @@ def app_from_conf(conf, *, sync_standards: bool = True) -> PlacementApp:
     app = make_app(engine, auth_strategy=conf.api.auth_strategy,
                    token_file=conf.api.token_file, sync_standards=sync_standards,
                    randomize_candidates=conf.placement.randomize_allocation_candidates)
+    app.count_requests = bool(conf.metrics.bind_port)
     from placement.objects import allocation
     try:
         allocation.warm_up(engine, min(conf.api.worker_threads, db.pool_size))

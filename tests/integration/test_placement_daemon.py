@@ -2,6 +2,7 @@
 it starts, serves over HTTP, and stops cleanly on SIGTERM."""
 from __future__ import annotations
 
+import glob
 import json
 import os
 import shutil
@@ -9,10 +10,12 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -199,3 +202,53 @@ def test_bad_configuration_exits_2_with_a_message(tmp_path):
                           timeout=EVENTUALLY_SECONDS)
     assert proc.returncode == 2
     assert 'auth_strategy' in proc.stderr
+
+
+def _metrics(port: int) -> dict[tuple, float]:
+    from prometheus_client.parser import text_string_to_metric_families
+    with urllib.request.urlopen(f'http://127.0.0.1:{port}/metrics', timeout=10) as resp:
+        text = resp.read().decode()
+    return {(s.name, tuple(sorted(s.labels.items()))): s.value
+            for family in text_string_to_metric_families(text) for s in family.samples}
+
+
+def test_the_main_process_serves_the_request_counts_of_every_worker(daemon_config, tmp_path):
+    config, base = daemon_config
+    metrics_port = _free_port()
+    config.write_text(config.read_text() + f'[metrics]\nbind_port = {metrics_port}\n')
+    log = open(tmp_path / 'daemon.log', 'wb')
+    proc = subprocess.Popen(_command(config), stdin=subprocess.DEVNULL, stdout=log,
+                            stderr=subprocess.STDOUT)
+    try:
+        _wait_until_serving(proc, base, tmp_path / 'daemon.log')
+        workers = _children(proc.pid)
+        assert len(workers) == 2
+        before = _metrics(metrics_port)
+        # Eight at a time, each on its own connection: both workers take some.
+        with ThreadPoolExecutor(8) as pool:
+            statuses = list(pool.map(
+                lambda _: _call(base, 'GET', f'/resource_providers/{uuid.uuid4()}')[0],
+                range(40)))
+        assert statuses == [404] * 40
+        assert _call(base, 'GET', '/no/such/route')[0] == 404
+
+        after = _metrics(metrics_port)
+
+        def count(samples, **labels):
+            return samples.get(('cellplane_placement_requests_total',
+                                tuple(sorted(labels.items()))), 0.0)
+        route = {'method': 'GET', 'route': '/resource_providers/{uuid}', 'status': '404'}
+        assert count(after, **route) - count(before, **route) == 40
+        assert count(after, method='GET', route='unmatched', status='404') == 1
+        # Each worker wrote its counts to the main process's directory.
+        written = {os.path.basename(p) for p in glob.glob(os.path.join(
+            tempfile.gettempdir(), 'cellplane-placement-metrics-*', 'counter_*.db'))}
+        assert {f'counter_{w}.db' for w in workers} <= written
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=EVENTUALLY_SECONDS) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        log.close()
+

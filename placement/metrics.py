@@ -1,0 +1,90 @@
+"""Placement's own /metrics: the requests it served, by route, method and status, and their time.
+
+Placement runs ``[api] workers`` processes (granian); each counts the
+requests it serves, and the main process serves ``/metrics`` for all of
+them at ``[metrics] bind_host:bind_port`` (off by default), in
+prometheus_client's multiprocess mode: the main process points
+``PROMETHEUS_MULTIPROC_DIR`` at a directory of its own before anything
+imports prometheus_client, the workers it forks inherit it and write their
+counts there, and the main's collector adds them up. The directory goes
+when the daemon stops. The route label is the route's template
+(``/resource_providers/{uuid}``; ``unmatched`` for a path no route has),
+so no UUID or name makes a series of its own.
+"""
+from __future__ import annotations
+
+import dataclasses
+import functools
+import os
+import shutil
+import sys
+import tempfile
+
+from cellplane import config
+
+MULTIPROC_DIR_ENV = 'PROMETHEUS_MULTIPROC_DIR'
+UNMATCHED = 'unmatched'
+
+
+class MetricsEndpointError(RuntimeError):
+    """The /metrics endpoint could not be opened (the port is taken, say)."""
+
+
+@dataclasses.dataclass
+class Endpoint:
+    """The main process's /metrics server and the directory the workers write to."""
+
+    directory: str
+    server: object
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+
+def start(conf) -> Endpoint | None:
+    """In the main process, before the workers fork: the endpoint, or None when off."""
+    port = conf.metrics.bind_port
+    if not port:
+        return None
+    if 'prometheus_client' in sys.modules:
+        # Its values would already be per process: the workers' counts lost.
+        raise RuntimeError('prometheus_client was imported before Placement set up '
+                           'its multiprocess metrics')
+    directory = tempfile.mkdtemp(prefix='cellplane-placement-metrics-')
+    os.environ[MULTIPROC_DIR_ENV] = directory
+    from prometheus_client import CollectorRegistry, multiprocess, start_http_server
+    registry = CollectorRegistry()
+    multiprocess.MultiProcessCollector(registry)
+    host = conf.metrics.bind_host
+    try:
+        server, _ = start_http_server(port, addr=host, registry=registry)
+    except OSError as exc:
+        shutil.rmtree(directory, ignore_errors=True)
+        where = config.describe_location(conf, 'bind_port', 'metrics').strip()
+        option = '[metrics] bind_host and bind_port' + (f', {where[1:-1]}' if where else '')
+        raise MetricsEndpointError(f'cannot serve metrics on {host}:{port} ({option}): '
+                                   f'{exc.strerror or exc}') from None
+    return Endpoint(directory, server)
+
+
+@functools.lru_cache(maxsize=None)
+def _request_metrics():
+    # Created on first use, in the worker: after the main set the directory.
+    import prometheus_client
+    requests = prometheus_client.Counter(
+        'cellplane_placement_requests', 'Requests Placement served, by method, route '
+        'template and status.', ['method', 'route', 'status'])
+    seconds = prometheus_client.Histogram(
+        'cellplane_placement_request_seconds', 'Time Placement took to answer, by '
+        'method and route template.', ['method', 'route'],
+        buckets=(.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10))
+    return requests, seconds
+
+
+def observe(method: str, route: str, status: str, seconds: float) -> None:
+    """Count one request served (``status``: ``'200 OK'`` or the code alone)."""
+    requests, histogram = _request_metrics()
+    requests.labels(method, route, status.split(' ', 1)[0]).inc()
+    histogram.labels(method, route).observe(seconds)
