@@ -64,6 +64,9 @@ def register_opts(conf: cfg.ConfigOpts) -> None:
                         (api_group, api_opts), (placement_group, placement_opts)):
         conf.register_group(cfg.OptGroup(group.name, title=group.title))
         conf.register_opts(opts, group=group.name)
+    # Also among the shared options (config.load registers both): the app
+    # reads [metrics] whoever built its configuration.
+    conf.register_opts(shared_conf.metrics_opts, group='metrics')
 
 
 def list_opts():
