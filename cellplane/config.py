@@ -134,7 +134,14 @@ def _read(conf: cfg.ConfigOpts, opt_name: str, group_name: str | None, getter):
         where = describe_location(conf, opt_name, group_name)
         section = group_name or 'DEFAULT'
         raise ConfigError(
-            f'invalid value for [{section}] {opt_name}{where}: {exc}') from exc
+            f'invalid value for [{section}] {opt_name}{where}: {_why(exc)}') from exc
+
+
+def _why(exc: Exception) -> str:
+    """What is wrong with a value, without oslo.config's "Value for option X from LocationInfo(...) is not valid:"."""
+    text = str(exc)
+    _, sep, why = text.partition(' is not valid: ')
+    return why if sep and 'LocationInfo(' in text else text
 
 
 def describe_location(conf: cfg.ConfigOpts, opt_name: str, group: str | None) -> str:
