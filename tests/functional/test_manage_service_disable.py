@@ -98,6 +98,9 @@ def test_a_disabled_host_gets_no_boot_and_keeps_its_trait_until_enabled(cloud, c
     assert (shown['disabled'], shown['disabled_reason']) == (False, None)
     assert shown['placement'] == f'{DISABLED} removed from 1 provider(s)'
     assert DISABLED not in cloud.placement.get_traits(host1.node_uuid)
+    # The scheduler's next refresh of its cell records (every second here)
+    # sees the service enabled; run now, it need not be waited for.
+    cloud.refresher.refresh()
     assert 'cell1-host1' in {s.host for s in _boot(cloud, 6)}
 
 
