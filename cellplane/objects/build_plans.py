@@ -70,19 +70,33 @@ class Owner:
     host: str | None
 
 
+def _values(instance: Instance, request_spec: RequestSpec,
+            host_list: Sequence[Selection], now: datetime.datetime) -> dict:
+    return dict(host=host_list[0].service_host, instance=instance.to_primitive(),
+                request_spec=request_spec.to_primitive(),
+                host_list=[s.to_primitive() for s in host_list],
+                cast_at=now, started_at=None, ended_at=None, updated_at=now)
+
+
 def record(conn: Connection, instance: Instance, request_spec: RequestSpec,
            host_list: Sequence[Selection]) -> None:
     """The build of ``instance`` was cast to ``host_list[0]``, with ``host_list[1:]`` behind it."""
     now = utcnow()
-    values = dict(host=host_list[0].service_host, instance=instance.to_primitive(),
-                  request_spec=request_spec.to_primitive(),
-                  host_list=[s.to_primitive() for s in host_list],
-                  cast_at=now, started_at=None, ended_at=None, updated_at=now)
+    values = _values(instance, request_spec, host_list, now)
     moved = conn.execute(build_plans.update().where(
         build_plans.c.instance_uuid == instance.uuid).values(**values)).rowcount
     if not moved:
         conn.execute(build_plans.insert().values(instance_uuid=instance.uuid,
                                                  created_at=now, **values))
+
+
+def record_first(conn: Connection, instance: Instance, request_spec: RequestSpec,
+                 host_list: Sequence[Selection]) -> None:
+    """``record`` for an instance just inserted, which has no plan yet: one statement, not two."""
+    now = utcnow()
+    conn.execute(build_plans.insert().values(
+        instance_uuid=instance.uuid, created_at=now,
+        **_values(instance, request_spec, host_list, now)))
 
 
 def finish(conn: Connection, instance_uuid: str, host: str | None) -> None:

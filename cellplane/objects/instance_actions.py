@@ -77,6 +77,13 @@ def ensure_create_action(conn: Connection, instance_uuid: str, *,
         .order_by(instance_actions.c.id).limit(1)).scalar()
     if found is not None:
         return found
+    return create_action(conn, instance_uuid, request_id=request_id, user_id=user_id,
+                         project_id=project_id)
+
+
+def create_action(conn: Connection, instance_uuid: str, *, request_id: str | None = None,
+                  user_id: str | None = None, project_id: str | None = None) -> int:
+    """The id of a new ``create`` action of an instance that has none (one just inserted)."""
     now = utcnow()
     result = conn.execute(instance_actions.insert().values(
         instance_uuid=instance_uuid, action=ACTION_CREATE, request_id=request_id,

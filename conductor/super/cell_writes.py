@@ -43,9 +43,11 @@ def create(engine: Engine, instance: Instance, request_spec: RequestSpec,
     """Insert the instance, its ``create`` action, the ``schedule`` event and the build plan, atomically."""
     chosen = host_list[0]
     with engine.begin() as conn:
+        # A new row: its plan and action cannot exist yet (a resumed boot
+        # withdrew what the lost run wrote first), so none is looked for.
         instances.create_instance(conn, instance)
-        build_plans.record(conn, instance, request_spec, host_list)
-        action_id = instance_actions.ensure_create_action(
+        build_plans.record_first(conn, instance, request_spec, host_list)
+        action_id = instance_actions.create_action(
             conn, instance.uuid, request_id=request_id, user_id=instance.user_id,
             project_id=instance.project_id)
         instance_actions.record_event(
