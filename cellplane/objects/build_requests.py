@@ -70,8 +70,6 @@ class Orphan:
     # The holder it is taken from; None: it was never leased.
     lease: Lease | None
     why: str
-    # The user deleted it while it was held: undo, do not schedule.
-    deleted: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -257,7 +255,6 @@ def orphans(engine: Engine, *, holder: Lease, binary: str, service_down_time: fl
                    .scalar_subquery())
     query = (sa.select(build_requests.c.instance_uuid, build_requests.c.lease_host,
                        build_requests.c.lease_token, build_requests.c.created_at,
-                       build_requests.c.deleted_at,
                        holder_seen.label('holder_seen'), request_specs_table.c.spec)
              .select_from(build_requests.join(
                  request_specs_table,
@@ -294,8 +291,7 @@ def orphans(engine: Engine, *, holder: Lease, binary: str, service_down_time: fl
                        f'is down (no heartbeat since {row.holder_seen:%H:%M:%S} UTC)')
         found.append(Orphan(instance_uuid=row.instance_uuid,
                             request_spec=RequestSpec.from_primitive(row.spec),
-                            lease=taken_from, why=why,
-                            deleted=row.deleted_at is not None))
+                            lease=taken_from, why=why))
     return found
 
 

@@ -178,8 +178,7 @@ class SuperConductorManager:
         for uuid in uuids:
             self._unclaim(uuid)
         requests = build_requests.get_many(self._api_engine, uuids)
-        deleted = build_requests.forget_deleted(
-            self._api_engine, [u for u in uuids if u not in requests], self.lease)
+        deleted = self._forget_deleted([u for u in uuids if u not in requests])
         if deleted:
             LOG.info('Removed what the lost run had made of %s, deleted by the user '
                      'meanwhile', ', '.join(deleted))
@@ -328,13 +327,15 @@ class SuperConductorManager:
         # Those the user deleted meanwhile are not failed: they are gone.
         self._forget_deleted(uuids)
 
-    def _forget_deleted(self, uuids: Sequence[str]) -> None:
+    def _forget_deleted(self, uuids: Sequence[str]) -> list[str]:
+        """Remove those of ``uuids`` the user deleted while this process held them; which went."""
         try:
-            build_requests.forget_deleted(self._api_engine, uuids, self.lease)
+            return build_requests.forget_deleted(self._api_engine, uuids, self.lease)
         except sa.exc.SQLAlchemyError as exc:
             LOG.warning('Could not remove the deleted build request(s) among %s (%s); '
                         'they are cleaned when this super conductor is restarted or '
                         'taken for dead', ', '.join(uuids), str(exc).splitlines()[0])
+            return []
 
     def _unclaim(self, uuid: str) -> None:
         try:
