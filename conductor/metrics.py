@@ -8,8 +8,6 @@ three counts per cell, whatever the number of hosts.
 """
 from __future__ import annotations
 
-import datetime
-
 import prometheus_client
 from prometheus_client.core import GaugeMetricFamily, HistogramMetricFamily
 from sqlalchemy.engine import Engine
@@ -64,8 +62,8 @@ class ComputeHeartbeats:
         counts = GaugeMetricFamily('cellplane_compute_services', 'Compute services of '
                                    'the cell, by state: up, down (silent for '
                                    'service_down_time), disabled.', labels=['cell', 'state'])
-        down_before = now - datetime.timedelta(seconds=self._down_after)
-        up = sum(1 for r in rows if r['last_seen_at'] and r['last_seen_at'] >= down_before)
+        up = sum(1 for r in rows
+                 if services.is_up(r, service_down_time=self._down_after, now=now))
         counts.add_metric([self._cell, 'up'], up)
         counts.add_metric([self._cell, 'down'], len(rows) - up)
         counts.add_metric([self._cell, 'disabled'], sum(1 for r in rows if r['disabled']))

@@ -115,10 +115,7 @@ class CellConductorManager:
             return
         try:
             metrics.RESCHEDULES.labels('build_failed').inc()
-            outcome = self.rescheduler.reschedule(ctxt, instance, request_spec, host_list,
-                                                  attempt)
-            if outcome is not None and outcome.fault:
-                metrics.BUILDS_ENDED.labels('error').inc()
+            self.rescheduler.reschedule(ctxt, instance, request_spec, host_list, attempt)
         except instances.InstanceNotFound as exc:
             LOG.error('Rejected build_instances: %s', exc)
         except Exception as exc:  # noqa: BLE001 - the instance must not stay building

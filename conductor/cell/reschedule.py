@@ -35,6 +35,7 @@ from sqlalchemy.engine import Engine
 from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
 from cellplane.context import RequestContext
 from compute_agent.rpcapi import ComputeAPI
+from conductor import metrics
 from cellplane.objects import build_plans, compute_nodes, instance_actions, instances, services
 import oslo_messaging as messaging  # noqa: E402,I100
 from placement.client import (
@@ -232,5 +233,6 @@ class Rescheduler:
                                      host=last_host)
             instance_actions.finish_action(conn, action_id, message=message)
             build_plans.finish(conn, uuid, None)
+        metrics.BUILDS_ENDED.labels('error').inc()
         LOG.warning('Instance %s is in ERROR: %s', uuid, message)
         return RescheduleOutcome(fault=details)

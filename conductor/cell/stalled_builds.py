@@ -152,7 +152,5 @@ class StalledBuilds:
                     plan.instance.uuid, attempt.reason)
         metrics.RESCHEDULES.labels(
             stalled_cause(plan, self._build_start_timeout, now)).inc()
-        outcome = self._rescheduler.reschedule(new_context(), plan.instance,
-                                               plan.request_spec, plan.alternates, attempt)
-        if outcome is not None and outcome.fault:
-            metrics.BUILDS_ENDED.labels('error').inc()
+        self._rescheduler.reschedule(new_context(), plan.instance, plan.request_spec,
+                                     plan.alternates, attempt)
