@@ -156,6 +156,14 @@ def describe_location(conf: cfg.ConfigOpts, opt_name: str, group: str | None) ->
     return f' (in {", ".join(files)})' if files else ''
 
 
+def name_option(conf: cfg.ConfigOpts, opt_name: str, group: str | None, *,
+                label: str | None = None) -> str:
+    """``[group] opt_name, in /etc/cellplane/x.conf`` (``label`` in place of the name), for an error."""
+    where = describe_location(conf, opt_name, group).strip()
+    label = label or f'[{group or "DEFAULT"}] {opt_name}'
+    return label + (f', {where[1:-1]}' if where else '')
+
+
 def config_files(conf: cfg.ConfigOpts) -> list[str]:
     """The files this configuration was read from, in reading order."""
     files = list(conf.config_file or [])

@@ -48,21 +48,21 @@ def route_of(path: str) -> str:
     return re.sub(r'^/(traits|resource_classes)/[^/]+', r'/\1/{name}', route)
 
 
-class MetricsEndpointError(RuntimeError):
-    """The /metrics endpoint could not be opened (the port is taken, say)."""
+class MetricsEndpointError(config.ConfigError):
+    """The /metrics endpoint could not be opened (the port is taken, say): the daemon exits 2."""
 
 
-def serve(conf: cfg.ConfigOpts):
-    """Start the /metrics endpoint if ``[metrics] bind_port`` is set; the HTTP server, or None."""
+def serve(conf: cfg.ConfigOpts, registry=prometheus_client.REGISTRY):
+    """Start the /metrics endpoint of ``registry`` if ``[metrics] bind_port`` is set; the HTTP server, or None."""
     port = conf.metrics.bind_port
     if not port:
         return None
     host = conf.metrics.bind_host
     try:
-        server, _ = prometheus_client.start_http_server(port, addr=host)
+        server, _ = prometheus_client.start_http_server(port, addr=host, registry=registry)
     except OSError as exc:
-        where = config.describe_location(conf, 'bind_port', 'metrics').strip()
-        option = '[metrics] bind_host and bind_port' + (f', {where[1:-1]}' if where else '')
+        option = config.name_option(conf, 'bind_port', 'metrics',
+                                    label='[metrics] bind_host and bind_port')
         raise MetricsEndpointError(f'cannot serve metrics on {host}:{port} ({option}): '
                                    f'{exc.strerror or exc}') from None
     LOG.info('Serving Prometheus metrics on http://%s:%d/metrics', host, port)

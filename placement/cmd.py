@@ -156,8 +156,7 @@ def main(argv: list[str] | None = None) -> int:
         prepare_database(conf)
         # Before anything imports prometheus_client, and before the fork.
         metrics_endpoint = placement_metrics.start(conf)
-    except (config.ConfigError, auth.TokenFileError, StartupError,
-            placement_metrics.MetricsEndpointError) as exc:
+    except (config.ConfigError, auth.TokenFileError, StartupError) as exc:
         print(f'cellplane-placement: {exc}', file=sys.stderr)
         return EXIT_CONFIG
     try:

@@ -20,14 +20,8 @@ import shutil
 import sys
 import tempfile
 
-from cellplane import config
-
 MULTIPROC_DIR_ENV = 'PROMETHEUS_MULTIPROC_DIR'
 UNMATCHED = 'unmatched'
-
-
-class MetricsEndpointError(RuntimeError):
-    """The /metrics endpoint could not be opened (the port is taken, say)."""
 
 
 @dataclasses.dataclass
@@ -44,9 +38,12 @@ class Endpoint:
 
 
 def start(conf) -> Endpoint | None:
-    """In the main process, before the workers fork: the endpoint, or None when off."""
-    port = conf.metrics.bind_port
-    if not port:
+    """In the main process, before the workers fork: the endpoint, or None when off.
+
+    A port it cannot open is ``cellplane.metrics.MetricsEndpointError``, a
+    ``ConfigError``, as for every other daemon.
+    """
+    if not conf.metrics.bind_port:
         return None
     if 'prometheus_client' in sys.modules:
         # Its values would already be per process: the workers' counts lost.
@@ -54,19 +51,16 @@ def start(conf) -> Endpoint | None:
                            'its multiprocess metrics')
     directory = tempfile.mkdtemp(prefix='cellplane-placement-metrics-')
     os.environ[MULTIPROC_DIR_ENV] = directory
-    from prometheus_client import CollectorRegistry, multiprocess, start_http_server
+    # Imported only now, with the directory set.
+    from prometheus_client import CollectorRegistry, multiprocess
+    from cellplane import metrics
     registry = CollectorRegistry()
     multiprocess.MultiProcessCollector(registry)
-    host = conf.metrics.bind_host
     try:
-        server, _ = start_http_server(port, addr=host, registry=registry)
-    except OSError as exc:
+        return Endpoint(directory, metrics.serve(conf, registry))
+    except metrics.MetricsEndpointError:
         shutil.rmtree(directory, ignore_errors=True)
-        where = config.describe_location(conf, 'bind_port', 'metrics').strip()
-        option = '[metrics] bind_host and bind_port' + (f', {where[1:-1]}' if where else '')
-        raise MetricsEndpointError(f'cannot serve metrics on {host}:{port} ({option}): '
-                                   f'{exc.strerror or exc}') from None
-    return Endpoint(directory, server)
+        raise
 
 
 @functools.lru_cache(maxsize=None)

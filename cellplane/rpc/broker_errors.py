@@ -41,8 +41,7 @@ def run_reporting_broker_errors(binary: str, conf: cfg.ConfigOpts,
     try:
         return serve()
     except BROKER_ERRORS as exc:
-        where = config.describe_location(conf, 'transport_url', None).strip()
-        option = '[DEFAULT] transport_url' + (f', {where[1:-1]}' if where else '')
+        option = config.name_option(conf, 'transport_url', None)
         print(f'{binary}: cannot use the message bus at {redact(conf.transport_url)} '
               f'({option}): {describe(exc)}', file=sys.stderr)
         return EXIT_BROKER_UNUSABLE
