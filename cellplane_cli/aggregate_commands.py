@@ -15,21 +15,12 @@ Every command but ``delete`` prints the aggregate (table or ``--format json``).
 """
 from __future__ import annotations
 
-import argparse
-
 from cliff import command, lister, show
 
 from cellplane.objects import aggregates
 from cellplane_cli import base, databases
 
 COLUMNS = ('id', 'name', 'availability_zone', 'hosts', 'properties')
-
-
-def _key_value(text: str) -> tuple[str, str]:
-    key, sep, value = text.partition('=')
-    if not sep or not key:
-        raise argparse.ArgumentTypeError(f'expected KEY=VALUE, got {text!r}')
-    return key, value
 
 
 def _row(aggregate: aggregates.Aggregate) -> tuple:
@@ -61,7 +52,7 @@ class AggregateCreate(_AggregateCommand, show.ShowOne):
         parser.add_argument('name')
         parser.add_argument('--zone', metavar='AZ',
                             help='availability zone of the aggregate\'s hosts')
-        parser.add_argument('--property', action='append', default=[], type=_key_value,
+        parser.add_argument('--property', action='append', default=[], type=base.key_value,
                             metavar='KEY=VALUE', help='metadata, e.g. ssd=true (repeatable)')
         return parser
 
@@ -94,7 +85,7 @@ class AggregateSet(_AggregateCommand, show.ShowOne):
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
         parser.add_argument('--zone', metavar='AZ')
-        parser.add_argument('--property', action='append', default=[], type=_key_value,
+        parser.add_argument('--property', action='append', default=[], type=base.key_value,
                             metavar='KEY=VALUE', help='metadata to set (repeatable)')
         return parser
 

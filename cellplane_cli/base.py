@@ -42,6 +42,14 @@ def where_config_was_looked_for() -> str:
             f'{USER_CONFIG_FILE}')
 
 
+def key_value(text: str) -> tuple[str, str]:
+    """An argparse type for ``KEY=VALUE`` arguments (properties, extra specs)."""
+    key, sep, value = text.partition('=')
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f'expected KEY=VALUE, got {text!r}')
+    return key, value
+
+
 class ConfigOptionsMixin:
     """Adds --config-file/--config-dir to a command and loads them on demand."""
 

@@ -41,13 +41,6 @@ def _flavor_row(f: flavors.FlavorRecord):
     return (f.flavorid, f.name, f.vcpus, f.memory_mb, f.root_gb, f.extra_specs, f.disabled)
 
 
-def _key_value(text: str) -> tuple[str, str]:
-    key, sep, value = text.partition('=')
-    if not sep or not key:
-        raise ValueError(f'expected KEY=VALUE, got {text!r}')
-    return key, value
-
-
 class FlavorCreate(_ApiCommand, show.ShowOne):
     """Create a flavor; scheduling extra specs are checked now, not at boot."""
 
@@ -58,7 +51,7 @@ class FlavorCreate(_ApiCommand, show.ShowOne):
         parser.add_argument('--ram', type=int, required=True, metavar='MB')
         parser.add_argument('--disk', type=int, default=0, metavar='GB')
         parser.add_argument('--id', dest='flavorid', help='flavor id (default: a uuid)')
-        parser.add_argument('--property', action='append', default=[], type=_key_value,
+        parser.add_argument('--property', action='append', default=[], type=base.key_value,
                             metavar='KEY=VALUE',
                             help='extra spec, e.g. resources:CUSTOM_GPU=1 or '
                                  'trait:HW_CPU_X86_AVX2=required (repeatable)')

@@ -96,13 +96,6 @@ def _as_text(value):
                           width=100).rstrip()
 
 
-def _key_value(text: str) -> tuple[str, str]:
-    key, sep, value = text.partition('=')
-    if not sep or not key:
-        raise argparse.ArgumentTypeError(f'expected KEY=VALUE, got {text!r}')
-    return key, value
-
-
 class ServerCreate(_TopLevelCommand, lister.Lister):
     """Create N servers: recorded in the API DB, scheduled by the super conductor.
 
@@ -129,7 +122,7 @@ class ServerCreate(_TopLevelCommand, lister.Lister):
         parser.add_argument('--count', type=int, default=1,
                             help='how many (all placed, or none: default 1)')
         parser.add_argument('--image-property', action='append', default=[],
-                            type=_key_value, metavar='KEY=VALUE',
+                            type=base.key_value, metavar='KEY=VALUE',
                             help='image property the host must support, e.g. '
                                  'hw_architecture=x86_64 (repeatable)')
         parser.add_argument('--availability-zone', metavar='AZ')
@@ -193,6 +186,14 @@ class _OneServerCommand(_TopLevelCommand):
                             help='server id, or name (refused if several have it)')
         return parser
 
+    @staticmethod
+    def server(conf, engine, cells, parsed_args) -> servers.Server:
+        """The server named by the SERVER argument, with its events."""
+        timeout = conf.cells.read_timeout
+        return servers.show(engine, cells, servers.find(engine, cells, parsed_args.server,
+                                                        cell_timeout=timeout),
+                            cell_timeout=timeout)
+
 
 def _status(text: str) -> str:
     status = text.upper()
@@ -242,9 +243,7 @@ class ServerShow(_OneServerCommand, show.ShowOne):
 
     def take_action(self, parsed_args):
         with self.api(parsed_args) as (conf, engine, cells):
-            server = servers.show(engine, cells, servers.find(
-                engine, cells, parsed_args.server, cell_timeout=conf.cells.read_timeout),
-                cell_timeout=conf.cells.read_timeout)
+            server = self.server(conf, engine, cells, parsed_args)
             scheduling = scheduling_of(conf, server.uuid)
         events = [_event(e) for e in server.events]
         if parsed_args.formatter not in STRUCTURED_FORMATS:
@@ -284,9 +283,7 @@ class ServerEvents(_OneServerCommand, lister.Lister):
 
     def take_action(self, parsed_args):
         with self.api(parsed_args) as (conf, engine, cells):
-            server = servers.show(engine, cells, servers.find(
-                engine, cells, parsed_args.server, cell_timeout=conf.cells.read_timeout),
-                cell_timeout=conf.cells.read_timeout)
+            server = self.server(conf, engine, cells, parsed_args)
         return EVENT_COLUMNS, [tuple(_event(e)[c] for c in EVENT_COLUMNS)
                                for e in server.events]
 

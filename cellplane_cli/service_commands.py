@@ -105,7 +105,8 @@ class _ServiceSet(base.ConfigOptionsMixin, show.ShowOne):
         reason = getattr(parsed_args, 'reason', None)
         if self.disable and reason is not None and not reason.strip():
             raise ValueError('--reason must not be blank')
-        placement = client_conf.client_from_conf(conf, f'cellplane-manage {getattr(self, "cmd_name", "service")}')
+        placement = client_conf.client_from_conf(
+            conf, f'cellplane-manage service {"disable" if self.disable else "enable"}')
         api_engine = engine_for(conf, 'api')
         cells = CellDatabases(api_engine)
         try:
