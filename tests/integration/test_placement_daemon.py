@@ -2,6 +2,7 @@
 it starts, serves over HTTP, and stops cleanly on SIGTERM."""
 from __future__ import annotations
 
+import contextlib
 import glob
 import json
 import os
@@ -94,13 +95,28 @@ def _wait_until_serving(proc, base: str, log_path) -> dict:
         time.sleep(0.2)
 
 
+@contextlib.contextmanager
+def _serving(config, base: str, tmp_path):
+    """The daemon started on ``config`` and serving ``base``: (its process, the body of GET /).
+
+    Killed at the end if the test left it running; its log is ``daemon.log``.
+    """
+    log_path = tmp_path / 'daemon.log'
+    with open(log_path, 'wb') as log:
+        proc = subprocess.Popen(_command(config), stdin=subprocess.DEVNULL, stdout=log,
+                                stderr=subprocess.STDOUT,
+                                env={**os.environ, 'PYTHONUNBUFFERED': '1'})
+        try:
+            yield proc, _wait_until_serving(proc, base, log_path)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+
+
 def test_daemon_serves_placement_and_stops_on_sigterm(daemon_config, tmp_path):
     config, base = daemon_config
-    log = open(tmp_path / 'daemon.log', 'wb')
-    proc = subprocess.Popen(_command(config), stdin=subprocess.DEVNULL, stdout=log,
-                            stderr=subprocess.STDOUT, env={**os.environ, 'PYTHONUNBUFFERED': '1'})
-    try:
-        body = _wait_until_serving(proc, base, tmp_path / 'daemon.log')
+    with _serving(config, base, tmp_path) as (proc, body):
         assert body['versions'][0]['max_version'] == '1.39'
 
         rp = str(uuid.uuid4())
@@ -137,11 +153,6 @@ def test_daemon_serves_placement_and_stops_on_sigterm(daemon_config, tmp_path):
 
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=EVENTUALLY_SECONDS) == 0
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        log.close()
 
 
 def _children(pid: int) -> list[int]:
@@ -165,28 +176,21 @@ def test_workers_die_with_a_killed_main_process(daemon_config, tmp_path):
     # SIGKILL leaves no chance to stop the workers; they must not go on
     # serving the port beside the next daemon.
     config, base = daemon_config
-    log = open(tmp_path / 'daemon.log', 'wb')
-    proc = subprocess.Popen(_command(config), stdin=subprocess.DEVNULL, stdout=log,
-                            stderr=subprocess.STDOUT)
     workers = []
-    try:
-        _wait_until_serving(proc, base, tmp_path / 'daemon.log')
-        workers = _children(proc.pid)
-        assert len(workers) == 2
-        proc.kill()
-        proc.wait()
-        deadline = time.monotonic() + EVENTUALLY_SECONDS
-        while any(_alive(w) for w in workers):
-            assert time.monotonic() < deadline, 'workers outlived their main process'
-            time.sleep(0.1)
-    finally:
-        for w in workers:
-            if _alive(w):
-                os.kill(w, signal.SIGKILL)
-        if proc.poll() is None:
+    with _serving(config, base, tmp_path) as (proc, _):
+        try:
+            workers = _children(proc.pid)
+            assert len(workers) == 2
             proc.kill()
             proc.wait()
-        log.close()
+            deadline = time.monotonic() + EVENTUALLY_SECONDS
+            while any(_alive(w) for w in workers):
+                assert time.monotonic() < deadline, 'workers outlived their main process'
+                time.sleep(0.1)
+        finally:
+            for w in workers:
+                if _alive(w):
+                    os.kill(w, signal.SIGKILL)
 
 
 def test_bad_configuration_exits_2_with_a_message(tmp_path):
@@ -216,11 +220,7 @@ def test_the_main_process_serves_the_request_counts_of_every_worker(daemon_confi
     config, base = daemon_config
     metrics_port = _free_port()
     config.write_text(config.read_text() + f'[metrics]\nbind_port = {metrics_port}\n')
-    log = open(tmp_path / 'daemon.log', 'wb')
-    proc = subprocess.Popen(_command(config), stdin=subprocess.DEVNULL, stdout=log,
-                            stderr=subprocess.STDOUT)
-    try:
-        _wait_until_serving(proc, base, tmp_path / 'daemon.log')
+    with _serving(config, base, tmp_path) as (proc, _):
         workers = _children(proc.pid)
         assert len(workers) == 2
         before = _metrics(metrics_port)
@@ -246,9 +246,4 @@ def test_the_main_process_serves_the_request_counts_of_every_worker(daemon_confi
         assert {f'counter_{w}.db' for w in workers} <= written
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=EVENTUALLY_SECONDS) == 0
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        log.close()
 

@@ -82,6 +82,15 @@ def _lost_run(top, spec, asked, holder):
     return host_lists
 
 
+def _left_by_a_dead_super_conductor(top) -> str:
+    """One instance a super conductor silent for 10 minutes claimed and wrote into a cell; its uuid."""
+    spec, asked = _asked(top)
+    _heartbeat(top, 'super-dead', seconds_ago=600)
+    _lost_run(top, spec, asked, build_requests.Lease(host='super-dead', token='t-dead'))
+    (uuid,) = [i.uuid for i in asked]
+    return uuid
+
+
 def _cell_rows(top, uuid):
     found = []
     for name, engine in top.cell_engines.items():
@@ -94,11 +103,7 @@ def _cell_rows(top, uuid):
 
 def test_a_boot_left_by_a_dead_super_conductor_is_built_once_with_one_claim(top):
     manager = top.super_conductor.manager
-    spec, asked = _asked(top)
-    dead = build_requests.Lease(host='super-dead', token='t-dead')
-    _heartbeat(top, 'super-dead', seconds_ago=600)
-    _lost_run(top, spec, asked, dead)
-    (uuid,) = [i.uuid for i in asked]
+    uuid = _left_by_a_dead_super_conductor(top)
     # Leased a moment ago: its holder was alive then, whatever its heartbeat.
     assert manager.resume_orphans() == 0
     _age(top, [uuid], 600)
@@ -119,11 +124,7 @@ def test_a_boot_left_by_a_dead_super_conductor_is_built_once_with_one_claim(top)
 
 def test_a_boot_deleted_while_its_dead_holder_held_it_is_undone_then_removed(top):
     manager = top.super_conductor.manager
-    spec, asked = _asked(top)
-    dead = build_requests.Lease(host='super-dead', token='t-dead')
-    _heartbeat(top, 'super-dead', seconds_ago=600)
-    _lost_run(top, spec, asked, dead)
-    (uuid,) = [i.uuid for i in asked]
+    uuid = _left_by_a_dead_super_conductor(top)
 
     assert build_requests.discard(top.api_engine, uuid) is True
     # Gone for the user at once; its claim and cell row wait for the resumer.
