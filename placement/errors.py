@@ -54,8 +54,21 @@ class PlacementError(Exception):
     def full_detail(self, environ: dict) -> str:
         # Same shape as WebOb's body once the reference strips its HTML.
         if self.detail:
-            return f'{self.explanation}\n\n {self.detail}  '
+            return f'{self.explanation}\n\n {fold(self.detail)}  '
         return f'{self.explanation}\n\n   '
+
+
+def fold(detail: str) -> str:
+    """``detail`` on one line: each line break becomes a space, as in the reference.
+
+    Clients show the last line of ``detail`` (osc-placement does), so a
+    jsonschema message with its "Failed validating ..." lines under it
+    would show only the offending value. The reference's WebOb turns the
+    breaks into spaces while stripping its HTML; it strips anything
+    between angle brackets too, which we do not: that can be part of a
+    name the operator needs to read.
+    """
+    return detail.replace('\r', '').replace('\n', ' ')
 
 
 class BadRequest(PlacementError):
@@ -88,7 +101,7 @@ class MethodNotAllowed(PlacementError):
     def full_detail(self, environ: dict) -> str:
         method = environ.get('REQUEST_METHOD', '')
         return (f'The method {method} is not allowed for this resource.'
-                f'\n\n {self.detail}  ')
+                f'\n\n {fold(self.detail)}  ')
 
 
 class NotAcceptable(PlacementError):
