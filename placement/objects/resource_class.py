@@ -106,9 +106,8 @@ def create(conn: Connection, name: str) -> None:
     """
     for _attempt in range(10):
         if conn.execute(sa.select(rc_t.c.id).where(rc_t.c.name == name)).first():
-            raise errors.Conflict(
-                f'Conflicting resource class already exists: {name}',
-                code=errors.DUPLICATE_NAME)
+            # No code, as the reference: its duplicate_name is a provider's.
+            raise errors.Conflict(f'Conflicting resource class already exists: {name}')
         next_id = conn.execute(sa.select(sa.func.max(rc_t.c.id))).scalar() or 0
         next_id = max(next_id + 1, CUSTOM_RESOURCE_CLASS_ID_BASE)
         now = db_api.utcnow()
@@ -130,8 +129,7 @@ def rename(conn: Connection, old: str, new: str):
         raise errors.BadRequest(f'Cannot update standard resource class {old}')
     row = get(conn, old)
     if conn.execute(sa.select(rc_t.c.id).where(rc_t.c.name == new)).first():
-        raise errors.Conflict(
-            f'Resource class already exists: {new}', code=errors.DUPLICATE_NAME)
+        raise errors.Conflict(f'Resource class already exists: {new}')
     now = db_api.utcnow()
     conn.execute(rc_t.update().where(rc_t.c.id == row.id)
                  .values(name=new, updated_at=now))

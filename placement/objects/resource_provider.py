@@ -206,7 +206,7 @@ def update(conn: Connection, row, data: dict, *, allow_reparenting: bool):
 def delete(conn: Connection, uuid: str) -> None:
     """Delete provider ``uuid`` with its inventory, traits and aggregate links.
 
-    409 when it has allocations or child providers.
+    409 when it has child providers, else when it has allocations.
     """
     # Lock the row first: claims and other writers lock it too (through the
     # generation bump), so none can slip an allocation or a child in between
@@ -216,16 +216,18 @@ def delete(conn: Connection, uuid: str) -> None:
     if row is None:
         raise not_found(uuid, ' for delete')
     rp_id = row.id
-    if conn.execute(sa.select(sa.literal(1)).select_from(alloc_t)
-                    .where(alloc_t.c.resource_provider_id == rp_id).limit(1)).first():
-        raise errors.Conflict(
-            f'Unable to delete resource provider {uuid}: Resource provider '
-            'has allocations.', code=errors.PROVIDER_IN_USE)
+    # Children first, as the reference: they must go before this one
+    # whatever it holds, and may hold allocations of their own.
     if conn.execute(sa.select(sa.literal(1)).select_from(rp_t)
                     .where(rp_t.c.parent_provider_id == rp_id).limit(1)).first():
         raise errors.Conflict(
             f'Unable to delete parent resource provider {uuid}: It has child '
             'resource providers.', code=errors.PROVIDER_CANNOT_DELETE_PARENT)
+    if conn.execute(sa.select(sa.literal(1)).select_from(alloc_t)
+                    .where(alloc_t.c.resource_provider_id == rp_id).limit(1)).first():
+        raise errors.Conflict(
+            f'Unable to delete resource provider {uuid}: Resource provider '
+            'has allocations.', code=errors.PROVIDER_IN_USE)
     conn.execute(inv_t.delete().where(inv_t.c.resource_provider_id == rp_id))
     conn.execute(rpt_t.delete().where(rpt_t.c.resource_provider_id == rp_id))
     conn.execute(rpa_t.delete().where(rpa_t.c.resource_provider_id == rp_id))

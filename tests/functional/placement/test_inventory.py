@@ -213,6 +213,21 @@ def test_removing_a_class_with_allocations_is_409_inuse(client, rp):
     assert set(client.get(url).json['inventories']) == {'VCPU', 'DISK_GB'}
 
 
+def test_deleting_one_class_in_use_is_inuse_not_concurrent_update(client, rp):
+    """A deliberate difference: the reference says placement.concurrent_update
+    here, which tells a client to re-read and retry; no retry can succeed
+    while the allocations are there (see placement/README.md)."""
+    url = f'/resource_providers/{rp}/inventories'
+    client.put(url, {'resource_provider_generation': 0,
+                     'inventories': {'VCPU': {'total': 8}}})
+    _allocate(client, rp, 'VCPU', 2)
+    resp = client.delete(f'{url}/VCPU', mv='1.23')
+    assert resp.status_int == 409
+    assert error(resp)['code'] == 'placement.inventory.inuse'
+    assert (f"Unable to delete inventory of class VCPU: Inventory for 'VCPU' on "
+            f"resource provider '{rp}' in use.") in error(resp)['detail']
+
+
 def test_shrinking_below_allocations_is_allowed_as_in_the_reference(client, rp):
     """The reference's with-allocations.yaml: "We can change inventory in a
     way that makes existing allocations exceed the new capacity"."""

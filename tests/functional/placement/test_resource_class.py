@@ -53,6 +53,14 @@ def test_create_twice_is_409(client):
     assert 'Conflicting resource class already exists' in error(resp)['detail']
 
 
+def test_create_twice_has_no_error_code_as_the_reference(client):
+    # The reference's placement.duplicate_name is for provider names only.
+    client.post('/resource_classes', {'name': 'CUSTOM_X'})
+    resp = client.post('/resource_classes', {'name': 'CUSTOM_X'}, mv='1.23')
+    assert resp.status_int == 409
+    assert error(resp)['code'] == 'placement.undefined_code'
+
+
 @pytest.mark.parametrize('body, message', [
     ({'name': 'IRON_NFV'}, "Failed validating 'pattern'"),
     ({'name': 'CUSTOM_Illegal&@!Name?'}, 'JSON does not validate'),

@@ -195,6 +195,29 @@ def test_delete_parent_with_children_is_409(client):
     assert error(resp)['code'] == 'placement.resource_provider.cannot_delete_parent'
 
 
+def test_delete_parent_with_children_and_allocations_reports_the_children(client):
+    """As the reference: the children are checked first, since they must go
+    before their parent whatever it holds."""
+    root = client.provider('root')['uuid']
+    child = client.provider('child', parent_provider_uuid=root)['uuid']
+    assert client.put(f'/resource_providers/{root}/inventories', {
+        'resource_provider_generation': 0,
+        'inventories': {'VCPU': {'total': 4}}}).status_int == 200
+    assert client.put(f'/allocations/{uuid.uuid4()}', {
+        'allocations': {root: {'resources': {'VCPU': 1}}},
+        'project_id': 'p', 'user_id': 'u', 'consumer_generation': None,
+        'consumer_type': 'INSTANCE'}).status_int == 204
+    resp = client.delete(f'/resource_providers/{root}', mv='1.23')
+    assert resp.status_int == 409
+    assert error(resp)['code'] == 'placement.resource_provider.cannot_delete_parent'
+    assert 'It has child resource providers.' in error(resp)['detail']
+    assert client.delete(f'/resource_providers/{child}').status_int == 204
+    resp = client.delete(f'/resource_providers/{root}', mv='1.23')
+    assert resp.status_int == 409
+    assert error(resp)['code'] == 'placement.resource_provider.inuse'
+    assert 'Resource provider has allocations.' in error(resp)['detail']
+
+
 def test_reparenting_needs_1_37_and_moves_the_subtree(client):
     old_root = client.provider('old')
     new_root = client.provider('new')
