@@ -29,9 +29,7 @@ def put_trait(req):
             'characters: "A"-"Z", "0"-"9" and "_"')
     with db_api.writer(req.context) as conn:
         created, row = trait_obj.ensure(conn, name)
-    if created:
-        return no_content(req, status=201, location=_url(req, name))
-    return no_content(req, status=204, location=_url(req, name),
+    return no_content(req, status=201 if created else 204, location=_url(req, name),
                       last_modified=latest(row.updated_at, row.created_at))
 
 

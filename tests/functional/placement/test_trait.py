@@ -137,3 +137,13 @@ def test_cache_headers(client):
         assert 'Cache-Control' not in client.get(url, mv='1.14').headers
     assert 'Last-Modified' in client.put('/traits/CUSTOM_T', mv='1.15').headers
     assert 'Last-Modified' not in client.delete('/traits/CUSTOM_T', mv='1.15').headers
+
+
+def test_creating_a_trait_at_1_15_carries_the_cache_headers(client):
+    resp = client.put('/traits/CUSTOM_NEW', mv='1.15')
+    assert resp.status_int == 201
+    assert resp.headers['Cache-Control'] == 'no-cache'
+    assert resp.headers['Last-Modified'].endswith(' GMT')
+    resp = client.put('/traits/CUSTOM_NEWER', mv='1.14')
+    assert resp.status_int == 201
+    assert 'Last-Modified' not in resp.headers and 'Cache-Control' not in resp.headers
