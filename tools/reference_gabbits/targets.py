@@ -1,0 +1,223 @@
+"""What the reference's YAML files run against: our app in-process, or a live daemon.
+
+``InProcess``: the WSGI app on a fresh SQLite copy per file (quick, for
+development; the legacy profile only, since the app is built without a
+config file). ``LiveDaemon``: ``cellplane-placement --config-file FILE``
+started once per profile on a fresh PostgreSQL database, as an operator
+starts it; between files its data (providers, allocations, custom
+classes and traits) is removed, so each file starts from what a new
+deployment has.
+"""
+from __future__ import annotations
+
+import configparser
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+
+import requests
+import sqlalchemy as sa
+
+from cellplane.db import engines, migrate
+from placement.client import HttpTransport, InProcessTransport
+from placement.objects import consumer as consumer_obj
+from placement.objects import standards
+from placement.wsgi import make_app
+
+
+class InProcess:
+    """Our WSGI app in this process, a fresh SQLite database per file."""
+
+    def __init__(self):
+        path = os.path.join(tempfile.mkdtemp(prefix='gabbi-template-'), 'placement.db')
+        engine = engines.create_engine(f'sqlite:///{path}')
+        migrate.sync('placement', engine)
+        standards.sync(engine)
+        engine.dispose()
+        self._template = path
+        self.app = None
+        self._engine = None
+
+    def gabbi_args(self) -> dict:
+        return {'host': None, 'intercept': lambda: self}
+
+    def __call__(self, environ, start_response):
+        return self.app(environ, start_response)
+
+    def begin_file(self):
+        path = os.path.join(tempfile.mkdtemp(prefix='gabbi-'), 'placement.db')
+        shutil.copy(self._template, path)
+        self._engine = engines.create_engine(f'sqlite:///{path}')
+        consumer_obj.forget_cached_names()
+        self.app = make_app(self._engine, auth_strategy='noauth2', sync_standards=False)
+        return InProcessTransport(self.app)
+
+    def end_file(self) -> None:
+        self._engine.dispose()
+
+
+class DaemonError(Exception):
+    """The daemon did not start or stop as it should; the message says why."""
+
+
+# Tables holding what the API creates; projects, users and consumer types
+# are kept: the daemon caches their ids per process, and nothing the API
+# shows reads them without a consumer.
+_DATA_TABLES = ('allocations', 'consumers', 'inventories', 'resource_provider_traits',
+                'resource_provider_aggregates', 'placement_aggregates',
+                'resource_providers')
+
+
+class LiveDaemon:
+    """``cellplane-placement`` with a config file, on its own PostgreSQL database."""
+
+    def __init__(self, profile: str, sections: dict, admin_url: str, workdir: str,
+                 *, workers: int = 2, start_timeout: float = 60.0):
+        self.profile = profile
+        self.port = _free_port()
+        self.url = f'http://127.0.0.1:{self.port}'
+        self._admin_url = admin_url
+        self._database = f'cp_gabbi_{profile}_{uuid.uuid4().hex[:8]}'
+        self._dir = os.path.join(workdir, profile)
+        os.makedirs(self._dir, exist_ok=True)
+        self.config_file = os.path.join(self._dir, 'placement.conf')
+        self.log_file = os.path.join(self._dir, 'placement.log')
+        self._sections = sections
+        self._workers = workers
+        self._start_timeout = start_timeout
+        self._process: subprocess.Popen | None = None
+        self._engine = None
+
+    # ------------------------------------------------------------- lifecycle
+    def __enter__(self):
+        self._create_database()
+        self._write_config()
+        self._start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        try:
+            self._stop()
+        finally:
+            if self._engine is not None:
+                self._engine.dispose()
+            self._drop_database()
+
+    def _db_url(self) -> str:
+        url = sa.engine.make_url(self._admin_url).set(database=self._database)
+        return url.render_as_string(hide_password=False)
+
+    def _create_database(self) -> None:
+        admin = sa.create_engine(self._admin_url, isolation_level='AUTOCOMMIT')
+        with admin.connect() as conn:
+            conn.exec_driver_sql(f'CREATE DATABASE {self._database}')
+        admin.dispose()
+
+    def _drop_database(self) -> None:
+        admin = sa.create_engine(self._admin_url, isolation_level='AUTOCOMMIT')
+        with admin.connect() as conn:
+            conn.exec_driver_sql(f'DROP DATABASE IF EXISTS {self._database} WITH (FORCE)')
+        admin.dispose()
+
+    def _write_config(self) -> None:
+        conf = configparser.ConfigParser(interpolation=None)
+        conf['DEFAULT'] = {'debug': 'False'}
+        conf['placement_database'] = {'connection': self._db_url(),
+                                      'sync_on_startup': 'True'}
+        conf['api'] = {'auth_strategy': 'noauth2', 'bind_host': '127.0.0.1',
+                       'bind_port': str(self.port), 'workers': str(self._workers)}
+        for name, options in self._sections.items():
+            conf[name] = options
+        with open(self.config_file, 'w') as f:
+            conf.write(f)
+
+    def _start(self) -> None:
+        command = [_console_script('cellplane-placement'), '--config-file', self.config_file]
+        log = open(self.log_file, 'ab')
+        self._process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT,
+                                         stdin=subprocess.DEVNULL, start_new_session=True)
+        log.close()
+        deadline = time.monotonic() + self._start_timeout
+        while time.monotonic() < deadline:
+            if self._process.poll() is not None:
+                raise DaemonError(f'{self.profile}: cellplane-placement exited '
+                                  f'{self._process.returncode} at start:\n{self.log_tail()}')
+            try:
+                if requests.get(self.url + '/', timeout=2).status_code == 200:
+                    return
+            except requests.RequestException:
+                pass
+            time.sleep(0.2)
+        raise DaemonError(f'{self.profile}: cellplane-placement did not answer on '
+                          f'{self.url} within {self._start_timeout:.0f} s:\n{self.log_tail()}')
+
+    def _stop(self) -> None:
+        if self._process is None or self._process.poll() is not None:
+            return
+        self._process.send_signal(signal.SIGTERM)
+        try:
+            self._process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(self._process.pid, signal.SIGKILL)
+            self._process.wait()
+            raise DaemonError(f'{self.profile}: cellplane-placement ignored SIGTERM '
+                              f'for 30 s:\n{self.log_tail()}') from None
+
+    def log_tail(self, lines: int = 30) -> str:
+        try:
+            with open(self.log_file, errors='replace') as f:
+                return ''.join(f.readlines()[-lines:])
+        except OSError:
+            return '(no log)'
+
+    # ------------------------------------------------------------- per file
+    def gabbi_args(self) -> dict:
+        return {'host': '127.0.0.1', 'port': self.port}
+
+    def begin_file(self):
+        if self._process.poll() is not None:
+            raise DaemonError(f'{self.profile}: cellplane-placement died '
+                              f'(exit {self._process.returncode}):\n{self.log_tail()}')
+        self._reset()
+        return HttpTransport(self.url, attempts=1)
+
+    def end_file(self) -> None:
+        pass
+
+    def _reset(self) -> None:
+        if self._engine is None:
+            self._engine = sa.create_engine(self._db_url())
+        with self._engine.begin() as conn:
+            conn.exec_driver_sql(f'TRUNCATE {", ".join(_DATA_TABLES)}')
+            conn.execute(sa.text('DELETE FROM traits WHERE name LIKE :custom'),
+                         {'custom': 'CUSTOM\\_%'})
+            conn.execute(sa.text('DELETE FROM resource_classes WHERE id >= :base'),
+                         {'base': _custom_class_base()})
+
+
+def _custom_class_base() -> int:
+    from placement.objects.resource_class import CUSTOM_RESOURCE_CLASS_ID_BASE
+    return CUSTOM_RESOURCE_CLASS_ID_BASE
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
+
+
+def _console_script(name: str) -> str:
+    """The command installed beside this Python (the venv's bin/), else on PATH."""
+    beside = os.path.join(os.path.dirname(sys.executable), name)
+    if os.path.exists(beside):
+        return beside
+    found = shutil.which(name)
+    if found is None:
+        raise DaemonError(f'{name} is not installed beside {sys.executable} nor on PATH')
+    return found
