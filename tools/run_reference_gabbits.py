@@ -71,7 +71,10 @@ def _arguments(argv: list[str]) -> argparse.Namespace:
 def main(argv: list[str]) -> int:
     args = _arguments(argv)
     site = os.environ.get('REFERENCE_SITE_PACKAGES') or _site_packages(args.reference_venv)
-    # Ours first: the reference's site-packages has a 'placement' package too.
+    # The reference's site-packages has a 'placement' package too: this
+    # repository's goes first (an editable install's finder comes after
+    # every sys.path entry), the reference's last, for gabbi and its kin.
+    sys.path.insert(0, REPO)
     sys.path.append(site)
     from reference_gabbits import expectations, fixtures, profiles, report, targets
 
@@ -110,7 +113,7 @@ def main(argv: list[str]) -> int:
                 with open(policy_file, 'w') as f:
                     f.write(profiles.open_policy(_reference_rules(args.reference_venv)))
             daemon = targets.LiveDaemon(profile, profiles.sections(profile, policy_file),
-                                        args.postgres_admin_url, workdir)
+                                        args.postgres_admin_url, workdir, code=REPO)
             start = time.monotonic()
             with daemon:
                 print(f'-- {profile}: cellplane-placement --config-file {daemon.config_file} '

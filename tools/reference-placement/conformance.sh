@@ -25,8 +25,12 @@ if [ ! -x "$REFERENCE_VENV/bin/python" ]; then
 fi
 # Installed again only when the pins changed.
 if ! cmp -s "$HERE/requirements.txt" "$REFERENCE_VENV/.installed-requirements"; then
-    "$REFERENCE_VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
-        -r "$HERE/requirements.txt"
+    # pip's own output only when it fails.
+    if ! "$REFERENCE_VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
+            -r "$HERE/requirements.txt" >"$REFERENCE_VENV/pip.log" 2>&1; then
+        tail -40 "$REFERENCE_VENV/pip.log" >&2
+        exit 1
+    fi
     cp "$HERE/requirements.txt" "$REFERENCE_VENV/.installed-requirements"
 fi
 echo "[conformance] reference venv $REFERENCE_VENV ready in $(( $(date +%s) - began )) s"

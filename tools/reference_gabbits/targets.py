@@ -78,7 +78,7 @@ class LiveDaemon:
     """``cellplane-placement`` with a config file, on its own PostgreSQL database."""
 
     def __init__(self, profile: str, sections: dict, admin_url: str, workdir: str,
-                 *, workers: int = 2, start_timeout: float = 60.0):
+                 *, code: str, workers: int = 2, start_timeout: float = 60.0):
         self.profile = profile
         self.port = _free_port()
         self.url = f'http://127.0.0.1:{self.port}'
@@ -89,6 +89,7 @@ class LiveDaemon:
         self.config_file = os.path.join(self._dir, 'placement.conf')
         self.log_file = os.path.join(self._dir, 'placement.log')
         self._sections = sections
+        self._code = code
         self._workers = workers
         self._start_timeout = start_timeout
         self._process: subprocess.Popen | None = None
@@ -140,8 +141,14 @@ class LiveDaemon:
     def _start(self) -> None:
         command = [_console_script('cellplane-placement'), '--config-file', self.config_file]
         log = open(self.log_file, 'ab')
+        # The daemon runs the code of ``code`` (the checkout under test),
+        # whatever the venv's install of cellplane points at.
+        env = dict(os.environ)
+        env['PYTHONPATH'] = os.pathsep.join(
+            p for p in (self._code, env.get('PYTHONPATH')) if p)
         self._process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT,
-                                         stdin=subprocess.DEVNULL, start_new_session=True)
+                                         stdin=subprocess.DEVNULL, start_new_session=True,
+                                         env=env)
         log.close()
         deadline = time.monotonic() + self._start_timeout
         while time.monotonic() < deadline:
