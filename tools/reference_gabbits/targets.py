@@ -185,7 +185,9 @@ class LiveDaemon:
 
     # ------------------------------------------------------------- per file
     def gabbi_args(self) -> dict:
-        return {'host': '127.0.0.1', 'port': self.port}
+        # Plain HTTP: without cert_validate=False each test's client loads
+        # the CA bundle it will never use (18 ms a test, a third of the run).
+        return {'host': '127.0.0.1', 'port': self.port, 'cert_validate': False}
 
     def begin_file(self):
         if self._process.poll() is not None:
