@@ -93,13 +93,19 @@ class LiveDaemon:
         self._workers = workers
         self._start_timeout = start_timeout
         self._process: subprocess.Popen | None = None
+        self._created = False
         self._engine = None
 
     # ------------------------------------------------------------- lifecycle
     def __enter__(self):
         self._create_database()
-        self._write_config()
-        self._start()
+        self._created = True
+        try:
+            self._write_config()
+            self._start()
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
         return self
 
     def __exit__(self, *exc) -> None:
@@ -108,7 +114,8 @@ class LiveDaemon:
         finally:
             if self._engine is not None:
                 self._engine.dispose()
-            self._drop_database()
+            if self._created:
+                self._drop_database()
 
     def _db_url(self) -> str:
         url = sa.engine.make_url(self._admin_url).set(database=self._database)
@@ -116,9 +123,15 @@ class LiveDaemon:
 
     def _create_database(self) -> None:
         admin = sa.create_engine(self._admin_url, isolation_level='AUTOCOMMIT')
-        with admin.connect() as conn:
-            conn.exec_driver_sql(f'CREATE DATABASE {self._database}')
-        admin.dispose()
+        try:
+            with admin.connect() as conn:
+                conn.exec_driver_sql(f'CREATE DATABASE {self._database}')
+        except sa.exc.DBAPIError as exc:
+            where = sa.engine.make_url(self._admin_url).render_as_string(hide_password=True)
+            raise DaemonError(f'cannot create its database through {where}: '
+                              f'{str(exc.orig).strip()}') from None
+        finally:
+            admin.dispose()
 
     def _drop_database(self) -> None:
         admin = sa.create_engine(self._admin_url, isolation_level='AUTOCOMMIT')
