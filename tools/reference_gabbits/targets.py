@@ -121,23 +121,27 @@ class LiveDaemon:
         url = sa.engine.make_url(self._admin_url).set(database=self._database)
         return url.render_as_string(hide_password=False)
 
-    def _create_database(self) -> None:
-        admin = sa.create_engine(self._admin_url, isolation_level='AUTOCOMMIT')
+    def _admin_sql(self, statement: str) -> None:
+        # engines.create_engine reads a bare postgresql:// as psycopg2, as
+        # the daemon does.
+        admin = engines.create_engine(self._admin_url, pool_size=1, max_overflow=0,
+                                      connect_timeout=10)
         try:
             with admin.connect() as conn:
-                conn.exec_driver_sql(f'CREATE DATABASE {self._database}')
+                conn.execution_options(isolation_level='AUTOCOMMIT').exec_driver_sql(statement)
+        finally:
+            admin.dispose()
+
+    def _create_database(self) -> None:
+        try:
+            self._admin_sql(f'CREATE DATABASE {self._database}')
         except sa.exc.DBAPIError as exc:
             where = sa.engine.make_url(self._admin_url).render_as_string(hide_password=True)
             raise DaemonError(f'cannot create its database through {where}: '
                               f'{str(exc.orig).strip()}') from None
-        finally:
-            admin.dispose()
 
     def _drop_database(self) -> None:
-        admin = sa.create_engine(self._admin_url, isolation_level='AUTOCOMMIT')
-        with admin.connect() as conn:
-            conn.exec_driver_sql(f'DROP DATABASE IF EXISTS {self._database} WITH (FORCE)')
-        admin.dispose()
+        self._admin_sql(f'DROP DATABASE IF EXISTS {self._database} WITH (FORCE)')
 
     def _write_config(self) -> None:
         conf = configparser.ConfigParser(interpolation=None)
@@ -214,7 +218,7 @@ class LiveDaemon:
 
     def _reset(self) -> None:
         if self._engine is None:
-            self._engine = sa.create_engine(self._db_url())
+            self._engine = engines.create_engine(self._db_url(), pool_size=1, max_overflow=0)
         with self._engine.begin() as conn:
             conn.exec_driver_sql(f'TRUNCATE {", ".join(_DATA_TABLES)}')
             conn.execute(sa.text('DELETE FROM traits WHERE name LIKE :custom'),
