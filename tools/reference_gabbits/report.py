@@ -1,4 +1,4 @@
-"""What a conformance run prints: failures, a table per file family and per profile, one summary line."""
+"""What a conformance run prints: failures, tables per file family and profile, a summary."""
 from __future__ import annotations
 
 from collections import defaultdict

@@ -1,10 +1,9 @@
-"""What the reference's YAML files run against: our app in-process, or a live daemon.
+"""A live ``cellplane-placement`` serving the reference's YAML files of one profile.
 
-``InProcess``: the WSGI app on a fresh SQLite copy per file (quick, for
-development; the legacy profile only, since the app is built without a
-config file). ``LiveDaemon``: ``cellplane-placement --config-file FILE``
-started once per profile on a fresh PostgreSQL database, as an operator
-starts it; between files its data (providers, allocations, custom
+Started as an operator starts it: ``cellplane-placement --config-file
+FILE``, the profile's sections in that file, on a PostgreSQL database of
+its own (created, migrated by the daemon's ``sync_on_startup``, dropped
+at the end). Between files its data (providers, allocations, custom
 classes and traits) is removed, so each file starts from what a new
 deployment has.
 """
@@ -17,49 +16,14 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 import uuid
 
 import requests
 import sqlalchemy as sa
 
-from cellplane.db import engines, migrate
-from placement.client import HttpTransport, InProcessTransport
-from placement.objects import consumer as consumer_obj
-from placement.objects import standards
-from placement.wsgi import make_app
-
-
-class InProcess:
-    """Our WSGI app in this process, a fresh SQLite database per file."""
-
-    def __init__(self):
-        path = os.path.join(tempfile.mkdtemp(prefix='gabbi-template-'), 'placement.db')
-        engine = engines.create_engine(f'sqlite:///{path}')
-        migrate.sync('placement', engine)
-        standards.sync(engine)
-        engine.dispose()
-        self._template = path
-        self.app = None
-        self._engine = None
-
-    def gabbi_args(self) -> dict:
-        return {'host': None, 'intercept': lambda: self}
-
-    def __call__(self, environ, start_response):
-        return self.app(environ, start_response)
-
-    def begin_file(self):
-        path = os.path.join(tempfile.mkdtemp(prefix='gabbi-'), 'placement.db')
-        shutil.copy(self._template, path)
-        self._engine = engines.create_engine(f'sqlite:///{path}')
-        consumer_obj.forget_cached_names()
-        self.app = make_app(self._engine, auth_strategy='noauth2', sync_standards=False)
-        return InProcessTransport(self.app)
-
-    def end_file(self) -> None:
-        self._engine.dispose()
+from cellplane.db import engines
+from placement.client import HttpTransport
 
 
 class DaemonError(Exception):
