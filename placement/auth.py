@@ -1,121 +1,70 @@
-"""Who is calling: ``noauth2`` (development) or static ``tokens``, and what
-each role may do.
+"""Who is calling: the identity a request carries, and where it comes from.
 
-Both strategies read ``X-Auth-Token``; a request without a valid one gets
-401 (except ``GET /``, which is open, as in the reference). Roles:
+Whatever the strategy, the caller is described by the identity headers
+keystonemiddleware sets (X-User-Id, X-Project-Id, X-Roles,
+OpenStack-System-Scope ...); ``credentials`` turns them into an
+oslo.context ``RequestContext``, which is what the policy judges. A request
+that reaches the API without a user is 401.
 
-    admin, service   everything
-    reader           GET and HEAD only; anything else is 403
+``keystone``: keystonemiddleware's ``auth_token`` (``keystone_auth``),
+configured by ``[keystone_authtoken]``, validates X-Auth-Token before the
+app sees the request, drops any identity header the client sent, and sets
+them from the token. ``/`` (version discovery) needs no token.
 
-``noauth2`` trusts the token: ``admin`` (or ``admin:<project>``) is an
-administrator, ``service`` and ``reader`` have those roles, any other token
-is an authenticated user with no role, refused everything but ``GET /``
-(the reference's noauth2 does the same through its policy defaults).
-``tokens`` reads a file of ``<token> <role>`` lines.
+``noauth2`` (tests and the demo; checks nothing, as the reference's): a
+request must carry some X-Auth-Token, read as ``user[:project]`` (project:
+the user when absent). The roles are the request's own X-Roles header, else
+``admin`` for the user ``admin``, else none; with an
+OpenStack-System-Scope header the caller is system scoped and gets no
+project. Headers the request sends itself (X-Project-Id) win, as in the
+reference's tests.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from keystonemiddleware import auth_token
+from oslo_config import cfg
+from oslo_context import context as oslo_context
 
 from placement import errors
 
-ADMIN = 'admin'
-SERVICE = 'service'
-READER = 'reader'
-ROLES = (ADMIN, SERVICE, READER)
-_READ_METHODS = frozenset(('GET', 'HEAD'))
+# Paths every strategy serves without a token.
+OPEN_PATHS = frozenset(('', '/'))
 
 
-class TokenFileError(Exception):
-    """The token file cannot be read or has a bad line; the message says where."""
+def noauth2(environ: dict) -> None:
+    """Turn a noauth2 token into the identity headers keystonemiddleware would set."""
+    token = environ.get('HTTP_X_AUTH_TOKEN')
+    if token is None:
+        raise errors.Unauthorized('No X-Auth-Token header was given.')
+    user_id, _, project_id = token.partition(':')
+    if 'HTTP_X_ROLES' not in environ:
+        environ['HTTP_X_ROLES'] = 'admin' if user_id == 'admin' else ''
+    environ['HTTP_X_USER_ID'] = user_id
+    if not environ.get('HTTP_OPENSTACK_SYSTEM_SCOPE'):
+        environ['HTTP_X_TENANT_ID'] = project_id or user_id
 
 
-@dataclass(frozen=True, slots=True)
-class Identity:
-    user_id: str
-    role: str | None
+def credentials(environ: dict, request_id: str) -> oslo_context.RequestContext:
+    """The caller as the identity headers describe it; 401 without a user."""
+    ctx = oslo_context.RequestContext.from_environ(environ, request_id=request_id)
+    if ctx.user_id is None:
+        raise errors.Unauthorized('The request carries no user identity.')
+    return ctx
 
 
-ANONYMOUS = Identity('anonymous', None)
+class _OpenRootAuthProtocol(auth_token.AuthProtocol):
+    """auth_token, except for the version document at ``/``, which anyone may read."""
+
+    def __init__(self, app, conf: dict):
+        self._placement_app = app
+        super().__init__(app, conf)
+
+    def __call__(self, environ, start_response):
+        if environ.get('PATH_INFO', '') in OPEN_PATHS:
+            return self._placement_app(environ, start_response)
+        return super().__call__(environ, start_response)
 
 
-class NoAuth2:
-    """Development mode: the token names the user, as in the reference."""
-
-    def authenticate(self, environ: dict) -> Identity:
-        token = environ.get('HTTP_X_AUTH_TOKEN')
-        if not token:
-            raise errors.Unauthorized('No X-Auth-Token header was given.')
-        user_id = token.partition(':')[0]
-        return Identity(user_id, user_id if user_id in ROLES else None)
-
-
-class StaticTokens:
-    """Tokens and their roles, fixed at start-up."""
-
-    def __init__(self, tokens: dict[str, str]):
-        for token, role in tokens.items():
-            if role not in ROLES:
-                raise TokenFileError(
-                    f'token role {role!r} is not one of {", ".join(ROLES)}')
-        self._identities = {t: Identity(f'token-{i}', r)
-                            for i, (t, r) in enumerate(tokens.items())}
-
-    @classmethod
-    def from_file(cls, path: str) -> 'StaticTokens':
-        return cls(read_token_file(path))
-
-    def authenticate(self, environ: dict) -> Identity:
-        token = environ.get('HTTP_X_AUTH_TOKEN')
-        if not token:
-            raise errors.Unauthorized('No X-Auth-Token header was given.')
-        identity = self._identities.get(token)
-        if identity is None:
-            raise errors.Unauthorized('The token given is not valid.')
-        return identity
-
-
-def read_token_file(path: str) -> dict[str, str]:
-    """Parse ``<token> <role>`` lines; blank lines and ``#`` comments ignored."""
-    tokens: dict[str, str] = {}
-    try:
-        with open(path, encoding='utf-8') as handle:
-            lines = handle.readlines()
-    except OSError as exc:
-        raise TokenFileError(f'cannot read token file {path}: {exc}') from exc
-    for number, line in enumerate(lines, 1):
-        line = line.strip()
-        if not line or line.startswith('#'):
-            continue
-        parts = line.split()
-        if len(parts) != 2 or parts[1] not in ROLES:
-            raise TokenFileError(
-                f'{path}:{number}: expected "<token> <role>" with role one of '
-                f'{", ".join(ROLES)}')
-        tokens[parts[0]] = parts[1]
-    return tokens
-
-
-def make_authenticator(strategy: str, *, token_file: str | None = None,
-                       tokens: dict[str, str] | None = None):
-    if strategy == 'noauth2':
-        return NoAuth2()
-    if strategy == 'tokens':
-        if tokens is not None:
-            return StaticTokens(tokens)
-        if not token_file:
-            raise TokenFileError(
-                '[api] auth_strategy = tokens needs [api] token_file')
-        return StaticTokens.from_file(token_file)
-    raise ValueError(f'unknown auth strategy {strategy!r}')
-
-
-def authorize(identity: Identity, method: str, path: str) -> None:
-    """Raise 403 unless ``identity``'s role allows ``method`` on the API."""
-    role = identity.role
-    if role == ADMIN or role == SERVICE:
-        return
-    if role == READER and method in _READ_METHODS:
-        return
-    raise errors.Forbidden(
-        f'Policy does not allow {method} {path} to be performed.')
+def keystone_auth(app, conf: cfg.ConfigOpts):
+    """``app`` behind keystonemiddleware's auth_token, configured by ``conf``'s ``[keystone_authtoken]``."""
+    return _OpenRootAuthProtocol(app, {'oslo_config_config': conf})

@@ -26,7 +26,6 @@ import sqlalchemy as sa
 
 from cellplane import config
 from cellplane.db import engines, migrate
-from placement import auth
 from placement import conf as placement_conf
 from placement import metrics as placement_metrics
 
@@ -150,13 +149,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         conf = config.load(argv, prog='cellplane-placement',
                            registrars=[placement_conf.register_opts])
-        if conf.api.auth_strategy == 'tokens':
-            # Read now so a bad token file stops the daemon before it forks.
-            auth.make_authenticator('tokens', token_file=conf.api.token_file)
+        placement_conf.check(conf)
         prepare_database(conf)
         # Before anything imports prometheus_client, and before the fork.
         metrics_endpoint = placement_metrics.start(conf)
-    except (config.ConfigError, auth.TokenFileError, StartupError) as exc:
+    except (config.ConfigError, StartupError) as exc:
         print(f'cellplane-placement: {exc}', file=sys.stderr)
         return EXIT_CONFIG
     try:

@@ -5,9 +5,15 @@ operator's existing placement.conf mostly carries over.
 """
 from __future__ import annotations
 
+from keystonemiddleware import auth_token
 from oslo_config import cfg
+from oslo_config import types
+from oslo_middleware import cors
+from oslo_middleware.healthcheck import opts as healthcheck_opts
 
 from cellplane import conf as shared_conf
+from cellplane import config
+from placement import policy
 
 placement_database_group = cfg.OptGroup(
     'placement_database', title='Placement database')
@@ -23,15 +29,33 @@ placement_database_opts = [
 ]
 
 api_group = cfg.OptGroup('api', title='Placement HTTP API')
+
+
+class _AuthStrategy(types.String):
+    """keystone or noauth2; the static token file strategy is gone, and says so."""
+
+    def __init__(self):
+        super().__init__(choices=['keystone', 'noauth2'], type_name='auth strategy')
+
+    def __call__(self, value):
+        if str(value).strip() == 'tokens':
+            raise ValueError(
+                "'tokens' (the static token file) was removed: use keystone "
+                "(configured by [keystone_authtoken]) or, for tests and the "
+                "demo only, noauth2")
+        return super().__call__(value)
+
+
 api_opts = [
-    cfg.StrOpt('auth_strategy', default='tokens', choices=['noauth2', 'tokens'],
-               help='noauth2: development mode, any request carrying the token '
-                    '"admin" is an administrator. tokens: static tokens read '
-                    'from token_file, each with a role (admin, service, reader).'),
-    cfg.StrOpt('token_file',
-               help='File of static tokens for auth_strategy=tokens, one per '
-                    'line as "<token> <role>" (blank lines and # comments '
-                    'ignored).'),
+    cfg.Opt('auth_strategy', type=_AuthStrategy(), default='keystone',
+            help='keystone: keystonemiddleware\'s auth_token validates each '
+                 'request\'s X-Auth-Token with Keystone, configured by the '
+                 '[keystone_authtoken] section, and its user, project, roles '
+                 'and scope are what the policy judges. noauth2: for tests and '
+                 'the demo only, no credential is checked: the token '
+                 '"user[:project]" names the caller, its roles are the '
+                 'X-Roles header (or admin for the user "admin"), as in the '
+                 'reference. / and /healthcheck never need a token.'),
     cfg.HostAddressOpt('bind_host', default='127.0.0.1',
                        help='Address the HTTP server listens on.'),
     cfg.PortOpt('bind_port', default=8778, help='Port the HTTP server listens on.'),
@@ -67,6 +91,42 @@ def register_opts(conf: cfg.ConfigOpts) -> None:
     # Also among the shared options (config.load registers both): the app
     # reads [metrics] whoever built its configuration.
     conf.register_opts(shared_conf.metrics_opts, group='metrics')
+    policy.register_opts(conf)
+    conf.register_opts(cors.CORS_OPTS, group='cors')
+    conf.register_opts(healthcheck_opts.HEALTHCHECK_OPTS, group='healthcheck')
+    # [keystone_authtoken]: registered here so a bad value is reported at
+    # start-up like any other; auth_token registers its auth plugin's
+    # options itself.
+    for group, opts in auth_token.list_opts():
+        conf.register_opts(opts, group=group)
+
+
+def check(conf: cfg.ConfigOpts) -> None:
+    """What oslo.config cannot check alone; a ``config.ConfigError`` naming the option and file.
+
+    With ``auth_strategy = keystone``, auth_token needs to know where
+    clients get tokens (``www_authenticate_uri``, sent in the 401's
+    WWW-Authenticate) and how it logs in itself to validate them
+    (``auth_type`` and its credentials); without them every request with
+    a token would fail later, one by one.
+    """
+    if conf.api.auth_strategy != 'keystone':
+        return
+    section = conf.keystone_authtoken
+    for name in ('www_authenticate_uri', 'auth_type'):
+        if not section[name]:
+            where = config.name_option(conf, 'auth_strategy', 'api')
+            raise config.ConfigError(
+                f'{where} is keystone, which needs [keystone_authtoken] {name} '
+                f'(see the operator guide in README.md); noauth2 is for tests only')
+
+
+def defaults() -> cfg.ConfigOpts:
+    """Placement's options at their defaults, read from no file (tests, embedded mode)."""
+    conf = cfg.ConfigOpts()
+    register_opts(conf)
+    conf([], project='cellplane', default_config_files=[], default_config_dirs=[])
+    return conf
 
 
 def list_opts():

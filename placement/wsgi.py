@@ -1,11 +1,14 @@
 """The Placement WSGI application, built in-process from an engine.
 
     app = make_app(engine, auth_strategy='noauth2')
+    app = make_app(engine, conf=conf)     # [api], [oslo_policy], [cors], [keystone_authtoken]
 
 is all a test, the embedded mode or the daemon's worker needs: no HTTP
-server, no global config. One callable does what the reference spreads over
-a middleware stack, in the same order (so the same error wins when several
-apply): request id, authentication (401), microversion (400/406),
+server, no global config. Health check, CORS and keystonemiddleware are
+middleware around it (``placement/deploy.py``); the rest is one callable
+that does what the reference spreads over a middleware stack, in the same
+order (so the same error wins when several apply): request id, noauth2 and
+the caller's credentials (401), microversion (400/406),
 content-length/type sanity (400), routing (404/405), policy (403), Accept
 (406), the handler; a database too busy to answer (connection pool
 exhausted, SQLite locked past its timeout) becomes a 503 with
@@ -20,13 +23,17 @@ import uuid
 
 import sqlalchemy as sa
 import webob.acceptparse
+from oslo_config import cfg
 from sqlalchemy.engine import Engine
 
 from placement import auth
+from placement import conf as placement_conf
+from placement import deploy
 from placement import errors
 from placement import handler as handler_mod
 from placement import metrics as placement_metrics
 from placement import microversion
+from placement import policy
 from placement.context import RequestContext
 from placement.request import PlacementRequest
 
@@ -34,19 +41,20 @@ LOG = logging.getLogger(__name__)
 
 _REQUEST_ID_RE = re.compile(
     r'^req-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$')
-_OPEN_PATHS = frozenset(('', '/'))
 _JSON = 'application/json'
 
 
 class PlacementApp:
     """The WSGI callable. Thread-safe: it keeps no per-request state."""
 
-    def __init__(self, engine: Engine, authenticator,
-                 routes: dict | None = None, *, randomize_candidates: bool = False,
-                 count_requests: bool = False):
+    def __init__(self, engine: Engine, enforcer: policy.PolicyEnforcer,
+                 routes: dict | None = None, *, noauth2: bool = False,
+                 randomize_candidates: bool = False, count_requests: bool = False):
         self.engine = engine
         self.randomize_candidates = randomize_candidates
-        self.authenticator = authenticator
+        self.enforcer = enforcer
+        # Otherwise keystonemiddleware, around this app, set the identity.
+        self.noauth2 = noauth2
         self.router = handler_mod.Router(routes or handler_mod.ROUTES)
         # The daemon's workers count for /metrics (placement/metrics.py).
         self.count_requests = count_requests
@@ -85,10 +93,12 @@ class PlacementApp:
                 raise errors.BadRequest(
                     'Invalid query string parameters: NUL characters are not allowed')
             method = environ['REQUEST_METHOD']
-            if path in _OPEN_PATHS:
-                identity = auth.ANONYMOUS
+            if path in auth.OPEN_PATHS:
+                credentials = None
             else:
-                identity = self.authenticator.authenticate(environ)
+                if self.noauth2:
+                    auth.noauth2(environ)
+                credentials = auth.credentials(environ, request_id)
             version = microversion.from_environ(environ)
             req.mv = version
             _check_content_headers(environ)
@@ -104,10 +114,12 @@ class PlacementApp:
                     f'{version.major}.{version.minor}.')
             if method == 'GET' and not getattr(handler, 'any_accept', False):
                 _check_accept(environ)
-            if path not in _OPEN_PATHS:
-                auth.authorize(identity, method, path)
+            if credentials is not None:
+                target_of = getattr(handler, 'policy_target', None)
+                self.enforcer.authorize(method, template, credentials,
+                                        target_of(req) if target_of else None)
             req.urlvars = urlvars
-            req.context = RequestContext(self.engine, identity, request_id,
+            req.context = RequestContext(self.engine, credentials, request_id,
                                          self.randomize_candidates)
             resp = handler(req)
             status = resp.status
@@ -156,34 +168,43 @@ def _check_accept(environ) -> None:
         raise errors.NotAcceptable(f'Only {_JSON} is provided')
 
 
-def make_app(engine: Engine, *, auth_strategy: str = 'noauth2',
-             token_file: str | None = None, tokens: dict[str, str] | None = None,
-             sync_standards: bool = True,
-             randomize_candidates: bool = False) -> PlacementApp:
-    """The Placement WSGI app on ``engine`` (schema already migrated).
+def make_app(engine: Engine, *, auth_strategy: str | None = None,
+             conf: cfg.ConfigOpts | None = None, sync_standards: bool = True,
+             randomize_candidates: bool = False, count_requests: bool = False):
+    """The Placement WSGI app on ``engine`` (schema already migrated), in
+    the middleware ``conf`` asks for (``placement/deploy.py``).
 
-    ``sync_standards`` makes sure every standard resource class and trait
-    is in the database (cheap when they already are); the daemon does it
-    once before forking its workers and passes False.
+    ``conf``: the options of ``placement/conf.py``; None (tests, the
+    embedded mode): their defaults, with noauth2. ``auth_strategy``
+    overrides ``[api] auth_strategy``. ``sync_standards`` makes sure every
+    standard resource class and trait is in the database (cheap when they
+    already are); the daemon does it once before forking its workers and
+    passes False.
     """
+    if conf is None:
+        conf = placement_conf.defaults()
+        auth_strategy = auth_strategy or 'noauth2'
+    if auth_strategy is not None:
+        conf.set_override('auth_strategy', auth_strategy, group='api')
     if sync_standards:
         from placement.objects import standards
         standards.sync(engine)
-    authenticator = auth.make_authenticator(
-        auth_strategy, token_file=token_file, tokens=tokens)
-    return PlacementApp(engine, authenticator, randomize_candidates=randomize_candidates)
+    app = PlacementApp(engine, policy.PolicyEnforcer(conf),
+                       noauth2=conf.api.auth_strategy == 'noauth2',
+                       randomize_candidates=randomize_candidates,
+                       count_requests=count_requests)
+    return deploy.wrap(app, conf)
 
 
-def app_from_conf(conf, *, sync_standards: bool = True) -> PlacementApp:
-    """Build engine and app from a loaded config ([placement_database], [api])."""
+def app_from_conf(conf, *, sync_standards: bool = True):
+    """Build engine and app from a loaded config ([placement_database], [api], ...)."""
     from cellplane.db import engines
     db = conf.placement_database
     engine = engines.create_engine(db.connection, pool_size=db.pool_size,
                                    max_overflow=db.max_overflow)
-    app = make_app(engine, auth_strategy=conf.api.auth_strategy,
-                   token_file=conf.api.token_file, sync_standards=sync_standards,
-                   randomize_candidates=conf.placement.randomize_allocation_candidates)
-    app.count_requests = bool(conf.metrics.bind_port)
+    app = make_app(engine, conf=conf, sync_standards=sync_standards,
+                   randomize_candidates=conf.placement.randomize_allocation_candidates,
+                   count_requests=bool(conf.metrics.bind_port))
     from placement.objects import allocation
     try:
         allocation.warm_up(engine, min(conf.api.worker_threads, db.pool_size))

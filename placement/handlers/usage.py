@@ -7,12 +7,15 @@
 from __future__ import annotations
 
 from placement.microversion import min_version
+from placement.policy import policy_target
 from placement.objects import usage as usage_obj
 from placement.response import json_response
 from placement.schemas import usage as schema
 
 
 @min_version('1.9')
+# A project reader may read its own project's usage (the reference's target).
+@policy_target(lambda req: {'project_id': req.GET.get('project_id')})
 def get_total_usages(req):
     by_type = req.mv >= (1, 38)
     params = req.query_params(schema.GET_1_38 if by_type else schema.GET_1_9)

@@ -35,7 +35,8 @@ from rpc_schemas.selection import Selection
 from tests.integration.daemons import (
     EVENTUALLY_SECONDS, cell_conductor_config, compute_config)
 
-SERVICE_TOKEN = 'cell-service-secret'
+# noauth2: the user admin in the project 'service'.
+SERVICE_TOKEN = 'admin:service'
 CELL_UUID = '00000000-0000-0000-0000-00000000ce11'
 HOSTS = ('cmp1', 'cmp2', 'cmp3')
 
@@ -67,12 +68,10 @@ def placement_url(tmp_path, postgres_url_factory):
     finally:
         engine.dispose()
     port = _free_port()
-    tokens = tmp_path / 'placement-tokens'
-    tokens.write_text(f'{SERVICE_TOKEN} service\n')
     config = tmp_path / 'placement.conf'
     config.write_text(
         f'[placement_database]\nconnection = {db_url}\n'
-        f'[api]\nauth_strategy = tokens\ntoken_file = {tokens}\n'
+        f'[api]\nauth_strategy = noauth2\n'
         f'bind_host = 127.0.0.1\nbind_port = {port}\nworkers = 1\n')
     base = f'http://127.0.0.1:{port}'
     with open(tmp_path / 'placement.log', 'wb') as log:

@@ -41,14 +41,17 @@ def _command(config_path) -> list[str]:
     return [sys.executable, '-m', 'placement.cmd', '--config-file', str(config_path)]
 
 
-def _call(base: str, method: str, path: str, body=None, token: str | None = 'adm-secret'):
-    """(status, parsed JSON body or None)."""
+def _call(base: str, method: str, path: str, body=None, token: str | None = 'admin',
+          roles: str | None = None):
+    """(status, parsed JSON body or None). noauth2: ``roles`` is sent as X-Roles."""
     data = json.dumps(body).encode() if body is not None else None
     req = urllib.request.Request(base + path, data=data, method=method)
     req.add_header('OpenStack-API-Version', 'placement latest')
     req.add_header('Accept', 'application/json')
     if token:
         req.add_header('X-Auth-Token', token)
+    if roles is not None:
+        req.add_header('X-Roles', roles)
     if data is not None:
         req.add_header('Content-Type', 'application/json')
     try:
@@ -69,12 +72,10 @@ def daemon_config(tmp_path, postgres_url_factory):
     finally:
         engine.dispose()
     port = _free_port()
-    tokens = tmp_path / 'tokens'
-    tokens.write_text('adm-secret admin\nro-secret reader\n')
     config = tmp_path / 'placement.conf'
     config.write_text(
         f'[placement_database]\nconnection = {url}\n'
-        f'[api]\nauth_strategy = tokens\ntoken_file = {tokens}\n'
+        f'[api]\nauth_strategy = noauth2\n'
         f'bind_host = 127.0.0.1\nbind_port = {port}\nworkers = 2\n')
     return config, f'http://127.0.0.1:{port}'
 
@@ -129,12 +130,14 @@ def test_daemon_serves_placement_and_stops_on_sigterm(daemon_config, tmp_path):
         assert status == 200, body
         assert body['resource_provider_generation'] == 1
         status, body = _call(base, 'GET', f'/resource_providers/{rp}/inventories',
-                             token='ro-secret')
+                             token='nova', roles='service')
         assert status == 200
         assert body['inventories']['VCPU']['allocation_ratio'] == 4.0
         assert _call(base, 'GET', '/resource_providers', token=None)[0] == 401
-        assert _call(base, 'POST', '/resource_providers', {'name': 'x'},
-                     token='ro-secret')[0] == 403
+        assert _call(base, 'GET', '/resource_providers', token='user',
+                     roles='member,reader')[0] == 403
+        with urllib.request.urlopen(base + '/healthcheck', timeout=10) as resp:
+            assert resp.status == 200
         status, body = _call(base, 'GET', '/resource_providers?resources=VCPU:64')
         assert [p['uuid'] for p in body['resource_providers']] == [rp]
 
@@ -196,11 +199,18 @@ def test_workers_die_with_a_killed_main_process(daemon_config, tmp_path):
 def test_bad_configuration_exits_2_with_a_message(tmp_path):
     config = tmp_path / 'placement.conf'
     config.write_text('[placement_database]\nconnection = sqlite:////nonexistent/x.db\n'
-                      f'[api]\nauth_strategy = tokens\ntoken_file = {tmp_path}/absent\n')
+                      '[api]\nauth_strategy = tokens\n')
     proc = subprocess.run(_command(config), capture_output=True, text=True,
                           timeout=EVENTUALLY_SECONDS)
     assert proc.returncode == 2
-    assert 'token file' in proc.stderr
+    assert f'[api] auth_strategy (in {config})' in proc.stderr
+    assert "'tokens' (the static token file) was removed" in proc.stderr
+    # keystone (the default) with no [keystone_authtoken] to validate tokens with.
+    config.write_text('[placement_database]\nconnection = sqlite:////nonexistent/x.db\n')
+    proc = subprocess.run(_command(config), capture_output=True, text=True,
+                          timeout=EVENTUALLY_SECONDS)
+    assert proc.returncode == 2
+    assert '[keystone_authtoken] www_authenticate_uri' in proc.stderr
     config.write_text('[api]\nauth_strategy = kerberos\n')
     proc = subprocess.run(_command(config), capture_output=True, text=True,
                           timeout=EVENTUALLY_SECONDS)

@@ -106,13 +106,25 @@ def engine(tmp_path):
     eng.dispose()
 
 
+def placement_conf(**groups: dict):
+    """Placement's options at their defaults but for ``groups``, e.g.
+    ``placement_conf(api={'auth_strategy': 'noauth2'}, oslo_policy={'enforce_new_defaults': False})``."""
+    from placement import conf as placement_conf_mod
+    conf = placement_conf_mod.defaults()
+    for group, values in groups.items():
+        for name, value in values.items():
+            conf.set_override(name, value, group=group)
+    return conf
+
+
 @pytest.fixture
 def make_client(engine):
-    """make_client(auth_strategy='tokens', tokens={...}) -> Client on the test's DB."""
+    """make_client(conf=placement_conf(...)) -> Client on the test's DB (noauth2 unless conf says otherwise)."""
     from placement.wsgi import make_app
 
     def make(**settings) -> Client:
-        settings.setdefault('auth_strategy', 'noauth2')
+        if 'conf' not in settings:
+            settings.setdefault('auth_strategy', 'noauth2')
         return Client(make_app(engine, **settings), engine)
     return make
 

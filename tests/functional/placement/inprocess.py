@@ -47,6 +47,8 @@ class Api:
                 raw: bytes | None = None, content_type: str | None = None) -> Result:
         req = webob.Request.blank(path, method=method)
         req.headers['x-auth-token'] = 'admin'
+        # A deployment's service user: /reshaper is the service role's alone.
+        req.headers['x-roles'] = 'admin,service'
         req.headers['accept'] = 'application/json'
         if mv:
             req.headers['openstack-api-version'] = f'placement {mv}'

@@ -1,20 +1,17 @@
-"""Authentication (401) and role policy (403), in both auth strategies."""
+"""Who is calling: noauth2 as the reference's tests drive it, and keystone
+through keystonemiddleware's own test fixture (its token validation
+replaced, everything after it real)."""
 from __future__ import annotations
 
 import pytest
+from keystoneauth1 import fixture as ks_fixture
+from keystonemiddleware import fixture as ksm_fixture
 
-from placement import auth
-from tests.functional.placement.conftest import error
-
-TOKENS = {'adm-secret': 'admin', 'svc-secret': 'service', 'ro-secret': 'reader'}
-
-
-@pytest.fixture
-def tokens_client(make_client):
-    return make_client(auth_strategy='tokens', tokens=TOKENS)
-
+from placement import conf as placement_conf_mod
+from tests.functional.placement.conftest import error, placement_conf
 
 # ------------------------------------------------------------- noauth2
+
 
 def test_noauth2_without_token_is_401(client):
     resp = client.get('/resource_providers', token=None)
@@ -22,90 +19,119 @@ def test_noauth2_without_token_is_401(client):
     assert error(resp)['title'] == 'Unauthorized'
 
 
-@pytest.mark.parametrize('token', ['admin', 'admin:admin', 'admin:some-project', 'service'])
-def test_noauth2_admin_and_service_may_do_everything(client, token):
+@pytest.mark.parametrize('token', ['admin', 'admin:admin', 'admin:some-project'])
+def test_noauth2_user_admin_is_an_admin(client, token):
     assert client.get('/resource_providers', token=token).status_int == 200
     assert client.post('/resource_providers', {'name': token}, token=token).status_int == 200
 
 
-def test_noauth2_other_users_are_forbidden(client):
+def test_noauth2_other_users_have_no_role_and_are_forbidden(client):
     resp = client.get('/resource_providers', token='user')
     assert resp.status_int == 403
     assert error(resp)['title'] == 'Forbidden'
 
 
-def test_noauth2_reader_reads_only(client):
-    assert client.get('/resource_providers', token='reader').status_int == 200
-    assert client.post('/resource_providers', {'name': 'x'}, token='reader').status_int == 403
+@pytest.mark.parametrize('roles,status', [
+    ('admin', 200), ('service', 200), ('admin,member,reader', 200),
+    ('member,reader', 403), ('reader', 403), ('', 403)])
+def test_noauth2_roles_come_from_x_roles(client, roles, status):
+    resp = client.get('/resource_providers', token='user',
+                      headers={'x-roles': roles, 'x-project-id': 'p1'})
+    assert resp.status_int == status, resp.text
 
 
-# ------------------------------------------------------------- tokens
-
-@pytest.mark.parametrize('token', [None, '', 'admin', 'wrong'])
-def test_tokens_without_a_valid_token_is_401(tokens_client, token):
-    resp = tokens_client.get('/resource_providers', token=token)
-    assert resp.status_int == 401, resp.text
+def test_noauth2_x_roles_wins_over_the_admin_user(client):
+    resp = client.get('/resource_providers', token='admin', headers={'x-roles': 'reader'})
+    assert resp.status_int == 403
 
 
-@pytest.mark.parametrize('token', ['adm-secret', 'svc-secret'])
-def test_tokens_admin_and_service_may_write(tokens_client, token):
-    resp = tokens_client.post('/resource_providers', {'name': token}, token=token)
-    assert resp.status_int == 200
+def test_noauth2_system_scope_is_refused_by_project_scoped_rules(client):
+    resp = client.get('/resource_providers', token='user', headers={
+        'x-roles': 'admin,member,reader', 'openstack-system-scope': 'all'})
+    assert resp.status_int == 403
 
 
-def test_tokens_reader_may_read_but_not_write(tokens_client):
-    rp = tokens_client.post('/resource_providers', {'name': 'cn1'},
-                            token='adm-secret').json
-    assert tokens_client.get(f'/resource_providers/{rp["uuid"]}',
-                             token='ro-secret').status_int == 200
-    for method, path, body in [
-            ('POST', '/resource_providers', {'name': 'cn2'}),
-            ('PUT', f'/resource_providers/{rp["uuid"]}', {'name': 'renamed'}),
-            ('DELETE', f'/resource_providers/{rp["uuid"]}', None),
-            ('PUT', '/traits/CUSTOM_X', None),
-            ('POST', '/resource_classes', {'name': 'CUSTOM_X'})]:
-        resp = tokens_client.request(method, path, body, token='ro-secret')
-        assert resp.status_int == 403, (method, path, resp.text)
-        assert error(resp)['title'] == 'Forbidden'
-    assert tokens_client.get(f'/resource_providers/{rp["uuid"]}',
-                             token='ro-secret').json['name'] == 'cn1'
+def test_401_comes_before_404_and_405(client):
+    assert client.get('/nowhere', token=None).status_int == 401
+    assert client.request('PATCH', '/resource_providers', token=None).status_int == 401
 
 
-def test_401_comes_before_404_and_405(tokens_client):
-    assert tokens_client.get('/nowhere', token=None).status_int == 401
-    assert tokens_client.request('PATCH', '/resource_providers', token=None).status_int == 401
+def test_403_comes_after_404_and_405(client):
+    assert client.get('/nowhere', token='user').status_int == 404
+    assert client.request('PATCH', '/resource_providers', token='user').status_int == 405
 
 
-def test_403_comes_after_404_and_405(tokens_client):
-    assert tokens_client.get('/nowhere', token='ro-secret').status_int == 404
-    assert tokens_client.request('PATCH', '/resource_providers',
-                                 token='ro-secret').status_int == 405
+def test_root_needs_no_token_in_either_strategy(make_client):
+    for strategy in ('noauth2', 'keystone'):
+        c = make_client(conf=placement_conf(api={'auth_strategy': strategy}))
+        assert c.get('/', token=None).status_int == 200
 
 
-def test_token_file_is_parsed(tmp_path):
-    path = tmp_path / 'tokens'
-    path.write_text('# comment\n\nadm-secret admin\nro-secret   reader\n')
-    assert auth.read_token_file(str(path)) == {'adm-secret': 'admin', 'ro-secret': 'reader'}
+# ------------------------------------------------------------- keystone
 
 
-@pytest.mark.parametrize('content', ['just-a-token\n', 'tok superuser\n', 'a b c\n'])
-def test_bad_token_file_names_the_line(tmp_path, content):
-    path = tmp_path / 'tokens'
-    path.write_text('good admin\n' + content)
-    with pytest.raises(auth.TokenFileError, match=f'{path}:2'):
-        auth.read_token_file(str(path))
+@pytest.fixture
+def keystone(make_client):
+    """A keystone-mode app and the fixture that decides which tokens are valid."""
+    fixture = ksm_fixture.AuthTokenFixture()
+    fixture.setUp()
+    conf = placement_conf(api={'auth_strategy': 'keystone'},
+                          keystone_authtoken={'www_authenticate_uri': 'http://keystone.invalid/v3'})
+    yield fixture, make_client(conf=conf)
+    fixture.cleanUp()
 
 
-def test_missing_token_file_is_reported(tmp_path):
-    with pytest.raises(auth.TokenFileError, match='cannot read token file'):
-        auth.make_authenticator('tokens', token_file=str(tmp_path / 'absent'))
-    with pytest.raises(auth.TokenFileError, match='token_file'):
-        auth.make_authenticator('tokens')
+def test_keystone_without_or_with_an_unknown_token_is_401(keystone):
+    fixture, client = keystone
+    assert client.get('/resource_providers', token=None).status_int == 401
+    resp = client.get('/resource_providers', token='not-a-keystone-token')
+    assert resp.status_int == 401
+    assert resp.headers['WWW-Authenticate'] == 'Keystone uri="http://keystone.invalid/v3"'
 
 
-def test_tokens_app_from_file(make_client, tmp_path):
-    path = tmp_path / 'tokens'
-    path.write_text('file-token service\n')
-    c = make_client(auth_strategy='tokens', token_file=str(path))
-    assert c.get('/resource_providers', token='file-token').status_int == 200
-    assert c.get('/resource_providers', token='admin').status_int == 401
+@pytest.mark.parametrize('roles,status', [
+    (['admin'], 200), (['service'], 200), (['member', 'reader'], 403), (['reader'], 403)])
+def test_keystone_token_roles_are_judged_by_the_policy(keystone, roles, status):
+    fixture, client = keystone
+    token = 'tok-u1'
+    fixture.add_token_data(token_id=token, user_id='u1', project_id='p1', role_list=roles)
+    assert client.get('/resource_providers', token=token).status_int == status
+
+
+def test_keystone_identity_headers_sent_by_the_client_are_ignored(keystone):
+    fixture, client = keystone
+    token = 'tok-u1'
+    fixture.add_token_data(token_id=token, user_id='u1', project_id='p1', role_list=['reader'])
+    resp = client.get('/resource_providers', token=token,
+                      headers={'x-roles': 'admin', 'x-user-id': 'admin'})
+    assert resp.status_int == 403
+
+
+def test_keystone_system_scoped_token_is_refused(keystone):
+    fixture, client = keystone
+    token = ks_fixture.V3Token(user_id='u1')
+    token.set_system_scope()
+    token.add_role(name='admin')
+    token_id = fixture.add_token(token)
+    assert client.get('/resource_providers', token=token_id).status_int == 403
+
+
+def test_keystone_project_reader_sees_its_own_usages(keystone):
+    fixture, client = keystone
+    token = 'tok-u1'
+    fixture.add_token_data(token_id=token, user_id='u1', project_id='p1', role_list=['reader'])
+    resp = client.get('/usages?project_id=p1', token=token)
+    assert resp.status_int == 200, resp.text
+    assert client.get('/usages?project_id=p2', token=token).status_int == 403
+
+
+def test_keystone_root_and_healthcheck_need_no_token(keystone):
+    _, client = keystone
+    assert client.get('/', token=None).status_int == 200
+    assert client.get('/healthcheck', token=None, mv=None).status_int == 200
+
+
+def test_tokens_strategy_is_gone_with_a_clear_error():
+    conf = placement_conf_mod.defaults()
+    with pytest.raises(ValueError, match='removed: use keystone'):
+        conf.set_override('auth_strategy', 'tokens', group='api')

@@ -137,11 +137,11 @@ def test_unexpected_exception_becomes_json_500(client, monkeypatch):
 
     def boom(req):
         raise RuntimeError('kaboom')
-    client.app.router._static['/'].methods['GET'] = boom
+    client.app.placement.router._static['/'].methods['GET'] = boom
     try:
         resp = client.get('/')
     finally:
-        client.app.router._static['/'].methods['GET'] = root.home
+        client.app.placement.router._static['/'].methods['GET'] = root.home
     assert resp.status_int == 500
     err = error(resp)
     assert err['title'] == 'Internal Server Error'

@@ -18,11 +18,6 @@ def test_root_lists_the_one_version_with_its_microversion_range(client):
         'status': 'CURRENT', 'links': [{'rel': 'self', 'href': ''}]}]}
 
 
-def test_root_needs_no_token_in_either_auth_strategy(make_client):
-    for c in (make_client(), make_client(auth_strategy='tokens', tokens={'t': 'reader'})):
-        assert c.get('/', token=None).status_int == 200
-
-
 def test_no_header_means_1_0(client):
     resp = client.get('/', mv=None)
     assert resp.headers['OpenStack-API-Version'] == 'placement 1.0'

@@ -32,4 +32,4 @@ def test_worker_app_serves_and_freezes_its_heap(tmp_path):
     finally:
         gc.unfreeze()
         if app is not None:
-            app.engine.dispose()
+            app.placement.engine.dispose()

@@ -1,0 +1,48 @@
+"""The middleware around the Placement app, as the configuration asks.
+
+From the outside in, a request meets:
+
+1. the health check (oslo.middleware), answering ``GET /healthcheck``
+   without a token, so a load balancer needs no credentials;
+2. CORS (oslo.middleware), when ``[cors] allowed_origin`` is set: it
+   answers preflight ``OPTIONS`` itself, before authentication, as the
+   reference's does;
+3. keystonemiddleware's auth_token, with ``[api] auth_strategy = keystone``
+   (``placement.auth``);
+4. ``placement.wsgi.PlacementApp``: noauth2, credentials, policy, the API.
+"""
+from __future__ import annotations
+
+from oslo_config import cfg
+from oslo_middleware import cors
+from oslo_middleware import healthcheck
+
+from placement import auth
+
+HEALTHCHECK_PATH = '/healthcheck'
+
+
+def wrap(app, conf: cfg.ConfigOpts) -> Stack:
+    """``app`` inside the middleware ``conf`` asks for."""
+    stack = app
+    if conf.api.auth_strategy == 'keystone':
+        stack = auth.keystone_auth(stack, conf)
+    if conf.cors.allowed_origin:
+        stack = cors.CORS(stack, conf)
+    return Stack(stack, healthcheck.Healthcheck(None, conf), app)
+
+
+class Stack:
+    """The outermost WSGI callable: ``/healthcheck`` to oslo.middleware's
+    health check (an app since oslo.middleware 8, no longer a filter),
+    everything else down the middleware to ``placement``, the app inside."""
+
+    def __init__(self, application, check, placement):
+        self.application = application
+        self.check = check
+        self.placement = placement
+
+    def __call__(self, environ, start_response):
+        if environ.get('PATH_INFO') == HEALTHCHECK_PATH:
+            return self.check(environ, start_response)
+        return self.application(environ, start_response)
