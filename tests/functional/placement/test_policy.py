@@ -90,3 +90,23 @@ def test_an_open_policy_lets_any_user_in(make_client, tmp_path):
     c = _client(make_client, policy_file=str(path))
     resp = c.post('/resource_providers', {'name': 'cn1'}, token='user')
     assert resp.status_int == 200, resp.text
+
+
+def test_a_changed_policy_file_takes_effect(tmp_path):
+    import os
+    import time
+
+    from oslo_context import context as oslo_context
+
+    from placement import errors, policy
+    path = tmp_path / 'policy.yaml'
+    path.write_text('"placement:traits:list": "role:member"\n')
+    enforcer = policy.PolicyEnforcer(
+        placement_conf(oslo_policy={'policy_file': str(path)}), decision_ttl=0)
+    member = oslo_context.RequestContext(user_id='u', project_id='p1', roles=['member'])
+    enforcer.authorize('GET', '/traits', member)
+    path.write_text('"placement:traits:list": "!"\n')
+    later = time.time() + 10   # a newer mtime, however coarse the file system's clock
+    os.utime(path, (later, later))
+    with pytest.raises(errors.Forbidden):
+        enforcer.authorize('GET', '/traits', member)
