@@ -1,10 +1,12 @@
 """The Placement client the rest of cellplane uses.
 
-    client = PlacementClient.over_http('http://127.0.0.1:8778', token='admin')
+    client = PlacementClient.over_http('http://127.0.0.1:8778', token='admin')   # noauth2
+    client = PlacementClient(KeystoneTransport(adapter))   # a keystoneauth1 Adapter
     client = PlacementClient.in_process(engine)     # embedded mode: no socket
 
-Both speak the same REST API through the same handlers; the in-process
+All speak the same REST API through the same handlers; the in-process
 transport hands WebOb requests straight to ``placement.wsgi.make_app``.
+Services build theirs from ``[placement]`` (``placement/client_conf.py``).
 
 What it offers, each generation-safe:
 
@@ -30,6 +32,7 @@ import urllib.parse
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from keystoneauth1 import exceptions as ks_exc
 import requests
 import tenacity
 
@@ -102,6 +105,9 @@ class HttpTransport:
     why; a last 503 is returned as Placement gave it.
     """
 
+    # What "Placement cannot be reached" looks like to the HTTP library used.
+    unreachable: tuple[type[Exception], ...] = (requests.ConnectionError, requests.Timeout)
+
     def __init__(self, base_url: str, *, token: str = 'admin',
                  timeout: float = 30.0, attempts: int | None = 5, max_wait: float = 2.0,
                  retry_timeout: float | None = None):
@@ -116,15 +122,14 @@ class HttpTransport:
             stops.append(tenacity.stop_after_delay(retry_timeout))
         stop = stops[0] if len(stops) == 1 else tenacity.stop_any(*stops)
         self._retrying = tenacity.Retrying(
-            retry=(tenacity.retry_if_exception_type((requests.ConnectionError,
-                                                     requests.Timeout))
+            retry=(tenacity.retry_if_exception_type(self.unreachable)
                    | tenacity.retry_if_result(lambda resp: resp.status_code == 503)),
             stop=stop,
             wait=tenacity.wait_exponential(multiplier=0.05, max=max_wait),
             retry_error_callback=_last_outcome)
 
     def request(self, method, path, body=None, microversion=MICROVERSION) -> Response:
-        headers = {'x-auth-token': self.token, 'accept': 'application/json',
+        headers = {'accept': 'application/json',
                    'openstack-api-version': f'placement {microversion}'}
         data = None
         if body is not None:
@@ -133,14 +138,40 @@ class HttpTransport:
         began = time.monotonic()
         retrying = self._retrying.copy()
         try:
-            resp = retrying(self.session.request, method, self.base_url + path,
-                            data=data, headers=headers, timeout=self.timeout)
-        except (requests.ConnectionError, requests.Timeout) as exc:
+            resp = retrying(self._send, method, path, data, headers)
+        except self.unreachable as exc:
             attempts = retrying.statistics.get('attempt_number', 1)
             raise PlacementUnreachable(
                 f'placement at {self.base_url} unreachable after {attempts} '
                 f'attempt(s) in {time.monotonic() - began:.1f} s: {_why(exc)}') from exc
         return Response(resp.status_code, _json_body(resp))
+
+    def _send(self, method: str, path: str, data: str | None, headers: dict):
+        """One attempt: a ``requests.Response``."""
+        return self.session.request(method, self.base_url + path, data=data,
+                                    headers={**headers, 'x-auth-token': self.token},
+                                    timeout=self.timeout)
+
+
+class KeystoneTransport(HttpTransport):
+    """Placement over HTTP as a Keystone user: a keystoneauth1 adapter gets,
+    caches and renews the token (once more on a 401), and finds Placement
+    in the service catalog unless it was given its URL. Retries as
+    ``HttpTransport``."""
+
+    unreachable = (ks_exc.ConnectFailure, ks_exc.ConnectTimeout)
+
+    def __init__(self, adapter, *, attempts: int | None = 5, max_wait: float = 2.0,
+                 retry_timeout: float | None = None):
+        where = adapter.endpoint_override or f'the catalog\'s {adapter.service_type} endpoint'
+        super().__init__(where, attempts=attempts, max_wait=max_wait,
+                         retry_timeout=retry_timeout)
+        self.adapter = adapter
+        self.session = adapter.session
+
+    def _send(self, method: str, path: str, data: str | None, headers: dict):
+        return self.adapter.request(path, method, data=data, headers=headers,
+                                    raise_exc=False)
 
 
 def _last_outcome(state: tenacity.RetryCallState):
@@ -166,7 +197,7 @@ _ERRNO = re.compile(r'\[Errno -?\d+\] ([^\'"\)]+)')
 
 def _why(exc: Exception) -> str:
     """``Connection refused``, ``timed out``: the reason without the URL-laden chain."""
-    if isinstance(exc, requests.Timeout):
+    if isinstance(exc, (requests.Timeout, ks_exc.ConnectTimeout)):
         return 'timed out'
     found = _ERRNO.search(str(exc))
     return found.group(1).strip() if found else type(exc).__name__
