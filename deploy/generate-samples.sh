@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Write the full option reference of every service to deploy/samples/.
+# Write the full option reference of every service, and Placement's policy
+# defaults, to deploy/samples/.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 gen=${OSLO_CONFIG_GENERATOR:-oslo-config-generator}
@@ -8,3 +9,5 @@ mkdir -p deploy/samples
 for cfg in "$here"/config-generator/*.conf; do
     "$gen" --config-file "$cfg"
 done
+policy_gen=${OSLOPOLICY_SAMPLE_GENERATOR:-oslopolicy-sample-generator}
+"$policy_gen" --namespace placement --output-file deploy/samples/placement-policy.yaml.sample

@@ -35,7 +35,10 @@ class _AuthStrategy(types.String):
     """keystone or noauth2; the static token file strategy is gone, and says so."""
 
     def __init__(self):
-        super().__init__(choices=['keystone', 'noauth2'], type_name='auth strategy')
+        super().__init__(choices=[
+            ('keystone', 'keystonemiddleware validates the token; production'),
+            ('noauth2', 'nothing is checked; tests and the demo only')],
+            type_name='auth strategy')
 
     def __call__(self, value):
         if str(value).strip() == 'tokens':
