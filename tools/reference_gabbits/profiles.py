@@ -5,8 +5,9 @@ configured by its file. Each profile is the config-file sections that
 give the daemon what those fixtures set (one daemon start per profile):
 
 - legacy: APIFixture and every data fixture, LegacyRBACPolicyFixture
-  (the deprecated policy defaults, no scope checks);
-- secure: SecureRBACPolicyFixture (new defaults and scope enforced);
+  (the deprecated policy defaults accepted too);
+- secure: SecureRBACPolicyFixture (the new defaults; oslo.policy 6
+  always checks a rule's scope, it has no ``enforce_scope`` any more);
 - open: OpenPolicyFixture (every rule but ``admin_api`` is "@");
 - cors: CORSFixture (CORS for one origin, the microversion header allowed).
 """
@@ -19,11 +20,11 @@ PROFILES = ('legacy', 'secure', 'open', 'cors')
 
 def sections(profile: str, policy_file: str | None = None) -> dict[str, dict[str, str]]:
     """Config-file sections of ``profile`` (``open`` needs ``policy_file``)."""
-    legacy = {'oslo_policy': {'enforce_new_defaults': 'False', 'enforce_scope': 'False'}}
+    legacy = {'oslo_policy': {'enforce_new_defaults': 'False'}}
     if profile == 'legacy':
         return legacy
     if profile == 'secure':
-        return {'oslo_policy': {'enforce_new_defaults': 'True', 'enforce_scope': 'True'}}
+        return {'oslo_policy': {'enforce_new_defaults': 'True'}}
     if profile == 'open':
         return {'oslo_policy': {**legacy['oslo_policy'], 'policy_file': policy_file}}
     if profile == 'cors':
