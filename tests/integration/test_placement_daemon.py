@@ -158,6 +158,38 @@ def test_daemon_serves_placement_and_stops_on_sigterm(daemon_config, tmp_path):
         assert proc.wait(timeout=EVENTUALLY_SECONDS) == 0
 
 
+def test_keystone_daemon_serves_the_open_paths_and_asks_for_a_token(daemon_config, tmp_path):
+    """auth_strategy = keystone as the samples have it, with the options
+    the harness passes: / and /healthcheck open, the API 401 with where to
+    get a token. (Validating a token needs a Keystone: the functional tests
+    do that with keystonemiddleware's fixture.)"""
+    config, base = daemon_config
+    text = config.read_text().replace('auth_strategy = noauth2', 'auth_strategy = keystone')
+    config.write_text(
+        text + '[keystone_authtoken]\nwww_authenticate_uri = http://keystone.invalid/v3\n'
+        'auth_type = password\nauth_url = http://keystone.invalid/v3\nusername = placement\n'
+        'password = secret\nproject_name = service\n'
+        '[oslo_policy]\nenforce_new_defaults = true\nenforce_scope = true\n'
+        '[cors]\nallowed_origin = http://valid.example.com\n'
+        'allow_headers = openstack-api-version\n')
+    with _serving(config, base, tmp_path) as (proc, body):
+        assert body['versions'][0]['id'] == 'v1.0'
+        with urllib.request.urlopen(base + '/healthcheck', timeout=10) as resp:
+            assert resp.status == 200
+        req = urllib.request.Request(base + '/resource_providers')
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(req, timeout=10)
+        assert refused.value.code == 401
+        assert refused.value.headers['WWW-Authenticate'] == \
+            'Keystone uri="http://keystone.invalid/v3"'
+        preflight = urllib.request.Request(base + '/resource_providers', method='OPTIONS', headers={
+            'Origin': 'http://valid.example.com', 'Access-Control-Request-Method': 'GET'})
+        with urllib.request.urlopen(preflight, timeout=10) as resp:
+            assert resp.headers['Access-Control-Allow-Origin'] == 'http://valid.example.com'
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=EVENTUALLY_SECONDS) == 0
+
+
 def _children(pid: int) -> list[int]:
     try:
         with open(f'/proc/{pid}/task/{pid}/children') as f:
