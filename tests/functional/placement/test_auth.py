@@ -135,3 +135,11 @@ def test_tokens_strategy_is_gone_with_a_clear_error():
     conf = placement_conf_mod.defaults()
     with pytest.raises(ValueError, match='removed: use keystone'):
         conf.set_override('auth_strategy', 'tokens', group='api')
+
+
+def test_keystone_without_its_options_is_a_config_error_naming_them():
+    from cellplane import config
+    conf = placement_conf(keystone_authtoken={'www_authenticate_uri': 'http://k.invalid/v3'})
+    with pytest.raises(config.ConfigError, match=r'needs \[keystone_authtoken\] auth_type'):
+        placement_conf_mod.check(conf)
+    placement_conf_mod.check(placement_conf(api={'auth_strategy': 'noauth2'}))

@@ -123,3 +123,17 @@ def test_neither_endpoint_nor_auth_type(tmp_path):
     conf = _service_conf(tmp_path, '')
     with pytest.raises(client_conf.PlacementNotConfigured, match='endpoint_url'):
         client_conf.client_from_conf(conf, 'test')
+
+
+def test_keystone_transport_retries_then_names_an_unreachable_placement(tmp_path):
+    import socket
+
+    from placement.client import PlacementUnreachable
+    with socket.socket() as s:   # a port that was free a moment ago
+        s.bind(('127.0.0.1', 0))
+        port = s.getsockname()[1]
+    client = _keystone_client(tmp_path, f'http://127.0.0.1:{port}', 'service-token',
+                              'connect_attempts = 2\nretry_timeout = 5\n')
+    with pytest.raises(PlacementUnreachable,
+                       match=r"unreachable after 2 attempt\(s\) .*: Connection refused"):
+        client.get_provider(CN1)
