@@ -50,9 +50,11 @@ def prepare_database(conf) -> None:
         if db.sync_on_startup:
             migrate.sync('placement', engine)
         elif migrate.current_revision('placement', engine) is None:
+            files = ' '.join(f'--config-file {f}' for f in conf.config_file) or '--config-file F'
             raise StartupError(
-                'the Placement database has no schema: run the placement '
-                'migrations first or set [placement_database] sync_on_startup = true')
+                'the Placement database has no schema: run `cellplane-manage db sync '
+                f'--database placement {files}` first or set '
+                '[placement_database] sync_on_startup = true')
         from placement.objects import standards
         standards.sync(engine)
     except sa.exc.OperationalError as exc:
