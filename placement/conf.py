@@ -112,7 +112,12 @@ def check(conf: cfg.ConfigOpts) -> None:
     WWW-Authenticate) and how it logs in itself to validate them
     (``auth_type`` and its credentials); without them every request with
     a token would fail later, one by one.
+
+    The policy file (``[oslo_policy] policy_file``, when there is one) is
+    read once here too: one that is not YAML or JSON would otherwise make
+    every worker die with a traceback as it builds its app.
     """
+    _check_policy_file(conf)
     if conf.api.auth_strategy != 'keystone':
         return
     section = conf.keystone_authtoken
@@ -122,6 +127,19 @@ def check(conf: cfg.ConfigOpts) -> None:
             raise config.ConfigError(
                 f'{where} is keystone, which needs [keystone_authtoken] {name} '
                 f'(see the operator guide in README.md); noauth2 is for tests only')
+
+
+def _check_policy_file(conf: cfg.ConfigOpts) -> None:
+    try:
+        enforcer = policy.make_oslo_enforcer(conf)
+    except ValueError as exc:
+        # oslo.policy's parse error: a file that is neither YAML nor JSON.
+        where = config.name_option(conf, 'policy_file', 'oslo_policy')
+        reason = ' '.join(str(exc).split())
+        raise config.ConfigError(
+            f'{where}: {conf.oslo_policy.policy_file} (or a file in [oslo_policy] '
+            f'policy_dirs) is not valid YAML or JSON: {reason}') from None
+    enforcer.clear()
 
 
 def defaults() -> cfg.ConfigOpts:

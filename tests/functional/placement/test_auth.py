@@ -143,3 +143,16 @@ def test_keystone_without_its_options_is_a_config_error_naming_them():
     with pytest.raises(config.ConfigError, match=r'needs \[keystone_authtoken\] auth_type'):
         placement_conf_mod.check(conf)
     placement_conf_mod.check(placement_conf(api={'auth_strategy': 'noauth2'}))
+
+
+def test_a_policy_file_that_is_not_yaml_is_a_config_error_naming_it(tmp_path):
+    from cellplane import config
+    broken = tmp_path / 'policy.yaml'
+    broken.write_text('placement:resource_providers:list: "role:admin"\nx: [\n')
+    conf = placement_conf(api={'auth_strategy': 'noauth2'},
+                          oslo_policy={'policy_file': str(broken)})
+    with pytest.raises(config.ConfigError,
+                       match=rf'\[oslo_policy\] policy_file.*{broken}.* is not valid YAML or JSON: '):
+        placement_conf_mod.check(conf)
+    broken.write_text('placement:resource_providers:list: "role:admin"\n')
+    placement_conf_mod.check(conf)
