@@ -19,7 +19,7 @@ SERVICE = 'rule:service_api'
 ADMIN_OR_PROJECT_READER_OR_SERVICE = 'rule:admin_or_project_reader_or_service_api'
 
 # Every Placement API is project scoped: a system-scoped token is refused
-# when [oslo_policy] enforce_scope is on.
+# (oslo.policy 6 always checks scope_types; it has no enforce_scope).
 PROJECT_SCOPE = ['project']
 
 _DEPRECATED_REASON = """

@@ -160,9 +160,11 @@ def test_daemon_serves_placement_and_stops_on_sigterm(daemon_config, tmp_path):
 
 def test_keystone_daemon_serves_the_open_paths_and_asks_for_a_token(daemon_config, tmp_path):
     """auth_strategy = keystone as the samples have it, with the options
-    the harness passes: / and /healthcheck open, the API 401 with where to
-    get a token. (Validating a token needs a Keystone: the functional tests
-    do that with keystonemiddleware's fixture.)"""
+    the harness passes and an older placement.conf's enforce_scope (which
+    oslo.policy 6 no longer has: accepted and ignored, as by the
+    reference): / and /healthcheck open, the API 401 with where to get a
+    token. (Validating a token needs a Keystone: the functional tests do
+    that with keystonemiddleware's fixture.)"""
     config, base = daemon_config
     text = config.read_text().replace('auth_strategy = noauth2', 'auth_strategy = keystone')
     config.write_text(
