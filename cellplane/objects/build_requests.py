@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
@@ -138,6 +138,9 @@ def request_spec(engine: Engine, instance_uuid: str) -> RequestSpec:
     return spec
 
 
+PLACED, DELETED = 'placed', 'deleted'
+
+
 def place(engine: Engine, instance_uuid: str, cell_uuid: str,
           holder: Lease | None = None) -> bool:
     """Point the mapping at the cell and delete the build request, in one transaction.
@@ -147,23 +150,51 @@ def place(engine: Engine, instance_uuid: str, cell_uuid: str,
     ``forget_deleted``. With ``holder``, raises ``LeaseLost`` (and changes
     nothing) if the request is now leased by someone else.
     """
-    where = [build_requests.c.instance_uuid == instance_uuid, _LIVE]
+    outcome = place_many(engine, {instance_uuid: cell_uuid}, holder)[instance_uuid]
+    if isinstance(outcome, LeaseLost):
+        raise outcome
+    return outcome == PLACED
+
+
+def place_many(engine: Engine, cells_by_instance: Mapping[str, str],
+               holder: Lease | None = None) -> dict[str, str | LeaseLost]:
+    """``place`` for the instances of one boot, in one transaction; each one's outcome.
+
+    ``cells_by_instance``: instance uuid -> the uuid of the cell it was
+    written into. The outcome of each is ``PLACED`` (mapping points at its
+    cell, build request gone), ``DELETED`` (the user deleted it meanwhile;
+    nothing changed) or, with ``holder``, a ``LeaseLost`` naming who holds
+    it now (nothing changed). A database error changes nothing for any.
+    """
+    uuids = list(cells_by_instance)
+    where = [build_requests.c.instance_uuid.in_(uuids), _LIVE]
     if holder is not None:
         where.append(build_requests.c.lease_token == holder.token)
+    outcomes: dict[str, str | LeaseLost] = {}
     with engine.begin() as conn:
-        deleted = conn.execute(build_requests.delete().where(*where)).rowcount
-        if not deleted:
-            if holder is not None:
-                other = conn.execute(sa.select(build_requests.c.lease_host).where(
-                    build_requests.c.instance_uuid == instance_uuid,
-                    build_requests.c.lease_token != holder.token)).first()
-                if other is not None:
-                    raise LeaseLost(f'build request {instance_uuid} was taken over '
-                                    f'by the super conductor on {other.lease_host}')
-            return False
-        instance_mappings.point_at_cell(conn, instance_uuid,
-                                        cell_mappings.id_of(conn, cell_uuid))
-    return True
+        placed = {row.instance_uuid for row in conn.execute(
+            build_requests.delete().where(*where).returning(
+                build_requests.c.instance_uuid))}
+        by_cell: dict[str, list[str]] = {}
+        for uuid in uuids:
+            if uuid in placed:
+                outcomes[uuid] = PLACED
+                by_cell.setdefault(cells_by_instance[uuid], []).append(uuid)
+            else:
+                outcomes[uuid] = DELETED
+        if holder is not None and len(placed) < len(uuids):
+            for row in conn.execute(sa.select(
+                    build_requests.c.instance_uuid, build_requests.c.lease_host).where(
+                    build_requests.c.instance_uuid.in_(
+                        [u for u in uuids if u not in placed]),
+                    build_requests.c.lease_token != holder.token)):
+                outcomes[row.instance_uuid] = LeaseLost(
+                    f'build request {row.instance_uuid} was taken over by the super '
+                    f'conductor on {row.lease_host}')
+        for cell_uuid, placed_here in by_cell.items():
+            instance_mappings.point_many_at_cell(
+                conn, placed_here, cell_mappings.id_of(conn, cell_uuid))
+    return outcomes
 
 
 def fail(engine: Engine, instance_uuids: Iterable[str], reason: str) -> int:

@@ -6,7 +6,7 @@ cell mapping's id (``cell_mappings.id_of`` turns a uuid into it).
 """
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Sequence
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
@@ -22,9 +22,9 @@ def insert(conn: Connection, instance: Instance) -> None:
         user_id=instance.user_id))
 
 
-def point_at_cell(conn: Connection, instance_uuid: str, cell_id: int) -> None:
+def point_many_at_cell(conn: Connection, instance_uuids: Sequence[str], cell_id: int) -> None:
     conn.execute(instance_mappings.update().where(
-        instance_mappings.c.instance_uuid == instance_uuid).values(cell_id=cell_id))
+        instance_mappings.c.instance_uuid.in_(list(instance_uuids))).values(cell_id=cell_id))
 
 
 def queue_for_delete(engine: Engine, instance_uuid: str) -> None:

@@ -41,19 +41,33 @@ def create(engine: Engine, instance: Instance, request_spec: RequestSpec,
            host_list: Sequence[Selection], *, request_id: str | None,
            scheduling_started: datetime.datetime) -> None:
     """Insert the instance, its ``create`` action, the ``schedule`` event and the build plan, atomically."""
-    chosen = host_list[0]
+    create_many(engine, [(instance, host_list)], request_spec, request_id=request_id,
+                scheduling_started=scheduling_started)
+
+
+def create_many(engine: Engine, placed: Sequence[tuple[Instance, Sequence[Selection]]],
+                request_spec: RequestSpec, *, request_id: str | None,
+                scheduling_started: datetime.datetime) -> None:
+    """``create`` for the instances of one boot placed in this cell, in one transaction.
+
+    ``placed``: each instance with its host list (the claimed host first).
+    All are written or, on an error, none.
+    """
+    finished = utcnow()
     with engine.begin() as conn:
-        # A new row: its plan and action cannot exist yet (a resumed boot
-        # withdrew what the lost run wrote first), so none is looked for.
-        instances.create_instance(conn, instance)
-        build_plans.record_first(conn, instance, request_spec, host_list)
-        action_id = instance_actions.create_action(
-            conn, instance.uuid, request_id=request_id, user_id=instance.user_id,
-            project_id=instance.project_id)
-        instance_actions.record_event(
-            conn, action_id, EVENT_SCHEDULE, host=chosen.service_host,
-            node=chosen.nodename, start=scheduling_started, finish=utcnow(),
-            result=instance_actions.RESULT_OK, reason=describe_selection(host_list))
+        for instance, host_list in placed:
+            chosen = host_list[0]
+            # A new row: its plan and action cannot exist yet (a resumed boot
+            # withdrew what the lost run wrote first), so none is looked for.
+            instances.create_instance(conn, instance)
+            build_plans.record_first(conn, instance, request_spec, host_list)
+            action_id = instance_actions.create_action(
+                conn, instance.uuid, request_id=request_id, user_id=instance.user_id,
+                project_id=instance.project_id)
+            instance_actions.record_event(
+                conn, action_id, EVENT_SCHEDULE, host=chosen.service_host,
+                node=chosen.nodename, start=scheduling_started, finish=finished,
+                result=instance_actions.RESULT_OK, reason=describe_selection(host_list))
 
 
 def withdraw(engine: Engine, instance_uuid: str) -> None:

@@ -1,11 +1,12 @@
 """The super conductor's RPC endpoint (``conductor/super/rpcapi.py``): ``schedule_and_build_instances`` (boot flow steps 2 and 4).
 
 For one boot request it asks the scheduler for a claimed host plus
-``[conductor] max_attempts - 1`` alternates per instance, then for each
-instance: creates it in the chosen cell's database (``conductor/super/cell_writes.py``),
-points its instance mapping at that cell and deletes its build request, and
-casts ``build_and_run_instance`` with the whole host list to the chosen host
-over that cell's message bus. It reaches into a cell for nothing else.
+``[conductor] max_attempts - 1`` alternates per instance, then creates the
+instances in their chosen cells' databases (``conductor/super/cell_writes.py``,
+one transaction per cell), points their instance mappings at those cells and
+deletes their build requests (one transaction), and casts each instance's
+``build_and_run_instance`` with its whole host list to its chosen host over
+its cell's message bus. It reaches into a cell for nothing else.
 
 A scheduler that does not answer in time (it died, or restarted) is asked
 again with backoff for ``[conductor] scheduler_retry_timeout`` seconds; the
@@ -75,6 +76,16 @@ class _SchedulerSilent(Exception):
         super().__init__(f'no answer in {seconds:.0f} s, {attempts} attempt(s)')
         self.seconds = seconds
         self.attempts = attempts
+
+
+@dataclasses.dataclass(frozen=True)
+class _Written:
+    """An instance written into its cell, waiting for its mapping to point there."""
+
+    instance: Instance
+    host_list: Sequence[Selection]
+    cell: CellMapping
+    engine: Engine
 
 
 class Unclaimer(Protocol):
@@ -224,9 +235,9 @@ class SuperConductorManager:
                               f'running on the top-level bus?)', unclaim=True,
                        why='scheduler_silent')
             return
-        for uuid, host_list in zip(uuids, host_lists):
-            self._place_and_build(ctxt, requests[uuid].instance, request_spec,
-                                  host_list, started)
+        self._place_and_build(ctxt, request_spec, [
+            (requests[uuid].instance, host_list)
+            for uuid, host_list in zip(uuids, host_lists)], started)
 
     def _select_destinations(self, ctxt, spec: RequestSpec,
                              uuids: list[str]) -> list[list[Selection]]:
@@ -254,67 +265,92 @@ class SuperConductorManager:
             raise _SchedulerSilent(time.monotonic() - began,
                                    retrying.statistics.get('attempt_number', 1)) from None
 
-    def _place_and_build(self, ctxt, asked: Instance, spec: RequestSpec,
-                         host_list: Sequence[Selection],
+    def _place_and_build(self, ctxt, spec: RequestSpec,
+                         chosen_for: Sequence[tuple[Instance, Sequence[Selection]]],
                          started: datetime.datetime) -> None:
-        chosen = host_list[0]
-        instance = dataclasses.replace(
-            asked, host=chosen.service_host, node=chosen.nodename,
-            cell_uuid=chosen.cell_uuid,
-            availability_zone=asked.availability_zone or chosen.availability_zone)
-        try:
-            cell = self._cells.mapping(chosen.cell_uuid)
-            engine = self._cells.engine(chosen.cell_uuid)
-            cell_writes.create(engine, instance, spec, host_list,
-                               request_id=ctxt.request_id, scheduling_started=started)
-        except (UnknownCell, sa.exc.SQLAlchemyError) as exc:
-            self._fail([asked.uuid], f'could not create the instance in cell '
-                                     f'{chosen.cell_uuid}: {exc}', unclaim=True,
-                       why='cell_write')
+        """Write the instances into their cells, point their mappings there, cast their builds.
+
+        One transaction per cell for the instances placed in it, one in the
+        API database for all the mappings, then one cast per instance: a
+        multi-create costs a few round trips, not a few per instance.
+        """
+        by_cell: dict[str, list[tuple[Instance, Sequence[Selection]]]] = {}
+        for asked, host_list in chosen_for:
+            chosen = host_list[0]
+            instance = dataclasses.replace(
+                asked, host=chosen.service_host, node=chosen.nodename,
+                cell_uuid=chosen.cell_uuid,
+                availability_zone=asked.availability_zone or chosen.availability_zone)
+            by_cell.setdefault(chosen.cell_uuid, []).append((instance, host_list))
+        written: list[_Written] = []
+        for cell_uuid, share in by_cell.items():
+            try:
+                cell = self._cells.mapping(cell_uuid)
+                engine = self._cells.engine(cell_uuid)
+                cell_writes.create_many(engine, share, spec, request_id=ctxt.request_id,
+                                        scheduling_started=started)
+            except (UnknownCell, sa.exc.SQLAlchemyError) as exc:
+                self._fail([instance.uuid for instance, _ in share],
+                           f'could not create the instance in cell {cell_uuid}: {exc}',
+                           unclaim=True, why='cell_write')
+                continue
+            written += [_Written(instance, host_list, cell, engine)
+                        for instance, host_list in share]
+        if not written:
             return
         try:
-            placed = build_requests.place(self._api_engine, asked.uuid, cell.uuid,
-                                          self.lease)
+            outcomes = build_requests.place_many(
+                self._api_engine, {w.instance.uuid: w.cell.uuid for w in written},
+                self.lease)
             failure = None
-        except build_requests.LeaseLost as exc:
+        except (sa.exc.SQLAlchemyError, LookupError) as exc:
+            # LookupError: a cell mapping was deleted while we scheduled.
+            outcomes, failure = {}, f'{type(exc).__name__}: {str(exc).splitlines()[0]}'
+        for placed in written:
+            outcome = outcomes.get(placed.instance.uuid)
+            if outcome == build_requests.PLACED:
+                self._cast_build(ctxt, placed, spec)
+            else:
+                self._withdraw(placed, outcome, failure)
+
+    def _withdraw(self, placed: _Written, outcome, failure: str | None) -> None:
+        """Undo the cell row (and, unless the request was taken over, the claim) of an instance not placed."""
+        uuid, cell, host = placed.instance.uuid, placed.cell, placed.instance.host
+        if isinstance(outcome, build_requests.LeaseLost):
             # This process was taken for dead and its request resumed: the
             # claim is the resumer's now.
-            LOG.warning('Not building %s: %s; removing it from cell %s', asked.uuid,
-                        exc, cell.name)
-            cell_writes.withdraw(engine, asked.uuid)
+            LOG.warning('Not building %s: %s; removing it from cell %s', uuid, outcome,
+                        cell.name)
+            cell_writes.withdraw(placed.engine, uuid)
             return
-        except (sa.exc.SQLAlchemyError, LookupError) as exc:
-            # LookupError: the cell mapping was deleted while we scheduled.
-            placed, failure = False, f'{type(exc).__name__}: {str(exc).splitlines()[0]}'
-        if not placed:
-            if failure:
-                LOG.error('Could not point the mapping of %s at cell %s (%s); removing '
-                          'it from the cell and its claim on %s', asked.uuid, cell.name,
-                          failure, chosen.service_host)
-            else:
-                LOG.info('Instance %s was deleted while it was being scheduled; removing '
-                         'it from cell %s and its claim on %s', asked.uuid, cell.name,
-                         chosen.service_host)
-            cell_writes.withdraw(engine, asked.uuid)
-            self._unclaim(asked.uuid)
-            if failure:
-                self._fail([asked.uuid], f'could not record its placement in cell '
-                                         f'{cell.name}: {failure}', why='cell_write')
-            else:
-                self._forget_deleted([asked.uuid])
-            return
+        if failure:
+            LOG.error('Could not point the mapping of %s at cell %s (%s); removing '
+                      'it from the cell and its claim on %s', uuid, cell.name, failure, host)
+        else:
+            LOG.info('Instance %s was deleted while it was being scheduled; removing '
+                     'it from cell %s and its claim on %s', uuid, cell.name, host)
+        cell_writes.withdraw(placed.engine, uuid)
+        self._unclaim(uuid)
+        if failure:
+            self._fail([uuid], f'could not record its placement in cell {cell.name}: '
+                               f'{failure}', why='cell_write')
+        else:
+            self._forget_deleted([uuid])
+
+    def _cast_build(self, ctxt, placed: _Written, spec: RequestSpec) -> None:
+        instance, cell = placed.instance, placed.cell
         try:
             self._compute_api_for(cell).build_and_run_instance(
-                ctxt, chosen.service_host, instance, spec, host_list)
+                ctxt, instance.host, instance, spec, placed.host_list)
         except Exception:  # noqa: BLE001 - one lost cast must not stop the others
             LOG.exception('Could not cast the build of %s to %s in cell %s; the '
                           'cell conductor moves it to its next alternate once '
                           '[conductor] build_start_timeout has passed',
-                          asked.uuid, chosen.service_host, cell.name)
+                          instance.uuid, instance.host, cell.name)
             return
         metrics.INSTANCES_PLACED.inc()
         LOG.info('Instance %s placed in cell %s on %s (%d alternate(s)); build cast',
-                 asked.uuid, cell.name, chosen.service_host, len(host_list) - 1)
+                 instance.uuid, cell.name, instance.host, len(placed.host_list) - 1)
 
     def _fail(self, uuids: Sequence[str], reason: str, *, why: str,
               unclaim: bool = False) -> None:

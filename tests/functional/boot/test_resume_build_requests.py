@@ -18,7 +18,7 @@ from cellplane.db.api.models import build_requests as build_requests_table
 from cellplane.db.api.models import services as services_table
 from cellplane.db.cell.models import instances
 from cellplane.db.columns import utcnow
-from cellplane.objects import build_requests, cell_mappings, services
+from cellplane.objects import build_requests, cell_mappings, instance_mappings, services
 from conductor.super import cell_writes
 from rpc_schemas.flavor import Flavor
 from rpc_schemas.instance import Instance
@@ -216,6 +216,35 @@ def test_a_super_conductor_taken_for_dead_does_not_place_what_was_taken_over(top
     with pytest.raises(build_requests.LeaseLost, match='super-1'):
         build_requests.place(top.api_engine, uuid, top.cells['cell1'].uuid, slow)
     assert build_requests.get(top.api_engine, uuid).instance.uuid == uuid
+
+
+def test_placing_a_boot_gives_each_instance_its_own_outcome_in_one_transaction(top):
+    spec, asked = _asked(top, count=3)
+    placed, deleted, taken = [i.uuid for i in asked]
+    mine = build_requests.Lease(host='super-mine', token='t-mine')
+    assert build_requests.lease(top.api_engine, [placed, deleted, taken], mine) == [
+        placed, deleted, taken]
+    assert build_requests.discard(top.api_engine, deleted)
+    assert build_requests.take_over(top.api_engine, build_requests.Orphan(
+        instance_uuid=taken, request_spec=spec, lease=mine, why='test'),
+        top.super_conductor.manager.lease)
+    cell1, cell2 = top.cells['cell1'].uuid, top.cells['cell2'].uuid
+
+    outcomes = build_requests.place_many(
+        top.api_engine, {placed: cell1, deleted: cell2, taken: cell2}, mine)
+
+    assert outcomes[placed] == build_requests.PLACED
+    assert outcomes[deleted] == build_requests.DELETED
+    assert isinstance(outcomes[taken], build_requests.LeaseLost)
+    assert 'super-1' in str(outcomes[taken])
+    with top.api_engine.connect() as conn:
+        cell1_id = cell_mappings.id_of(conn, cell1)
+    # The deleted one's mapping went with the user's delete.
+    assert {uuid: cell for uuid, cell, _ in instance_mappings.cells_of(
+        top.api_engine, [placed, deleted, taken])} == {placed: cell1_id, taken: None}
+    # Only the placed one stopped being a build request.
+    assert set(build_requests.get_many(top.api_engine, [placed, deleted, taken])) == {
+        taken}
 
 
 def test_a_boot_is_not_resumed_while_a_cell_cannot_be_cleaned(top):

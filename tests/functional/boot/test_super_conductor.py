@@ -394,3 +394,50 @@ def test_a_server_placed_between_the_two_reads_of_a_listing_is_listed_from_its_c
 
     assert placed == [instance.uuid]
     assert (shown.status, shown.cell, shown.host) == ('BUILD', 'cell1', 'c1-a')
+
+
+class _BreaksCell2WhileScheduling:
+    """The real scheduler client; cell2's database loses a table once the answer is in."""
+
+    def __init__(self, scheduler, cell2_engine):
+        self._scheduler = scheduler
+        self._cell2_engine = cell2_engine
+
+    def select_destinations(self, ctxt, spec, uuids, num_alternates):
+        answer = self._scheduler.select_destinations(ctxt, spec, uuids, num_alternates)
+        with self._cell2_engine.begin() as conn:
+            conn.execute(sa.text('DROP TABLE build_plans'))
+        return answer
+
+
+def test_a_multi_create_whose_cell_cannot_be_written_fails_there_and_builds_elsewhere(top):
+    # One instance per host (each host has 8 VCPU): five instances fill both cells.
+    top.flavor('whole-host', vcpus=8, memory_mb=1024, root_gb=10)
+    spec = RequestSpec(flavor=Flavor(name='whole-host', vcpus=8, memory_mb=1024,
+                                     root_gb=10), project_id='proj', user_id='alice',
+                       num_instances=5)
+    asked = [Instance(uuid=str(uuidlib.uuid4()), project_id='proj', user_id='alice',
+                      flavor=spec.flavor, display_name=f'web-{i}') for i in range(5)]
+    build_requests.record(top.api_engine, asked, spec)
+    manager = SuperConductorManager(
+        api_engine=top.api_engine, cells=top.cell_dbs,
+        scheduler=_BreaksCell2WhileScheduling(top.scheduler_api, top.cell_engines['cell2']),
+        compute_api_for=top.compute_api_for, placement=top.placement, max_attempts=3)
+
+    manager.schedule_and_build_instances(new_context(), spec, [i.uuid for i in asked])
+
+    top.recorder.wait_for(lambda: len(top.recorder.builds) == 3, 'the builds in cell1')
+    built = {b.instance.uuid for b in top.recorder.builds}
+    assert {top.cell_of_host(b.host) for b in top.recorder.builds} == {'cell1'}
+    assert set(_mapped_cells(top, [i.uuid for i in asked]).values()) == {'cell1', None}
+    for instance in asked:
+        if instance.uuid in built:
+            continue
+        request = build_requests.get(top.api_engine, instance.uuid)
+        assert request.failed
+        assert request.fault_message.startswith(
+            f"could not create the instance in cell {top.cells['cell2'].uuid}")
+        assert top.placement.get_allocations(instance.uuid).allocations == {}
+    # Nothing of the failed share stayed in cell2: its transaction was all or nothing.
+    with top.cell_engines['cell2'].connect() as conn:
+        assert conn.execute(sa.select(sa.func.count()).select_from(instances)).scalar() == 0
