@@ -22,7 +22,8 @@ ACTIVE), the scheduling time per instance (median, p95: the super
 conductor's ``schedule`` event of each instance, from receiving the request
 to the instance written in its cell - ``select_destinations`` and the cell
 write; a batch's time is divided by its size), and the claim conflicts the
-scheduler met (from its per-request trace). In the same run it measures the
+scheduler met and its batch claims, with how many fell back to claiming
+one instance at a time (from its per-request trace). In the same run it measures the
 broker's raw cast rate: a plain oslo.messaging cast loop from this process
 to a trivial RPC server on a vhost of its own, so the boot rate can be read
 against what the broker and this CPU allow. Everything it created (daemons,
@@ -236,7 +237,7 @@ def schedule_times(deployment: Deployment, uuids: list[str]) -> list[float]:
 
 def claim_conflicts(deployment: Deployment) -> dict[str, int]:
     """Claims Placement refused during scheduling, and requests, from every scheduler's traces."""
-    conflicts = runs = 0
+    conflicts = runs = batched = fell_back = 0
     decoder = json.JSONDecoder()
     for line in '\n'.join(deployment.scheduler_logs()).splitlines():
         at = line.find(TRACE_MARK)
@@ -247,7 +248,10 @@ def claim_conflicts(deployment: Deployment) -> dict[str, int]:
         trace, _ = decoder.raw_decode(line, at + len(TRACE_MARK))
         conflicts += sum(1 for instance in trace['instances']
                          for claim in instance['claims'] if claim['outcome'] == 'conflict')
-    return {'scheduler_runs': runs, 'claim_conflicts': conflicts}
+        batched += bool(trace.get('batch_claim'))
+        fell_back += trace.get('batch_claim') == 'fell_back'
+    return {'scheduler_runs': runs, 'claim_conflicts': conflicts,
+            'batch_claims': batched, 'batch_claims_fell_back': fell_back}
 
 
 # -- where the CPU went ---------------------------------------------------------------------------
@@ -501,6 +505,10 @@ def render(report: dict) -> str:
         f'{scheduling["scheduler_runs"]} scheduler runs '
         f'({report["scheduler_workers"]} scheduler worker(s)): '
         f'{scheduling["claim_conflicts"] / max(1, scheduling["scheduler_runs"]):.3f} per run.',
+        f'Batch claims (one POST /allocations per multi-create): '
+        f'{scheduling.get("batch_claims", 0)}, of which '
+        f'{scheduling.get("batch_claims_fell_back", 0)} refused and claimed one '
+        f'instance at a time.',
         f'Broker, same run: {broker["casts"]} plain casts, '
         f'{broker["sent_per_second"]:.0f}/s sent, '
         f'{broker["delivered_per_second"]:.0f}/s delivered to a trivial server.',

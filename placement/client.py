@@ -540,6 +540,28 @@ class PlacementClient:
             raise ClaimConflict(409, detail, code)
         raise PlacementClientError(resp.status, detail, code)
 
+    def claim_many(self, allocations_by_consumer: dict[str, dict], *, project_id: str,
+                   user_id: str, consumer_type: str = 'INSTANCE') -> None:
+        """``claim`` for several new consumers in one ``POST /allocations``: all or none.
+
+        ``allocations_by_consumer``: consumer uuid -> allocations as ``claim``
+        takes them; none of the consumers may have allocations yet. Raises
+        ClaimConflict on 409 (Placement names the provider or consumer that
+        conflicted); nothing was written then.
+        """
+        body = {consumer: {'allocations': {rp: (a if 'resources' in a else {'resources': a})
+                                           for rp, a in allocations.items()},
+                           'project_id': project_id, 'user_id': user_id,
+                           'consumer_generation': None, 'consumer_type': consumer_type}
+                for consumer, allocations in allocations_by_consumer.items()}
+        resp = self.transport.request('POST', '/allocations', body)
+        if resp.status == 204:
+            return
+        detail, code = resp.error()
+        if resp.status == 409:
+            raise ClaimConflict(409, detail, code)
+        raise PlacementClientError(resp.status, detail, code)
+
     def unclaim(self, consumer_uuid: str) -> bool:
         """Remove all the consumer's allocations; False if it had none."""
         resp = self.transport.request('DELETE', f'/allocations/{consumer_uuid}')

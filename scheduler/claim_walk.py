@@ -7,7 +7,10 @@ the rest of the request and the walk tries the next. After a success the
 claim is charged to the host state and ``num_alternates`` more hosts from the
 claimed host's cell are added, unclaimed, each with its own allocation
 request. If one instance cannot be placed, every claim already made for the
-request is removed and NoValidHost says why.
+request is removed and NoValidHost says why. With batched claims
+(``RequestClaims(batched=True)``) the walk charges each choice to the host
+state and the claims are written together at the end; a refused batch
+raises ``BatchClaimRefused`` with nothing claimed.
 """
 from __future__ import annotations
 
@@ -109,6 +112,8 @@ def _select(spec, instance_uuids, num_alternates, hosts, resources, filters,
                          cell_uuid=h.cell_uuid, claimed=h is claimed)
             for h in [claimed, *alternates]]
         result.append(selections)
+    with trace.timed('claims'):
+        claims.commit()   # batched: every instance's claim in one request
     trace.outcome = 'selected'
     return result
 

@@ -73,6 +73,14 @@ scheduler_opts = [
                     'to the next best host; this bounds the load when Placement '
                     'refuses everything (for instance a consumer that already '
                     'has allocations).'),
+    cfg.BoolOpt('batch_claims', default=True,
+                help='Claim the instances of a multi-create in one Placement request '
+                     '(POST /allocations, all or nothing) once the claim walk has '
+                     'chosen their hosts, instead of one request per instance. If '
+                     'Placement refuses the batch (another scheduler took some of '
+                     'the room first) nothing was claimed, and the request is '
+                     'scheduled again claiming one instance at a time; the scheduling '
+                     'record and the cellplane_batch_claims metric say how often.'),
     cfg.FloatOpt('host_refresh_interval', default=10.0, min=0.5,
                  help='Seconds between two reads of the compute nodes and their '
                       'service liveness from every cell database. A node added '

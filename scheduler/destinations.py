@@ -16,14 +16,14 @@ from rpc_schemas.request_spec import AFFINITY, RequestSpec
 from rpc_schemas.selection import Selection
 from scheduler.candidates import AllocationCandidates
 from scheduler.candidates_query import CandidatesQuery, build_query
-from scheduler.claims import Claimer, RequestClaims
+from scheduler.claims import BatchClaimRefused, Claimer, RequestClaims
 from scheduler.filters.base import HostFilter
 from scheduler.host_cache import HostStateCache
 from scheduler.host_state import HOST_LEVEL
 from scheduler.request import DIFFERENT_HOST_HINT, SAME_HOST_HINT
 from scheduler.claim_walk import select_hosts
 from scheduler.errors import NoValidHost
-from scheduler.trace import SchedulingTrace
+from scheduler.trace import BATCH_CLAIMED, BATCH_FELL_BACK, SchedulingTrace
 from scheduler.weighers.base import HostWeigher
 
 
@@ -55,6 +55,7 @@ class DestinationSelector:
                  weighers: Sequence[HostWeigher], max_results: int | None = None,
                  min_results: int | None = None,
                  max_claim_attempts: int | None = None,
+                 batch_claims: bool = False,
                  instance_locator: InstanceLocator | None = None,
                  zone_aggregates: Mapping[str, Sequence[str]] | None = None) -> None:
         self._candidate_source = candidate_source
@@ -65,6 +66,7 @@ class DestinationSelector:
         self._max_results = max_results
         self._min_results = min_results
         self._max_claim_attempts = max_claim_attempts
+        self._batch_claims = batch_claims
         self._instance_locator = instance_locator
         self._zone_aggregates = zone_aggregates
 
@@ -96,6 +98,20 @@ class DestinationSelector:
 
     def _select(self, spec: RequestSpec, instance_uuids: Sequence[str],
                 num_alternates: int, limit: int | None) -> SchedulingResult:
+        """One run; a multi-create's batch claim refused runs again claiming one at a time."""
+        if not (self._batch_claims and len(instance_uuids) > 1):
+            return self._select_once(spec, instance_uuids, num_alternates, limit)
+        try:
+            return self._select_once(spec, instance_uuids, num_alternates, limit,
+                                     batch_claim=BATCH_CLAIMED)
+        except BatchClaimRefused as exc:
+            # Nothing was claimed; what changed in Placement is read afresh.
+            return self._select_once(spec, instance_uuids, num_alternates, limit,
+                                     batch_claim=BATCH_FELL_BACK, refusal=str(exc))
+
+    def _select_once(self, spec: RequestSpec, instance_uuids: Sequence[str],
+                     num_alternates: int, limit: int | None, *, batch_claim: str = '',
+                     refusal: str = '') -> SchedulingResult:
         query = build_query(spec, limit=limit,
                             zone_aggregates=self._zone_aggregates,
                             affinity_aggregates=self._affinity_domains(spec))
@@ -105,7 +121,8 @@ class DestinationSelector:
                                 num_alternates=num_alternates, query=params,
                                 placement_microversion=self._candidate_source.microversion,
                                 instance_uuids=list(instance_uuids),
-                                request=summarize_request(spec), started_at=time.time())
+                                request=summarize_request(spec), started_at=time.time(),
+                                batch_claim=batch_claim, batch_claim_refusal=refusal)
         with self._cache.reading() as token:
             with trace.timed('placement_candidates'):
                 candidates = self._candidate_source.allocation_candidates(query)
@@ -114,7 +131,8 @@ class DestinationSelector:
         trace.allocation_requests = len(candidates.allocation_requests)
         trace.candidate_hosts = len(states.hosts)
         trace.unknown_providers = states.unknown_providers
-        claims = RequestClaims(self._claimer, self._cache, spec.project_id, spec.user_id)
+        claims = RequestClaims(self._claimer, self._cache, spec.project_id, spec.user_id,
+                               batched=batch_claim == BATCH_CLAIMED)
         if not candidates.allocation_requests:
             with trace.timed('diagnose_shortage'):
                 trace.shortage, trace.shortage_limits = self._diagnose_shortage(query)

@@ -55,6 +55,7 @@ class SchedulerManager:
             max_results=conf.scheduler.max_placement_results,
             min_results=conf.scheduler.min_placement_results,
             max_claim_attempts=conf.scheduler.max_claim_attempts,
+            batch_claims=conf.scheduler.batch_claims,
             instance_locator=instance_locator)
         return cls(selector, on_trace=on_trace)
 
@@ -92,6 +93,8 @@ class SchedulerManager:
             metrics.SCHEDULING_SECONDS.labels(outcome).observe(time.monotonic() - started)
             metrics.INSTANCES_SCHEDULED.labels(outcome).inc(len(instance_uuids))
         metrics.CLAIM_CONFLICTS.inc(sum(i.lost_claims() for i in result.trace.instances))
+        if result.trace.batch_claim:
+            metrics.BATCH_CLAIMS.labels(result.trace.batch_claim).inc()
         self._record(result.trace, ctxt)
         LOG.debug('select_destinations for %s: %s', ', '.join(instance_uuids),
                   '; '.join(f'{s[0].service_host} (+{len(s) - 1} alternates)'

@@ -13,6 +13,10 @@ INSTANCES_SCHEDULED = prometheus_client.Counter(
 CLAIM_CONFLICTS = prometheus_client.Counter(
     'cellplane_claim_conflicts', 'Claims Placement refused because another scheduler '
     'took the room first (each one is followed by a claim on the next host).')
+BATCH_CLAIMS = prometheus_client.Counter(
+    'cellplane_batch_claims', 'Multi-creates whose claims were written in one Placement '
+    'request, by outcome: claimed, or fell_back (Placement refused the batch, and the '
+    'request was scheduled again claiming one instance at a time).', ['outcome'])
 RECORDS_DROPPED = prometheus_client.Counter(
     'cellplane_scheduling_records_dropped', 'Scheduling records dropped because the '
     'record queue was full.')

@@ -6,6 +6,8 @@ and unclaim) the claim walk uses; Placement's 409 becomes the scheduler's
 ``ClaimRefused`` with Placement's reason in it, except a consumer-generation
 conflict: the instance already has allocations, which no other host would
 change, so it becomes ``ConsumerAlreadyAllocated`` and ends the request.
+A refused batch claim (``claim_many``, one ``POST /allocations``) is always
+``ClaimRefused``: the claim walk then claims one instance at a time.
 """
 from __future__ import annotations
 
@@ -69,6 +71,19 @@ class PlacementAdapter:
             why = 'lost a race' if exc.lost_race else 'refused'
             raise ClaimRefused(f'Placement {why}: {exc.detail}', code=exc.code) from exc
         return True
+
+    def claim_many(self, allocation_requests: Mapping[str, Mapping[str, Any]],
+                   project_id: str, user_id: str) -> None:
+        try:
+            self._client.claim_many(
+                {consumer: allocations_of(request)
+                 for consumer, request in allocation_requests.items()},
+                project_id=project_id, user_id=user_id)
+        except placement_client.ClaimConflict as exc:
+            # A consumer that already has allocations is told apart by the
+            # claim walk that follows, one instance at a time.
+            raise ClaimRefused(f'Placement refused the batch: {exc.detail}',
+                               code=exc.code) from exc
 
     def unclaim(self, consumer_uuid: str) -> None:
         self._client.unclaim(consumer_uuid)

@@ -12,6 +12,8 @@ from typing import Any, Iterator
 
 CLAIMED = 'claimed'
 CONFLICT = 'conflict'
+BATCH_CLAIMED = 'claimed'
+BATCH_FELL_BACK = 'fell_back'
 #: Weighed hosts kept per instance, best first: enough to see why the winner
 #: won, without thousands of entries per run.
 TRACE_WEIGHED_LIMIT = 100
@@ -107,6 +109,11 @@ class SchedulingTrace:
     error: str | None = None
     # Instances whose claims were removed because the request failed.
     rolled_back: list[str] = dataclasses.field(default_factory=list)
+    # A multi-create's claims in one POST /allocations: BATCH_CLAIMED, or
+    # BATCH_FELL_BACK (refused, so claimed one instance at a time, with
+    # Placement's reason in batch_claim_refusal); '' when not batched.
+    batch_claim: str = ''
+    batch_claim_refusal: str = ''
     # Stage name -> milliseconds spent in it over the whole run (the filters,
     # weighers and claims of every instance added up).
     stage_ms: dict[str, float] = dataclasses.field(default_factory=dict)

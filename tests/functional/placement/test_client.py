@@ -104,3 +104,25 @@ def test_claim_conflicts_say_why(client):
     client.claim(first, {rp: {'VCPU': 1}}, project_id='p', user_id='u',
                  consumer_generation=1)
     assert client.get_allocations(first).allocations == {rp: {'VCPU': 1}}
+
+
+def test_a_batch_claim_writes_every_consumer_or_none(client):
+    small = client.ensure_provider(str(uuid.uuid4()), 'host-small').uuid
+    big = client.ensure_provider(str(uuid.uuid4()), 'host-big').uuid
+    client.set_inventory(small, {'VCPU': Inventory(total=2)})
+    client.set_inventory(big, {'VCPU': Inventory(total=8)})
+    first, second, third = (str(uuid.uuid4()) for _ in range(3))
+
+    client.claim_many({first: {small: {'VCPU': 2}}, second: {big: {'VCPU': 4}}},
+                      project_id='p', user_id='u')
+    assert client.get_allocations(first).allocations == {small: {'VCPU': 2}}
+    assert client.get_allocations(second).allocations == {big: {'VCPU': 4}}
+
+    # small is full: the whole batch is refused, big's share included.
+    with pytest.raises(ClaimConflict) as refused:
+        client.claim_many({third: {big: {'VCPU': 1}},
+                           str(uuid.uuid4()): {small: {'VCPU': 1}}},
+                          project_id='p', user_id='u')
+    assert 'exceed the capacity' in refused.value.detail
+    assert client.get_allocations(third).allocations == {}
+    assert client.usages('p') == {'INSTANCE': {'VCPU': 6, 'consumer_count': 2}}

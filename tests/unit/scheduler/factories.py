@@ -128,6 +128,8 @@ class FakePlacement:
         self.allocations: dict[str, tuple[str, int]] = {}
         self.queries: list[list[tuple[str, str]]] = []
         self.during_read = None  # called once, between reading and answering
+        self.single_claims: list[str] = []
+        self.batches: list[list[str]] = []
 
     microversion = '1.39'
 
@@ -148,13 +150,36 @@ class FakePlacement:
         return AllocationCandidates.from_placement(body)
 
     def claim(self, consumer_uuid, allocation_request, project_id, user_id):
-        ((rp, entry),) = allocation_request['allocations'].items()
-        amount = entry['resources']['MEMORY_MB']
+        self.single_claims.append(consumer_uuid)
+        ((rp, amount),) = self._wanted(allocation_request).items()
         if self.capacity[rp] - self.used[rp] < amount:
             raise ClaimRefused(f'{rp} changed')
+        self._write(consumer_uuid, rp, amount)
+        return True
+
+    def claim_many(self, allocation_requests, project_id, user_id):
+        """All or nothing, like POST /allocations."""
+        self.batches.append(list(allocation_requests))
+        wanted: dict[str, int] = {}
+        for request in allocation_requests.values():
+            for rp, amount in self._wanted(request).items():
+                wanted[rp] = wanted.get(rp, 0) + amount
+        full = sorted(rp for rp, amount in wanted.items()
+                      if self.capacity[rp] - self.used[rp] < amount)
+        if full:
+            raise ClaimRefused(f'{", ".join(full)} changed')
+        for consumer, request in allocation_requests.items():
+            ((rp, amount),) = self._wanted(request).items()
+            self._write(consumer, rp, amount)
+
+    @staticmethod
+    def _wanted(allocation_request) -> dict[str, int]:
+        return {rp: entry['resources']['MEMORY_MB']
+                for rp, entry in allocation_request['allocations'].items()}
+
+    def _write(self, consumer_uuid: str, rp: str, amount: int) -> None:
         self.used[rp] += amount
         self.allocations[consumer_uuid] = (rp, amount)
-        return True
 
     def unclaim(self, consumer_uuid):
         rp, amount = self.allocations.pop(consumer_uuid)

@@ -179,3 +179,43 @@ def test_trace_times_each_stage_and_summarizes_the_request():
     assert result.trace.request['flavor']['memory_mb'] == MB
     assert result.trace.request['availability_zone'] == 'az1'
     assert result.trace.instance_uuids == ['i-1']
+
+
+def test_a_multi_create_is_claimed_in_one_batch_when_batch_claims_are_on():
+    placement = FakePlacement({'a': 4096, 'b': 2048, 'c': 8192})
+    result = _selector(placement, batch_claims=True).select_destinations(
+        _spec(), ['i-1', 'i-2', 'i-3'], 1)
+
+    assert placement.batches == [['i-1', 'i-2', 'i-3']]
+    assert placement.single_claims == []
+    assert {u: rp for u, (rp, _) in placement.allocations.items()} == {
+        u: f'rp-{s[0].service_host}' for u, s in zip(['i-1', 'i-2', 'i-3'],
+                                                     result.selections)}
+    assert result.trace.batch_claim == 'claimed'
+
+
+def test_a_refused_batch_claims_nothing_and_the_request_is_claimed_one_at_a_time():
+    # Two slots per host; another scheduler fills c between our read and our batch.
+    placement = FakePlacement({'a': 2 * MB, 'b': 2 * MB, 'c': 2 * MB})
+    placement.during_read = lambda: placement._write('other', 'rp-c', 2 * MB)
+    result = _selector(placement, batch_claims=True).select_destinations(
+        _spec(), ['i-1', 'i-2', 'i-3', 'i-4'], 0)
+
+    assert len(placement.batches) == 1
+    assert placement.single_claims == ['i-1', 'i-2', 'i-3', 'i-4']
+    assert result.trace.batch_claim == 'fell_back'
+    assert 'rp-c changed' in result.trace.batch_claim_refusal
+    # The refused batch left no charge behind: the four fit exactly on a and b.
+    assert sorted(rp for rp, _ in placement.allocations.values()) == [
+        'rp-a', 'rp-a', 'rp-b', 'rp-b', 'rp-c']
+    assert all(placement.used[rp] <= placement.capacity[rp] for rp in placement.used)
+
+
+def test_a_batched_request_that_does_not_fit_sends_no_batch_and_claims_nothing():
+    placement = FakePlacement({'a': MB, 'b': MB, 'c': 0})
+    with pytest.raises(NoValidHost) as caught:
+        _selector(placement, batch_claims=True).select_destinations(
+            _spec(), ['i-1', 'i-2', 'i-3'], 0)
+    assert placement.batches == []
+    assert placement.allocations == {}
+    assert caught.value.trace.rolled_back == []
