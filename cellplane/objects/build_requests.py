@@ -255,17 +255,29 @@ def lease(engine: Engine, instance_uuids: Sequence[str], holder: Lease) -> list[
     super conductor holds (it resumed it while this message waited) is left
     to that one.
     """
+    return list(lease_and_read(engine, instance_uuids, holder))
+
+
+def lease_and_read(engine: Engine, instance_uuids: Sequence[str],
+                   holder: Lease) -> dict[str, BuildRequest]:
+    """``lease``, and the requests ``holder`` got, in the order given: one statement, usually."""
     uuids = list(instance_uuids)
     with engine.begin() as conn:
-        conn.execute(build_requests.update().where(
-            build_requests.c.instance_uuid.in_(uuids),
-            build_requests.c.fault_message.is_(None), _LIVE,
-            build_requests.c.lease_token.is_(None)).values(
-                lease_host=holder.host, lease_token=holder.token, leased_at=utcnow()))
-        got = set(conn.execute(sa.select(build_requests.c.instance_uuid).where(
-            build_requests.c.instance_uuid.in_(uuids),
-            build_requests.c.lease_token == holder.token)).scalars())
-    return [u for u in uuids if u in got]
+        got = {row.instance_uuid: row for row in conn.execute(
+            build_requests.update().where(
+                build_requests.c.instance_uuid.in_(uuids),
+                build_requests.c.fault_message.is_(None), _LIVE,
+                build_requests.c.lease_token.is_(None)).values(
+                    lease_host=holder.host, lease_token=holder.token,
+                    leased_at=utcnow()).returning(*build_requests.c))}
+        if len(got) < len(uuids):
+            # Those this holder already held (a resumption took them over).
+            got.update((row.instance_uuid, row) for row in conn.execute(
+                sa.select(build_requests).where(
+                    build_requests.c.instance_uuid.in_([u for u in uuids if u not in got]),
+                    build_requests.c.fault_message.is_(None), _LIVE,
+                    build_requests.c.lease_token == holder.token)))
+    return {u: _from_row(got[u]) for u in uuids if u in got}
 
 
 def orphans(engine: Engine, *, holder: Lease, binary: str, service_down_time: float,

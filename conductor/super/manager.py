@@ -127,18 +127,12 @@ class SuperConductorManager:
                       type(request_spec).__name__, type(instance_uuids).__name__)
             return
         started = datetime.datetime.now(datetime.timezone.utc)
-        leased = build_requests.lease(self._api_engine, instance_uuids, self.lease)
-        requests = build_requests.get_many(self._api_engine, leased)
+        requests = build_requests.lease_and_read(self._api_engine, instance_uuids,
+                                                 self.lease)
         # Not leased: deleted by the user, or resumed by a super conductor
         # while this message waited. Nothing to place.
-        uuids = [u for u in leased if u in requests]
+        uuids = list(requests)
         metrics.INSTANCES_TAKEN.labels('boot').inc(len(uuids))
-        deleted = [u for u in leased if u not in requests]
-        if deleted:
-            # Deleted between the lease and the read: an earlier run that gave
-            # its lease back may have claimed for it, so it is left to the
-            # resumption, which undoes that before removing it.
-            self._release(deleted)
         if not uuids:
             LOG.info('No build request left to schedule for %s (deleted, or already '
                      'being placed after a resumption)', ', '.join(instance_uuids))
