@@ -7,8 +7,9 @@ module only stores, finds and purges them.
 """
 from __future__ import annotations
 
+import dataclasses
 import datetime
-from typing import Iterable
+from typing import Sequence
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
@@ -16,15 +17,29 @@ from sqlalchemy.engine import Connection, Engine
 from cellplane.db.api.models import scheduling_record_instances, scheduling_records
 
 
-def insert(conn: Connection, *, request_id: str | None, project_id: str | None,
-           outcome: str, body: dict, created_at: datetime.datetime,
-           instance_uuids: Iterable[str]) -> None:
-    """One record and its instances, in the caller's transaction."""
-    record_id = conn.execute(scheduling_records.insert().values(
-        request_id=request_id, project_id=project_id, outcome=outcome, record=body,
-        created_at=created_at)).inserted_primary_key[0]
+@dataclasses.dataclass(frozen=True)
+class NewRecord:
+    """A record to store: its JSON body and the columns it is found by."""
+
+    request_id: str | None
+    project_id: str | None
+    outcome: str
+    body: dict
+    created_at: datetime.datetime
+    instance_uuids: Sequence[str]
+
+
+def insert_many(conn: Connection, records: Sequence[NewRecord]) -> None:
+    """Store ``records`` and their instances in the caller's transaction: two statements in all."""
+    if not records:
+        return
+    ids = conn.execute(
+        scheduling_records.insert().returning(scheduling_records.c.id,
+                                              sort_by_parameter_order=True),
+        [{'request_id': r.request_id, 'project_id': r.project_id, 'outcome': r.outcome,
+          'record': r.body, 'created_at': r.created_at} for r in records]).scalars().all()
     rows = [{'record_id': record_id, 'instance_uuid': u}
-            for u in dict.fromkeys(instance_uuids)]
+            for record_id, r in zip(ids, records) for u in dict.fromkeys(r.instance_uuids)]
     if rows:
         conn.execute(scheduling_record_instances.insert(), rows)
 

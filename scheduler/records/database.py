@@ -46,11 +46,11 @@ class DatabaseBackend(RecordBackend):
 
     def write(self, records: list[SchedulingRecord]) -> None:
         with self.engine.begin() as conn:
-            for record in records:
-                scheduling_records.insert(
-                    conn, request_id=record.request_id, project_id=record.project_id,
-                    outcome=record.outcome, body=record.to_dict(),
-                    created_at=record.created_at, instance_uuids=record.instance_uuids)
+            scheduling_records.insert_many(conn, [scheduling_records.NewRecord(
+                request_id=record.request_id, project_id=record.project_id,
+                outcome=record.outcome, body=record.to_dict(),
+                created_at=record.created_at, instance_uuids=record.instance_uuids)
+                for record in records])
         self._since_purge += len(records)
         if self._since_purge >= PURGE_EVERY:
             self._since_purge = 0

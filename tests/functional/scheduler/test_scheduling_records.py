@@ -28,9 +28,12 @@ def _trace(n: int, instances: list[str]) -> SchedulingTrace:
     return trace
 
 
-@pytest.fixture
-def api(tmp_path):
-    url = f'sqlite:///{tmp_path}/api.sqlite'
+@pytest.fixture(params=['sqlite', 'postgresql'])
+def api(request, tmp_path):
+    # Records are written many to a statement (insert ... returning): both
+    # databases the API database may be on must give each record its own id.
+    url = (f'sqlite:///{tmp_path}/api.sqlite' if request.param == 'sqlite'
+           else request.getfixturevalue('postgres_url'))
     engine = engines.create_engine(url)
     migrate.sync('api', engine)
     yield url, engine
