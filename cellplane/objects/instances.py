@@ -79,11 +79,6 @@ def _current_vm_state(conn: Connection, uuid: str) -> str:
 
 def apply_update(conn: Connection, update: InstanceUpdate) -> bool:
     """Apply an agent's report; False if the instance was already deleted (left as is)."""
-    current = _current_vm_state(conn, update.instance_uuid)
-    if current == DELETED:
-        LOG.warning('Ignored %s for instance %s: it is deleted',
-                    update.vm_state, update.instance_uuid)
-        return False
     now = utcnow()
     values = {'vm_state': update.vm_state, 'task_state': update.task_state,
               'updated_at': now}
@@ -94,9 +89,16 @@ def apply_update(conn: Connection, update: InstanceUpdate) -> bool:
         values['deleted_at'] = now
     elif update.host is not None:
         values.update(host=update.host, node=update.node)
-    conn.execute(instances.update().where(instances.c.uuid == update.instance_uuid)
-                 .values(**values))
-    return True
+    # One statement in the usual case: the row is updated unless deleted,
+    # and only when it was not is it read to say why.
+    if conn.execute(instances.update().where(
+            instances.c.uuid == update.instance_uuid,
+            instances.c.vm_state != DELETED).values(**values)).rowcount:
+        return True
+    _current_vm_state(conn, update.instance_uuid)   # InstanceNotFound if it is not here
+    LOG.warning('Ignored %s for instance %s: it is deleted',
+                update.vm_state, update.instance_uuid)
+    return False
 
 
 def set_building(conn: Connection, uuid: str, task_state: str | None) -> bool:
