@@ -38,14 +38,16 @@ def _conf():
     return conf
 
 
-def _worker(candidate_source, claimer, nodes: dict[str, str]) -> DestinationSelector:
+def _worker(candidate_source, claimer, nodes: dict[str, str], *,
+            batch_claims: bool = False) -> DestinationSelector:
     """One scheduler worker: its own cache, filled from 'the cell database'."""
     cache = HostStateCache()
     cache.set_records([CellNodeRecord(uuid=uuid, host=host, nodename=host,
                                          cell_uuid=CELL) for host, uuid in nodes.items()])
     filters, weighers = load_from_conf(_conf())
     return DestinationSelector(candidate_source=candidate_source, claimer=claimer,
-                               cache=cache, filters=filters, weighers=weighers)
+                               cache=cache, filters=filters, weighers=weighers,
+                               batch_claims=batch_claims)
 
 
 def _spec(vcpus=1, memory_mb=1024, root_gb=10):
@@ -98,6 +100,37 @@ def test_two_workers_racing_for_the_last_room_on_a_host_one_wins_the_other_moves
         nodes['best']: {'VCPU': 1, 'MEMORY_MB': 1024, 'DISK_GB': 10}}
     assert placement.get_allocations(INSTANCE_B).allocations == {
         nodes['next']: {'VCPU': 1, 'MEMORY_MB': 1024, 'DISK_GB': 10}}
+
+
+def test_a_batch_claim_that_loses_the_race_claims_nothing_and_walks_again(placement):
+    # B multi-creates two: its stale view puts one on 'best' (room for one)
+    # and one on 'next'; A takes 'best' meanwhile, so Placement refuses B's
+    # whole batch and B, reading afresh, puts both on 'next'.
+    nodes = {'best': add_compute_node(placement, 'best', vcpus=1, memory_mb=8192,
+                                      disk_gb=200),
+             'next': add_compute_node(placement, 'next', vcpus=2, memory_mb=4096,
+                                      disk_gb=100)}
+    adapter = PlacementAdapter(placement)
+    worker_a = _worker(adapter, adapter, nodes)
+    a_ran = []
+
+    def worker_a_schedules_once():
+        if not a_ran:
+            a_ran.append(worker_a.select_destinations(_spec(), [INSTANCE_A], 0))
+    worker_b = _worker(_OtherWorkerClaimsDuringRead(adapter, worker_a_schedules_once),
+                       adapter, nodes, batch_claims=True)
+    b_instances = [INSTANCE_B, 'bbbbbbbb-0000-4000-8000-000000000003']
+
+    result = worker_b.select_destinations(_spec(), b_instances, 0)
+
+    assert result.trace.batch_claim == 'fell_back'
+    assert 'Placement refused the batch' in result.trace.batch_claim_refusal
+    assert [s[0].service_host for s in result.selections] == ['next', 'next']
+    assert placement.get_allocations(INSTANCE_A).allocations == {
+        nodes['best']: {'VCPU': 1, 'MEMORY_MB': 1024, 'DISK_GB': 10}}
+    for instance in b_instances:
+        assert placement.get_allocations(instance).allocations == {
+            nodes['next']: {'VCPU': 1, 'MEMORY_MB': 1024, 'DISK_GB': 10}}
 
 
 def test_two_workers_filling_every_host_in_parallel_place_exactly_the_capacity(placement):
