@@ -23,7 +23,10 @@ conductor's ``schedule`` event of each instance, from receiving the request
 to the instance written in its cell - ``select_destinations`` and the cell
 write; a batch's time is divided by its size), and the claim conflicts the
 scheduler met and its batch claims, with how many fell back to claiming
-one instance at a time (from its per-request trace). In the same run it measures the
+one instance at a time, and the time of each scheduler stage per run (median,
+p95; single requests and multi-creates apart), all from its per-request
+traces. It reports the CPU per boot of every cellplane process, and of
+RabbitMQ and PostgreSQL beside them. In the same run it measures the
 broker's raw cast rate: a plain oslo.messaging cast loop from this process
 to a trivial RPC server on a vhost of its own, so the boot rate can be read
 against what the broker and this CPU allow. Everything it created (daemons,
@@ -235,9 +238,15 @@ def schedule_times(deployment: Deployment, uuids: list[str]) -> list[float]:
             for start, finishes in by_request.items()]
 
 
-def claim_conflicts(deployment: Deployment) -> dict[str, int]:
-    """Claims Placement refused during scheduling, and requests, from every scheduler's traces."""
+def claim_conflicts(deployment: Deployment) -> dict:
+    """From every scheduler's traces: refused claims, batch claims, and each stage's time.
+
+    ``stages``: for single-instance runs and multi-create runs apart, each
+    scheduler stage (``stage_ms`` of the trace: Placement's candidates, host
+    states, filters, weighers, claims) as median and p95 milliseconds per run.
+    """
     conflicts = runs = batched = fell_back = 0
+    stage_samples: dict[str, dict[str, list[float]]] = {'single': {}, 'batch': {}}
     decoder = json.JSONDecoder()
     for line in '\n'.join(deployment.scheduler_logs()).splitlines():
         at = line.find(TRACE_MARK)
@@ -250,8 +259,17 @@ def claim_conflicts(deployment: Deployment) -> dict[str, int]:
                          for claim in instance['claims'] if claim['outcome'] == 'conflict')
         batched += bool(trace.get('batch_claim'))
         fell_back += trace.get('batch_claim') == 'fell_back'
+        kind = stage_samples['single' if trace['num_instances'] == 1 else 'batch']
+        stages = trace.get('stage_ms') or {}
+        for stage, ms in stages.items():
+            kind.setdefault(stage, []).append(ms)
+        kind.setdefault('all stages', []).append(sum(stages.values()))
     return {'scheduler_runs': runs, 'claim_conflicts': conflicts,
-            'batch_claims': batched, 'batch_claims_fell_back': fell_back}
+            'batch_claims': batched, 'batch_claims_fell_back': fell_back,
+            'stages': {kind: {stage: {'median': statistics.median(ms),
+                                      'p95': percentile(ms, 0.95)}
+                              for stage, ms in samples.items()}
+                       for kind, samples in stage_samples.items() if samples}}
 
 
 # -- where the CPU went ---------------------------------------------------------------------------
@@ -329,20 +347,35 @@ def agent_rss_mib(deployment: Deployment) -> float:
     return total_kib / 1024
 
 
-def broker_cpu() -> float | None:
-    """CPU seconds used so far by RabbitMQ's Erlang VMs on this machine (None: none seen here)."""
+def _service_cpu(comm: str) -> float | None:
+    """CPU seconds used so far by the processes named ``comm`` here, with their reaped children.
+
+    A PostgreSQL backend that exited is counted in its postmaster's
+    children's time (cutime, cstime); None when no such process is seen.
+    """
     hertz = os.sysconf('SC_CLK_TCK')
     ticks, seen = 0, False
     for entry in Path('/proc').iterdir():
         if entry.name.isdigit():
             try:
-                if (entry / 'comm').read_text().strip() != 'beam.smp':
+                if (entry / 'comm').read_text().strip() != comm:
                     continue
+                fields = (entry / 'stat').read_text().rsplit(')', 1)[1].split()
             except OSError:
                 continue
             seen = True
-            ticks += _cpu_ticks(int(entry.name))
+            ticks += sum(int(f) for f in fields[11:15])   # utime stime cutime cstime
     return ticks / hertz if seen else None
+
+
+def broker_cpu() -> float | None:
+    """CPU seconds used so far by RabbitMQ's Erlang VMs on this machine (None: none seen here)."""
+    return _service_cpu('beam.smp')
+
+
+def database_cpu() -> float | None:
+    """CPU seconds used so far by PostgreSQL on this machine (None: not running here)."""
+    return _service_cpu('postgres')
 
 
 def cpu_by_role(before: dict[str, float], after: dict[str, float]) -> dict[str, float]:
@@ -415,7 +448,7 @@ def run(args, record_backend: str | None = None, durable: bool = True) -> dict:
             conductor = SuperConductorAPI(transport)
             results = []
             cpu_before = daemon_cpu(deployment)
-            broker_before = broker_cpu()
+            broker_before, database_before = broker_cpu(), database_cpu()
             this_before = time.process_time()
             try:
                 results.append(boot(deployment, api_engine, conductor, name='single',
@@ -435,9 +468,11 @@ def run(args, record_backend: str | None = None, durable: bool = True) -> dict:
                 api_engine.dispose()
             cpu = cpu_by_role(cpu_before, daemon_cpu(deployment))
             cpu['this process (API role, polling)'] = time.process_time() - this_before
-            broker_after = broker_cpu()
+            broker_after, database_after = broker_cpu(), database_cpu()
             broker_seconds = (None if broker_before is None or broker_after is None
                               else broker_after - broker_before)
+            database_seconds = (None if database_before is None or database_after is None
+                                else database_after - database_before)
             conflicts = claim_conflicts(deployment)
             # Records are written just after each reply: give the writer a moment.
             time.sleep(1.0)
@@ -465,6 +500,8 @@ def run(args, record_backend: str | None = None, durable: bool = True) -> dict:
                 v for k, v in cpu.items() if not k.startswith('this process')) / booted,
             'broker_cpu_ms_per_boot': (None if broker_seconds is None
                                        else 1000 * broker_seconds / booted),
+            'database_cpu_ms_per_boot': (None if database_seconds is None
+                                         else 1000 * database_seconds / booted),
             'batch_size': args.batch, 'record_backend': record_backend or 'default',
             'records_written': written}
 
@@ -509,6 +546,17 @@ def render(report: dict) -> str:
         f'{scheduling.get("batch_claims", 0)}, of which '
         f'{scheduling.get("batch_claims_fell_back", 0)} refused and claimed one '
         f'instance at a time.',
+        '',
+        'Scheduler stages per run, ms (from its traces; the rest of the scheduling '
+        'time is the RPC call and the super conductor):',
+        '| runs | stage | median | p95 |',
+        '|---|---|---|---|',
+    ]
+    for kind, stages in scheduling.get('stages', {}).items():
+        for stage, ms in stages.items():
+            lines.append(f'| {kind} | {stage} | {ms["median"]:.1f} | {ms["p95"]:.1f} |')
+    lines += [
+        '',
         f'Broker, same run: {broker["casts"]} plain casts, '
         f'{broker["sent_per_second"]:.0f}/s sent, '
         f'{broker["delivered_per_second"]:.0f}/s delivered to a trivial server.',
@@ -529,7 +577,9 @@ def render(report: dict) -> str:
     total = sum(r['instances'] for r in report['results'])
     lines.append(f'Scheduler CPU per boot: {report["scheduler_cpu_ms_per_boot"]:.1f} ms; '
                  f'all cellplane daemons: {report["cellplane_cpu_ms_per_boot"]:.1f} ms; '
-                 f'RabbitMQ: {_ms(report["broker_cpu_ms_per_boot"])}')
+                 f'RabbitMQ: {_ms(report["broker_cpu_ms_per_boot"])}; '
+                 f'PostgreSQL: {_ms(report.get("database_cpu_ms_per_boot"))} '
+                 f'(every database on this server, other users\' included)')
     lines.append(f'CPU seconds per process during the {total} boots (both scenarios):')
     for role, seconds in report['cpu_seconds_during_boots'].items():
         lines.append(f'  {role}: {seconds:.1f} s ({seconds / total * 1000:.1f} ms per boot)')
