@@ -24,8 +24,9 @@ to the instance written in its cell - ``select_destinations`` and the cell
 write; a batch's time is divided by its size), and the claim conflicts the
 scheduler met and its batch claims, with how many fell back to claiming
 one instance at a time, and the time of each scheduler stage per run (median,
-p95; single requests and multi-creates apart), all from its per-request
-traces. It reports the CPU per boot of every cellplane process, and of
+p95; single requests and multi-creates apart), all from its scheduling
+records (or, with a record backend other than the database, from the
+traces it then logs at DEBUG). It reports the CPU per boot of every cellplane process, and of
 RabbitMQ and PostgreSQL beside them. In the same run it measures the
 broker's raw cast rate: a plain oslo.messaging cast loop from this process
 to a trivial RPC server on a vhost of its own, so the boot rate can be read
@@ -238,33 +239,58 @@ def schedule_times(deployment: Deployment, uuids: list[str]) -> list[float]:
             for start, finishes in by_request.items()]
 
 
-def claim_conflicts(deployment: Deployment) -> dict:
-    """From every scheduler's traces: refused claims, batch claims, and each stage's time.
+def _scheduler_runs(deployment: Deployment) -> list[dict]:
+    """Every scheduler run as ``{num_instances, instances, stage_ms, batch_claim}``.
 
-    ``stages``: for single-instance runs and multi-create runs apart, each
-    scheduler stage (``stage_ms`` of the trace: Placement's candidates, host
-    states, filters, weighers, claims) as median and p95 milliseconds per run.
+    From the scheduling records in the API database when the deployment
+    keeps them there (as it does by default: what an operator runs), else
+    from the traces the schedulers log at DEBUG (the deployment turns that
+    on only then: logging a trace costs CPU the records do not).
     """
-    conflicts = runs = batched = fell_back = 0
-    stage_samples: dict[str, dict[str, list[float]]] = {'single': {}, 'batch': {}}
+    if deployment.record_backend in (None, 'database'):
+        engine = engines.create_engine(deployment.databases['api'])
+        try:
+            with engine.connect() as conn:
+                bodies = conn.execute(sa.text('SELECT record FROM scheduling_records')
+                                      ).scalars().all()
+        finally:
+            engine.dispose()
+        return [{'num_instances': len(b['instance_uuids']), 'instances': b['instances'],
+                 'stage_ms': b.get('stage_ms') or {},
+                 'batch_claim': b.get('placement', {}).get('batch_claim', '')}
+                for b in (json.loads(b) if isinstance(b, str) else b for b in bodies)]
+    runs = []
     decoder = json.JSONDecoder()
     for line in '\n'.join(deployment.scheduler_logs()).splitlines():
         at = line.find(TRACE_MARK)
-        if at < 0:
-            continue
-        runs += 1
-        # oslo.log appends its debug suffix ({{(pid=...) ...}}) after the JSON.
-        trace, _ = decoder.raw_decode(line, at + len(TRACE_MARK))
-        conflicts += sum(1 for instance in trace['instances']
+        if at >= 0:
+            # oslo.log appends its debug suffix ({{(pid=...) ...}}) after the JSON.
+            trace, _ = decoder.raw_decode(line, at + len(TRACE_MARK))
+            runs.append(trace)
+    return runs
+
+
+def claim_conflicts(deployment: Deployment) -> dict:
+    """From every scheduler run: refused claims, batch claims, and each stage's time.
+
+    ``stages``: for single-instance runs and multi-create runs apart, each
+    scheduler stage (``stage_ms``: Placement's candidates, host states,
+    filters, weighers, claims) as median and p95 milliseconds per run.
+    """
+    conflicts = batched = fell_back = 0
+    stage_samples: dict[str, dict[str, list[float]]] = {'single': {}, 'batch': {}}
+    runs = _scheduler_runs(deployment)
+    for run_ in runs:
+        conflicts += sum(1 for instance in run_['instances']
                          for claim in instance['claims'] if claim['outcome'] == 'conflict')
-        batched += bool(trace.get('batch_claim'))
-        fell_back += trace.get('batch_claim') == 'fell_back'
-        kind = stage_samples['single' if trace['num_instances'] == 1 else 'batch']
-        stages = trace.get('stage_ms') or {}
+        batched += bool(run_.get('batch_claim'))
+        fell_back += run_.get('batch_claim') == 'fell_back'
+        kind = stage_samples['single' if run_['num_instances'] == 1 else 'batch']
+        stages = run_.get('stage_ms') or {}
         for stage, ms in stages.items():
             kind.setdefault(stage, []).append(ms)
         kind.setdefault('all stages', []).append(sum(stages.values()))
-    return {'scheduler_runs': runs, 'claim_conflicts': conflicts,
+    return {'scheduler_runs': len(runs), 'claim_conflicts': conflicts,
             'batch_claims': batched, 'batch_claims_fell_back': fell_back,
             'stages': {kind: {stage: {'median': statistics.median(ms),
                                       'p95': percentile(ms, 0.95)}
@@ -427,7 +453,7 @@ def run(args, record_backend: str | None = None, durable: bool = True) -> dict:
                              group=rpc_options.RABBIT_GROUP)
     with tempfile.TemporaryDirectory(prefix='cellplane-boot-bench-') as workdir:
         deployment = Deployment(Path(workdir), rabbit, postgres, computes,
-                                trace_scheduling=True,
+                                trace_scheduling=record_backend not in (None, 'database'),
                                 rpc_handler_threads=args.handler_threads,
                                 default_intervals=True,
                                 scheduler_workers=args.scheduler_workers,
@@ -473,9 +499,9 @@ def run(args, record_backend: str | None = None, durable: bool = True) -> dict:
                               else broker_after - broker_before)
             database_seconds = (None if database_before is None or database_after is None
                                 else database_after - database_before)
-            conflicts = claim_conflicts(deployment)
             # Records are written just after each reply: give the writer a moment.
             time.sleep(1.0)
+            conflicts = claim_conflicts(deployment)
             written = records_written(deployment)
             cast_vhost = rabbit.create_vhost('castbench')
             casts = cast_rate(rabbit.url_for(cast_vhost), args.casts)
