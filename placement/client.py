@@ -15,6 +15,8 @@ What it offers, each generation-safe:
 * ``set_inventory`` / ``set_traits`` / ``set_aggregates`` - replace them,
   re-reading the provider generation and retrying when another writer
   bumped it (409 placement.concurrent_update);
+* ``change_aggregates`` - add and remove some aggregates, keeping the
+  others, read and written at one generation (a conflict reads again);
 * ``get_candidates`` - typed allocation candidates;
 * ``claim`` / ``unclaim`` - write and remove a consumer's allocations.
   A claim that loses a race or finds no room raises ``ClaimConflict`` with
@@ -455,6 +457,36 @@ class PlacementClient:
         return self._with_generation(uuid, lambda gen: self.transport.request(
             'PUT', f'/resource_providers/{uuid}/aggregates',
             {'resource_provider_generation': gen, 'aggregates': sorted(aggregates)}))
+
+    def get_aggregates(self, uuid: str) -> tuple[frozenset[str], int]:
+        """The provider's aggregates and the generation they were read at."""
+        body = self._call('GET', f'/resource_providers/{uuid}/aggregates').body
+        return frozenset(body['aggregates']), body['resource_provider_generation']
+
+    def change_aggregates(self, uuid: str, *, add=(), remove=()) -> bool:
+        """Add and remove aggregates of the provider, keeping its others; False if none changed.
+
+        Read, changed, written at the generation read: a write by someone
+        else in between (409 placement.concurrent_update) is read again and
+        the change made on what it wrote, never over it.
+        """
+        add, remove = frozenset(add), frozenset(remove) - frozenset(add)
+        for _ in range(self.generation_retries):
+            present, generation = self.get_aggregates(uuid)
+            wanted = (present - remove) | add
+            if wanted == present:
+                return False
+            resp = self.transport.request(
+                'PUT', f'/resource_providers/{uuid}/aggregates',
+                {'resource_provider_generation': generation, 'aggregates': sorted(wanted)})
+            if resp.status == 200:
+                return True
+            detail, code = resp.error()
+            if resp.status != 409 or code != CONCURRENT_UPDATE:
+                raise PlacementClientError(resp.status, detail, code)
+        raise PlacementClientError(409, f'provider {uuid} kept changing; gave up after '
+                                        f'{self.generation_retries} attempts',
+                                   CONCURRENT_UPDATE)
 
     # ------------------------------------------------------- candidates
     def get_candidates(self, resources: dict[str, int], *, required=(), forbidden=(),

@@ -109,6 +109,55 @@ aggregate_hosts = sa.Table(
     *timestamps(),
 )
 
+# Failure domains (seed 004): the levels the scheduler was started with,
+# smallest first (``host`` is always below them and is not recorded).
+failure_domain_levels = sa.Table(
+    'failure_domain_levels', metadata,
+    sa.Column('id', sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column('name', sa.String(64), nullable=False, unique=True),
+    sa.Column('position', sa.Integer, nullable=False, unique=True),
+    *timestamps(),
+)
+
+# A domain is one named member of a level; ``uuid`` is its Placement
+# aggregate, whose members are its hosts' resource providers.
+failure_domains = sa.Table(
+    'failure_domains', metadata,
+    sa.Column('id', sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column('uuid', sa.String(36), nullable=False, unique=True),
+    sa.Column('level', sa.String(64), nullable=False),
+    sa.Column('name', sa.String(255), nullable=False),
+    sa.UniqueConstraint('level', 'name', name='uniq_failure_domains0level0name'),
+    *timestamps(),
+)
+
+# A domain made of smaller ones (a row of racks): its hosts include theirs.
+failure_domain_contents = sa.Table(
+    'failure_domain_contents', metadata,
+    sa.Column('id', sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column('domain_id', sa.Integer, sa.ForeignKey('failure_domains.id'), nullable=False),
+    sa.Column('member_id', sa.Integer, sa.ForeignKey('failure_domains.id'), nullable=False),
+    sa.UniqueConstraint('domain_id', 'member_id',
+                        name='uniq_failure_domain_contents0domain_id0member_id'),
+    sa.Index('failure_domain_contents_member_id_idx', 'member_id'),
+    *timestamps(),
+)
+
+# Every host of every domain, its own (``direct``) or through a contained
+# domain. ``level`` repeats the domain's so that the database itself keeps
+# a host in at most one domain per level.
+failure_domain_hosts = sa.Table(
+    'failure_domain_hosts', metadata,
+    sa.Column('id', sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column('domain_id', sa.Integer, sa.ForeignKey('failure_domains.id'), nullable=False),
+    sa.Column('level', sa.String(64), nullable=False),
+    sa.Column('host', sa.String(255), nullable=False),
+    sa.Column('direct', sa.Boolean, nullable=False),
+    sa.UniqueConstraint('level', 'host', name='uniq_failure_domain_hosts0level0host'),
+    sa.Index('failure_domain_hosts_domain_id_idx', 'domain_id'),
+    *timestamps(),
+)
+
 # One row per select_destinations run when [scheduler] record_backend =
 # database; ``record`` is the whole record's JSON (scheduler/records/record.py).
 scheduling_records = sa.Table(

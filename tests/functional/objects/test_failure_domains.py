@@ -1,0 +1,79 @@
+"""Failure domains in a migrated (SQLite) API database: levels, containment and one domain per level."""
+from __future__ import annotations
+
+import pytest
+
+from cellplane.db import engines, migrate
+from cellplane.objects import cell_mappings, failure_domains, host_mappings
+
+HOSTS = ('h1', 'h2', 'h3', 'h4')
+
+
+@pytest.fixture
+def api(tmp_path):
+    engine = engines.create_engine(f'sqlite:///{tmp_path}/api.sqlite')
+    migrate.sync('api', engine)
+    cell = cell_mappings.create(engine, name='cell1', transport_url='memory://cell1',
+                                database_connection='sqlite://')
+    with engine.begin() as conn:
+        host_mappings.map_hosts(conn, cell_mappings.id_of(conn, cell.uuid), HOSTS)
+    failure_domains.record_levels(engine, ['rack', 'row', 'room'])
+    yield engine
+    engine.dispose()
+
+
+def test_a_row_of_racks_has_their_hosts_and_follows_them(api):
+    failure_domains.create(api, 'rack', 'r1', hosts=['h1'])
+    failure_domains.create(api, 'rack', 'r2', hosts=['h2'])
+    made = failure_domains.create(api, 'row', 'A', contains=['rack:r1', 'rack:r2'])
+    assert made.domain.hosts == ('h1', 'h2') and made.domain.own_hosts == ()
+    assert made.hosts_changed == ('h1', 'h2')
+
+    grown = failure_domains.add_hosts(api, 'rack:r1', ['h3'])
+    assert grown.hosts_changed == ('h3',)
+    row = failure_domains.get(api, 'row:A')
+    assert row.hosts == ('h1', 'h2', 'h3')
+    assert row.contains == ('rack:r1', 'rack:r2')
+    assert failure_domains.get(api, 'rack:r1').contained_in == ('row:A',)
+    assert failure_domains.host_domains(api)['h3'] == {'rack': grown.domain.uuid,
+                                                       'row': row.uuid}
+
+    shrunk = failure_domains.remove_hosts(api, 'rack:r2', ['h2'])
+    assert shrunk.hosts_changed == ('h2',)
+    assert failure_domains.get(api, 'row:A').hosts == ('h1', 'h3')
+    assert 'h2' not in failure_domains.host_domains(api)
+
+
+def test_a_host_in_a_rack_through_a_row_conflicts_with_another_row(api):
+    failure_domains.create(api, 'rack', 'r1', hosts=['h1'])
+    failure_domains.create(api, 'row', 'A', contains=['rack:r1'])
+    failure_domains.create(api, 'row', 'B', hosts=['h2'])
+    with pytest.raises(failure_domains.HostConflict) as refused:
+        failure_domains.add_hosts(api, 'row:B', ['h1'])
+    assert str(refused.value) == ('host h1 would be in row:A (through rack:r1) and in '
+                                  'row:B; a host is in at most one row')
+    assert failure_domains.get(api, 'row:B').hosts == ('h2',)
+
+
+def test_levels_in_use_cannot_be_dropped_or_reordered(api):
+    failure_domains.create(api, 'rack', 'r1')
+    failure_domains.create(api, 'row', 'A', contains=['rack:r1'])
+    with pytest.raises(failure_domains.LevelsInUse, match='row have domains'):
+        failure_domains.record_levels(api, ['rack'])
+    with pytest.raises(failure_domains.LevelsInUse, match='does not put rack below row'):
+        failure_domains.record_levels(api, ['row', 'rack'])
+    assert failure_domains.levels(api) == ['rack', 'row', 'room']
+    assert failure_domains.record_levels(api, ['rack', 'row', 'room']) is False
+    assert failure_domains.record_levels(api, ['rack', 'row']) is True
+
+
+def test_delete_leaves_the_contained_domains(api):
+    failure_domains.create(api, 'rack', 'r1', hosts=['h1'])
+    failure_domains.create(api, 'row', 'A', contains=['rack:r1'])
+    with pytest.raises(failure_domains.DomainInUse, match='part of row:A'):
+        failure_domains.delete(api, 'rack:r1')
+    gone = failure_domains.delete(api, 'row:A')
+    assert gone.hosts_changed == ('h1',)
+    assert [d.label for d in failure_domains.list_all(api)] == ['rack:r1']
+    assert failure_domains.host_domains(api) == {
+        'h1': {'rack': failure_domains.get(api, 'rack:r1').uuid}}
