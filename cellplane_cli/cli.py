@@ -8,6 +8,9 @@
     cellplane scheduler records [--last N] [--request-id R] [--instance ID]
     cellplane aggregate create NAME [--zone AZ] [--property K=V ...]
     cellplane aggregate list|show|set|unset|add-host|remove-host|delete
+    cellplane failure-domain create LEVEL NAME [--host HOST ...] [--contains LEVEL:NAME ...]
+    cellplane failure-domain add-host|remove-host DOMAIN HOST [HOST ...]
+    cellplane failure-domain list [--level L]|show|delete|levels|sync
     cellplane demo [--format json]
 
 Commands that touch the API database read ``[api_database] connection``
@@ -22,8 +25,8 @@ import sys
 from cliff import command, lister, show
 
 from cellplane.objects import flavors
-from cellplane_cli import (aggregate_commands, base, databases, demo, scheduler_commands,
-                           server_commands)
+from cellplane_cli import (aggregate_commands, base, databases, demo,
+                           failure_domain_commands, scheduler_commands, server_commands)
 
 
 class _ApiCommand(base.ConfigOptionsMixin):
@@ -106,7 +109,8 @@ class CellplaneCLI(base.CellplaneApp):
             commands={'flavor create': FlavorCreate, 'flavor list': FlavorList,
                       'flavor show': FlavorShow, 'flavor delete': FlavorDelete,
                       'demo': demo.Demo, **server_commands.COMMANDS,
-                      **scheduler_commands.COMMANDS, **aggregate_commands.COMMANDS})
+                      **scheduler_commands.COMMANDS, **aggregate_commands.COMMANDS,
+                      **failure_domain_commands.COMMANDS})
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -10,6 +10,7 @@
     cellplane-manage service disable HOST [--reason TEXT] [--cell NAME] --config-file top.conf
     cellplane-manage service enable HOST [--cell NAME] --config-file top.conf
     cellplane-manage placement audit [--fix] [--grace S] --config-file top.conf [--format json]
+    cellplane-manage failure-domain record-levels --config-file top.conf [--format json]
 
 Which connection each database uses comes from the config files:
 ``[api_database] connection``, ``[database] connection`` (the cell database)
@@ -26,6 +27,7 @@ from cellplane.cells.databases import CellDatabases
 from cellplane.objects import cell_mappings, compute_nodes, host_mappings
 from cellplane_cli import base
 from cellplane_cli.databases import engine_for
+from cellplane_cli.failure_domain_commands import MANAGE_COMMANDS as FAILURE_DOMAIN_COMMANDS
 from cellplane_cli.placement_commands import PlacementAudit
 from cellplane_cli.rpc_commands import RpcPing
 from cellplane_cli.service_commands import ServiceDisable, ServiceEnable, ServiceList
@@ -217,7 +219,8 @@ class ManageApp(base.CellplaneApp):
                       'service list': ServiceList,
                       'service disable': ServiceDisable,
                       'service enable': ServiceEnable,
-                      'placement audit': PlacementAudit})
+                      'placement audit': PlacementAudit,
+                      **FAILURE_DOMAIN_COMMANDS})
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -86,6 +86,14 @@ scheduler_opts = [
                       'service liveness from every cell database. A node added '
                       'to a cell is scheduled to after the next read; SIGHUP '
                       're-reads the list of cells and the nodes at once.'),
+    cfg.ListOpt('failure_domain_levels', default=[],
+                help='Failure-domain levels operators group hosts by, smallest '
+                     'first, e.g. rack,row,room ("host" is always below them). '
+                     'The scheduler records them in the API database when it '
+                     'starts, and `cellplane failure-domain` accepts only '
+                     'these levels. A starting scheduler refuses (exit 2) '
+                     'levels that leave out one that domains use or reorder '
+                     'levels one domain is made of another by.'),
     cfg.FloatOpt('assumed_claim_seconds', default=300.0, min=1.0,
                  help='Longest time the host cache re-applies one of its own '
                       'claims to data read from Placement. Claims are normally '
