@@ -17,6 +17,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from cellplane.objects import compute_nodes
+from scheduler.failure_domains import HostDomains, with_failure_domains
 from scheduler.host_aggregates import HostAggregates, with_aggregates
 from scheduler.host_cache import HostStateCache
 from scheduler.host_state import CellNodeRecord
@@ -44,11 +45,13 @@ def read_cell(engine: Engine, cell_uuid: str, *, service_down_time: float,
 def refresh_cache(cache: HostStateCache, cells: Mapping[str, Engine], *,
                   service_down_time: float,
                   now: datetime.datetime | None = None,
-                  host_aggregates: HostAggregates | None = None) -> dict[str, str]:
+                  host_aggregates: HostAggregates | None = None,
+                  host_domains: HostDomains | None = None) -> dict[str, str]:
     """Re-read every cell into ``cache``; cell UUID -> error for the cells that failed.
 
     With ``host_aggregates`` (host -> aggregates), each record gets its host's
-    aggregates; without, records carry none.
+    aggregates; without, records carry none. With ``host_domains`` (host ->
+    level -> domain uuid), each record gets its host's failure domains.
     """
     previous: dict[str, list[CellNodeRecord]] = {}
     for record in cache.records():
@@ -68,5 +71,7 @@ def refresh_cache(cache: HostStateCache, cells: Mapping[str, Engine], *,
                         cell_uuid, len(kept), exc)
     if host_aggregates is not None:
         records = with_aggregates(records, host_aggregates)
+    if host_domains is not None:
+        records = with_failure_domains(records, host_domains)
     cache.set_records(records)
     return failed

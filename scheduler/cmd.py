@@ -4,9 +4,11 @@ It serves topic ``scheduler`` (``select_destinations``) with the filters and
 weighers ``[filter_scheduler]`` names, claims in Placement (``[placement]``),
 and reads the compute nodes of every enabled cell whose mapping is in the API
 database (``[api_database] connection``) every ``[scheduler]
-host_refresh_interval`` seconds. SIGHUP re-reads the list of cells. Several
-workers may run at once, each its own process: Placement's generation checks
-keep their claims from overcommitting a host.
+host_refresh_interval`` seconds. At start it records ``[scheduler]
+failure_domain_levels`` in the API database (levels the existing failure
+domains do not fit are a configuration error). SIGHUP re-reads the list of
+cells. Several workers may run at once, each its own process: Placement's
+generation checks keep their claims from overcommitting a host.
 
 Exit codes as for ``cellplane-conductor``: 0 after a clean SIGTERM, 1 if work
 in flight outlived ``graceful_shutdown_timeout`` or the API database could not
@@ -24,6 +26,7 @@ import sqlalchemy as sa
 from cellplane import config
 from cellplane.cells.databases import CellDatabases
 from cellplane.db.engines import DatabaseNotConfigured, create_engine
+from cellplane.objects.failure_domains import FailureDomainError
 from cellplane.rpc import options as rpc_options
 from cellplane.rpc.broker_errors import run_reporting_broker_errors
 from cellplane.rpc.transport import TransportURLError, get_transport
@@ -76,8 +79,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         failure = None
         try:
-            # The cache is filled before the first request can arrive.
-            scheduler.refresher.start()
+            # The levels are recorded and the cache is filled before the
+            # first request can arrive.
+            scheduler.prepare()
+        except FailureDomainError as exc:
+            print(f'{BINARY}: [scheduler] failure_domain_levels: {exc}', file=sys.stderr)
+            return EXIT_CONFIG_ERROR
         except sa.exc.SQLAlchemyError as exc:
             failure = str(exc).splitlines()[0]
         if failure:

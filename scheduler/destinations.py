@@ -112,16 +112,19 @@ class DestinationSelector:
     def _select_once(self, spec: RequestSpec, instance_uuids: Sequence[str],
                      num_alternates: int, limit: int | None, *, batch_claim: str = '',
                      refusal: str = '') -> SchedulingResult:
+        affinity_domains = self._affinity_domains(spec)
         query = build_query(spec, limit=limit,
                             zone_aggregates=self._zone_aggregates,
-                            affinity_aggregates=self._affinity_domains(spec))
+                            affinity_aggregates=affinity_domains)
         params = query.to_params()
         trace = SchedulingTrace(project_id=spec.project_id,
                                 num_instances=len(instance_uuids),
                                 num_alternates=num_alternates, query=params,
                                 placement_microversion=self._candidate_source.microversion,
                                 instance_uuids=list(instance_uuids),
-                                request=summarize_request(spec), started_at=time.time(),
+                                request=summarize_request(
+                                    spec, group_member_of=affinity_domains),
+                                started_at=time.time(),
                                 batch_claim=batch_claim, batch_claim_refusal=refusal)
         with self._cache.reading() as token:
             with trace.timed('placement_candidates'):
@@ -224,8 +227,12 @@ class DestinationSelector:
         return dict(self._instance_locator.hosts_of(sorted(wanted)))
 
 
-def summarize_request(spec: RequestSpec) -> dict:
-    """The part of a RequestSpec an operator needs to read a scheduling record."""
+def summarize_request(spec: RequestSpec, *, group_member_of: Sequence[str] = ()) -> dict:
+    """The part of a RequestSpec an operator needs to read a scheduling record.
+
+    ``group_member_of``: the failure domains (Placement aggregates) the
+    server group's policy made the query ``member_of``.
+    """
     flavor = spec.flavor
     summary: dict = {
         'flavor': {'name': flavor.name, 'vcpus': flavor.vcpus,
@@ -241,8 +248,10 @@ def summarize_request(spec: RequestSpec) -> dict:
     if spec.scheduler_hints:
         summary['scheduler_hints'] = {k: list(v) for k, v in spec.scheduler_hints.items()}
     if spec.instance_group is not None:
-        summary['instance_group'] = {'policy': spec.instance_group.policy,
-                                     'level': spec.instance_group.level}
+        summary['instance_group'] = {'uuid': spec.instance_group.uuid,
+                                     'policy': spec.instance_group.policy,
+                                     'level': spec.instance_group.level,
+                                     'member_of': sorted(group_member_of)}
     if spec.ignore_hosts:
         summary['ignore_hosts'] = list(spec.ignore_hosts)
     if spec.retry is not None:

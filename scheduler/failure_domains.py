@@ -1,61 +1,55 @@
-"""Give each compute node record its failure domains: level -> the Placement aggregate it is in.
+"""Give each compute node record its failure domains (level -> domain uuid), from the API database.
 
-Operators describe racks, rows, rooms (any level names) as Placement
-aggregates. Given each node provider's aggregates (from Placement) and the
-level each failure-domain aggregate stands for (from the operator), this sets
-``CellNodeRecord.failure_domains``. Aggregates with no level (zones,
-pools) are not failure domains. A node found in two aggregates of one level
-is misdescribed: it gets no domain at that level, so anti-affinity at that
-level refuses it rather than guessing, and the conflict is reported.
+Operators describe racks, rows, rooms (level names of their own) with
+``cellplane failure-domain``; the API database keeps each domain with its
+hosts, at most one domain per level and host, and each domain's uuid is a
+Placement aggregate of its hosts' providers (``cellplane.objects
+.failure_domains``). ``read_host_domains`` reads them in one query per host
+refresh and ``with_failure_domains`` hangs them on the compute node records,
+so that (anti-)affinity at a level compares domain uuids and can ask
+Placement for ``member_of`` a domain. ``record_levels`` records the levels a
+scheduler was started with (``[scheduler] failure_domain_levels``): the CLI
+accepts only those.
 """
 from __future__ import annotations
 
 import dataclasses
 import logging
-from typing import Iterable, Mapping
+from typing import Iterable, Mapping, Sequence
 
+from sqlalchemy.engine import Engine
+
+from cellplane.objects import failure_domains
 from scheduler.host_state import CellNodeRecord
 
 LOG = logging.getLogger(__name__)
 
+HostDomains = Mapping[str, Mapping[str, str]]
 
-@dataclasses.dataclass(frozen=True)
-class DomainConflict:
-    node_uuid: str
-    host: str
-    level: str
-    aggregates: tuple[str, ...]
 
-    def __str__(self) -> str:
-        return (f'compute node {self.host} ({self.node_uuid}) is in several {self.level} '
-                f'aggregates ({", ".join(self.aggregates)}); it is given no {self.level} '
-                f'until its Placement aggregates are fixed')
+def record_levels(api_engine: Engine, levels: Sequence[str]) -> None:
+    """Record the levels in the API database.
+
+    Raises ``cellplane.objects.failure_domains.FailureDomainError`` (levels
+    the existing domains do not fit, or a malformed name) and
+    ``sqlalchemy.exc.SQLAlchemyError``.
+    """
+    if failure_domains.record_levels(api_engine, levels):
+        LOG.info('Failure-domain levels recorded, smallest first: %s',
+                 ', '.join(levels) or 'none')
+
+
+def read_host_domains(api_engine: Engine) -> dict[str, dict[str, str]]:
+    """Host -> level -> its domain's uuid, for every host in a domain.
+
+    Raises ``sqlalchemy.exc.SQLAlchemyError`` when the API database cannot be read.
+    """
+    return failure_domains.host_domains(api_engine)
 
 
 def with_failure_domains(records: Iterable[CellNodeRecord],
-                         provider_aggregates: Mapping[str, Iterable[str]],
-                         levels: Mapping[str, str]
-                         ) -> tuple[list[CellNodeRecord], list[DomainConflict]]:
-    """(records with ``failure_domains`` set, the conflicts found).
-
-    ``provider_aggregates``: node (provider) UUID -> its Placement aggregates.
-    ``levels``: failure-domain aggregate UUID -> its level name ("rack").
-    """
-    updated, conflicts = [], []
-    for record in records:
-        by_level: dict[str, set[str]] = {}
-        for aggregate in provider_aggregates.get(record.uuid, ()):
-            level = levels.get(aggregate)
-            if level is not None:
-                by_level.setdefault(level, set()).add(aggregate)
-        domains = {}
-        for level, aggregates in sorted(by_level.items()):
-            if len(aggregates) == 1:
-                (domains[level],) = aggregates
-            else:
-                conflict = DomainConflict(record.uuid, record.host, level,
-                                          tuple(sorted(aggregates)))
-                LOG.warning('%s', conflict)
-                conflicts.append(conflict)
-        updated.append(dataclasses.replace(record, failure_domains=domains))
-    return updated, conflicts
+                         host_domains: HostDomains) -> list[CellNodeRecord]:
+    """``records`` with each node's failure domains replaced by its host's (a record unchanged is kept)."""
+    return [r if r.failure_domains == (found := host_domains.get(r.host, {}))
+            else dataclasses.replace(r, failure_domains=dict(found))
+            for r in records]

@@ -5,9 +5,9 @@
 ``reload_cells`` (a SIGHUP) re-reads the cell mappings first. A cell that
 cannot be read keeps its previous records (see ``cell_nodes``); a cell that
 was removed or disabled drops out of the cache at the next refresh. Each
-refresh also reads the host aggregates from the API database (one query) and
-hangs them on the records; if that read fails, the aggregates last read are
-used and the failure is logged. Hosts seen for the first time are mapped to
+refresh also reads the host aggregates and the hosts' failure domains from
+the API database (one query each) and hangs them on the records; if a read
+fails, what was last read is used and the failure is logged. Hosts seen for the first time are mapped to
 their cell in the API database (``host_mappings``), as Nova's discover_hosts
 does: the top level, which reads every cell, writes them, never a cell
 service.
@@ -23,6 +23,7 @@ from cellplane.cells.databases import CellDatabases
 from cellplane.objects import cell_mappings, host_mappings
 from cellplane.periodic import PeriodicTask
 from scheduler import cell_nodes
+from scheduler.failure_domains import HostDomains, read_host_domains
 from scheduler.host_aggregates import HostAggregates, read_host_aggregates
 from scheduler.host_cache import HostStateCache
 
@@ -41,6 +42,7 @@ class HostRefresher:
         self._refresh_lock = threading.Lock()
         self._task: PeriodicTask | None = None
         self._host_aggregates: HostAggregates = {}
+        self._host_domains: HostDomains = {}
         self._mapped_hosts: set[str] = set()
 
     def refresh(self) -> dict[str, str]:
@@ -49,7 +51,8 @@ class HostRefresher:
             failed = cell_nodes.refresh_cache(
                 self._cache, self._cells.enabled_engines(),
                 service_down_time=self._service_down_time,
-                host_aggregates=self._read_host_aggregates())
+                host_aggregates=self._read_host_aggregates(),
+                host_domains=self._read_host_domains())
         records = self._cache.records()
         LOG.debug('Host cache refreshed: %d compute node(s), %d up; %d cell(s) unreadable',
                   len(records), sum(1 for r in records if r.service_up), len(failed))
@@ -84,6 +87,15 @@ class HostRefresher:
                         'scheduling keeps using those read before (%d host(s)): %s',
                         len(self._host_aggregates), exc)
         return self._host_aggregates
+
+    def _read_host_domains(self) -> HostDomains:
+        try:
+            self._host_domains = read_host_domains(self._cells.api_engine)
+        except sa.exc.SQLAlchemyError as exc:
+            LOG.warning('Could not read the failure domains from the API database; '
+                        'scheduling keeps using those read before (%d host(s)): %s',
+                        len(self._host_domains), exc)
+        return self._host_domains
 
     def reload_cells(self) -> None:
         """Re-read the cell mappings, then the compute nodes of every enabled cell."""

@@ -7,9 +7,11 @@ filters, weighers, host cache, refresh interval and record backend come
 from the configuration in every case (``[filter_scheduler]``,
 ``[scheduler]``), so what a test or the demo proves is what the daemon runs.
 
-The returned ``Scheduler`` is not started. ``start`` fills the host cache
-from every cell before the RPC server takes its first request (a database
-error there is raised to the caller), then serves; ``close`` stops the
+The returned ``Scheduler`` is not started. ``start`` records the
+failure-domain levels in the API database and fills the host cache from
+every cell before the RPC server takes its first request (a database error,
+or levels the existing domains do not fit, is raised to the caller), then
+serves; ``close`` stops the
 refresher and flushes the scheduling records.
 """
 from __future__ import annotations
@@ -20,6 +22,7 @@ import logging
 from typing import Callable
 
 from oslo_config import cfg
+from sqlalchemy.engine import Engine
 
 from cellplane.cells.databases import CellDatabases
 from cellplane.heartbeat import current_status
@@ -27,6 +30,7 @@ from cellplane.objects import services
 from cellplane.service import Service
 from placement.client import PlacementClient
 from scheduler import rpcapi
+from scheduler.failure_domains import record_levels
 from scheduler.host_cache import HostStateCache
 from scheduler.host_refresher import HostRefresher
 from scheduler.instance_locator import PlacementInstanceLocator
@@ -70,9 +74,24 @@ class Scheduler:
     refresher: HostRefresher
     writer: RecordWriter | None
 
-    def start(self) -> None:
-        """Fill the host cache (raises if the cells cannot be read), then serve."""
+    api_engine: Engine | None = None
+    failure_domain_levels: tuple[str, ...] = ()
+
+    def prepare(self) -> None:
+        """Record the failure-domain levels, then fill the host cache.
+
+        Raises ``cellplane.objects.failure_domains.FailureDomainError`` for
+        levels the existing domains do not fit, and
+        ``sqlalchemy.exc.SQLAlchemyError`` when the API or a cell database
+        cannot be read.
+        """
+        if self.api_engine is not None:
+            record_levels(self.api_engine, self.failure_domain_levels)
         self.refresher.start()
+
+    def start(self) -> None:
+        """``prepare``, then serve."""
+        self.prepare()
         self.service.start()
 
     def close(self) -> None:
@@ -124,4 +143,5 @@ def build_scheduler(conf: cfg.ConfigOpts, *, transport, cells: CellDatabases,
                       owns_transport=owns_transport)
     service.add_reload_hook('cell list', refresher.reload_cells)
     return Scheduler(service=service, manager=manager, cache=cache, refresher=refresher,
-                     writer=writer)
+                     writer=writer, api_engine=cells.api_engine,
+                     failure_domain_levels=tuple(conf.scheduler.failure_domain_levels))

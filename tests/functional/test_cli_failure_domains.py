@@ -89,6 +89,11 @@ def test_racks_and_a_row_made_of_them_are_placement_aggregates_of_their_hosts(cl
     assert aggregates_of(cloud, H2) == {r1['id'], row['id']}
     assert aggregates_of(cloud, H3) == {r2['id'], row['id']}
     assert aggregates_of(cloud, H4) == set()
+    # The scheduler's next host refresh sees them (run now, not waited for).
+    cloud.refresher.refresh()
+    assert cloud.scheduler.cache.failure_domain_of_host(H1, 'rack') == r1['id']
+    assert cloud.scheduler.cache.failure_domain_of_host(H3, 'row') == row['id']
+    assert cloud.scheduler.cache.failure_domain_of_host(H4, 'rack') is None
 
     # A host the rack gains later is in the row too, in Placement as well.
     code, grown, _ = run('add-host', 'rack:r2', H4)

@@ -144,6 +144,9 @@ def test_rack_affinity_with_placed_members_asks_placement_for_their_racks_only()
         _spec(instance_group=group), ['i-1'], 0)
     assert ('member_of', 'in:r2') in placement.queries[0]
     assert result.selections[0][0].service_host == 'b'
+    # The record says which group, at which level, asked for which domains.
+    assert result.trace.request['instance_group'] == {
+        'uuid': 'g', 'policy': 'affinity', 'level': 'rack', 'member_of': ['r2']}
 
 
 def test_no_candidates_names_the_resource_no_provider_has():

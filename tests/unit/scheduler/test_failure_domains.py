@@ -1,33 +1,27 @@
-"""Failure domains of compute nodes come from their Placement aggregates and the operator's levels."""
+"""Failure domains of compute nodes are those of their host, as the API database keeps them."""
 from __future__ import annotations
 
 from scheduler.failure_domains import with_failure_domains
 from tests.unit.scheduler.factories import record
 
-LEVELS = {'agg-rack1': 'rack', 'agg-rack2': 'rack', 'agg-row1': 'row'}
+DOMAINS = {'h1': {'rack': 'agg-rack1', 'row': 'agg-row1'}, 'h2': {'row': 'agg-row1'}}
 
 
-def test_each_level_gets_the_aggregate_of_that_level():
-    (node,), conflicts = with_failure_domains(
-        [record('h1')], {'rp-h1': ['agg-rack1', 'agg-row1', 'agg-az1']}, LEVELS)
-    assert node.failure_domains == {'rack': 'agg-rack1', 'row': 'agg-row1'}
-    assert conflicts == []
+def test_each_node_gets_the_domains_of_its_host():
+    h1, h2 = with_failure_domains([record('h1'), record('h2')], DOMAINS)
+    assert h1.failure_domains == {'rack': 'agg-rack1', 'row': 'agg-row1'}
+    assert h2.failure_domains == {'row': 'agg-row1'}
 
 
-def test_aggregates_without_a_level_are_not_failure_domains():
-    (node,), _ = with_failure_domains([record('h1')], {'rp-h1': ['agg-az1']}, LEVELS)
+def test_a_host_in_no_domain_gets_none_and_loses_those_it_had():
+    (node,) = with_failure_domains([record('h3')], DOMAINS)
+    assert node.failure_domains == {}
+    (had,) = with_failure_domains([record('h1')], DOMAINS)
+    (node,) = with_failure_domains([had], {})
     assert node.failure_domains == {}
 
 
-def test_a_node_in_two_racks_gets_no_rack_and_is_reported():
-    (node,), conflicts = with_failure_domains(
-        [record('h1')], {'rp-h1': ['agg-rack1', 'agg-rack2', 'agg-row1']}, LEVELS)
-    assert node.failure_domains == {'row': 'agg-row1'}
-    (conflict,) = conflicts
-    assert (conflict.host, conflict.level) == ('h1', 'rack')
-    assert 'agg-rack1, agg-rack2' in str(conflict)
-
-
-def test_a_node_placement_does_not_know_gets_no_domain():
-    (node,), _ = with_failure_domains([record('h1')], {}, LEVELS)
-    assert node.failure_domains == {}
+def test_a_record_already_right_is_kept_as_it_is():
+    (first,) = with_failure_domains([record('h1')], DOMAINS)
+    (again,) = with_failure_domains([first], DOMAINS)
+    assert again is first
