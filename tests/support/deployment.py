@@ -89,7 +89,8 @@ class Deployment:
                  super_conductor: dict[str, Any] | None = None,
                  rpc_response_timeout: int | None = None,
                  durable_queues: bool | None = None,
-                 metrics_ports: dict[str, int] | None = None) -> None:
+                 metrics_ports: dict[str, int] | None = None,
+                 scheduler_only: dict[str, dict[str, Any]] | None = None) -> None:
         self.workdir = Path(workdir)
         self.config_dir = self.workdir / 'etc'
         self.run_dir = self.workdir / 'run'
@@ -126,6 +127,9 @@ class Deployment:
         # [metrics] bind_port per daemon: 'scheduler', 'super-conductor', a
         # cell's name (its conductor) or 'compute-<host>'.
         self.metrics_ports = dict(metrics_ports or {})
+        # Sections of scheduler.conf, read by the scheduler alone after
+        # top.conf (the CLI, which reads top.conf, does not see them).
+        self.scheduler_only = dict(scheduler_only or {})
         self.vhosts: dict[str, str] = {}
         self.databases: dict[str, str] = {}
         self.placement_url = ''
@@ -186,8 +190,12 @@ class Deployment:
             'placement': self._placement_client_section(),
         })
         for daemon in ('scheduler', 'super-conductor'):
-            if daemon in self.metrics_ports:
-                self._write(f'{daemon}.conf', self._metrics(daemon))
+            sections = self._metrics(daemon) if daemon in self.metrics_ports else {}
+            if daemon == 'scheduler':
+                for name, options in self.scheduler_only.items():
+                    sections[name] = {**sections.get(name, {}), **options}
+            if sections:
+                self._write(f'{daemon}.conf', sections)
         for n in range(2, self.scheduler_workers + 1):
             # Read after top.conf by the launcher: a worker of its own name.
             self._write(f'scheduler-{n}.conf', {'DEFAULT': {'host': f'scheduler-{n}'}})

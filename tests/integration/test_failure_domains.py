@@ -1,0 +1,91 @@
+"""Failure-domain levels go from the scheduler daemon's config to the API database, and the CLI obeys them.
+
+Real daemons on RabbitMQ and PostgreSQL: the scheduler alone reads
+``[scheduler] failure_domain_levels = rack,row`` (``scheduler.conf``); the
+CLI reads ``top.conf``, which names no levels. So the levels the CLI accepts
+can only come from what the scheduler recorded when it started. A domain
+then made of a host is a Placement aggregate of that host's provider, read
+back from the real Placement daemon. A scheduler restarted with levels the
+domains no longer fit refuses to start.
+"""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from cellplane.db import engines
+from cellplane.objects import compute_nodes, failure_domains
+from tests.support.deployment import ComputePlan, Deployment
+
+HOSTS = ('cell1-fd-1', 'cell1-fd-2')
+
+
+@pytest.fixture(scope='module')
+def deployment(tmp_path_factory, rabbit_server, postgres_server):
+    deployment = Deployment(
+        tmp_path_factory.mktemp('failure-domains'), rabbit_server, postgres_server,
+        [ComputePlan('cell1-fd', 'cell1', hosted_hosts=len(HOSTS))],
+        scheduler_only={'scheduler': {'failure_domain_levels': 'rack,row'}}).create()
+    try:
+        yield deployment
+    finally:
+        deployment.destroy()
+
+
+def _cellplane(deployment, *argv: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, '-m', 'cellplane_cli.cli', *argv,
+         '--config-file', str(deployment.config('top.conf'))],
+        capture_output=True, text=True, timeout=120)
+
+
+def test_the_scheduler_records_its_levels_and_the_cli_refuses_any_other(deployment):
+    assert 'failure_domain_levels' not in deployment.config('top.conf').read_text()
+    api = engines.create_engine(deployment.databases['api'])
+    try:
+        assert failure_domains.levels(api) == ['rack', 'row']
+    finally:
+        api.dispose()
+    assert [lv['level'] for lv in deployment.cli('failure-domain', 'levels')] == \
+        ['rack', 'row']
+
+    refused = _cellplane(deployment, 'failure-domain', 'create', 'room', 'east')
+    assert refused.returncode == 1
+    assert refused.stderr.strip().splitlines()[-1] == (
+        "unknown failure-domain level 'room'; the scheduler uses rack, row "
+        "([scheduler] failure_domain_levels)")
+    assert deployment.cli('failure-domain', 'list') == []
+
+    rack = deployment.cli('failure-domain', 'create', 'rack', 'r1', '--host', HOSTS[0])
+    row = deployment.cli('failure-domain', 'create', 'row', 'A', '--contains', 'rack:r1')
+    assert row['hosts'] == [HOSTS[0]]
+    nodes = {n.host: n.uuid for n in
+             compute_nodes.list_with_service(deployment.cell_engine('cell1'))}
+    placement = deployment.placement()
+    assert placement.get_aggregates(nodes[HOSTS[0]])[0] == {rack['id'], row['id']}
+    assert placement.get_aggregates(nodes[HOSTS[1]])[0] == frozenset()
+
+
+def test_a_scheduler_whose_levels_the_domains_do_not_fit_does_not_start(deployment):
+    deployment.cli('failure-domain', 'create', 'rack', 'r9')
+    run = subprocess.run(
+        [sys.executable, '-m', 'scheduler.cmd',
+         '--config-file', str(deployment.config('top.conf')),
+         '--config-file', str(deployment.config('scheduler.conf')),
+         '--config-file', str(_write(deployment, 'scheduler-row-only.conf',
+                                      '[scheduler]\nfailure_domain_levels = row\n'))],
+        capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2, run.stderr
+    assert ('cellplane-scheduler: [scheduler] failure_domain_levels: failure-domain '
+            'level(s) rack have domains but are not in [scheduler] failure_domain_levels '
+            '(row)') in run.stderr
+    assert [lv['level'] for lv in deployment.cli('failure-domain', 'levels')] == \
+        ['rack', 'row']
+
+
+def _write(deployment, name: str, text: str):
+    path = deployment.config_dir / name
+    path.write_text(text)
+    return path
