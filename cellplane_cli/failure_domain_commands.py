@@ -75,15 +75,14 @@ class _WriteCommand(_Command, show.ShowOne):
     """Prints the domain and what was done in Placement; exit 1 if Placement was not updated."""
 
     def written(self, domain: FailureDomain, outcome: failure_domains.PlacementOutcome):
-        self.failed = outcome.error
+        self.failed = str(outcome) if outcome.error else None
         return WRITE_COLUMNS, _row(domain) + (str(outcome),)
 
     def run(self, parsed_args):
         self.failed = None
         code = super().run(parsed_args)
         if self.failed:
-            self.app.stderr.write(f'Placement not updated: {self.failed}; the database '
-                                  f'change is kept: run `{PROGRAM} sync`\n')
+            self.app.stderr.write(f'Placement {self.failed}\n')
             return 1
         return code
 
@@ -199,7 +198,7 @@ class FailureDomainSync(_WriteCommand):
             outcome = failure_domains.sync(engine, self.placement())
         except failure_domains.PlacementNotUpdated as exc:
             outcome = failure_domains.PlacementOutcome(error=str(exc))
-        self.failed = outcome.error
+        self.failed = str(outcome) if outcome.error else None
         return ('domains', 'placement'), (len(domains_db.list_all(engine)), str(outcome))
 
 

@@ -6,17 +6,21 @@ CLI reads ``top.conf``, which names no levels. So the levels the CLI accepts
 can only come from what the scheduler recorded when it started. A domain
 then made of a host is a Placement aggregate of that host's provider, read
 back from the real Placement daemon. A scheduler restarted with levels the
-domains no longer fit refuses to start.
+domains no longer fit refuses to start. Two operators putting one host in
+two racks at once on PostgreSQL: one wins, the other is refused.
 """
 from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 
 import pytest
+import sqlalchemy as sa
 
-from cellplane.db import engines
-from cellplane.objects import compute_nodes, failure_domains
+from cellplane.db import engines, migrate
+from cellplane.db.api.models import failure_domain_levels
+from cellplane.objects import cell_mappings, compute_nodes, failure_domains, host_mappings
 from tests.support.deployment import ComputePlan, Deployment
 
 HOSTS = ('cell1-fd-1', 'cell1-fd-2')
@@ -89,3 +93,42 @@ def _write(deployment, name: str, text: str):
     path = deployment.config_dir / name
     path.write_text(text)
     return path
+
+
+def test_two_operators_putting_one_host_in_two_racks_at_once_on_postgresql(postgres_url):
+    """Both commands wait on the level rows; one gets the host, the other is refused naming both."""
+    api = engines.create_engine(postgres_url)
+    try:
+        migrate.sync('api', api)
+        cell = cell_mappings.create(api, name='cell1', transport_url='memory://cell1',
+                                    database_connection='sqlite://')
+        with api.begin() as conn:
+            host_mappings.map_hosts(conn, cell_mappings.id_of(conn, cell.uuid), ['h1'])
+        failure_domains.record_levels(api, ['rack'])
+        failure_domains.create(api, 'rack', 'r1')
+        failure_domains.create(api, 'rack', 'r2')
+        outcomes: dict[str, object] = {}
+
+        def add(rack: str) -> None:
+            try:
+                outcomes[rack] = failure_domains.add_hosts(api, f'rack:{rack}', ['h1'])
+            except failure_domains.FailureDomainError as exc:
+                outcomes[rack] = exc
+
+        with api.begin() as holder:
+            # Hold the lock every writer takes first, so both wait on it at once.
+            holder.execute(sa.select(failure_domain_levels).with_for_update())
+            writers = [threading.Thread(target=add, args=(r,)) for r in ('r1', 'r2')]
+            for writer in writers:
+                writer.start()
+            writers[0].join(0.5)
+            assert not outcomes, 'a writer did not wait for the level rows'
+        for writer in writers:
+            writer.join(60)
+
+        refused = [o for o in outcomes.values() if isinstance(o, Exception)]
+        assert len(refused) == 1 and isinstance(refused[0], failure_domains.HostConflict)
+        assert str(refused[0]).startswith('host h1 would be in rack:r1 and in rack:r2')
+        assert failure_domains.host_domains(api)['h1'].keys() == {'rack'}
+    finally:
+        api.dispose()
