@@ -165,16 +165,8 @@ def _remove_aggregate(api_engine: Engine, placement: PlacementClient, aggregate:
     except sa.exc.SQLAlchemyError as exc:
         raise PlacementNotUpdated(f'a database could not be read: '
                                   f'{str(exc).splitlines()[0]}') from exc
-    changed = 0
-    try:
-        for host in hosts:
-            for provider in providers.get(host, ()):
-                if placement.change_aggregates(provider, remove={aggregate}):
-                    changed += 1
-    except (PlacementUnreachable, PlacementClientError) as exc:
-        raise PlacementNotUpdated(f'{type(exc).__name__}: {exc}') from exc
-    return PlacementOutcome(providers_changed=changed, hosts_without_provider=tuple(
-        h for h in hosts if not providers.get(h)))
+    # Nothing to add and only this aggregate managed: it alone is taken away.
+    return _apply(placement, hosts, providers, {}, {aggregate})
 
 
 def sync(api_engine: Engine, placement: PlacementClient) -> PlacementOutcome:
