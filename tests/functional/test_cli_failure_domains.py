@@ -18,9 +18,12 @@ from wsgiref import simple_server
 
 import pytest
 
+from cellplane.context import new_context
 from cellplane_cli import cli, manage
 from cellplane_embedded.runtime import CloudPlan, EmbeddedCloud
 from placement.wsgi import make_app
+from rpc_schemas.flavor import Flavor
+from rpc_schemas.request_spec import InstanceGroup, RequestSpec
 
 H1, H2, H3, H4 = (f'cell1-host{n}' for n in range(1, 5))
 
@@ -111,6 +114,28 @@ def test_racks_and_a_row_made_of_them_are_placement_aggregates_of_their_hosts(cl
     assert aggregates_of(cloud, H2) == {r1['id']}
     assert aggregates_of(cloud, H4) == {r2['id']}
     assert [(d['level'], d['name']) for d in run('list')[1]] == [('rack', 'r1'), ('rack', 'r2')]
+
+
+def test_affinity_at_a_rack_asks_placement_for_the_racks_aggregate_and_it_answers(cloud, run):
+    run('create', 'rack', 'r1', '--host', H1, '--host', H2)
+    r2 = run('create', 'rack', 'r2', '--host', H3, '--host', H4)[1]
+    cloud.refresher.refresh()
+    group = InstanceGroup(uuid=str(uuidlib.uuid4()), policy='affinity', level='rack',
+                          hosts=[H3])
+    spec = RequestSpec(flavor=Flavor(name='small', vcpus=1, memory_mb=512, root_gb=1),
+                       project_id='p', user_id='u', instance_group=group)
+    instance = str(uuidlib.uuid4())
+
+    (chosen,) = cloud.scheduler.manager.select_destinations(new_context(), spec, [instance], 3)
+
+    # Placement itself offered only the rack's hosts: its aggregate has them.
+    assert {s.service_host for s in chosen} == {H3, H4}
+    trace = cloud.traces[-1]
+    assert ('member_of', f'in:{r2["id"]}') in trace.query
+    assert trace.candidate_hosts == 2
+    assert trace.request['instance_group'] == {
+        'uuid': group.uuid, 'policy': 'affinity', 'level': 'rack', 'member_of': [r2['id']]}
+    cloud.placement.unclaim(instance)
 
 
 def test_list_by_level_and_the_recorded_levels(run):
