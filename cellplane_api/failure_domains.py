@@ -145,6 +145,18 @@ def remove_hosts(api_engine: Engine, placement: PlacementClient, ref: str,
                      failure_domains.remove_hosts(api_engine, ref, hosts))
 
 
+def add_domains(api_engine: Engine, placement: PlacementClient, ref: str,
+                contains: Iterable[str]) -> tuple[FailureDomain, PlacementOutcome]:
+    return _followed(api_engine, placement,
+                     failure_domains.add_domains(api_engine, ref, contains))
+
+
+def remove_domains(api_engine: Engine, placement: PlacementClient, ref: str,
+                   contained: Iterable[str]) -> tuple[FailureDomain, PlacementOutcome]:
+    return _followed(api_engine, placement,
+                     failure_domains.remove_domains(api_engine, ref, contained))
+
+
 def delete(api_engine: Engine, placement: PlacementClient, ref: str) -> PlacementOutcome:
     """Take the domain's aggregate off its providers, then delete it; PlacementNotUpdated keeps it."""
     domain = failure_domains.check_deletable(api_engine, ref)

@@ -10,6 +10,7 @@
     cellplane aggregate list|show|set|unset|add-host|remove-host|delete
     cellplane failure-domain create LEVEL NAME [--host HOST ...] [--contains LEVEL:NAME ...]
     cellplane failure-domain add-host|remove-host DOMAIN HOST [HOST ...]
+    cellplane failure-domain add-domain|remove-domain DOMAIN LEVEL:NAME [LEVEL:NAME ...]
     cellplane failure-domain list [--level L]|show|delete|levels|sync
     cellplane demo [--format json]
 

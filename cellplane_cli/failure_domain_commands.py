@@ -3,6 +3,7 @@
     cellplane failure-domain create LEVEL NAME [--host HOST ...] [--contains LEVEL:NAME ...]
     cellplane failure-domain add-host DOMAIN HOST [HOST ...]
     cellplane failure-domain remove-host DOMAIN HOST [HOST ...]
+    cellplane failure-domain add-domain|remove-domain DOMAIN LEVEL:NAME [LEVEL:NAME ...]
     cellplane failure-domain list [--level LEVEL]
     cellplane failure-domain show DOMAIN
     cellplane failure-domain delete DOMAIN
@@ -139,6 +140,34 @@ class FailureDomainRemoveHost(_WriteCommand):
             engine, self.placement(), parsed_args.domain, parsed_args.host))
 
 
+class FailureDomainAddDomain(_WriteCommand):
+    """Make the domain contain smaller domains too: their hosts, now and later, are its own."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('contains', nargs='+', type=domain_ref, metavar='LEVEL:NAME')
+        return parser
+
+    def take_action(self, parsed_args):
+        engine = self.api_engine(parsed_args)
+        return self.written(*failure_domains.add_domains(
+            engine, self.placement(), parsed_args.domain, parsed_args.contains))
+
+
+class FailureDomainRemoveDomain(_WriteCommand):
+    """Stop the domain containing these domains: their hosts leave it."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('contained', nargs='+', type=domain_ref, metavar='LEVEL:NAME')
+        return parser
+
+    def take_action(self, parsed_args):
+        engine = self.api_engine(parsed_args)
+        return self.written(*failure_domains.remove_domains(
+            engine, self.placement(), parsed_args.domain, parsed_args.contained))
+
+
 class FailureDomainDelete(_WriteCommand):
     """Delete a domain with no hosts of its own that no other domain contains; prints it as it was."""
 
@@ -217,6 +246,8 @@ class FailureDomainRecordLevels(_Command, lister.Lister):
 COMMANDS = {'failure-domain create': FailureDomainCreate,
             'failure-domain add-host': FailureDomainAddHost,
             'failure-domain remove-host': FailureDomainRemoveHost,
+            'failure-domain add-domain': FailureDomainAddDomain,
+            'failure-domain remove-domain': FailureDomainRemoveDomain,
             'failure-domain list': FailureDomainList,
             'failure-domain show': FailureDomainShow,
             'failure-domain delete': FailureDomainDelete,

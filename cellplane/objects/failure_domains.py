@@ -24,8 +24,10 @@ What this module promises:
   writers;
 - only hosts mapped to a cell are accepted (the scheduler maps those it
   reads; ``cellplane-manage cell discover-hosts``): nothing is guessed;
+- a domain can gain and lose contained domains later (``add_domains``,
+  ``remove_domains``) under the same rules;
 - a domain cannot be deleted while it has hosts of its own or is contained
-  in another (remove the hosts, delete the container first);
+  in another (remove the hosts, take it out of the container first);
 - every write says which hosts' set of domains changed, so that their
   resource providers' Placement aggregates can follow.
 
@@ -374,20 +376,7 @@ def create(engine: Engine, level: str, name: str, *, hosts: Iterable[str] = (),
         if any((lvl, nm) == (level, name) for _, lvl, nm in state.domains.values()):
             raise FailureDomainError(f'failure domain {level}:{name} exists')
         _check_hosts_mapped(conn, hosts)
-        members = set()
-        for ref in contains:
-            member = _find(state, ref)
-            member_level = state.level_of(member)
-            if state.rank(member_level) >= state.rank(level):
-                raise FailureDomainError(
-                    f'{level}:{name} cannot contain {state.label(member)}: a {level} is made '
-                    f'of smaller levels only (smallest first: {", ".join(state.levels)})')
-            for container in state.containers(member):
-                if state.level_of(container) == level:
-                    raise FailureDomainError(
-                        f'{state.label(member)} is already in {state.label(container)}; a '
-                        f'domain is in at most one {level}')
-            members.add(member)
+        members = {_checked_member(state, level, f'{level}:{name}', ref) for ref in contains}
         domain_id = conn.execute(failure_domains.insert().values(
             uuid=str(uuidlib.uuid4()), level=level, name=name)).inserted_primary_key[0]
         row = conn.execute(sa.select(failure_domains).where(
@@ -398,6 +387,53 @@ def create(engine: Engine, level: str, name: str, *, hosts: Iterable[str] = (),
         if members:
             conn.execute(failure_domain_contents.insert(),
                          [{'domain_id': domain_id, 'member_id': m} for m in sorted(members)])
+        return _write(conn, state, subject=domain_id)
+
+
+def _checked_member(state: _State, level: str, label: str, ref: str) -> int:
+    """The domain ``ref``, if a domain ``label`` at ``level`` may be made of it."""
+    member = _find(state, ref)
+    if state.rank(state.level_of(member)) >= state.rank(level):
+        raise FailureDomainError(
+            f'{label} cannot contain {state.label(member)}: a {level} is made of smaller '
+            f'levels only (smallest first: {", ".join(state.levels)})')
+    for container in state.containers(member):
+        if state.level_of(container) == level:
+            raise FailureDomainError(
+                f'{state.label(member)} is already in {state.label(container)}; a domain '
+                f'is in at most one {level}')
+    return member
+
+
+def add_domains(engine: Engine, ref: str, contains: Iterable[str]) -> Change:
+    """Make the domain contain these smaller domains too: their hosts become its own."""
+    with engine.begin() as conn:
+        state = _load(conn, lock=True)
+        domain_id = _find(state, ref)
+        level, label = state.level_of(domain_id), state.label(domain_id)
+        members = {_checked_member(state, level, label, m) for m in contains}
+        state.contents.setdefault(domain_id, set()).update(members)
+        change = _write(conn, state, subject=domain_id)
+        conn.execute(failure_domain_contents.insert(),
+                     [{'domain_id': domain_id, 'member_id': m} for m in sorted(members)])
+        return change
+
+
+def remove_domains(engine: Engine, ref: str, contained: Iterable[str]) -> Change:
+    """Stop the domain containing these domains: their hosts leave it (unless its own)."""
+    with engine.begin() as conn:
+        state = _load(conn, lock=True)
+        domain_id = _find(state, ref)
+        members = {_find(state, m) for m in contained}
+        missing = sorted(state.label(m) for m in members
+                         if m not in state.contents.get(domain_id, ()))
+        if missing:
+            raise FailureDomainError(f'{state.label(domain_id)} does not contain '
+                                     f'{", ".join(missing)}')
+        state.contents[domain_id] -= members
+        conn.execute(failure_domain_contents.delete().where(
+            failure_domain_contents.c.domain_id == domain_id,
+            failure_domain_contents.c.member_id.in_(sorted(members))))
         return _write(conn, state, subject=domain_id)
 
 
@@ -449,8 +485,9 @@ def _refuse_in_use(state: _State, domain_id: int) -> None:
     containers = [state.label(c) for c in state.containers(domain_id)]
     if containers:
         raise DomainInUse(
-            f'{label} is part of {", ".join(containers)}, whose hosts would change; delete '
-            f'{", ".join(containers)} first (and create it again without {label})')
+            f'{label} is part of {", ".join(containers)}, whose hosts would change; take '
+            f'it out first (`cellplane failure-domain remove-domain {containers[0]} '
+            f'{label}`)')
     own = sorted(state.own.get(domain_id, ()))
     if own:
         raise DomainInUse(f'{label} still has host(s) {", ".join(own)}; remove them first '

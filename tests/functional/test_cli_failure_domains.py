@@ -138,6 +138,26 @@ def test_affinity_at_a_rack_asks_placement_for_the_racks_aggregate_and_it_answer
     cloud.placement.unclaim(instance)
 
 
+def test_a_row_gains_and_loses_a_rack_later_with_its_hosts_in_placement(cloud, run):
+    r1 = run('create', 'rack', 'r1', '--host', H1)[1]
+    r2 = run('create', 'rack', 'r2', '--host', H2, '--host', H3)[1]
+    row = run('create', 'row', 'A', '--contains', 'rack:r1')[1]
+
+    code, grown, _ = run('add-domain', 'row:A', 'rack:r2')
+    assert code == 0
+    assert (grown['hosts'], grown['contains']) == ([H1, H2, H3], ['rack:r1', 'rack:r2'])
+    assert grown['placement'] == '2 provider(s) changed'
+    assert aggregates_of(cloud, H3) == {r2['id'], row['id']}
+
+    code, shrunk, _ = run('remove-domain', 'row:A', 'rack:r1')
+    assert code == 0 and shrunk['hosts'] == [H2, H3]
+    assert aggregates_of(cloud, H1) == {r1['id']}
+    # Out of the row, the rack can be deleted once it has no hosts.
+    run('remove-host', 'rack:r1', H1)
+    assert run('delete', 'rack:r1')[0] == 0
+    assert aggregates_of(cloud, H1) == set()
+
+
 def test_list_by_level_and_the_recorded_levels(run):
     run('create', 'rack', 'r1', '--host', H1)
     run('create', 'room', 'east', '--contains', 'rack:r1')
@@ -153,16 +173,23 @@ def test_list_by_level_and_the_recorded_levels(run):
     (('list', '--level', 'pod'), "unknown failure-domain level 'pod'"),
     (('add-host', 'rack:r2', H1), f'host {H1} would be in rack:r1 and in rack:r2; a host '
                                   f'is in at most one rack'),
-    (('create', 'rack', 'r3', '--host', H1), f'host {H1} would be in rack:r1 and in '
-                                             f'rack:r3'),
+    (('create', 'rack', 'r7', '--host', H1), f'host {H1} would be in rack:r1 and in '
+                                             f'rack:r7'),
     (('add-host', 'row:B', H1), f'host {H1} would be in row:A (through rack:r1) and in '
                                 f'row:B; a host is in at most one row'),
     (('create', 'rack', 'r9', '--contains', 'row:A'),
      'rack:r9 cannot contain row:A: a rack is made of smaller levels only'),
     (('create', 'row', 'C', '--contains', 'rack:r1'),
      'rack:r1 is already in row:A; a domain is in at most one row'),
-    (('delete', 'rack:r1'), 'rack:r1 is part of row:A, whose hosts would change; delete '
-                            'row:A first'),
+    (('delete', 'rack:r1'), 'rack:r1 is part of row:A, whose hosts would change; take '
+                            'it out first (`cellplane failure-domain remove-domain row:A '
+                            'rack:r1`)'),
+    (('add-domain', 'row:B', 'rack:r1'), 'rack:r1 is already in row:A'),
+    (('add-domain', 'row:A', 'rack:r3'), f'host {H4} would be in row:A (through rack:r3) '
+                                         f'and in row:B; a host is in at most one row'),
+    (('add-host', 'rack:r1', H2), f'host {H2} would be in row:A (through rack:r1) and in '
+                                  f'row:B'),
+    (('remove-domain', 'row:A', 'rack:r2'), 'row:A does not contain rack:r2'),
     (('delete', 'rack:r2'), f'rack:r2 still has host(s) {H3}; remove them first'),
     (('add-host', 'rack:r1', 'nosuchhost'), "no compute host 'nosuchhost' is mapped"),
     (('remove-host', 'row:A', H1), f'not among the own hosts of row:A; {H1} (through '
@@ -174,7 +201,8 @@ def test_refusals_say_why_and_change_nothing(cloud, run, args, said):
     run('create', 'rack', 'r1', '--host', H1)
     run('create', 'rack', 'r2', '--host', H3)
     run('create', 'row', 'A', '--contains', 'rack:r1')
-    run('create', 'row', 'B', '--host', H2)
+    run('create', 'rack', 'r3', '--host', H4)
+    run('create', 'row', 'B', '--host', H2, '--host', H4)
     before = run('list')[1]
     placement_before = {h: aggregates_of(cloud, h) for h in (H1, H2, H3, H4)}
 
