@@ -33,6 +33,7 @@ from cellplane.rpc.transport import TransportURLError, get_transport
 from placement import client_conf
 from scheduler import conf as scheduler_conf
 from scheduler.errors import UnknownPlugin
+from scheduler.failure_domains import LevelsNotRecorded
 from scheduler.records.backend import RecordBackendError
 from scheduler.records.loading import load_backend
 from scheduler.wiring import BINARY, build_scheduler
@@ -85,6 +86,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         except FailureDomainError as exc:
             print(f'{BINARY}: [scheduler] failure_domain_levels: {exc}', file=sys.stderr)
             return EXIT_CONFIG_ERROR
+        except LevelsNotRecorded as exc:
+            LOG.error('%s', exc)
+            print(f'{BINARY}: {exc}', file=sys.stderr)
+            return EXIT_API_DATABASE_UNREADABLE
         except sa.exc.SQLAlchemyError as exc:
             failure = str(exc).splitlines()[0]
         if failure:

@@ -17,6 +17,7 @@ import dataclasses
 import logging
 from typing import Iterable, Mapping, Sequence
 
+import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from cellplane.objects import failure_domains
@@ -27,14 +28,25 @@ LOG = logging.getLogger(__name__)
 HostDomains = Mapping[str, Mapping[str, str]]
 
 
+class LevelsNotRecorded(Exception):
+    """The API database could not be written (unreachable, or its schema is older)."""
+
+
 def record_levels(api_engine: Engine, levels: Sequence[str]) -> None:
     """Record the levels in the API database.
 
     Raises ``cellplane.objects.failure_domains.FailureDomainError`` (levels
     the existing domains do not fit, or a malformed name) and
-    ``sqlalchemy.exc.SQLAlchemyError``.
+    ``LevelsNotRecorded``.
     """
-    if failure_domains.record_levels(api_engine, levels):
+    try:
+        changed = failure_domains.record_levels(api_engine, levels)
+    except sa.exc.SQLAlchemyError as exc:
+        raise LevelsNotRecorded(
+            f'cannot record [scheduler] failure_domain_levels in the API database '
+            f'([api_database] connection; an older schema needs `cellplane-manage db '
+            f'sync --database api`): {str(exc).splitlines()[0]}') from exc
+    if changed:
         LOG.info('Failure-domain levels recorded, smallest first: %s',
                  ', '.join(levels) or 'none')
 

@@ -78,16 +78,17 @@ class Scheduler:
     failure_domain_levels: tuple[str, ...] = ()
 
     def prepare(self) -> None:
-        """Record the failure-domain levels, then fill the host cache.
+        """Fill the host cache, then record the failure-domain levels.
 
         Raises ``cellplane.objects.failure_domains.FailureDomainError`` for
-        levels the existing domains do not fit, and
-        ``sqlalchemy.exc.SQLAlchemyError`` when the API or a cell database
-        cannot be read.
+        levels the existing domains do not fit,
+        ``scheduler.failure_domains.LevelsNotRecorded`` when they cannot be
+        written, and ``sqlalchemy.exc.SQLAlchemyError`` when the cell
+        mappings or a cell database cannot be read.
         """
+        self.refresher.start()
         if self.api_engine is not None:
             record_levels(self.api_engine, self.failure_domain_levels)
-        self.refresher.start()
 
     def start(self) -> None:
         """``prepare``, then serve."""

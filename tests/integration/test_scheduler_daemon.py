@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from cellplane.db import engines, migrate
+
 API = {'connection': 'sqlite:///{tmp}/api.sqlite'}
 PLACEMENT = {'endpoint_url': 'http://127.0.0.1:9', 'connect_attempts': 1}
 BUS = {'transport_url': 'kombu+memory:////'}
@@ -32,3 +34,18 @@ def test_scheduler_without_what_it_needs_exits_with_a_message(daemons, tmp_path,
     exit_code, stderr = daemons.scheduler('scheduler', sections).run_to_exit()
     assert exit_code == code, stderr
     assert says in stderr
+
+
+def test_scheduler_on_an_api_database_older_than_it_says_to_sync_it(daemons, tmp_path):
+    """An API schema from before failure domains (a006): the levels cannot be recorded."""
+    url = f'sqlite:///{tmp_path}/api.sqlite'
+    engine = engines.create_engine(url)
+    migrate.sync('api', engine, revision='a006')
+    engine.dispose()
+    exit_code, stderr = daemons.scheduler('scheduler', {
+        'DEFAULT': BUS, 'placement': PLACEMENT, 'api_database': {'connection': url},
+        'scheduler': {'failure_domain_levels': 'rack'}}).run_to_exit()
+    assert exit_code == 1, stderr
+    assert ('cellplane-scheduler: cannot record [scheduler] failure_domain_levels in the '
+            'API database') in stderr
+    assert '`cellplane-manage db sync --database api`' in stderr
