@@ -573,7 +573,7 @@ def render(report: dict) -> str:
         f'{scheduling.get("batch_claims_fell_back", 0)} refused and claimed one '
         f'instance at a time.',
         '',
-        'Scheduler stages per run, ms (from its traces; the rest of the scheduling '
+        'Scheduler stages per run, ms (from its scheduling records; the rest of the scheduling '
         'time is the RPC call and the super conductor):',
         '| runs | stage | median | p95 |',
         '|---|---|---|---|',

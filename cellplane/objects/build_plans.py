@@ -70,11 +70,12 @@ class Owner:
     host: str | None
 
 
-def _values(instance: Instance, request_spec: RequestSpec,
+def _values(instance: Instance, request_spec: RequestSpec | dict,
             host_list: Sequence[Selection], now: datetime.datetime) -> dict:
+    # A spec already in primitive form is shared by every plan of one boot.
+    spec = request_spec if isinstance(request_spec, dict) else request_spec.to_primitive()
     return dict(host=host_list[0].service_host, instance=instance.to_primitive(),
-                request_spec=request_spec.to_primitive(),
-                host_list=[s.to_primitive() for s in host_list],
+                request_spec=spec, host_list=[s.to_primitive() for s in host_list],
                 cast_at=now, started_at=None, ended_at=None, updated_at=now)
 
 
@@ -90,13 +91,15 @@ def record(conn: Connection, instance: Instance, request_spec: RequestSpec,
                                                  created_at=now, **values))
 
 
-def record_first(conn: Connection, instance: Instance, request_spec: RequestSpec,
-                 host_list: Sequence[Selection]) -> None:
-    """``record`` for an instance just inserted, which has no plan yet: one statement, not two."""
+def record_first(conn: Connection, request_spec: RequestSpec,
+                 placed: Sequence[tuple[Instance, Sequence[Selection]]]) -> None:
+    """``record`` for instances of one boot just inserted, which have no plan yet: one statement."""
     now = utcnow()
-    conn.execute(build_plans.insert().values(
-        instance_uuid=instance.uuid, created_at=now,
-        **_values(instance, request_spec, host_list, now)))
+    spec = request_spec.to_primitive()
+    conn.execute(build_plans.insert(), [
+        dict(instance_uuid=instance.uuid, created_at=now,
+             **_values(instance, spec, host_list, now))
+        for instance, host_list in placed])
 
 
 def finish(conn: Connection, instance_uuid: str, host: str | None) -> None:

@@ -144,13 +144,37 @@ def describe_history(events: list[AttemptEvent]) -> str:
     return '\n'.join(e.describe() for e in events if e.result != RESULT_OK)
 
 
-def record_event(conn: Connection, action_id: int, event: str, *, host: str | None,
-                 node: str | None, start: datetime.datetime, finish: datetime.datetime,
-                 result: str, reason: str | None) -> None:
-    """Any other event of the action (the super conductor's ``schedule`` event)."""
-    _insert_event(conn, action_id, event, host=host, node=node,
-                  start_time=naive_utc(start), finish_time=naive_utc(finish),
-                  result=result, reason=reason)
+@dataclasses.dataclass(frozen=True)
+class Scheduled:
+    """An instance just created by the super conductor, and how it was scheduled."""
+
+    instance_uuid: str
+    request_id: str | None
+    user_id: str | None
+    project_id: str | None
+    host: str
+    node: str
+    start: datetime.datetime
+    finish: datetime.datetime
+    reason: str
+
+
+def record_scheduled(conn: Connection, event: str, scheduled: Sequence[Scheduled]) -> None:
+    """A ``create`` action for each instance, with its first event ``event`` (OK): two statements."""
+    if not scheduled:
+        return
+    now = utcnow()
+    action_ids = conn.execute(
+        instance_actions.insert().returning(instance_actions.c.id,
+                                            sort_by_parameter_order=True),
+        [dict(instance_uuid=s.instance_uuid, action=ACTION_CREATE, request_id=s.request_id,
+              user_id=s.user_id, project_id=s.project_id, start_time=now,
+              created_at=now, updated_at=now) for s in scheduled]).scalars().all()
+    conn.execute(instance_action_events.insert(), [
+        dict(action_id=action_id, event=event, host=s.host, node=s.node,
+             start_time=naive_utc(s.start), finish_time=naive_utc(s.finish),
+             result=RESULT_OK, reason=s.reason, created_at=now, updated_at=now)
+        for action_id, s in zip(action_ids, scheduled)])
 
 
 def delete_for_instance(conn: Connection, instance_uuid: str) -> None:

@@ -54,20 +54,20 @@ def create_many(engine: Engine, placed: Sequence[tuple[Instance, Sequence[Select
     All are written or, on an error, none.
     """
     finished = utcnow()
+    # A new row: its plan and action cannot exist yet (a resumed boot
+    # withdrew what the lost run wrote first), so none is looked for.
+    # Each table is one statement whatever the number of instances.
     with engine.begin() as conn:
-        for instance, host_list in placed:
-            chosen = host_list[0]
-            # A new row: its plan and action cannot exist yet (a resumed boot
-            # withdrew what the lost run wrote first), so none is looked for.
-            instances.create_instance(conn, instance)
-            build_plans.record_first(conn, instance, request_spec, host_list)
-            action_id = instance_actions.create_action(
-                conn, instance.uuid, request_id=request_id, user_id=instance.user_id,
-                project_id=instance.project_id)
-            instance_actions.record_event(
-                conn, action_id, EVENT_SCHEDULE, host=chosen.service_host,
-                node=chosen.nodename, start=scheduling_started, finish=finished,
-                result=instance_actions.RESULT_OK, reason=describe_selection(host_list))
+        instances.create_instances(conn, [instance for instance, _ in placed])
+        build_plans.record_first(conn, request_spec, placed)
+        instance_actions.record_scheduled(conn, EVENT_SCHEDULE, [
+            instance_actions.Scheduled(
+                instance_uuid=instance.uuid, request_id=request_id,
+                user_id=instance.user_id, project_id=instance.project_id,
+                host=host_list[0].service_host, node=host_list[0].nodename,
+                start=scheduling_started, finish=finished,
+                reason=describe_selection(host_list))
+            for instance, host_list in placed])
 
 
 def withdraw(engine: Engine, instance_uuid: str) -> None:
