@@ -102,12 +102,18 @@ def record_first(conn: Connection, request_spec: RequestSpec,
         for instance, host_list in placed])
 
 
+# Built once: each report of a build runs them (see instances.py's _APPLY).
+_FINISH = build_plans.update().where(
+    build_plans.c.instance_uuid == sa.bindparam('b_instance_uuid'))
+_OWNER = sa.select(build_plans.c.host).where(
+    build_plans.c.instance_uuid == sa.bindparam('b_instance_uuid'))
+
+
 def finish(conn: Connection, instance_uuid: str, host: str | None) -> None:
     """The build ended: ``host`` runs the instance (None: no host, it is in ERROR)."""
     now = utcnow()
-    conn.execute(build_plans.update().where(
-        build_plans.c.instance_uuid == instance_uuid).values(
-            host=host, ended_at=now, updated_at=now))
+    conn.execute(_FINISH, {'b_instance_uuid': instance_uuid, 'host': host,
+                           'ended_at': now, 'updated_at': now})
 
 
 def forget(conn: Connection, instance_uuid: str) -> None:
@@ -139,8 +145,7 @@ def mark_started(engine: Engine, building: Sequence[tuple[str, str]]) -> int:
 
 def owner(conn: Connection, instance_uuid: str) -> Owner | None:
     """Who owns ``instance_uuid`` (the host of the build in flight, or that runs it); None without a plan."""
-    row = conn.execute(sa.select(build_plans.c.host).where(
-        build_plans.c.instance_uuid == instance_uuid)).first()
+    row = conn.execute(_OWNER, {'b_instance_uuid': instance_uuid}).first()
     return None if row is None else Owner(host=row.host)
 
 

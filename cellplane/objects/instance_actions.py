@@ -60,6 +60,16 @@ class AttemptEvent:
         return f'{self.host}: {what} {outcome}: {self.reason or "no reason given"}'
 
 
+# Built once: every report of a build runs these (see instances.py's _APPLY).
+_CREATE_ACTION_OF = (sa.select(instance_actions.c.id)
+                     .where(instance_actions.c.instance_uuid == sa.bindparam('b_instance_uuid'),
+                            instance_actions.c.action == ACTION_CREATE)
+                     .order_by(instance_actions.c.id).limit(1))
+_FINISH_ACTION = instance_actions.update().where(
+    instance_actions.c.id == sa.bindparam('b_id'))
+_INSERT_EVENT = instance_action_events.insert()
+
+
 def ensure_create_action(conn: Connection, instance_uuid: str, *,
                          request_id: str | None = None, user_id: str | None = None,
                          project_id: str | None = None) -> int:
@@ -70,11 +80,7 @@ def ensure_create_action(conn: Connection, instance_uuid: str, *,
     arrive one after the other (each attempt follows the previous one), so
     two concurrent creations for one instance do not happen in the boot flow.
     """
-    found = conn.execute(
-        sa.select(instance_actions.c.id)
-        .where(instance_actions.c.instance_uuid == instance_uuid,
-               instance_actions.c.action == ACTION_CREATE)
-        .order_by(instance_actions.c.id).limit(1)).scalar()
+    found = conn.execute(_CREATE_ACTION_OF, {'b_instance_uuid': instance_uuid}).scalar()
     if found is not None:
         return found
     return create_action(conn, instance_uuid, request_id=request_id, user_id=user_id,
@@ -112,9 +118,8 @@ def record_refused_claim(conn: Connection, action_id: int, selection: Selection,
 def finish_action(conn: Connection, action_id: int, message: str | None = None) -> None:
     """Mark the action finished (the instance is ACTIVE, or in ERROR with ``message``)."""
     now = utcnow()
-    conn.execute(instance_actions.update()
-                 .where(instance_actions.c.id == action_id)
-                 .values(finish_time=now, message=message, updated_at=now))
+    conn.execute(_FINISH_ACTION, {'b_id': action_id, 'finish_time': now,
+                                  'message': message, 'updated_at': now})
 
 
 def history(conn: Connection, instance_uuid: str) -> list[AttemptEvent]:
@@ -191,5 +196,5 @@ def delete_for_instance(conn: Connection, instance_uuid: str) -> None:
 
 def _insert_event(conn: Connection, action_id: int, event: str, **values) -> None:
     now = utcnow()
-    conn.execute(instance_action_events.insert().values(
-        action_id=action_id, event=event, created_at=now, updated_at=now, **values))
+    conn.execute(_INSERT_EVENT, {'action_id': action_id, 'event': event,
+                                 'created_at': now, 'updated_at': now, **values})
