@@ -167,14 +167,11 @@ def place_many(engine: Engine, cells_by_instance: Mapping[str, str],
     it now (nothing changed). A database error changes nothing for any.
     """
     uuids = list(cells_by_instance)
-    where = [build_requests.c.instance_uuid.in_(uuids), _LIVE]
-    if holder is not None:
-        where.append(build_requests.c.lease_token == holder.token)
     outcomes: dict[str, str | LeaseLost] = {}
     with engine.begin() as conn:
-        placed = {row.instance_uuid for row in conn.execute(
-            build_requests.delete().where(*where).returning(
-                build_requests.c.instance_uuid))}
+        placed = set(conn.execute(
+            _PLACE if holder is None else _PLACE_HELD,
+            {'b_uuids': uuids, 'b_token': holder.token if holder else None}).scalars())
         by_cell: dict[str, list[str]] = {}
         for uuid in uuids:
             if uuid in placed:
@@ -195,6 +192,21 @@ def place_many(engine: Engine, cells_by_instance: Mapping[str, str],
             instance_mappings.point_many_at_cell(
                 conn, placed_here, cell_mappings.id_of(conn, cell_uuid))
     return outcomes
+
+
+# The statements of every boot, built once (see cellplane/objects/instances.py's
+# _APPLY): building a statement and its cache key costs more CPU than running it.
+_UUIDS = sa.bindparam('b_uuids', expanding=True)
+_PLACE = build_requests.delete().where(
+    build_requests.c.instance_uuid.in_(_UUIDS), _LIVE).returning(
+        build_requests.c.instance_uuid)
+_PLACE_HELD = build_requests.delete().where(
+    build_requests.c.instance_uuid.in_(_UUIDS), _LIVE,
+    build_requests.c.lease_token == sa.bindparam('b_token')).returning(
+        build_requests.c.instance_uuid)
+_LEASE = build_requests.update().where(
+    build_requests.c.instance_uuid.in_(_UUIDS), build_requests.c.fault_message.is_(None),
+    _LIVE, build_requests.c.lease_token.is_(None)).returning(*build_requests.c)
 
 
 def fail(engine: Engine, instance_uuids: Iterable[str], reason: str) -> int:
@@ -263,13 +275,9 @@ def lease_and_read(engine: Engine, instance_uuids: Sequence[str],
     """``lease``, and the requests ``holder`` got, in the order given: one statement, usually."""
     uuids = list(instance_uuids)
     with engine.begin() as conn:
-        got = {row.instance_uuid: row for row in conn.execute(
-            build_requests.update().where(
-                build_requests.c.instance_uuid.in_(uuids),
-                build_requests.c.fault_message.is_(None), _LIVE,
-                build_requests.c.lease_token.is_(None)).values(
-                    lease_host=holder.host, lease_token=holder.token,
-                    leased_at=utcnow()).returning(*build_requests.c))}
+        got = {row.instance_uuid: row for row in conn.execute(_LEASE, {
+            'b_uuids': uuids, 'lease_host': holder.host, 'lease_token': holder.token,
+            'leased_at': utcnow()})}
         if len(got) < len(uuids):
             # Those this holder already held (a resumption took them over).
             got.update((row.instance_uuid, row) for row in conn.execute(

@@ -90,10 +90,13 @@ def delete(engine: Engine, name_or_uuid: str, *, force: bool = False) -> None:
         conn.execute(cell_mappings.delete().where(cell_mappings.c.id == cell_id))
 
 
+# Every boot asks it: built once (see cellplane/objects/instances.py's _APPLY).
+_ID_OF = sa.select(cell_mappings.c.id).where(cell_mappings.c.uuid == sa.bindparam('b_uuid'))
+
+
 def id_of(conn: Connection, cell_uuid: str) -> int:
     """The id other API-DB tables refer to the cell by; LookupError if it is not mapped."""
-    cell_id = conn.execute(sa.select(cell_mappings.c.id).where(
-        cell_mappings.c.uuid == cell_uuid)).scalar_one_or_none()
+    cell_id = conn.execute(_ID_OF, {'b_uuid': cell_uuid}).scalar_one_or_none()
     if cell_id is None:
         raise LookupError(f'no cell mapping with uuid {cell_uuid}')
     return cell_id

@@ -22,9 +22,14 @@ def insert(conn: Connection, instance: Instance) -> None:
         user_id=instance.user_id))
 
 
+# Every boot runs it: built once (see cellplane/objects/instances.py's _APPLY).
+_POINT = instance_mappings.update().where(
+    instance_mappings.c.instance_uuid.in_(sa.bindparam('b_uuids', expanding=True)))
+
+
 def point_many_at_cell(conn: Connection, instance_uuids: Sequence[str], cell_id: int) -> None:
-    conn.execute(instance_mappings.update().where(
-        instance_mappings.c.instance_uuid.in_(list(instance_uuids))).values(cell_id=cell_id))
+    """Map the instances to the cell whose mapping id is ``cell_id``."""
+    conn.execute(_POINT, {'b_uuids': list(instance_uuids), 'cell_id': cell_id})
 
 
 def queue_for_delete(engine: Engine, instance_uuid: str) -> None:
