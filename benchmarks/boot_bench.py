@@ -573,8 +573,8 @@ def render(report: dict) -> str:
         f'{scheduling.get("batch_claims_fell_back", 0)} refused and claimed one '
         f'instance at a time.',
         '',
-        'Scheduler stages per run, ms (from its scheduling records; the rest of the scheduling '
-        'time is the RPC call and the super conductor):',
+        'Scheduler stages per run, ms (from its scheduling records; the rest of the '
+        'scheduling time is the RPC call and the super conductor):',
         '| runs | stage | median | p95 |',
         '|---|---|---|---|',
     ]
