@@ -22,18 +22,28 @@ GROUP_POLICIES = (AFFINITY, ANTI_AFFINITY)
 @dataclasses.dataclass(frozen=True)
 class InstanceGroup(Payload):
     NAME = 'InstanceGroup'
-    VERSION = '1.0'
+    VERSION = '1.1'
     DESCRIPTION = ('A server group: its policy, the failure-domain level the '
                    'policy applies at, and where its members already run '
                    '(host names), as known when the request was sent.')
 
     uuid: str = field(minLength=1, maxLength=36)
     policy: str = field(enum=list(GROUP_POLICIES))
+    # Member instance uuids (other than the request's own) when the
+    # scheduler chose; the cell conductor locates them in Placement.
     members: list[str] = field(default_factory=list)
     hosts: list[str] = field(default_factory=list)
     # A failure-domain level operators describe as Placement aggregates
     # ("rack", "row", ...); None means the host itself.
     level: str | None = field(default=None, minLength=1, maxLength=255)
+    # Soft policies are preferences (weighers), never a reason for NoValidHost.
+    soft: bool = field(default=False, since='1.1')
+    # Members one domain may hold under anti-affinity.
+    max_per_domain: int = field(default=1, minimum=1, since='1.1')
+    name: str | None = field(default=None, maxLength=255, since='1.1')
+    # The domains (Placement aggregate uuids; host names at the host level)
+    # the members held when the scheduler chose, its own choices included.
+    domains: list[str] = field(default_factory=list, since='1.1')
 
 
 @register

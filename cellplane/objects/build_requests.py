@@ -40,7 +40,7 @@ from sqlalchemy.engine import Engine
 from cellplane.db.api.models import build_requests, request_specs as request_specs_table
 from cellplane.db.api.models import services
 from cellplane.db.columns import utcnow
-from cellplane.objects import cell_mappings, instance_mappings, request_specs
+from cellplane.objects import cell_mappings, instance_mappings, request_specs, server_groups
 from rpc_schemas.instance import Instance
 from rpc_schemas.request_spec import RequestSpec
 
@@ -85,7 +85,11 @@ class BuildRequest:
 
 
 def record(engine: Engine, instances: Sequence[Instance], spec: RequestSpec) -> None:
-    """Write build request, request spec and cell-less mapping of each instance, atomically."""
+    """Write build request, request spec and cell-less mapping of each instance, atomically.
+
+    The instances of a spec with a server group join it in the same
+    transaction (``server_groups.add_members``).
+    """
     with engine.begin() as conn:
         for instance in instances:
             conn.execute(build_requests.insert().values(
@@ -93,6 +97,9 @@ def record(engine: Engine, instances: Sequence[Instance], spec: RequestSpec) -> 
                 user_id=instance.user_id, instance=instance.to_primitive()))
             request_specs.insert(conn, instance.uuid, spec)
             instance_mappings.insert(conn, instance)
+        if spec.instance_group is not None:
+            server_groups.add_members(conn, spec.instance_group.uuid,
+                                      [i.uuid for i in instances])
 
 
 # The rows a user has not deleted (see "Deleted while held" above).

@@ -158,6 +158,43 @@ failure_domain_hosts = sa.Table(
     *timestamps(),
 )
 
+# Server groups (issue 14): a policy among instances at a failure-domain
+# level (``host`` or one of ``failure_domain_levels``); names are unique
+# per project. ``max_per_domain`` is how many members one domain may hold
+# under anti-affinity (1 unless given).
+server_groups = sa.Table(
+    'server_groups', metadata,
+    sa.Column('id', sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column('uuid', sa.String(36), nullable=False, unique=True),
+    sa.Column('project_id', sa.String(255), nullable=False),
+    sa.Column('user_id', sa.String(255), nullable=True),
+    sa.Column('name', sa.String(255), nullable=False),
+    sa.Column('policy', sa.String(32), nullable=False),
+    sa.Column('level', sa.String(64), nullable=False),
+    sa.Column('max_per_domain', sa.Integer, nullable=False, server_default='1'),
+    sa.UniqueConstraint('project_id', 'name', name='uniq_server_groups0project_id0name'),
+    *timestamps(),
+)
+
+# A member of a group, written with its build request. ``domain`` (the
+# domain uuid at the group's level; the host name at ``host``) and ``slot``
+# are the place it holds, set by the scheduler when it claims: the unique
+# (group, domain, slot) is what keeps two concurrent schedulers from
+# putting more than ``max_per_domain`` members in one domain. A member in
+# ERROR or deleted gives its place back (both NULL).
+server_group_members = sa.Table(
+    'server_group_members', metadata,
+    sa.Column('id', sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column('group_id', sa.Integer, sa.ForeignKey('server_groups.id'), nullable=False),
+    sa.Column('instance_uuid', sa.String(36), nullable=False, unique=True),
+    sa.Column('domain', sa.String(255), nullable=True),
+    sa.Column('slot', sa.Integer, nullable=True),
+    sa.UniqueConstraint('group_id', 'domain', 'slot',
+                        name='uniq_server_group_members0group_id0domain0slot'),
+    sa.Index('server_group_members_group_id_idx', 'group_id'),
+    *timestamps(),
+)
+
 # One row per select_destinations run when [scheduler] record_backend =
 # database; ``record`` is the whole record's JSON (scheduler/records/record.py).
 scheduling_records = sa.Table(
