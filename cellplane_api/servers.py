@@ -32,7 +32,7 @@ from cellplane.cells.databases import CellDatabases
 from cellplane.cells.scatter_gather import CellTimeout, gather
 from cellplane.objects.cell_mappings import CellMapping
 from cellplane.context import RequestContext
-from cellplane.objects import aggregates, compute_nodes
+from cellplane.objects import aggregates, compute_nodes, server_groups
 from cellplane.objects import cell_mappings, instance_actions, instance_mappings, instances
 from cellplane.objects.instance_actions import AttemptEvent
 from compute_agent.rpcapi import ComputeAPI
@@ -40,7 +40,7 @@ from conductor.super.rpcapi import SuperConductorAPI
 from rpc_schemas import instance as instance_states
 from rpc_schemas.flavor import Flavor
 from rpc_schemas.instance import Instance
-from rpc_schemas.request_spec import RequestSpec
+from rpc_schemas.request_spec import AFFINITY, ANTI_AFFINITY, InstanceGroup, RequestSpec
 
 BUILD = 'BUILD'
 ACTIVE = 'ACTIVE'
@@ -125,11 +125,14 @@ def create(api_engine: Engine, conductor: SuperConductorAPI, ctxt: RequestContex
            name: str, flavor: str, count: int = 1, project_id: str, user_id: str,
            image_properties: Mapping[str, str] | None = None,
            availability_zone: str | None = None, cells: CellDatabases | None = None,
+           group: str | None = None, hints: Mapping[str, Sequence[str]] | None = None,
            cell_timeout: float = DEFAULT_CELL_TIMEOUT) -> list[str]:
     """Record ``count`` instances and cast their scheduling; their UUIDs.
 
     With ``cells``, an availability zone no host is in is refused
-    (``check_zone``) before anything is written.
+    (``check_zone``) before anything is written. ``group`` (a server
+    group's id, or name in ``project_id``) makes the instances its members;
+    ``hints`` are scheduler hints (``scheduling_hints.parse``).
     """
     if not 1 <= count <= MAX_COUNT:
         raise ServerError(f'--count must be between 1 and {MAX_COUNT}, not {count}')
@@ -144,9 +147,18 @@ def create(api_engine: Engine, conductor: SuperConductorAPI, ctxt: RequestContex
         raise ServerError(f'flavor {found.name} is disabled')
     payload_flavor = _payload_flavor(found)
     properties = dict(image_properties or {})
+    instance_group = None
+    if group is not None:
+        try:
+            found_group = server_groups.get(api_engine, group, project_id=project_id)
+        except server_groups.ServerGroupError as exc:
+            raise ServerError(str(exc)) from None
+        instance_group = group_payload(found_group)
     spec = RequestSpec(flavor=payload_flavor, project_id=project_id, user_id=user_id,
                        num_instances=count, image_properties=properties,
-                       availability_zone=availability_zone)
+                       availability_zone=availability_zone,
+                       scheduler_hints={k: list(v) for k, v in (hints or {}).items()},
+                       instance_group=instance_group)
     asked = [Instance(uuid=str(uuidlib.uuid4()), project_id=project_id, user_id=user_id,
                       flavor=payload_flavor, display_name=display_name,
                       image_properties=properties, availability_zone=availability_zone)
@@ -161,6 +173,14 @@ def create(api_engine: Engine, conductor: SuperConductorAPI, ctxt: RequestContex
                                                f'super conductor: {exc}')
         raise
     return uuids
+
+
+def group_payload(group: server_groups.ServerGroup) -> InstanceGroup:
+    """What the request spec carries of a group; the scheduler adds its members' places."""
+    return InstanceGroup(uuid=group.uuid, name=group.name,
+                         policy=ANTI_AFFINITY if group.anti else AFFINITY,
+                         soft=not group.hard, level=group.level,
+                         max_per_domain=group.max_per_domain)
 
 
 def _mappings(api_engine: Engine, uuids: Iterable[str] | None = None
@@ -335,6 +355,7 @@ def delete(api_engine: Engine, cells: CellDatabases,
     _, cell_uuid = mapped[0]
     if cell_uuid is None:
         if build_requests.discard(api_engine, instance_uuid):
+            server_groups.remove_members(api_engine, [instance_uuid])
             return 'deleted (it had not reached a cell)'
         # Placed in a cell between our two reads.
         mapped = _mappings(api_engine, [instance_uuid])
@@ -344,10 +365,13 @@ def delete(api_engine: Engine, cells: CellDatabases,
     cell = cells.mapping(cell_uuid)
     server = _read_cell(cells.engine(cell_uuid), cell, [instance_uuid]).get(instance_uuid)
     if server is None or server.status == DELETED:
+        server_groups.remove_members(api_engine, [instance_uuid])
         return 'already deleted'
     if not server.host:
         raise ServerError(f'server {instance_uuid} has no host in cell {cell.name}; '
                           f'nothing to terminate it on')
     instance_mappings.queue_for_delete(api_engine, instance_uuid)
     compute_api_for(cell).terminate_instance(ctxt, server.host, instance_uuid)
+    # A deleted member holds no place and does not keep its group alive.
+    server_groups.remove_members(api_engine, [instance_uuid])
     return f'terminate cast to {server.host} in cell {cell.name}'

@@ -27,7 +27,8 @@ from cliff import command, lister, show
 
 from cellplane.objects import flavors
 from cellplane_cli import (aggregate_commands, base, databases, demo,
-                           failure_domain_commands, scheduler_commands, server_commands)
+                           failure_domain_commands, scheduler_commands, server_commands,
+                           server_group_commands)
 
 
 class _ApiCommand(base.ConfigOptionsMixin):
@@ -111,7 +112,8 @@ class CellplaneCLI(base.CellplaneApp):
                       'flavor show': FlavorShow, 'flavor delete': FlavorDelete,
                       'demo': demo.Demo, **server_commands.COMMANDS,
                       **scheduler_commands.COMMANDS, **aggregate_commands.COMMANDS,
-                      **failure_domain_commands.COMMANDS})
+                      **failure_domain_commands.COMMANDS,
+                      **server_group_commands.COMMANDS})
 
 
 def main(argv: list[str] | None = None) -> int:

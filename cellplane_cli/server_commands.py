@@ -24,7 +24,7 @@ from tqdm import tqdm
 
 from cellplane_api import conf as api_conf
 from cellplane.objects.instance_actions import AttemptEvent
-from cellplane_api import servers
+from cellplane_api import scheduler_hints, servers
 from cellplane.cells.databases import CellDatabases
 from cellplane.objects.cell_mappings import CellMapping
 from cellplane_cli import base, databases
@@ -126,6 +126,13 @@ class ServerCreate(_TopLevelCommand, lister.Lister):
                             help='image property the host must support, e.g. '
                                  'hw_architecture=x86_64 (repeatable)')
         parser.add_argument('--availability-zone', metavar='AZ')
+        parser.add_argument('--group', metavar='NAME_OR_ID',
+                            help='make the servers members of this server group')
+        parser.add_argument('--hint', action='append', default=[], type=_hint,
+                            metavar='NAME=VALUE',
+                            help='same_host=SERVER, different_host=SERVER, '
+                                 'same_domain=LEVEL:SERVER, different_domain=LEVEL:SERVER '
+                                 '(repeatable)')
         parser.add_argument('--project', default='default', help='owning project id')
         parser.add_argument('--user', default=getpass.getuser(), help='owning user id')
         parser.add_argument('--wait', action='store_true',
@@ -139,6 +146,8 @@ class ServerCreate(_TopLevelCommand, lister.Lister):
             transport = get_transport(rpc_options.require_transport_url(conf, 'cellplane'),
                                       conf)
             try:
+                hints = scheduler_hints.resolve(engine, cells, parsed_args.hint,
+                                                cell_timeout=conf.cells.read_timeout)
                 uuids = servers.create(
                     engine, SuperConductorAPI(transport, conf=conf), new_context(
                         user_id=parsed_args.user, project_id=parsed_args.project),
@@ -147,6 +156,7 @@ class ServerCreate(_TopLevelCommand, lister.Lister):
                     user_id=parsed_args.user,
                     image_properties=dict(parsed_args.image_property),
                     availability_zone=parsed_args.availability_zone, cells=cells,
+                    group=parsed_args.group, hints=hints,
                     cell_timeout=conf.cells.read_timeout)
             finally:
                 transport.cleanup()
@@ -193,6 +203,14 @@ class _OneServerCommand(_TopLevelCommand):
         return servers.show(engine, cells, servers.find(engine, cells, parsed_args.server,
                                                         cell_timeout=timeout),
                             cell_timeout=timeout)
+
+
+def _hint(text: str) -> str:
+    try:
+        scheduler_hints.split(text)
+    except scheduler_hints.HintError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
 
 
 def _status(text: str) -> str:

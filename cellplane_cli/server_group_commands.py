@@ -1,0 +1,123 @@
+"""``cellplane server group ...``: policies among instances at a failure-domain level.
+
+    cellplane server group create NAME --policy POLICY [--level LEVEL] [--max-per-domain N]
+    cellplane server group list [--project P]
+    cellplane server group show GROUP      (its members and the domain of each)
+    cellplane server group delete GROUP    (refused while it has members)
+
+POLICY is affinity, anti-affinity, soft-affinity or soft-anti-affinity;
+LEVEL is ``host`` (the default) or a level the scheduler recorded
+(``cellplane failure-domain levels``). GROUP is an id, or a name in
+``--project``. Every command prints a table, or JSON with ``--format json``.
+"""
+from __future__ import annotations
+
+import argparse
+
+from cliff import command, lister, show
+
+from cellplane.objects import server_groups
+from cellplane_api import server_groups as group_views
+from cellplane_cli.server_commands import _TopLevelCommand
+
+COLUMNS = ('id', 'name', 'project', 'policy', 'level', 'max_per_domain', 'members')
+SHOW_COLUMNS = COLUMNS[:-1] + ('members',)
+
+
+def positive(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f'expected a whole number, got {text!r}') from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f'must be at least 1, not {value}')
+    return value
+
+
+def _row(group: server_groups.ServerGroup, members) -> tuple:
+    return (group.uuid, group.name, group.project_id, group.policy, group.level,
+            group.max_per_domain if group.anti else None, members)
+
+
+class _GroupCommand(_TopLevelCommand):
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('--project', default=None,
+                            help='the owning project (create: default "default"; '
+                                 'others: find names in it)')
+        return parser
+
+
+class ServerGroupCreate(_GroupCommand, show.ShowOne):
+    """Create a server group with a policy at a level."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('name')
+        parser.add_argument('--policy', required=True, choices=server_groups.POLICIES)
+        parser.add_argument('--level', default=server_groups.HOST_LEVEL,
+                            help='host (default) or a failure-domain level the '
+                                 'scheduler uses (rack, row ...)')
+        parser.add_argument('--max-per-domain', type=positive, metavar='N',
+                            help='anti-affinity: members one domain may hold (default 1)')
+        parser.add_argument('--user', default=None, help='the creating user')
+        return parser
+
+    def take_action(self, parsed_args):
+        with self.api(parsed_args) as (_, engine, _cells):
+            group = server_groups.create(
+                engine, project_id=parsed_args.project or 'default',
+                user_id=parsed_args.user, name=parsed_args.name,
+                policy=parsed_args.policy, level=parsed_args.level,
+                max_per_domain=parsed_args.max_per_domain)
+        return COLUMNS, _row(group, [])
+
+
+class ServerGroupList(_GroupCommand, lister.Lister):
+    """List server groups with how many members each has."""
+
+    def take_action(self, parsed_args):
+        with self.api(parsed_args) as (_, engine, _cells):
+            groups = server_groups.list_all(engine, project_id=parsed_args.project)
+        return COLUMNS, [_row(g, len(g.members)) for g in groups]
+
+
+class _OneGroupCommand(_GroupCommand):
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('group', metavar='GROUP', help='server group id or name')
+        return parser
+
+
+class ServerGroupShow(_OneGroupCommand, show.ShowOne):
+    """Show a server group: each member, its status, host and domain at the group's level."""
+
+    def take_action(self, parsed_args):
+        with self.api(parsed_args) as (conf, engine, cells):
+            group = server_groups.get(engine, parsed_args.group,
+                                      project_id=parsed_args.project)
+            views = group_views.member_views(engine, cells, group,
+                                             cell_timeout=conf.cells.read_timeout)
+        members = [{'id': v.uuid, 'name': v.name, 'status': v.status, 'host': v.host,
+                    group.level: v.domain} for v in views]
+        if parsed_args.formatter not in ('json', 'yaml'):
+            members = '\n'.join(
+                f'{m["id"]} {m["name"] or "-"} {m["status"]} {m["host"] or "-"} '
+                f'{group.level}={m[group.level] or "-"}' for m in members)
+        return SHOW_COLUMNS, _row(group, members)
+
+
+class ServerGroupDelete(_OneGroupCommand, command.Command):
+    """Delete a server group (refused while it has members)."""
+
+    def take_action(self, parsed_args):
+        with self.api(parsed_args) as (_, engine, _cells):
+            group = server_groups.delete(engine, parsed_args.group,
+                                         project_id=parsed_args.project)
+        self.app.stdout.write(f'{group.uuid}: deleted\n')
+        return 0
+
+
+COMMANDS = {'server group create': ServerGroupCreate, 'server group list': ServerGroupList,
+            'server group show': ServerGroupShow, 'server group delete': ServerGroupDelete}
