@@ -59,7 +59,10 @@ def resolve(api_engine: Engine, cells: CellDatabases, texts: Iterable[str], *,
         except HintError as exc:
             raise servers.ServerError(str(exc)) from None
         uuid = servers.find(api_engine, cells, instance, cell_timeout=cell_timeout)
-        if level is not None and level != 'host':
+        if level == 'host':
+            # At the host level a domain hint is the host hint.
+            name, level = (SAME_HOST if name == SAME_DOMAIN else DIFFERENT_HOST), None
+        if level is not None:
             levels = failure_domains.levels(api_engine) if levels is None else levels
             if level not in levels:
                 raise servers.ServerError(

@@ -6,8 +6,9 @@ the flavor size, overridden by ``resources:CLASS=N`` extra specs, removed by
 ``!NAME`` for ``trait:NAME=forbidden``) and ``member_of`` (requested
 aggregates; the availability zone when the caller knows which Placement
 aggregates make up that zone; the failure domains of an affinity group's
-members at the group's level). Everything Placement cannot answer is left to
-the filters.
+members at the group's level; ``!in:`` the domains a hard anti-affinity
+group has filled, or that a ``different_domain`` hint names, microversion
+1.32). Everything Placement cannot answer is left to the filters.
 """
 from __future__ import annotations
 
@@ -42,6 +43,8 @@ class CandidatesQuery:
     # Each entry is one member_of parameter: the provider must be in at least
     # one aggregate of every entry.
     member_of: tuple[tuple[str, ...], ...] = ()
+    # The provider must be in none of these aggregates (``member_of=!in:``).
+    forbidden_aggregates: tuple[str, ...] = ()
     limit: int | None = None
 
     def to_params(self) -> list[tuple[str, str]]:
@@ -58,6 +61,8 @@ class CandidatesQuery:
             params.append(('required', ','.join(traits)))
         for aggregates in self.member_of:
             params.append(('member_of', 'in:' + ','.join(sorted(aggregates))))
+        if self.forbidden_aggregates:
+            params.append(('member_of', '!in:' + ','.join(sorted(self.forbidden_aggregates))))
         if self.limit is not None:
             params.append(('limit', str(self.limit)))
         return params
@@ -84,6 +89,10 @@ class CandidatesQuery:
             for t in sorted(self.forbidden_traits)]
         singles += [(f'member_of in:{",".join(sorted(a))}', CandidatesQuery(
             resources=probe, member_of=(a,), limit=1)) for a in self.member_of]
+        if self.forbidden_aggregates:
+            aggregates = ','.join(sorted(self.forbidden_aggregates))
+            singles.append((f'member_of !in:{aggregates}', CandidatesQuery(
+                resources=probe, forbidden_aggregates=self.forbidden_aggregates, limit=1)))
         return singles
 
 
@@ -146,7 +155,9 @@ def flavor_traits(flavor: Flavor) -> tuple[frozenset[str], frozenset[str]]:
 
 def build_query(spec: RequestSpec, *, limit: int | None = None,
                 zone_aggregates: Mapping[str, Sequence[str]] | None = None,
-                affinity_aggregates: Sequence[str] = ()) -> CandidatesQuery:
+                affinity_aggregates: Sequence[str] = (),
+                required_aggregates: Sequence[Sequence[str]] = (),
+                forbidden_aggregates: Sequence[str] = ()) -> CandidatesQuery:
     """The candidates query for one instance of ``spec``.
 
     ``zone_aggregates`` maps an availability zone to the Placement
@@ -181,6 +192,9 @@ def build_query(spec: RequestSpec, *, limit: int | None = None,
             member_of.append(tuple(sorted(zone)))
     if affinity_aggregates:
         member_of.append(tuple(sorted(set(affinity_aggregates))))
+    for aggregates in required_aggregates:
+        member_of.append(tuple(sorted(set(aggregates))))
     return CandidatesQuery(resources=resources, required_traits=required,
                            forbidden_traits=forbidden, member_of=tuple(member_of),
+                           forbidden_aggregates=tuple(sorted(set(forbidden_aggregates))),
                            limit=limit)

@@ -11,6 +11,12 @@ request is removed and NoValidHost says why. With batched claims
 (``RequestClaims(batched=True)``) the walk charges each choice to the host
 state and the claims are written together at the end; a refused batch
 raises ``BatchClaimRefused`` with nothing claimed.
+
+With a server group (``scheduler.server_group.GroupPlaces``) each claimed
+instance then takes its place in the group's domain; a place another
+scheduler took first undoes that claim and the walk goes on outside that
+domain. Under a hard policy above the host level the alternates stay in
+the claimed host's domain. A failed request gives its places back.
 """
 from __future__ import annotations
 
@@ -24,8 +30,9 @@ from scheduler.filter_chain import run_filters
 from scheduler.filters.base import HostFilter
 from scheduler.host_state import HostState
 from scheduler.request import SchedulingRequest
+from scheduler.server_group import GroupPlaces
 from scheduler.trace import (
-    CLAIMED, CONFLICT, TRACE_WEIGHED_LIMIT, ClaimAttempt, InstanceTrace,
+    CLAIMED, CONFLICT, DOMAIN_TAKEN, TRACE_WEIGHED_LIMIT, ClaimAttempt, InstanceTrace,
     SchedulingTrace, SelectedHost, WeighedEntry)
 from scheduler.weighers.base import HostWeigher, WeighedHost, weigh_hosts
 
@@ -37,7 +44,8 @@ def select_hosts(*, spec: RequestSpec, instance_uuids: Sequence[str],
                  trace: SchedulingTrace, allocation_request_version: str,
                  instance_hosts: Mapping[str, str] | None = None,
                  domain_of_host: Callable[[str, str], str | None] | None = None,
-                 max_claim_attempts: int | None = None
+                 max_claim_attempts: int | None = None,
+                 places: GroupPlaces | None = None
                  ) -> list[list[Selection]]:
     """One list of Selection per instance: the claimed host first, then alternates.
 
@@ -51,10 +59,14 @@ def select_hosts(*, spec: RequestSpec, instance_uuids: Sequence[str],
         return _select(spec, instance_uuids, num_alternates, hosts, resources,
                        filters, weighers, claims, trace, allocation_request_version,
                        instance_hosts or {}, domain_of_host or _no_domain,
-                       max_claim_attempts)
+                       max_claim_attempts, places)
     except NoValidHost:
+        if places is not None:
+            places.give_back()
         raise
     except Exception as exc:
+        if places is not None:
+            places.give_back()
         # Placement unreachable, a bug in a filter...: the request fails as a
         # whole, so the instances already claimed must not keep their claims.
         trace.outcome = 'error'
@@ -69,7 +81,7 @@ def _no_domain(host: str, level: str) -> None:
 
 def _select(spec, instance_uuids, num_alternates, hosts, resources, filters,
             weighers, claims, trace, allocation_request_version, instance_hosts,
-            domain_of_host, max_claim_attempts):
+            domain_of_host, max_claim_attempts, places):
     chosen_hosts: list[str] = []
     discarded: set[str] = set()
     result = []
@@ -81,6 +93,10 @@ def _select(spec, instance_uuids, num_alternates, hosts, resources, filters,
                                     chosen_hosts=list(chosen_hosts),
                                     instance_hosts=instance_hosts,
                                     domain_of_host=domain_of_host)
+        if places is not None:
+            request.member_counts = places.counts
+            request.member_unknown = frozenset(places.unknown_hosts)
+            request.full_domains = frozenset(places.lost)
         usable = [h for h in hosts if h.uuid not in discarded] if discarded else list(hosts)
         instance_trace.hosts_in = len(usable)
         with trace.timed('filters'):
@@ -95,7 +111,7 @@ def _select(spec, instance_uuids, num_alternates, hosts, resources, filters,
                          parts=dict(w.parts)) for w in weighed[:TRACE_WEIGHED_LIMIT]]
         with trace.timed('claims'):
             claimed = _claim_first(instance_uuid, weighed, claims, discarded,
-                                   instance_trace, max_claim_attempts)
+                                   instance_trace, max_claim_attempts, places)
         if claimed is None:
             trace.outcome = 'no valid host'
             trace.rolled_back = claims.rollback()
@@ -104,7 +120,7 @@ def _select(spec, instance_uuids, num_alternates, hosts, resources, filters,
             trace.error = str(error)
             raise error
         chosen_hosts.append(claimed.host)
-        alternates = _alternates(weighed, claimed, discarded, num_alternates)
+        alternates = _alternates(weighed, claimed, discarded, num_alternates, places)
         selections = [_selection(claimed, allocation_request_version)]
         selections += [_selection(h, allocation_request_version) for h in alternates]
         instance_trace.selections = [
@@ -119,15 +135,21 @@ def _select(spec, instance_uuids, num_alternates, hosts, resources, filters,
 
 
 def _alternates(weighed: Sequence[WeighedHost], claimed: HostState,
-                discarded: set[str], count: int) -> list[HostState]:
-    """The best ``count`` other hosts of the claimed host's cell, not lost to a race."""
+                discarded: set[str], count: int,
+                places: GroupPlaces | None = None) -> list[HostState]:
+    """The best ``count`` other hosts of the claimed host's cell, not lost to a race.
+
+    With a server group, only hosts that keep the claimed host's place
+    (``GroupPlaces.keeps_alternate``).
+    """
     found: list[HostState] = []
     for entry in weighed:
         if len(found) >= count:
             break
         host = entry.host
         if (host is not claimed and host.cell_uuid == claimed.cell_uuid
-                and host.uuid not in discarded and host.allocation_request is not None):
+                and host.uuid not in discarded and host.allocation_request is not None
+                and (places is None or places.keeps_alternate(claimed.host, host.host))):
             found.append(host)
     return found
 
@@ -135,10 +157,13 @@ def _alternates(weighed: Sequence[WeighedHost], claimed: HostState,
 def _claim_first(instance_uuid: str, weighed: Sequence[WeighedHost],
                  claims: RequestClaims, discarded: set[str],
                  instance_trace: InstanceTrace,
-                 max_attempts: int | None) -> HostState | None:
+                 max_attempts: int | None,
+                 places: GroupPlaces | None = None) -> HostState | None:
     for entry in weighed:
         host = entry.host
         if host.uuid in discarded or host.allocation_request is None:
+            continue
+        if places is not None and places.domain_of(host.host) in places.lost:
             continue
         if max_attempts is not None and len(instance_trace.claims) >= max_attempts:
             instance_trace.gave_up = True
@@ -153,6 +178,16 @@ def _claim_first(instance_uuid: str, weighed: Sequence[WeighedHost],
             instance_trace.claims.append(ClaimAttempt(
                 host=host.host, nodename=host.nodename, compute_node_uuid=host.uuid,
                 outcome=CONFLICT, detail=str(exc), code=exc.code or ''))
+            continue
+        if places is not None and not places.take(instance_uuid, host.host):
+            # Another scheduler's member took the domain's last place after
+            # our read: this claim must not stand, and the domain is full.
+            claims.unclaim(instance_uuid)
+            instance_trace.claims.append(ClaimAttempt(
+                host=host.host, nodename=host.nodename, compute_node_uuid=host.uuid,
+                outcome=DOMAIN_TAKEN,
+                detail=f'{places.group.level or "host"} {places.domain_of(host.host)} '
+                       f'is full: another member of the group took its place first'))
             continue
         instance_trace.claims.append(ClaimAttempt(
             host=host.host, nodename=host.nodename, compute_node_uuid=host.uuid,

@@ -123,7 +123,14 @@ class RequestClaims:
             self._made[consumer] = (host, resources)
 
     def unclaim(self, consumer_uuid: str) -> None:
-        """Remove one claim made here: in Placement, in the host state, in the cache."""
+        """Remove one claim made here: in Placement, in the host state, in the cache.
+
+        A batched claim not written yet is only taken off its host state.
+        """
+        if consumer_uuid in self._pending:
+            host, resources, _ = self._pending.pop(consumer_uuid)
+            host.release(resources)
+            return
         host, resources = self._made.pop(consumer_uuid)
         self._claimer.unclaim(consumer_uuid)
         host.release(resources)

@@ -22,7 +22,8 @@ DEFAULT_FILTERS = [
     'DifferentHostFilter',
     'SameHostFilter',
 ]
-DEFAULT_WEIGHERS = ['RAMWeigher', 'CPUWeigher', 'DiskWeigher', 'BuildFailureWeigher']
+DEFAULT_WEIGHERS = ['RAMWeigher', 'CPUWeigher', 'DiskWeigher', 'BuildFailureWeigher',
+                    'ServerGroupSoftAffinityWeigher', 'ServerGroupSoftAntiAffinityWeigher']
 
 filter_scheduler_group = cfg.OptGroup(
     'filter_scheduler', title='Host filtering and weighing')
@@ -45,6 +46,14 @@ filter_scheduler_opts = [
     cfg.FloatOpt('disk_weight_multiplier', default=1.0,
                  help='Multiplier of the free-disk weight: positive spreads, '
                       'negative packs, 0 ignores disk.'),
+    cfg.FloatOpt('soft_affinity_weight_multiplier', default=10.0, min=0.0,
+                 help='Multiplier of the soft-affinity weight (members of a soft-affinity '
+                      'server group in the host\'s domain): above the free-resource '
+                      'weighers\' sum so that the group keeps together while it can.'),
+    cfg.FloatOpt('soft_anti_affinity_weight_multiplier', default=10.0, min=0.0,
+                 help='Multiplier of the soft-anti-affinity weight (minus the members of a '
+                      'soft-anti-affinity server group in the host\'s domain): above the '
+                      'free-resource weighers\' sum so that the group spreads while it can.'),
     cfg.FloatOpt('build_failure_weight_multiplier', default=1000000.0,
                  help='Multiplier of the recent-build-failures weight. Positive '
                       'avoids hosts whose recent builds failed; the large default '

@@ -20,7 +20,9 @@ from scheduler.claims import BatchClaimRefused, Claimer, RequestClaims
 from scheduler.filters.base import HostFilter
 from scheduler.host_cache import HostStateCache
 from scheduler.host_state import HOST_LEVEL
-from scheduler.request import DIFFERENT_HOST_HINT, SAME_HOST_HINT
+from scheduler.request import (
+    DIFFERENT_DOMAIN_HINT, DIFFERENT_HOST_HINT, SAME_DOMAIN_HINT, SAME_HOST_HINT)
+from scheduler.server_group import GroupBook, GroupPlaces
 from scheduler.claim_walk import select_hosts
 from scheduler.errors import NoValidHost
 from scheduler.trace import BATCH_CLAIMED, BATCH_FELL_BACK, SchedulingTrace
@@ -57,7 +59,8 @@ class DestinationSelector:
                  max_claim_attempts: int | None = None,
                  batch_claims: bool = False,
                  instance_locator: InstanceLocator | None = None,
-                 zone_aggregates: Mapping[str, Sequence[str]] | None = None) -> None:
+                 zone_aggregates: Mapping[str, Sequence[str]] | None = None,
+                 group_book: GroupBook | None = None) -> None:
         self._candidate_source = candidate_source
         self._claimer = claimer
         self._cache = cache
@@ -69,6 +72,7 @@ class DestinationSelector:
         self._batch_claims = batch_claims
         self._instance_locator = instance_locator
         self._zone_aggregates = zone_aggregates
+        self._group_book = group_book
 
     def select_destinations(self, spec: RequestSpec, instance_uuids: Sequence[str],
                             num_alternates: int) -> SchedulingResult:
@@ -112,10 +116,20 @@ class DestinationSelector:
     def _select_once(self, spec: RequestSpec, instance_uuids: Sequence[str],
                      num_alternates: int, limit: int | None, *, batch_claim: str = '',
                      refusal: str = '') -> SchedulingResult:
-        affinity_domains = self._affinity_domains(spec)
+        places = self._group_places(spec, instance_uuids)
+        if places is not None:
+            spec = dataclasses.replace(spec, instance_group=places.filled())
+            affinity_domains = places.member_domains()
+            full_domains = places.full_domains()
+        else:
+            affinity_domains, full_domains = self._affinity_domains(spec), []
+        instance_hosts = self._locate_hinted(spec)
+        same_domains, other_domains, hint_problem = self._hinted_domains(spec, instance_hosts)
         query = build_query(spec, limit=limit,
                             zone_aggregates=self._zone_aggregates,
-                            affinity_aggregates=affinity_domains)
+                            affinity_aggregates=affinity_domains,
+                            required_aggregates=same_domains,
+                            forbidden_aggregates=[*full_domains, *other_domains])
         params = query.to_params()
         trace = SchedulingTrace(project_id=spec.project_id,
                                 num_instances=len(instance_uuids),
@@ -123,9 +137,17 @@ class DestinationSelector:
                                 placement_microversion=self._candidate_source.microversion,
                                 instance_uuids=list(instance_uuids),
                                 request=summarize_request(
-                                    spec, group_member_of=affinity_domains),
+                                    spec, group_member_of=affinity_domains,
+                                    group_not_member_of=full_domains),
                                 started_at=time.time(),
                                 batch_claim=batch_claim, batch_claim_refusal=refusal)
+        if places is not None:
+            trace.group_reason = places.why_full() or ''
+        if hint_problem:
+            trace.outcome = 'no valid host'
+            trace.error = (f'No valid host for instance {instance_uuids[0]}: '
+                           f'{hint_problem}')
+            raise NoValidHost(trace.error, trace=trace)
         with self._cache.reading() as token:
             with trace.timed('placement_candidates'):
                 candidates = self._candidate_source.allocation_candidates(query)
@@ -144,9 +166,9 @@ class DestinationSelector:
             hosts=states.hosts, resources=query.resources, filters=self._filters,
             weighers=self._weighers, claims=claims, trace=trace,
             allocation_request_version=self._candidate_source.microversion,
-            instance_hosts=self._locate_hinted(spec),
+            instance_hosts=instance_hosts,
             domain_of_host=self._cache.failure_domain_of_host,
-            max_claim_attempts=self._max_claim_attempts)
+            max_claim_attempts=self._max_claim_attempts, places=places)
         return SchedulingResult(selections=selections, trace=trace)
 
     def _diagnose_shortage(self, query: CandidatesQuery) -> tuple[list[str], list[str]]:
@@ -213,25 +235,66 @@ class DestinationSelector:
     def _affinity_domains(self, spec: RequestSpec) -> list[str]:
         """Failure domains of an affinity group's members, at the group's level."""
         group = spec.instance_group
-        if group is None or group.policy != AFFINITY or group.level in (None, HOST_LEVEL):
+        if (group is None or group.policy != AFFINITY or group.soft
+                or group.level in (None, HOST_LEVEL)):
             return []
         domains = {self._cache.failure_domain_of_host(h, group.level) for h in group.hosts}
         return sorted(d for d in domains if d is not None)
+
+    def _group_places(self, spec: RequestSpec,
+                      instance_uuids: Sequence[str]) -> GroupPlaces | None:
+        """Where the group's other members are and which places they hold, read now."""
+        if spec.instance_group is None or self._group_book is None:
+            return None
+        return GroupPlaces.read(spec.instance_group, instance_uuids, self._group_book,
+                                self._instance_locator, self._cache.failure_domain_of_host)
+
+    def _hinted_domains(self, spec: RequestSpec, instance_hosts: Mapping[str, str]
+                        ) -> tuple[list[list[str]], list[str], str]:
+        """(``member_of`` per same_domain hint, the domains different_domain forbids, a problem).
+
+        A hinted instance found nowhere, or on a host in no domain of that
+        level, cannot be placed beside (a problem: NoValidHost) and is not
+        a reason to avoid anywhere (different_domain ignores it).
+        """
+        same, other = [], []
+        for name, values in ((SAME_DOMAIN_HINT, spec.scheduler_hints.get(SAME_DOMAIN_HINT)),
+                             (DIFFERENT_DOMAIN_HINT,
+                              spec.scheduler_hints.get(DIFFERENT_DOMAIN_HINT))):
+            for value in values or ():
+                level, _, instance = value.partition(':')
+                host = instance_hosts.get(instance)
+                domain = (None if host is None
+                          else self._cache.failure_domain_of_host(host, level))
+                if name == DIFFERENT_DOMAIN_HINT:
+                    if domain is not None:
+                        other.append(domain)
+                elif domain is None:
+                    where = ('runs on no host Placement knows' if host is None
+                             else f'runs on {host}, which is in no {level}')
+                    return [], [], f'{name}={value}: instance {instance} {where}'
+                else:
+                    same.append([domain])
+        return same, other, ''
 
     def _locate_hinted(self, spec: RequestSpec) -> Mapping[str, str]:
         wanted = set()
         for hint in (DIFFERENT_HOST_HINT, SAME_HOST_HINT):
             wanted.update(spec.scheduler_hints.get(hint) or ())
+        for hint in (DIFFERENT_DOMAIN_HINT, SAME_DOMAIN_HINT):
+            wanted.update(v.partition(':')[2] for v in spec.scheduler_hints.get(hint) or ())
         if not wanted or self._instance_locator is None:
             return {}
         return dict(self._instance_locator.hosts_of(sorted(wanted)))
 
 
-def summarize_request(spec: RequestSpec, *, group_member_of: Sequence[str] = ()) -> dict:
+def summarize_request(spec: RequestSpec, *, group_member_of: Sequence[str] = (),
+                      group_not_member_of: Sequence[str] = ()) -> dict:
     """The part of a RequestSpec an operator needs to read a scheduling record.
 
     ``group_member_of``: the failure domains (Placement aggregates) the
-    server group's policy made the query ``member_of``.
+    server group's policy made the query ``member_of``;
+    ``group_not_member_of``: those it forbade (``member_of=!in:``).
     """
     flavor = spec.flavor
     summary: dict = {
@@ -248,10 +311,19 @@ def summarize_request(spec: RequestSpec, *, group_member_of: Sequence[str] = ())
     if spec.scheduler_hints:
         summary['scheduler_hints'] = {k: list(v) for k, v in spec.scheduler_hints.items()}
     if spec.instance_group is not None:
-        summary['instance_group'] = {'uuid': spec.instance_group.uuid,
-                                     'policy': spec.instance_group.policy,
-                                     'level': spec.instance_group.level,
+        group = spec.instance_group
+        summary['instance_group'] = {'uuid': group.uuid,
+                                     'policy': group.policy,
+                                     'level': group.level,
                                      'member_of': sorted(group_member_of)}
+        if group.name:
+            summary['instance_group']['name'] = group.name
+        if group.soft:
+            summary['instance_group']['soft'] = True
+        if group_not_member_of:
+            summary['instance_group']['not_member_of'] = sorted(group_not_member_of)
+        if group.members:
+            summary['instance_group']['members'] = len(group.members)
     if spec.ignore_hosts:
         summary['ignore_hosts'] = list(spec.ignore_hosts)
     if spec.retry is not None:

@@ -64,6 +64,8 @@ def explain(trace: 'SchedulingTrace', instance_trace: 'InstanceTrace',
     """
     parts = [f'No valid host for instance {instance_trace.instance_uuid} '
              f'({index + 1} of {count})']
+    if trace.group_reason:
+        parts.append(trace.group_reason)
     query = '&'.join(f'{k}={v}' for k, v in trace.query)
     if trace.candidate_hosts == 0 and not trace.unknown_providers:
         parts.append(f'Placement returned no allocation candidates for {query}')

@@ -27,6 +27,7 @@ from scheduler.errors import (
 from scheduler import metrics
 from scheduler.host_cache import HostStateCache
 from scheduler.plugins import load_from_conf
+from scheduler.server_group import GroupBook
 from scheduler.trace import SchedulingTrace
 
 LOG = logging.getLogger(__name__)
@@ -46,6 +47,7 @@ class SchedulerManager:
     def from_conf(cls, conf: cfg.ConfigOpts, *, candidate_source: CandidateSource,
                   claimer: Claimer, cache: HostStateCache,
                   instance_locator: InstanceLocator | None = None,
+                  group_book: GroupBook | None = None,
                   on_trace: TraceSink | None = None) -> 'SchedulerManager':
         """A manager with the filters, weighers and limits ``conf`` names."""
         filters, weighers = load_from_conf(conf)
@@ -56,7 +58,7 @@ class SchedulerManager:
             min_results=conf.scheduler.min_placement_results,
             max_claim_attempts=conf.scheduler.max_claim_attempts,
             batch_claims=conf.scheduler.batch_claims,
-            instance_locator=instance_locator)
+            instance_locator=instance_locator, group_book=group_book)
         return cls(selector, on_trace=on_trace)
 
     @messaging.expected_exceptions(NoValidHost, InvalidFlavorExtraSpec,

@@ -7,6 +7,7 @@ where the instances named in scheduler hints run.
 """
 from __future__ import annotations
 
+import collections
 import dataclasses
 from typing import Callable, Mapping
 
@@ -15,6 +16,9 @@ from scheduler.host_state import HOST_LEVEL
 
 DIFFERENT_HOST_HINT = 'different_host'
 SAME_HOST_HINT = 'same_host'
+# LEVEL:INSTANCE; Placement answers them (member_of, member_of=!in:).
+DIFFERENT_DOMAIN_HINT = 'different_domain'
+SAME_DOMAIN_HINT = 'same_domain'
 
 
 @dataclasses.dataclass
@@ -29,6 +33,13 @@ class SchedulingRequest:
     instance_hosts: Mapping[str, str] = dataclasses.field(default_factory=dict)
     # (host, level) -> the host's failure-domain aggregate at that level.
     domain_of_host: Callable[[str, str], str | None] = lambda host, level: None
+    # Where the group's other members are, read by the scheduler itself
+    # (``scheduler.server_group``): domain -> members, and hosts whose domain
+    # is unknown. None: only what the spec's group says (its ``hosts``).
+    member_counts: Mapping[str, int] | None = None
+    member_unknown: frozenset[str] = frozenset()
+    # Domains another scheduler filled while this request ran.
+    full_domains: frozenset[str] = frozenset()
 
     def hint(self, name: str) -> list[str]:
         return list(self.spec.scheduler_hints.get(name) or ())
@@ -44,26 +55,55 @@ class SchedulingRequest:
         hosts = set(group.hosts) if group is not None else set()
         return hosts | set(self.chosen_hosts)
 
+    def group_soft(self) -> bool:
+        group = self.spec.instance_group
+        return group is not None and group.soft
+
     def group_level(self) -> str | None:
         """The failure-domain level of the group's policy; None for the host level."""
         group = self.spec.instance_group
         level = group.level if group is not None else None
         return None if level in (None, HOST_LEVEL) else level
 
-    def group_domains(self) -> tuple[set[str], set[str]]:
-        """(domains at the group's level its hosts are in, hosts whose domain is unknown).
+    def group_domain_of(self, host: str) -> str | None:
+        level = self.group_level()
+        return host if level is None else self.domain_of_host(host, level)
+
+    def group_domain_counts(self) -> tuple[collections.Counter, set[str]]:
+        """(domain -> members in it, this request's choices included; hosts whose domain is unknown).
 
         At the host level the domains are the hosts themselves.
         """
-        level = self.group_level()
-        hosts = self.group_hosts()
-        if level is None:
-            return hosts, set()
-        known, unknown = set(), set()
+        counts: collections.Counter = collections.Counter()
+        unknown: set[str] = set()
+        group = self.spec.instance_group
+        if group is None:
+            return counts, unknown
+        if self.member_counts is not None:
+            counts.update(self.member_counts)
+            unknown |= set(self.member_unknown)
+            hosts = list(self.chosen_hosts)
+        else:
+            hosts = list(group.hosts) + list(self.chosen_hosts)
         for host in hosts:
-            domain = self.domain_of_host(host, level)
+            domain = self.group_domain_of(host)
             if domain is None:
                 unknown.add(host)
             else:
-                known.add(domain)
-        return known, unknown
+                counts[domain] += 1
+        return counts, unknown
+
+    def group_domains(self) -> tuple[set[str], set[str]]:
+        """(domains at the group's level its members are in, hosts whose domain is unknown)."""
+        counts, unknown = self.group_domain_counts()
+        return set(counts), unknown
+
+    def group_full(self, domain: str) -> bool:
+        """Anti-affinity: the domain holds ``max_per_domain`` members already."""
+        group = self.spec.instance_group
+        if group is None:
+            return False
+        if domain in self.full_domains:
+            return True
+        counts, _ = self.group_domain_counts()
+        return counts[domain] >= group.max_per_domain

@@ -12,6 +12,8 @@ from typing import Any, Iterator
 
 CLAIMED = 'claimed'
 CONFLICT = 'conflict'
+# Claimed, but another scheduler's member took the domain's last place first.
+DOMAIN_TAKEN = 'domain taken'
 BATCH_CLAIMED = 'claimed'
 BATCH_FELL_BACK = 'fell_back'
 #: Weighed hosts kept per instance, best first: enough to see why the winner
@@ -78,7 +80,7 @@ class InstanceTrace:
     selections: list[SelectedHost] = dataclasses.field(default_factory=list)
 
     def lost_claims(self) -> int:
-        return sum(1 for c in self.claims if c.outcome == CONFLICT)
+        return sum(1 for c in self.claims if c.outcome in (CONFLICT, DOMAIN_TAKEN))
 
 
 @dataclasses.dataclass
@@ -107,6 +109,9 @@ class SchedulingTrace:
     instances: list[InstanceTrace] = dataclasses.field(default_factory=list)
     outcome: str = ''
     error: str | None = None
+    # Why the server group left no room, for NoValidHost ("anti-affinity at
+    # rack: group web has members in every rack (r1, r2, r3)").
+    group_reason: str = ''
     # Instances whose claims were removed because the request failed.
     rolled_back: list[str] = dataclasses.field(default_factory=list)
     # A multi-create's claims in one POST /allocations: BATCH_CLAIMED, or

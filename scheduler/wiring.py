@@ -33,6 +33,7 @@ from scheduler import rpcapi
 from scheduler.failure_domains import record_levels
 from scheduler.host_cache import HostStateCache
 from scheduler.host_refresher import HostRefresher
+from scheduler.group_book import ApiGroupBook
 from scheduler.instance_locator import PlacementInstanceLocator
 from scheduler.manager import SchedulerManager
 from scheduler.placement_adapter import PlacementAdapter
@@ -127,6 +128,7 @@ def build_scheduler(conf: cfg.ConfigOpts, *, transport, cells: CellDatabases,
         manager = SchedulerManager.from_conf(
             conf, candidate_source=adapter, claimer=adapter, cache=cache,
             instance_locator=PlacementInstanceLocator(placement, cache),
+            group_book=ApiGroupBook(cells),
             on_trace=trace_sink(writer, on_trace))
     except Exception:
         if writer is not None:

@@ -217,10 +217,15 @@ _LEASE = build_requests.update().where(
 
 
 def fail(engine: Engine, instance_uuids: Iterable[str], reason: str) -> int:
-    """Mark the build requests failed with ``reason``; how many were marked."""
+    """Mark the build requests failed with ``reason``; how many were marked.
+
+    A failed member of a server group holds no place in it any more.
+    """
+    uuids = list(instance_uuids)
     with engine.begin() as conn:
+        server_groups.release_on(conn, uuids)
         return conn.execute(build_requests.update().where(
-            build_requests.c.instance_uuid.in_(list(instance_uuids)), _LIVE).values(
+            build_requests.c.instance_uuid.in_(uuids), _LIVE).values(
                 fault_message=reason, failed_at=utcnow())).rowcount
 
 

@@ -235,14 +235,19 @@ def group_of(engine: Engine, instance_uuid: str) -> ServerGroup | None:
         return None if row is None else _view(conn, row)
 
 
-def hold(engine: Engine, instance_uuid: str, domain: str, max_per_domain: int) -> bool:
+def hold(engine: Engine, instance_uuid: str, domain: str,
+         max_per_domain: int | None) -> bool:
     """Make the member hold a place in ``domain``; False when the domain is full.
 
-    Each slot is tried in its own transaction: a unique violation means
-    another member (perhaps another scheduler's, a moment ago) has that
-    slot. A member that held a place elsewhere gives it up.
+    ``max_per_domain`` None (affinity: no limit) holds without a slot. Each
+    slot is tried in its own transaction: a unique violation means another
+    member (perhaps another scheduler's, a moment ago) has that slot. A
+    member that held a place elsewhere gives it up. An instance that is no
+    member (its group was sent without being recorded) has nothing to hold:
+    True.
     """
-    for slot in range(max_per_domain):
+    slots: Iterable[int | None] = [None] if max_per_domain is None else range(max_per_domain)
+    for slot in slots:
         try:
             with engine.begin() as conn:
                 done = conn.execute(server_group_members.update().where(
@@ -250,15 +255,29 @@ def hold(engine: Engine, instance_uuid: str, domain: str, max_per_domain: int) -
                     domain=domain, slot=slot))
         except sa.exc.IntegrityError:
             continue
-        return done.rowcount == 1
+        return True
     return False
 
 
-def release(engine: Engine, instance_uuids: Iterable[str]) -> None:
-    """The members hold no place any more (ERROR, deleted, claim removed)."""
+def release_on(conn: Connection, instance_uuids: Iterable[str]) -> None:
+    """The members hold no place any more (ERROR, deleted, claim removed), on the caller's transaction."""
     uuids = list(instance_uuids)
     if uuids:
-        with engine.begin() as conn:
+        conn.execute(server_group_members.update().where(
+            server_group_members.c.instance_uuid.in_(uuids)).values(domain=None, slot=None))
+
+
+def release(engine: Engine, instance_uuids: Iterable[str]) -> None:
+    """``release_on`` in a transaction of its own."""
+    with engine.begin() as conn:
+        release_on(conn, instance_uuids)
+
+
+def release_stale(engine: Engine, held: Iterable[Member]) -> None:
+    """Give back these places if the members still hold exactly them (another writer may have moved them)."""
+    with engine.begin() as conn:
+        for member in held:
             conn.execute(server_group_members.update().where(
-                server_group_members.c.instance_uuid.in_(uuids)).values(
+                server_group_members.c.instance_uuid == member.instance_uuid,
+                server_group_members.c.domain == member.domain).values(
                 domain=None, slot=None))

@@ -3,7 +3,8 @@
 "Where" is the group's level: the host itself, or the failure domain (a
 Placement aggregate such as a rack) its members' hosts are in. The first
 instance of an empty group may go anywhere; every later one (also within the
-same multi-create) must join the domain already chosen.
+same multi-create) must join the domain already chosen. A soft group is left
+to the weighers.
 """
 from __future__ import annotations
 
@@ -22,12 +23,12 @@ class ServerGroupAffinityFilter(HostFilter):
 
     def applies(self, request: SchedulingRequest) -> bool:
         group = request.spec.instance_group
-        return group is not None and group.policy == AFFINITY
+        return group is not None and group.policy == AFFINITY and not group.soft
 
     def check(self, host: HostState, request: SchedulingRequest) -> Rejection | None:
-        group = request.spec.instance_group
-        if group is None or group.policy != AFFINITY:
+        if not self.applies(request):
             return None
+        group = request.spec.instance_group
         level = request.group_level()
         domains, unknown = request.group_domains()
         if level is None:

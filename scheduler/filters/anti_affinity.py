@@ -1,8 +1,10 @@
 """ServerGroupAntiAffinityFilter: for an anti-affinity group, is the host clear of its members?
 
 "Clear" is at the group's level: another host, or another failure domain (a
-Placement aggregate such as a rack) than every member's. A host whose own
-domain at that level is unknown cannot be shown to be clear and is refused.
+Placement aggregate such as a rack) than every member's, or one holding
+fewer than the group's ``max_per_domain`` members. A host whose own domain
+at that level is unknown cannot be shown to be clear and is refused. A soft
+group is left to the weighers.
 """
 from __future__ import annotations
 
@@ -21,16 +23,15 @@ class ServerGroupAntiAffinityFilter(HostFilter):
 
     def applies(self, request: SchedulingRequest) -> bool:
         group = request.spec.instance_group
-        return group is not None and group.policy == ANTI_AFFINITY
+        return group is not None and group.policy == ANTI_AFFINITY and not group.soft
 
     def check(self, host: HostState, request: SchedulingRequest) -> Rejection | None:
-        group = request.spec.instance_group
-        if group is None or group.policy != ANTI_AFFINITY:
+        if not self.applies(request):
             return None
+        group = request.spec.instance_group
         level = request.group_level()
-        domains, _ = request.group_domains()
         if level is None:
-            if host.host in domains:
+            if request.group_full(host.host):
                 return self.reject(
                     RUNS_GROUP_MEMBER,
                     f'anti-affinity: host already runs a member of server group {group.uuid}')
@@ -39,7 +40,7 @@ class ServerGroupAntiAffinityFilter(HostFilter):
         if own is None:
             return self.reject(HOST_DOMAIN_UNKNOWN,
                                f'anti-affinity: host is in no known {level}')
-        if own in domains:
+        if request.group_full(own):
             return self.reject(
                 DOMAIN_HAS_GROUP_MEMBER,
                 f'anti-affinity: {level} {own} already runs a member of server '

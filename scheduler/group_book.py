@@ -1,0 +1,71 @@
+"""The scheduler's book of server groups: members and their places in the API database, their states in the cells.
+
+The scheduler fills a request's server group itself (ARCHITECTURE.md,
+"Server groups"): it reads the members and the places they hold here,
+locates them in Placement (``instance_locator``), and takes a place for
+each instance it claims a host for. A member that holds a place but has no
+allocation in Placement is asked of its cell: in ERROR, deleted, or gone,
+its place is stale and given back; still building (between two hosts of a
+reschedule, or not in a cell yet), it keeps it.
+"""
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+import sqlalchemy as sa
+
+from cellplane.cells.databases import CellDatabases, UnknownCell
+from cellplane.objects import (build_requests, cell_mappings, failure_domains,
+                               instance_mappings, instances, server_groups)
+from rpc_schemas import instance as instance_states
+
+
+class ApiGroupBook:
+    def __init__(self, cells: CellDatabases) -> None:
+        self._cells = cells
+
+    @property
+    def _api(self):
+        return self._cells.api_engine
+
+    def members(self, group_uuid: str) -> list[server_groups.Member]:
+        return server_groups.members(self._api, group_uuid)
+
+    def gone(self, instance_uuids: Sequence[str]) -> set[str]:
+        """Those of the members that are in ERROR, deleted, or exist no more."""
+        uuids = list(instance_uuids)
+        if not uuids:
+            return set()
+        mapped = {uuid: (cell_id, queued) for uuid, cell_id, queued
+                  in instance_mappings.cells_of(self._api, uuids)}
+        gone = {u for u in uuids if u not in mapped or mapped[u][1]}
+        unplaced = [u for u in uuids if u in mapped and mapped[u][0] is None]
+        pending = build_requests.get_many(self._api, unplaced)
+        gone |= {u for u in unplaced if u not in pending or pending[u].failed}
+        cell_uuids = cell_mappings.uuids_by_id(self._api)
+        by_cell: dict[str, list[str]] = {}
+        for uuid, (cell_id, queued) in mapped.items():
+            if cell_id is not None and not queued:
+                by_cell.setdefault(cell_uuids.get(cell_id, ''), []).append(uuid)
+        for cell_uuid, share in by_cell.items():
+            try:
+                with self._cells.engine(cell_uuid).connect() as conn:
+                    rows = {r['uuid']: r['vm_state'] for r in instances.get_many(conn, share)}
+            except (UnknownCell, sa.exc.SQLAlchemyError):
+                continue   # cannot tell: the place is kept
+            gone |= {u for u in share if rows.get(u) in (
+                None, instance_states.ERROR, instance_states.DELETED)}
+        return gone
+
+    def hold(self, instance_uuid: str, domain: str, max_per_domain: int | None) -> bool:
+        return server_groups.hold(self._api, instance_uuid, domain, max_per_domain)
+
+    def release(self, instance_uuids: Iterable[str]) -> None:
+        server_groups.release(self._api, instance_uuids)
+
+    def release_stale(self, held: Iterable[server_groups.Member]) -> None:
+        server_groups.release_stale(self._api, held)
+
+    def domain_names(self, level: str) -> dict[str, str]:
+        """Domain uuid -> name, for every domain of ``level``."""
+        return {d.uuid: d.name for d in failure_domains.list_all(self._api, level=level)}

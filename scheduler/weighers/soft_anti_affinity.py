@@ -1,0 +1,28 @@
+"""ServerGroupSoftAntiAffinityWeigher: prefer hosts in domains with fewer of a soft-anti-affinity group's members.
+
+The raw value is minus how many members (this request's earlier choices
+included) are in the host's domain at the group's level (the host itself
+at ``host``). Only for soft-anti-affinity groups; a preference, never a
+refusal: when every domain has members the least crowded one wins.
+"""
+from __future__ import annotations
+
+from rpc_schemas.request_spec import ANTI_AFFINITY
+from scheduler.host_state import HostState
+from scheduler.request import SchedulingRequest
+from scheduler.weighers.base import HostWeigher
+
+
+class ServerGroupSoftAntiAffinityWeigher(HostWeigher):
+    name = 'ServerGroupSoftAntiAffinityWeigher'
+    multiplier_option = 'soft_anti_affinity_weight_multiplier'
+
+    def raw_weight(self, host: HostState, request: SchedulingRequest) -> float:
+        group = request.spec.instance_group
+        if group is None or not group.soft or group.policy != ANTI_AFFINITY:
+            return 0.0
+        domain = request.group_domain_of(host.host)
+        if domain is None:
+            return 0.0
+        counts, _ = request.group_domain_counts()
+        return -counts[domain]
