@@ -490,12 +490,14 @@ class PlacementClient:
 
     # ------------------------------------------------------- candidates
     def get_candidates(self, resources: dict[str, int], *, required=(), forbidden=(),
-                       member_of=(), in_tree: str | None = None,
+                       member_of=(), not_member_of=(), in_tree: str | None = None,
                        limit: int | None = None) -> Candidates:
         """Allocation candidates for one unsuffixed request group.
 
         ``member_of`` is a list of aggregate sets: each set is any-of, the
-        sets are all-of (as Placement's repeated ``member_of=in:``).
+        sets are all-of (as Placement's repeated ``member_of=in:``);
+        ``not_member_of``: aggregates no candidate may be in
+        (``member_of=!in:``, microversion 1.32).
         """
         query = [('resources', ','.join(f'{rc}:{n}' for rc, n in resources.items()))]
         traits = list(required) + [f'!{t}' for t in forbidden]
@@ -505,6 +507,8 @@ class PlacementClient:
             aggs = sorted(aggs)
             query.append(('member_of', aggs[0] if len(aggs) == 1
                           else 'in:' + ','.join(aggs)))
+        if not_member_of:
+            query.append(('member_of', '!in:' + ','.join(sorted(not_member_of))))
         if in_tree:
             query.append(('in_tree', in_tree))
         if limit:

@@ -39,7 +39,7 @@ class PlacementAdapter:
         found = self._client.get_candidates(
             dict(query.resources), required=sorted(query.required_traits),
             forbidden=sorted(query.forbidden_traits), member_of=query.member_of,
-            limit=query.limit)
+            not_member_of=query.forbidden_aggregates, limit=query.limit)
         requests = []
         for candidate in found.candidates:
             request: dict[str, Any] = {'allocations': candidate.allocations}
