@@ -30,6 +30,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from cellplane.db.api.models import server_group_members, server_groups
 from cellplane.objects import failure_domains
+from rpc_schemas.request_spec import RequestSpec
 
 AFFINITY = 'affinity'
 ANTI_AFFINITY = 'anti-affinity'
@@ -250,7 +251,7 @@ def hold(engine: Engine, instance_uuid: str, domain: str,
     for slot in slots:
         try:
             with engine.begin() as conn:
-                done = conn.execute(server_group_members.update().where(
+                conn.execute(server_group_members.update().where(
                     server_group_members.c.instance_uuid == instance_uuid).values(
                     domain=domain, slot=slot))
         except sa.exc.IntegrityError:
@@ -281,3 +282,18 @@ def release_stale(engine: Engine, held: Iterable[Member]) -> None:
                 server_group_members.c.instance_uuid == member.instance_uuid,
                 server_group_members.c.domain == member.domain).values(
                 domain=None, slot=None))
+
+
+def with_places(engine: Engine, spec: RequestSpec) -> RequestSpec:
+    """``spec`` with its server group's members and the places they hold now, for the cell.
+
+    What the cell conductor needs to check an alternate against the group
+    without reading this database (``conductor/cell/group_check.py``).
+    """
+    group = spec.instance_group
+    if group is None:
+        return spec
+    found = members(engine, group.uuid)
+    return dataclasses.replace(spec, instance_group=dataclasses.replace(
+        group, members=[m.instance_uuid for m in found],
+        domains=sorted(m.domain for m in found if m.domain is not None)))

@@ -5,7 +5,9 @@ Inside the cell only, never asking the scheduler or the top level:
 1. record the failed attempt (action event) and remove the failed host's
    allocation in Placement (the unclaim of the claim that host was built on);
 2. walk the remaining alternates in order: skip those whose compute service
-   is down (``service_down_time``, recorded as such); claim each other one's
+   is down (``service_down_time``, recorded as such) and those that would
+   break the server group's hard policy (``group_check``: where the other
+   members are now, asked of Placement; recorded with the reason); claim each other one's
    own allocation request for the instance (project and user from the
    request spec); a refused claim is recorded with Placement's reason and
    the walk goes on;
@@ -36,6 +38,7 @@ from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
 from cellplane.context import RequestContext
 from compute_agent.rpcapi import ComputeAPI
 from conductor import metrics
+from conductor.cell import group_check
 from cellplane.objects import build_plans, compute_nodes, instance_actions, instances, services
 import oslo_messaging as messaging  # noqa: E402,I100
 from placement.client import (
@@ -126,6 +129,10 @@ class Rescheduler:
             if selection.service_host in silent:
                 self._skip_down(action_id, uuid, selection, silent[selection.service_host])
                 continue
+            broken = group_check.breaks_group(self._placement, request_spec, uuid, selection)
+            if broken is not None:
+                self._skip(action_id, uuid, selection, broken)
+                continue
             refused = self._claim(ctxt, action_id, instance, request_spec, selection,
                                   remaining)
             if refused is None:
@@ -146,8 +153,12 @@ class Rescheduler:
     def _skip_down(self, action_id: int, uuid: str, selection: Selection,
                    last_seen) -> None:
         since = f'since {last_seen:%Y-%m-%d %H:%M:%S} UTC' if last_seen else 'ever'
-        reason = (f'host {selection.service_host} is down: no heartbeat {since} '
-                  f'(service_down_time {self._service_down_time:g} s)')
+        self._skip(action_id, uuid, selection, (
+            f'host {selection.service_host} is down: no heartbeat {since} '
+            f'(service_down_time {self._service_down_time:g} s)'))
+
+    def _skip(self, action_id: int, uuid: str, selection: Selection, reason: str) -> None:
+        """Record an alternate not tried, and why."""
         LOG.info('Alternate %s for instance %s not usable: %s', selection.service_host,
                  uuid, reason)
         now = instance_actions.utcnow()

@@ -49,7 +49,7 @@ from sqlalchemy.engine import Engine
 
 from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
 from cellplane.context import new_context
-from cellplane.objects import build_requests
+from cellplane.objects import build_requests, server_groups
 from cellplane.cells.databases import CellDatabases, UnknownCell
 from cellplane.objects.cell_mappings import CellMapping
 from compute_agent.rpcapi import ComputeAPI
@@ -268,6 +268,7 @@ class SuperConductorManager:
         API database for all the mappings, then one cast per instance: a
         multi-create costs a few round trips, not a few per instance.
         """
+        spec = self._with_group_places(spec)
         by_cell: dict[str, list[tuple[Instance, Sequence[Selection]]]] = {}
         for asked, host_list in chosen_for:
             chosen = host_list[0]
@@ -306,6 +307,18 @@ class SuperConductorManager:
                 self._cast_build(ctxt, placed, spec)
             else:
                 self._withdraw(placed, outcome, failure)
+
+    def _with_group_places(self, spec: RequestSpec) -> RequestSpec:
+        """The spec with its group's members and held places (the cell checks alternates with them)."""
+        try:
+            return server_groups.with_places(self._api_engine, spec)
+        except sa.exc.SQLAlchemyError as exc:
+            # The build goes on; a reschedule then checks against the members
+            # the spec names (none), as for a group without members.
+            LOG.warning('Could not read the members of server group %s (%s); the cell '
+                        'cannot check alternates against them', spec.instance_group.uuid,
+                        str(exc).splitlines()[0])
+            return spec
 
     def _withdraw(self, placed: _Written, outcome, failure: str | None) -> None:
         """Undo the cell row (and, unless the request was taken over, the claim) of an instance not placed."""
