@@ -153,6 +153,9 @@ def create(api_engine: Engine, conductor: SuperConductorAPI, ctxt: RequestContex
             found_group = server_groups.get(api_engine, group, project_id=project_id)
         except server_groups.ServerGroupError as exc:
             raise ServerError(str(exc)) from None
+        if found_group.project_id != project_id:
+            raise ServerError(f'server group {found_group.uuid} belongs to project '
+                              f'{found_group.project_id}, not {project_id}')
         instance_group = group_payload(found_group)
     spec = RequestSpec(flavor=payload_flavor, project_id=project_id, user_id=user_id,
                        num_instances=count, image_properties=properties,

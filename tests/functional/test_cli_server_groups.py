@@ -124,6 +124,10 @@ def test_a_group_of_another_project_or_none_is_refused(conf, capsys):
     code, _, err = run(capsys, 'server', 'create', 'w', '--flavor', 'small', '--group',
                        'web', '--project', 'p2')
     assert code == 1 and "no server group with id or name 'web' in project p2" in err
+    web = server_groups.get(conf[2], 'web')
+    code, _, err = run(capsys, 'server', 'create', 'w', '--flavor', 'small', '--group',
+                       web.uuid, '--project', 'p2')
+    assert code == 1 and f'server group {web.uuid} belongs to project p1, not p2' in err
 
 
 def test_hints_resolve_instances_and_levels(conf, capsys):

@@ -168,3 +168,23 @@ def test_affinity_at_row_holds_after_a_forced_reschedule(tmp_path):
         cloud.stop()
 
 
+
+
+def test_a_member_that_ended_in_error_in_its_cell_holds_its_rack_no_more(tmp_path):
+    # Both hosts of r1 fail every build: the member placed there is
+    # rescheduled within r1 and ends in ERROR. Its cell cannot write the API
+    # database; the next scheduler run finds it in ERROR there and frees r1.
+    r1 = set(RACKS['r1'])
+    cloud = _cloud(tmp_path, driver_for=lambda cell, host: FakeSettings(
+        fail_all=host in r1, failure_reason='rack r1 has no power'))
+    try:
+        group(cloud, 'web', 'anti-affinity', 'rack')
+        placed = boot(cloud, 'web', count=3, group='web')
+        [failed] = [s for s in placed if s.status == servers.ERROR]
+        assert 'rack r1 has no power' in failed.fault
+        [fourth] = boot(cloud, 'web-4', group='web')
+        shown = servers.show(cloud.api_engine, cloud.cells, fourth.uuid)
+        assert RACK_OF[shown.events[0].host] == 'r1'
+        assert 'No valid host' not in (fourth.fault or '')
+    finally:
+        cloud.stop()

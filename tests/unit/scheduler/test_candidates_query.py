@@ -114,3 +114,15 @@ def test_limit_is_passed_when_given():
 def test_affinity_aggregates_become_member_of():
     params = build_query(spec(), affinity_aggregates=['rack-2', 'rack-1']).to_params()
     assert ('member_of', 'in:rack-1,rack-2') in params
+
+
+def test_forbidden_aggregates_are_one_member_of_not_in_and_diagnosed_alone():
+    from scheduler.candidates_query import build_query as build
+    from tests.unit.scheduler.factories import spec as make_spec
+    query = build(make_spec(), affinity_aggregates=['a'], required_aggregates=[['b']],
+                  forbidden_aggregates=['d', 'c', 'd'])
+    params = query.to_params()
+    assert ('member_of', 'in:a') in params and ('member_of', 'in:b') in params
+    assert ('member_of', '!in:c,d') in params
+    names = [name for name, _ in query.one_constraint_at_a_time()]
+    assert 'member_of !in:c,d' in names

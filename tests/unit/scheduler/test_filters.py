@@ -396,3 +396,29 @@ def test_each_optional_filter_applies_exactly_when_the_request_asks_for_it():
         assert host_filter.applies(scheduling_request(request_spec)), host_filter.name
     assert compute.ComputeFilter().applies(plain)
     assert resource_fit.ResourceFitFilter().applies(plain)
+
+
+def test_rack_anti_affinity_admits_up_to_max_per_domain_members():
+    f = anti_affinity.ServerGroupAntiAffinityFilter()
+    request_spec = spec(instance_group=InstanceGroup(
+        uuid='g1', policy='anti-affinity', level='rack', max_per_domain=2))
+    one = dict(member_counts={'rack-1': 1}, domain_of_host=_rack_of)
+    assert _check(f, _racked('h1'), request_spec, **one) is None
+    two = dict(member_counts={'rack-1': 1}, chosen_hosts=['h2'], domain_of_host=_rack_of)
+    assert _check(f, _racked('h1'), request_spec, **two).reason == \
+        anti_affinity.DOMAIN_HAS_GROUP_MEMBER
+
+
+def test_rack_anti_affinity_refuses_a_rack_another_scheduler_filled_meanwhile():
+    f = anti_affinity.ServerGroupAntiAffinityFilter()
+    assert _check(f, _racked('h1'), _rack_group('anti-affinity'), domain_of_host=_rack_of,
+                  full_domains=frozenset({'rack-1'})) is not None
+
+
+def test_soft_groups_are_left_to_the_weighers():
+    soft = spec(instance_group=InstanceGroup(uuid='g1', policy='anti-affinity', soft=True,
+                                             hosts=['h1']))
+    assert _check(anti_affinity.ServerGroupAntiAffinityFilter(), host('h1'), soft) is None
+    soft = spec(instance_group=InstanceGroup(uuid='g1', policy='affinity', soft=True,
+                                             hosts=['h1']))
+    assert _check(affinity.ServerGroupAffinityFilter(), host('h2'), soft) is None

@@ -1,0 +1,118 @@
+"""GroupPlaces: counting a group's members per domain, what Placement is asked, taking places."""
+from __future__ import annotations
+
+from cellplane.objects.server_groups import Member
+from rpc_schemas.request_spec import InstanceGroup
+from scheduler.server_group import GroupPlaces
+
+DOMAIN = {'h1': 'r1', 'h2': 'r1', 'h3': 'r2', 'h4': 'r3'}
+
+
+class FakeBook:
+    def __init__(self, members, gone=(), full=()):
+        self._members = members
+        self._gone = set(gone)
+        self.full = set(full)       # domains whose every slot another member holds
+        self.held: dict[str, str] = {}
+        self.released: list = []
+
+    def members(self, group_uuid):
+        return self._members
+
+    def gone(self, uuids):
+        return {u for u in uuids if u in self._gone}
+
+    def hold(self, instance_uuid, domain, max_per_domain):
+        if domain in self.full:
+            return False
+        self.held[instance_uuid] = domain
+        return True
+
+    def release(self, uuids):
+        self.released.append(sorted(uuids))
+
+    def release_stale(self, held):
+        self.released.append(sorted(m.instance_uuid for m in held))
+
+    def domain_names(self, level):
+        return {'r1': 'rack-1', 'r2': 'rack-2', 'r3': 'rack-3'}
+
+
+class FakeLocator:
+    def __init__(self, hosts):
+        self._hosts = hosts
+
+    def hosts_of(self, uuids):
+        return {u: self._hosts[u] for u in uuids if u in self._hosts}
+
+
+def _group(policy='anti-affinity', **kw):
+    return InstanceGroup(uuid='g', name='web', policy=policy, level='rack', **kw)
+
+
+def _read(group, book, located, mine=('new',)):
+    return GroupPlaces.read(group, list(mine), book, FakeLocator(located),
+                            lambda host, level: DOMAIN.get(host))
+
+
+def test_members_count_where_their_allocation_is_else_where_their_place_is():
+    book = FakeBook([Member('a', 'r3', 0), Member('b', 'r2', 0), Member('new', 'r1', 0)])
+    places = _read(_group(), book, {'a': 'h1'})
+    # a runs in r1 whatever its row says; b holds r2; the request's own
+    # instance does not count.
+    assert dict(places.counts) == {'r1': 1, 'r2': 1}
+    assert places.full_domains() == ['r1', 'r2']
+    assert places.filled().members == ['a', 'b']
+
+
+def test_a_place_whose_member_is_gone_is_given_back_and_not_counted():
+    book = FakeBook([Member('a', 'r1', 0), Member('b', 'r2', 0)], gone=['a'])
+    places = _read(_group(), book, {})
+    assert dict(places.counts) == {'r2': 1}
+    assert book.released == [['a']]
+
+
+def test_max_per_domain_fills_a_domain_at_that_many_members():
+    book = FakeBook([Member('a', 'r1', 0), Member('b', 'r1', 1), Member('c', 'r2', 0)])
+    places = _read(_group(max_per_domain=2), book, {})
+    assert places.full_domains() == ['r1']
+
+
+def test_affinity_asks_for_the_members_domains_and_forbids_nothing():
+    places = _read(_group('affinity'), FakeBook([Member('a', None, None)]), {'a': 'h3'})
+    assert (places.member_domains(), places.full_domains()) == (['r2'], [])
+
+
+def test_soft_policies_ask_placement_nothing_and_take_no_place():
+    places = _read(_group(soft=True), FakeBook([Member('a', 'r1', 0)]), {})
+    assert (places.member_domains(), places.full_domains()) == ([], [])
+    assert places.take('new', 'h1') and places.book.held == {}
+
+
+def test_a_refused_place_marks_the_domain_full_and_a_failure_gives_places_back():
+    book = FakeBook([], full=['r1'])
+    places = _read(_group(), book, {})
+    assert not places.take('new', 'h1')
+    assert places.full_domains() == ['r1']
+    assert places.take('new2', 'h3')
+    assert places.give_back() == ['new2'] and book.released == [['new2']]
+
+
+def test_hard_alternates_stay_in_the_claimed_domain_above_the_host_level():
+    places = _read(_group(), FakeBook([]), {})
+    assert places.keeps_alternate('h1', 'h2')
+    assert not places.keeps_alternate('h1', 'h3')
+    host_level = GroupPlaces.read(InstanceGroup(uuid='g', policy='anti-affinity'), [],
+                                  FakeBook([]), None, lambda h, lv: None)
+    assert host_level.keeps_alternate('h1', 'h3')
+
+
+def test_why_full_names_every_domain_when_all_are_full():
+    book = FakeBook([Member(u, d, 0) for u, d in (('a', 'r1'), ('b', 'r2'), ('c', 'r3'))])
+    assert _read(_group(), book, {}).why_full() == (
+        'anti-affinity at rack: group web has members in every rack '
+        '(rack-1, rack-2, rack-3)')
+    book = FakeBook([Member('a', 'r1', 0)])
+    assert _read(_group(), book, {}).why_full() == (
+        'anti-affinity at rack: group web has members in rack rack-1, and no host of '
+        'another rack could take it')
