@@ -141,6 +141,12 @@ def test_hints_resolve_instances_and_levels(conf, capsys):
     spec = recorder.casts[-1][0]
     assert spec.scheduler_hints == {'different_domain': [f'row:{x["id"]}'],
                                     'same_host': [x['id']]}
+    # At the host level a domain hint is the host hint.
+    recorder.arrived.clear()
+    assert run(capsys, 'server', 'create', 'z', '--flavor', 'small',
+               '--hint', 'different_domain=host:x')[0] == 0
+    assert recorder.arrived.wait(DEADLINE_SECONDS)
+    assert recorder.casts[-1][0].scheduler_hints == {'different_host': [x['id']]}
 
 
 @pytest.mark.parametrize('hint, code, message', [
