@@ -119,8 +119,9 @@ class DestinationSelector:
         places = self._group_places(spec, instance_uuids)
         if places is not None:
             spec = dataclasses.replace(spec, instance_group=places.filled())
-            affinity_domains = places.member_domains()
-            full_domains = places.full_domains()
+            # At the host level the filters keep the group: hosts are no aggregates.
+            affinity_domains = places.query_member_of()
+            full_domains = places.query_not_member_of()
         else:
             affinity_domains, full_domains = self._affinity_domains(spec), []
         instance_hosts = self._locate_hinted(spec)

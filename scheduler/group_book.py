@@ -60,6 +60,10 @@ class ApiGroupBook:
     def hold(self, instance_uuid: str, domain: str, max_per_domain: int | None) -> bool:
         return server_groups.hold(self._api, instance_uuid, domain, max_per_domain)
 
+    def follow(self, member: server_groups.Member, domain: str,
+               max_per_domain: int | None) -> bool:
+        return server_groups.follow(self._api, member, domain, max_per_domain)
+
     def release(self, instance_uuids: Iterable[str]) -> None:
         server_groups.release(self._api, instance_uuids)
 

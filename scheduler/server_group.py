@@ -4,12 +4,15 @@
 instances) per domain at the group's level: a member with an allocation in
 Placement counts where that allocation is; one without, where the API
 database says it holds a place, unless its cell says it is in ERROR,
-deleted or gone (then the place is given back). From the counts come the
+deleted or gone (then the place is given back). A member whose allocation
+is in another domain than its place (a reschedule at the host level moved
+it) has its place moved after it. From the counts come the
 query's ``member_of`` (hard affinity: the members' domains) and its
 forbidden aggregates (hard anti-affinity: the domains holding
 ``max_per_domain`` members). ``take`` makes a claimed instance hold its
-domain; when another scheduler filled that domain first, the hold is
-refused and the walk goes elsewhere (``cellplane.objects.server_groups``).
+domain; when another scheduler filled that domain first (anti-affinity),
+or put the group in another domain first (affinity), the hold is refused
+and the walk goes elsewhere (``cellplane.objects.server_groups``).
 Soft policies take no place: they only weigh.
 """
 from __future__ import annotations
@@ -29,6 +32,8 @@ class GroupBook(Protocol):
     def gone(self, instance_uuids: Sequence[str]) -> set[str]: ...
 
     def hold(self, instance_uuid: str, domain: str, max_per_domain: int | None) -> bool: ...
+
+    def follow(self, member: Member, domain: str, max_per_domain: int | None) -> bool: ...
 
     def release(self, instance_uuids: Iterable[str]) -> None: ...
 
@@ -54,7 +59,8 @@ class GroupPlaces:
     others: list[str] = dataclasses.field(default_factory=list)
     # Instance -> the domain this request made it hold.
     taken: dict[str, str] = dataclasses.field(default_factory=dict)
-    # Domains another scheduler filled while this one ran (its hold was refused).
+    # Domains refused while this one ran: another scheduler's member filled
+    # them (anti-affinity) or holds another domain (affinity).
     lost: set[str] = dataclasses.field(default_factory=set)
 
     @classmethod
@@ -81,10 +87,15 @@ class GroupPlaces:
                 places.unknown_hosts.add(host)
             else:
                 places.counts[domain] += 1
+        limit = group.max_per_domain if group.policy == ANTI_AFFINITY else None
         for member in members:
             host = located.get(member.instance_uuid)
             if host is None and member.domain is not None and member.instance_uuid not in gone:
                 places.counts[member.domain] += 1
+            elif host is not None and member.domain is not None and not group.soft:
+                runs_in = places.domain_of(host)
+                if runs_in is not None and runs_in != member.domain:
+                    book.follow(member, runs_in, limit)
         return places
 
     @property
@@ -111,6 +122,14 @@ class GroupPlaces:
         full = {d for d, n in self.counts.items() if n >= self.group.max_per_domain}
         return sorted(full | self.lost)
 
+    def query_member_of(self) -> list[str]:
+        """What Placement is asked to keep the group together: ``member_of`` (above the host level)."""
+        return [] if self.level is None else self.member_domains()
+
+    def query_not_member_of(self) -> list[str]:
+        """What Placement is asked to keep the group apart: ``!in:`` (above the host level)."""
+        return [] if self.level is None else self.full_domains()
+
     def member_domains(self) -> list[str]:
         """Hard affinity: the domains the members are in (a new member must join one)."""
         if not self.hard or self.anti:
@@ -118,7 +137,7 @@ class GroupPlaces:
         return sorted(self.counts)
 
     def take(self, instance_uuid: str, host: str) -> bool:
-        """Make the instance hold the host's domain; False if another member filled it first."""
+        """Make the instance hold the host's domain; False if another member took it (or another) first."""
         if not self.hard:
             return True
         domain = self.domain_of(host)

@@ -13,11 +13,13 @@ level: ``host`` or one of the failure-domain levels the scheduler recorded
 - members are written with their build requests (``add_members`` on the
   caller's connection) and a group with members cannot be deleted;
 - a member holds a place, (domain, slot), once the scheduler claimed it a
-  host (``hold``): at most ``max_per_domain`` members of a group hold one
-  domain, kept by the database's unique (group, domain, slot), so of two
-  schedulers racing for a domain's last place one is refused and must go
-  elsewhere; a member in ERROR, deleted, or whose claim was removed gives
-  its place back (``release``).
+  host (``hold``): under anti-affinity at most ``max_per_domain`` members
+  of a group hold one domain, kept by the database's unique (group,
+  domain, slot), so of two schedulers racing for a domain's last place one
+  is refused and must go elsewhere; under affinity every member holds the
+  same domain (the group's row is locked while one is taken); a member in
+  ERROR, deleted, or whose claim was removed gives its place back
+  (``release``).
 """
 from __future__ import annotations
 
@@ -238,17 +240,20 @@ def group_of(engine: Engine, instance_uuid: str) -> ServerGroup | None:
 
 def hold(engine: Engine, instance_uuid: str, domain: str,
          max_per_domain: int | None) -> bool:
-    """Make the member hold a place in ``domain``; False when the domain is full.
+    """Make the member hold a place in ``domain``; False when it may not.
 
-    ``max_per_domain`` None (affinity: no limit) holds without a slot. Each
-    slot is tried in its own transaction: a unique violation means another
-    member (perhaps another scheduler's, a moment ago) has that slot. A
-    member that held a place elsewhere gives it up. An instance that is no
-    member (its group was sent without being recorded) has nothing to hold:
-    True.
+    Anti-affinity (``max_per_domain`` a number): False when the domain is
+    full. Each slot is tried in its own transaction: a unique violation
+    means another member (perhaps another scheduler's, a moment ago) has
+    that slot. Affinity (``max_per_domain`` None): False when another member
+    holds another domain; the group's row is locked first, so that of two
+    first members placed at once in two domains one is refused. A member
+    that held a place elsewhere gives it up. An instance that is no member
+    (its group was sent without being recorded) has nothing to hold: True.
     """
-    slots: Iterable[int | None] = [None] if max_per_domain is None else range(max_per_domain)
-    for slot in slots:
+    if max_per_domain is None:
+        return _hold_with_the_others(engine, instance_uuid, domain)
+    for slot in range(max_per_domain):
         try:
             with engine.begin() as conn:
                 conn.execute(server_group_members.update().where(
@@ -257,6 +262,47 @@ def hold(engine: Engine, instance_uuid: str, domain: str,
         except sa.exc.IntegrityError:
             continue
         return True
+    return False
+
+
+def _hold_with_the_others(engine: Engine, instance_uuid: str, domain: str) -> bool:
+    with engine.begin() as conn:
+        group_id = conn.execute(sa.select(server_group_members.c.group_id).where(
+            server_group_members.c.instance_uuid == instance_uuid)).scalar_one_or_none()
+        if group_id is None:
+            return True
+        conn.execute(sa.select(server_groups.c.id).where(
+            server_groups.c.id == group_id).with_for_update())
+        elsewhere = conn.execute(sa.select(server_group_members.c.domain).where(
+            server_group_members.c.group_id == group_id,
+            server_group_members.c.instance_uuid != instance_uuid,
+            server_group_members.c.domain.is_not(None),
+            server_group_members.c.domain != domain).limit(1)).first()
+        if elsewhere is not None:
+            return False
+        conn.execute(server_group_members.update().where(
+            server_group_members.c.instance_uuid == instance_uuid).values(
+            domain=domain, slot=None))
+    return True
+
+
+def follow(engine: Engine, member: Member, domain: str, max_per_domain: int | None) -> bool:
+    """Move a member's place to where it runs now (a reschedule moved it); False if it could not.
+
+    Only if it still holds the place it was read with. Under anti-affinity
+    a full ``domain`` keeps the old place (each slot tried as in ``hold``).
+    """
+    slots: list[int | None] = [None] if max_per_domain is None else list(range(max_per_domain))
+    for slot in slots:
+        try:
+            with engine.begin() as conn:
+                done = conn.execute(server_group_members.update().where(
+                    server_group_members.c.instance_uuid == member.instance_uuid,
+                    server_group_members.c.domain == member.domain).values(
+                    domain=domain, slot=slot))
+        except sa.exc.IntegrityError:
+            continue
+        return done.rowcount == 1
     return False
 
 

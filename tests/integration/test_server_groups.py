@@ -143,3 +143,16 @@ def _wait_final(deployment, uuids):
             return found
         assert time.monotonic() < deadline, found
         time.sleep(1)
+
+
+def test_two_scheduler_workers_placing_first_members_of_an_affinity_group_keep_one_rack(
+        deployment):
+    deployment.cli('server', 'group', 'create', 'together', '--policy', 'affinity',
+                   '--level', 'rack')
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        answers = list(pool.map(lambda n: deployment.cli(
+            'server', 'create', f'together-{n}', '--flavor', 'small', '--group',
+            'together'), range(4)))
+    final = _wait_final(deployment, [a[0]['id'] for a in answers])
+    assert {s['status'] for s in final} == {'ACTIVE'}, final
+    assert len({RACK_OF[s['host']] for s in final}) == 1

@@ -188,3 +188,33 @@ def test_a_member_that_ended_in_error_in_its_cell_holds_its_rack_no_more(tmp_pat
         assert 'No valid host' not in (fourth.fault or '')
     finally:
         cloud.stop()
+
+
+def test_host_affinity_follows_a_first_member_that_a_reschedule_moved(tmp_path):
+    # cell1-host1 is the roomiest (the weighers prefer it) and fails every
+    # build: the first member is claimed there, held there, and runs on an
+    # alternate. The second member joins it where it runs.
+    def driver_for(cell, host):
+        if host == 'cell1-host1':
+            return FakeSettings(memory_mb=262144, fail_all=True)
+        return FakeSettings()
+    cloud = _cloud(tmp_path, driver_for=driver_for)
+    try:
+        group(cloud, 'pair', 'affinity', 'host')
+        [first] = boot(cloud, 'pair-1', group='pair')
+        assert first.status == servers.ACTIVE and first.host != 'cell1-host1'
+        events = servers.show(cloud.api_engine, cloud.cells, first.uuid).events
+        [failed] = [e for e in events if e.failed_build]
+        assert failed.host == 'cell1-host1'
+        [second] = boot(cloud, 'pair-2', group='pair')
+        assert (second.status, second.host) == (servers.ACTIVE, first.host)
+    finally:
+        cloud.stop()
+
+
+def test_anti_affinity_at_the_host_level_puts_members_on_separate_hosts(cloud):
+    group(cloud, 'spread', 'anti-affinity', 'host')
+    placed = boot(cloud, 'spread', count=2, group='spread')
+    placed += boot(cloud, 'spread-3', group='spread')
+    assert {s.status for s in placed} == {servers.ACTIVE}
+    assert len({s.host for s in placed}) == 3

@@ -1,4 +1,4 @@
-"""Two scheduler workers race for one rack of a hard anti-affinity group: the loser goes elsewhere.
+"""Two scheduler workers race for the racks of a hard (anti-)affinity group: the loser goes elsewhere.
 
 Each worker (its own selector and host cache, as two processes) reads the
 group's members and places from one API database and claims in one
@@ -10,6 +10,7 @@ place, removes that claim and lands in rack r2.
 """
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import uuid as uuidlib
 
@@ -19,7 +20,7 @@ from cellplane.cells.databases import CellDatabases
 from cellplane.db import engines, migrate
 from cellplane.objects import failure_domains, server_groups
 from rpc_schemas.flavor import Flavor
-from rpc_schemas.request_spec import InstanceGroup, RequestSpec
+from rpc_schemas.request_spec import InstanceGroup, RequestedDestination, RequestSpec
 from scheduler.destinations import DestinationSelector
 from scheduler.errors import NoValidHost
 from scheduler.group_book import ApiGroupBook
@@ -130,3 +131,45 @@ def test_a_failed_request_gives_its_place_back(placement, api_engine):
     assert '1 removed by ServerGroupAntiAffinityFilter' in str(failed.value)
     assert placement.get_allocations(A).allocations == {}
     assert {m.domain for m in server_groups.members(api_engine, group.uuid)} == {None}
+
+
+def test_two_first_members_of_an_affinity_group_placed_at_once_end_in_one_rack(
+        placement, api_engine):
+    # A is sent to r1 (a requested aggregate); B, reading the empty group
+    # before A took r1, prefers the roomiest host, in r2: its place there is
+    # refused, that claim removed, and it joins A in r1.
+    nodes = {'big1': add_compute_node(placement, 'big1', memory_mb=16384),
+             'big2': add_compute_node(placement, 'big2', memory_mb=16384),
+             'small': add_compute_node(placement, 'small', memory_mb=65536)}
+    for host, uuid in nodes.items():
+        placement.set_aggregates(uuid, [RACK_OF[host]])
+    group = server_groups.create(api_engine, project_id='p', user_id='u', name='db',
+                                 policy='affinity', level='rack')
+    with api_engine.begin() as conn:
+        server_groups.add_members(conn, group.uuid, [A, B])
+    spec = RequestSpec(flavor=Flavor(name='f', vcpus=1, memory_mb=1024, root_gb=10),
+                       project_id='p', user_id='u',
+                       instance_group=InstanceGroup(uuid=group.uuid, name='db',
+                                                    policy='affinity', level='rack'))
+    to_r1 = dataclasses.replace(spec, requested_destination=RequestedDestination(
+        aggregates=[R1]))
+    adapter = PlacementAdapter(placement)
+    worker_a = _worker(adapter, placement, nodes, api_engine)
+    won = []
+
+    def worker_a_schedules():
+        if not won:
+            won.append(worker_a.select_destinations(to_r1, [A], 0))
+
+    worker_b = _worker(_OtherWorkerClaimsDuringRead(adapter, worker_a_schedules),
+                       placement, nodes, api_engine)
+    second = worker_b.select_destinations(spec, [B], 0)
+
+    assert RACK_OF[won[0].selections[0][0].service_host] == R1
+    assert RACK_OF[second.selections[0][0].service_host] == R1
+    [b_trace] = second.trace.instances
+    assert [(c.host, c.outcome) for c in b_trace.claims][0] == ('small', DOMAIN_TAKEN)
+    assert 'holds another rack first' in b_trace.claims[0].detail
+    assert list(placement.get_allocations(B).allocations) != [nodes['small']]
+    held = {m.instance_uuid: m.domain for m in server_groups.members(api_engine, group.uuid)}
+    assert held == {A: R1, B: R1}

@@ -15,6 +15,7 @@ class FakeBook:
         self.full = set(full)       # domains whose every slot another member holds
         self.held: dict[str, str] = {}
         self.released: list = []
+        self.followed: list = []
 
     def members(self, group_uuid):
         return self._members
@@ -26,6 +27,10 @@ class FakeBook:
         if domain in self.full:
             return False
         self.held[instance_uuid] = domain
+        return True
+
+    def follow(self, member, domain, max_per_domain):
+        self.followed.append((member.instance_uuid, domain))
         return True
 
     def release(self, uuids):
@@ -63,6 +68,8 @@ def test_members_count_where_their_allocation_is_else_where_their_place_is():
     assert dict(places.counts) == {'r1': 1, 'r2': 1}
     assert places.full_domains() == ['r1', 'r2']
     assert places.filled().members == ['a', 'b']
+    # a's place follows it to where it runs.
+    assert book.followed == [('a', 'r1')]
 
 
 def test_a_place_whose_member_is_gone_is_given_back_and_not_counted():
@@ -116,3 +123,11 @@ def test_why_full_names_every_domain_when_all_are_full():
     assert _read(_group(), book, {}).why_full() == (
         'anti-affinity at rack: group web has members in rack rack-1, and no host of '
         'another rack could take it')
+
+
+def test_at_the_host_level_placement_is_asked_nothing():
+    group = InstanceGroup(uuid='g', policy='anti-affinity')
+    places = GroupPlaces.read(group, [], FakeBook([Member('a', 'h1', 0)]), None,
+                              lambda h, lv: None)
+    assert places.full_domains() == ['h1']
+    assert (places.query_member_of(), places.query_not_member_of()) == ([], [])
