@@ -18,7 +18,7 @@ from cliff import command, lister, show
 
 from cellplane.objects import server_groups
 from cellplane_api import server_groups as group_views
-from cellplane_cli.server_commands import _TopLevelCommand
+from cellplane_cli.server_commands import STRUCTURED_FORMATS, _TopLevelCommand
 
 COLUMNS = ('id', 'name', 'project', 'policy', 'level', 'max_per_domain', 'members')
 SHOW_COLUMNS = COLUMNS[:-1] + ('members',)
@@ -101,7 +101,8 @@ class ServerGroupShow(_OneGroupCommand, show.ShowOne):
                                              cell_timeout=conf.cells.read_timeout)
         members = [{'id': v.uuid, 'name': v.name, 'status': v.status, 'host': v.host,
                     group.level: v.domain} for v in views]
-        if parsed_args.formatter not in ('json', 'yaml'):
+        if parsed_args.formatter not in STRUCTURED_FORMATS:
+            # A table cell shows text: one member per line.
             members = '\n'.join(
                 f'{m["id"]} {m["name"] or "-"} {m["status"]} {m["host"] or "-"} '
                 f'{group.level}={m[group.level] or "-"}' for m in members)

@@ -108,6 +108,8 @@ def test_server_create_group_makes_members_and_the_spec_carries_the_policy(conf,
     _, shown, _ = run(capsys, 'server', 'group', 'show', group['id'])
     assert [(m['id'], m['status'], m['row']) for m in shown['members']] == \
         [(u, 'BUILD', None) for u in uuids]
+    code, table, _ = run(capsys, 'server', 'group', 'show', group['id'], '--no-format')
+    assert code == 0 and f'{uuids[0]} w-1 BUILD - row=-' in table
 
     code, _, err = run(capsys, 'server', 'group', 'delete', 'web', '--project', 'p1',
                        '--no-format')
