@@ -229,6 +229,18 @@ class SuperConductorManager:
                               f'running on the top-level bus?)', unclaim=True,
                        why='scheduler_silent')
             return
+        except messaging.MessagingException:
+            # The bus failed us (broker away): the request is resumed later.
+            raise
+        except Exception as exc:  # noqa: BLE001 - any other answer fails the request
+            # oslo.messaging rebuilds a builtin exception the scheduler raised
+            # (ValueError, KeyError...) as itself, not as RemoteError. Raised
+            # on, it would leave the request to be resumed, and fail again,
+            # every resume interval: the same answer each time, the server in
+            # BUILD meanwhile. The scheduler removes a failed run's claims.
+            self._fail(uuids, f'the scheduler failed: {type(exc).__name__}: {exc}',
+                       why='scheduler_error')
+            return
         self._place_and_build(ctxt, request_spec, [
             (requests[uuid].instance, host_list)
             for uuid, host_list in zip(uuids, host_lists)], started)

@@ -441,3 +441,25 @@ def test_a_multi_create_whose_cell_cannot_be_written_fails_there_and_builds_else
     # Nothing of the failed share stayed in cell2: its transaction was all or nothing.
     with top.cell_engines['cell2'].connect() as conn:
         assert conn.execute(sa.select(sa.func.count()).select_from(instances)).scalar() == 0
+
+
+class _RaisesValueError:
+    """A scheduler whose answer is a builtin exception (oslo.messaging rebuilds those as themselves)."""
+
+    def select_destinations(self, ctxt, spec, uuids, num_alternates):
+        raise ValueError('select_destinations needs at least one instance UUID')
+
+
+def test_a_scheduler_answering_with_a_builtin_exception_fails_the_request_saying_why(top):
+    spec, instance = _request(top, 'unlucky')
+    manager = SuperConductorManager(
+        api_engine=top.api_engine, cells=top.cell_dbs, scheduler=_RaisesValueError(),
+        compute_api_for=top.compute_api_for, placement=top.placement, max_attempts=3)
+
+    manager.schedule_and_build_instances(new_context(), spec, [instance.uuid])
+
+    request = build_requests.get(top.api_engine, instance.uuid)
+    assert request.failed
+    assert request.fault_message == ('the scheduler failed: ValueError: select_destinations '
+                                     'needs at least one instance UUID')
+    assert top.recorder.builds == []
