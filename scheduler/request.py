@@ -40,6 +40,10 @@ class SchedulingRequest:
     member_unknown: frozenset[str] = frozenset()
     # Domains another scheduler filled while this request ran.
     full_domains: frozenset[str] = frozenset()
+    # group_domain_counts, worked out once: filters and weighers ask it for
+    # every host, and nothing above changes while one instance is placed.
+    _domain_counts: tuple[collections.Counter, set[str]] | None = dataclasses.field(
+        default=None, init=False, repr=False, compare=False)
 
     def hint(self, name: str) -> list[str]:
         return list(self.spec.scheduler_hints.get(name) or ())
@@ -74,6 +78,22 @@ class SchedulingRequest:
 
         At the host level the domains are the hosts themselves.
         """
+        if self._domain_counts is None:
+            self._domain_counts = self._count_group_domains()
+        return self._domain_counts
+
+    def soft_group_members_near(self, host: str, policy: str) -> int | None:
+        """For a soft group of ``policy``: its members in ``host``'s domain; None otherwise or if unknown."""
+        group = self.spec.instance_group
+        if group is None or not group.soft or group.policy != policy:
+            return None
+        domain = self.group_domain_of(host)
+        if domain is None:
+            return None
+        counts, _ = self.group_domain_counts()
+        return counts[domain]
+
+    def _count_group_domains(self) -> tuple[collections.Counter, set[str]]:
         counts: collections.Counter = collections.Counter()
         unknown: set[str] = set()
         group = self.spec.instance_group

@@ -18,11 +18,5 @@ class ServerGroupSoftAntiAffinityWeigher(HostWeigher):
     multiplier_option = 'soft_anti_affinity_weight_multiplier'
 
     def raw_weight(self, host: HostState, request: SchedulingRequest) -> float:
-        group = request.spec.instance_group
-        if group is None or not group.soft or group.policy != ANTI_AFFINITY:
-            return 0.0
-        domain = request.group_domain_of(host.host)
-        if domain is None:
-            return 0.0
-        counts, _ = request.group_domain_counts()
-        return -counts[domain]
+        members = request.soft_group_members_near(host.host, ANTI_AFFINITY)
+        return 0.0 if members is None else -members
