@@ -7,7 +7,8 @@
 
 INSTANCE is a server id or name. LEVEL is ``host`` or a level the
 scheduler recorded. The request spec carries them as
-``{"different_domain": ["row:<uuid>"], "same_host": ["<uuid>"]}``.
+``{"different_domain": ["row:<uuid>"], "same_host": ["<uuid>"]}``: the
+names and that form are the wire contract's (``rpc_schemas.scheduler_hints``).
 """
 from __future__ import annotations
 
@@ -19,14 +20,10 @@ from cellplane.cells.databases import CellDatabases
 from cellplane.objects import failure_domains
 from cellplane_api import servers
 from cellplane_api.conf import DEFAULT_CELL_TIMEOUT
-
-SAME_HOST = 'same_host'
-DIFFERENT_HOST = 'different_host'
-SAME_DOMAIN = 'same_domain'
-DIFFERENT_DOMAIN = 'different_domain'
-HOST_HINTS = (SAME_HOST, DIFFERENT_HOST)
-DOMAIN_HINTS = (SAME_DOMAIN, DIFFERENT_DOMAIN)
-HINTS = HOST_HINTS + DOMAIN_HINTS
+from rpc_schemas.request_spec import HOST_LEVEL
+from rpc_schemas.scheduler_hints import (
+    DIFFERENT_HOST, HINTS, HOST_HINTS, SAME_DOMAIN, SAME_HOST, domain_value,
+    split_domain_value)
 
 
 class HintError(ValueError):
@@ -42,8 +39,8 @@ def split(text: str) -> tuple[str, str | None, str]:
         raise HintError(f'unknown hint {name!r} (one of {", ".join(HINTS)})')
     if name in HOST_HINTS:
         return name, None, value
-    level, sep, instance = value.partition(':')
-    if not sep or not level or not instance:
+    level, instance = split_domain_value(value)
+    if not level or not instance:
         raise HintError(f'{name} expects LEVEL:INSTANCE, got {value!r}')
     return name, level, instance
 
@@ -59,7 +56,7 @@ def resolve(api_engine: Engine, cells: CellDatabases, texts: Iterable[str], *,
         except HintError as exc:
             raise servers.ServerError(str(exc)) from None
         uuid = servers.find(api_engine, cells, instance, cell_timeout=cell_timeout)
-        if level == 'host':
+        if level == HOST_LEVEL:
             # At the host level a domain hint is the host hint.
             name, level = (SAME_HOST if name == SAME_DOMAIN else DIFFERENT_HOST), None
         if level is not None:
@@ -68,5 +65,5 @@ def resolve(api_engine: Engine, cells: CellDatabases, texts: Iterable[str], *,
                 raise servers.ServerError(
                     f'{name}: unknown level {level!r} (host, or one the scheduler uses: '
                     f'{", ".join(levels) or "none recorded"})')
-        hints.setdefault(name, []).append(uuid if level is None else f'{level}:{uuid}')
+        hints.setdefault(name, []).append(uuid if level is None else domain_value(level, uuid))
     return hints

@@ -13,9 +13,16 @@ from rpc_schemas.base import Payload, field
 from rpc_schemas.flavor import Flavor
 from rpc_schemas.registry import register
 
+# A group's policy as the spec carries it; its soft form is ``soft=True``.
 AFFINITY = 'affinity'
 ANTI_AFFINITY = 'anti-affinity'
 GROUP_POLICIES = (AFFINITY, ANTI_AFFINITY)
+# The four policies a group is created with (the API's and the API database's names).
+SOFT_AFFINITY = 'soft-affinity'
+SOFT_ANTI_AFFINITY = 'soft-anti-affinity'
+POLICIES = (AFFINITY, ANTI_AFFINITY, SOFT_AFFINITY, SOFT_ANTI_AFFINITY)
+# The level below every failure-domain level: the host itself.
+HOST_LEVEL = 'host'
 
 
 @register
@@ -29,12 +36,15 @@ class InstanceGroup(Payload):
 
     uuid: str = field(minLength=1, maxLength=36)
     policy: str = field(enum=list(GROUP_POLICIES))
-    # Member instance uuids (other than the request's own) when the
-    # scheduler chose; the cell conductor locates them in Placement.
+    # Every member's instance uuid, the request's own included (the cell
+    # conductor checks a rescheduled instance against all the others, the
+    # other instances of its multi-create too), as the super conductor sends
+    # it to the cell; the cell conductor locates them in Placement.
     members: list[str] = field(default_factory=list)
     hosts: list[str] = field(default_factory=list)
     # A failure-domain level operators describe as Placement aggregates
-    # ("rack", "row", ...); None means the host itself.
+    # ("rack", "row", ...); None (or ``HOST_LEVEL``) means the host itself:
+    # read it through ``domain_level``.
     level: str | None = field(default=None, minLength=1, maxLength=255)
     # Soft policies are preferences (weighers), never a reason for NoValidHost.
     soft: bool = field(default=False, since='1.1')
@@ -44,6 +54,16 @@ class InstanceGroup(Payload):
     # The domains (Placement aggregate uuids; host names at the host level)
     # the members held when the scheduler chose, its own choices included.
     domains: list[str] = field(default_factory=list, since='1.1')
+
+    @property
+    def domain_level(self) -> str | None:
+        """The failure-domain level the policy applies at; None at the host level."""
+        return None if self.level in (None, HOST_LEVEL) else self.level
+
+    @property
+    def level_name(self) -> str:
+        """The level as an operator reads it: ``host`` or the failure-domain level."""
+        return self.domain_level or HOST_LEVEL
 
 
 @register

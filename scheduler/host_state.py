@@ -14,10 +14,10 @@ import copy
 import dataclasses
 from typing import Any, Mapping
 
+from rpc_schemas.request_spec import HOST_LEVEL
 from rpc_schemas.selection import allocations_of
 
 AVAILABILITY_ZONE_KEY = 'availability_zone'
-HOST_LEVEL = 'host'
 FAILED_BUILDS_STAT = 'failed_builds'
 SUPPORTED_INSTANCES_STAT = 'supported_instances'
 

@@ -49,7 +49,7 @@ from cellplane.db.api.models import (failure_domain_contents, failure_domain_hos
                                      failure_domain_levels, failure_domains)
 from cellplane.objects import host_mappings
 
-HOST_LEVEL = 'host'
+from rpc_schemas.request_spec import HOST_LEVEL  # one name for the host level: the wire contract's
 MAX_NAME_LENGTH = 255
 _LEVEL_NAME = re.compile(r'^[A-Za-z0-9_.-]{1,64}$')
 
