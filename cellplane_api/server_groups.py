@@ -16,6 +16,7 @@ from cellplane.cells.databases import CellDatabases
 from cellplane.objects import failure_domains, server_groups
 from cellplane_api import servers
 from cellplane_api.conf import DEFAULT_CELL_TIMEOUT
+from rpc_schemas.request_spec import HOST_LEVEL
 
 
 @dataclasses.dataclass(frozen=True)
@@ -31,7 +32,7 @@ class MemberView:
 
 def domain_names(api_engine: Engine, level: str) -> dict[str, str]:
     """Host -> the name of its domain at ``level`` (the host itself at ``host``)."""
-    if level == server_groups.HOST_LEVEL:
+    if level == HOST_LEVEL:
         return {}
     return {host: domain.name for domain in failure_domains.list_all(api_engine, level=level)
             for host in domain.hosts}
@@ -55,7 +56,7 @@ def member_views(api_engine: Engine, cells: CellDatabases, group: server_groups.
                                                                   servers.DELETED)
         domain = None
         if holds:
-            domain = (server.host if group.level == server_groups.HOST_LEVEL
+            domain = (server.host if group.level == HOST_LEVEL
                       else names.get(server.host))
         views.append(MemberView(uuid, server.name, server.status, server.host, domain))
     return views

@@ -19,6 +19,7 @@ from cliff import command, lister, show
 from cellplane.objects import server_groups
 from cellplane_api import server_groups as group_views
 from cellplane_cli.server_commands import STRUCTURED_FORMATS, _TopLevelCommand
+from rpc_schemas.request_spec import HOST_LEVEL, POLICIES
 
 COLUMNS = ('id', 'name', 'project', 'policy', 'level', 'max_per_domain', 'members')
 SHOW_COLUMNS = COLUMNS[:-1] + ('members',)
@@ -55,8 +56,8 @@ class ServerGroupCreate(_GroupCommand, show.ShowOne):
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
         parser.add_argument('name')
-        parser.add_argument('--policy', required=True, choices=server_groups.POLICIES)
-        parser.add_argument('--level', default=server_groups.HOST_LEVEL,
+        parser.add_argument('--policy', required=True, choices=POLICIES)
+        parser.add_argument('--level', default=HOST_LEVEL,
                             help='host (default) or a failure-domain level the '
                                  'scheduler uses (rack, row ...)')
         parser.add_argument('--max-per-domain', type=positive, metavar='N',
@@ -66,11 +67,15 @@ class ServerGroupCreate(_GroupCommand, show.ShowOne):
 
     def take_action(self, parsed_args):
         with self.api(parsed_args) as (_, engine, _cells):
-            group = server_groups.create(
-                engine, project_id=parsed_args.project or 'default',
-                user_id=parsed_args.user, name=parsed_args.name,
-                policy=parsed_args.policy, level=parsed_args.level,
-                max_per_domain=parsed_args.max_per_domain)
+            try:
+                group = server_groups.create(
+                    engine, project_id=parsed_args.project or 'default',
+                    user_id=parsed_args.user, name=parsed_args.name,
+                    policy=parsed_args.policy, level=parsed_args.level,
+                    max_per_domain=parsed_args.max_per_domain)
+            except server_groups.MaxPerDomainError as exc:
+                raise server_groups.ServerGroupError(
+                    f'--max-per-domain {exc.problem}') from None
         return COLUMNS, _row(group, [])
 
 

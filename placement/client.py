@@ -32,7 +32,7 @@ import re
 import time
 import urllib.parse
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Callable, Protocol
 
 from keystoneauth1 import exceptions as ks_exc
 import requests
@@ -302,6 +302,18 @@ class ConsumerAllocations:
     generation: int | None
     project_id: str | None
     user_id: str | None
+
+    def node(self, is_node: Callable[[str], bool] | None = None) -> str | None:
+        """Where the consumer is: the first of its providers (by uuid) ``is_node`` accepts; None if none.
+
+        The one answer to "where does this instance run" for the scheduler
+        (which accepts the compute nodes it knows) and the cell conductor
+        (which compares providers with its alternates').
+        """
+        for provider in sorted(self.allocations):
+            if is_node is None or is_node(provider):
+                return provider
+        return None
 
 
 class CountedTransport:

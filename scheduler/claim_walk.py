@@ -12,7 +12,7 @@ request is removed and NoValidHost says why. With batched claims
 state and the claims are written together at the end; a refused batch
 raises ``BatchClaimRefused`` with nothing claimed.
 
-With a server group (``scheduler.server_group.GroupPlaces``) each claimed
+With a server group (``scheduler.server_group.places.GroupPlaces``) each claimed
 instance then takes its place in the group's domain; a place another
 scheduler took first undoes that claim and the walk goes on outside that
 domain. Under a hard policy above the host level the alternates stay in
@@ -30,7 +30,7 @@ from scheduler.filter_chain import run_filters
 from scheduler.filters.base import HostFilter
 from scheduler.host_state import HostState
 from scheduler.request import SchedulingRequest
-from scheduler.server_group import GroupPlaces
+from scheduler.server_group.places import GroupPlaces
 from scheduler.trace import (
     CLAIMED, CONFLICT, DOMAIN_TAKEN, TRACE_WEIGHED_LIMIT, ClaimAttempt, InstanceTrace,
     SchedulingTrace, SelectedHost, WeighedEntry)
@@ -62,11 +62,11 @@ def select_hosts(*, spec: RequestSpec, instance_uuids: Sequence[str],
                        max_claim_attempts, places)
     except NoValidHost:
         if places is not None:
-            places.give_back()
+            places.unreserve_all()
         raise
     except Exception as exc:
         if places is not None:
-            places.give_back()
+            places.unreserve_all()
         # Placement unreachable, a bug in a filter...: the request fails as a
         # whole, so the instances already claimed must not keep their claims.
         trace.outcome = 'error'
@@ -179,7 +179,7 @@ def _claim_first(instance_uuid: str, weighed: Sequence[WeighedHost],
                 host=host.host, nodename=host.nodename, compute_node_uuid=host.uuid,
                 outcome=CONFLICT, detail=str(exc), code=exc.code or ''))
             continue
-        if places is not None and not places.take(instance_uuid, host.host):
+        if places is not None and not places.reserve(instance_uuid, host.host):
             # Another scheduler's member got there after our read: this
             # claim must not stand, and the domain is closed to the request.
             claims.unclaim(instance_uuid)

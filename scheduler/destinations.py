@@ -19,10 +19,10 @@ from scheduler.candidates_query import CandidatesQuery, build_query
 from scheduler.claims import BatchClaimRefused, Claimer, RequestClaims
 from scheduler.filters.base import HostFilter
 from scheduler.host_cache import HostStateCache
-from scheduler.host_state import HOST_LEVEL
-from scheduler.request import (
-    DIFFERENT_DOMAIN_HINT, DIFFERENT_HOST_HINT, SAME_DOMAIN_HINT, SAME_HOST_HINT)
-from scheduler.server_group import GroupBook, GroupPlaces
+from scheduler.hints.domains import hinted_domains, hinted_instances
+from scheduler.server_group.book import GroupBook
+from scheduler.server_group.explanation import why_full
+from scheduler.server_group.places import GroupPlaces
 from scheduler.claim_walk import select_hosts
 from scheduler.errors import NoValidHost
 from scheduler.trace import BATCH_CLAIMED, BATCH_FELL_BACK, SchedulingTrace
@@ -118,14 +118,14 @@ class DestinationSelector:
                      refusal: str = '') -> SchedulingResult:
         places = self._group_places(spec, instance_uuids)
         if places is not None:
-            spec = dataclasses.replace(spec, instance_group=places.filled())
             # At the host level the filters keep the group: hosts are no aggregates.
             affinity_domains = places.query_member_of()
             full_domains = places.query_not_member_of()
         else:
             affinity_domains, full_domains = self._affinity_domains(spec), []
         instance_hosts = self._locate_hinted(spec)
-        same_domains, other_domains, hint_problem = self._hinted_domains(spec, instance_hosts)
+        same_domains, other_domains, hint_problem = hinted_domains(
+            spec, instance_hosts, self._cache.failure_domain_of_host)
         query = build_query(spec, limit=limit,
                             zone_aggregates=self._zone_aggregates,
                             affinity_aggregates=affinity_domains,
@@ -139,11 +139,13 @@ class DestinationSelector:
                                 instance_uuids=list(instance_uuids),
                                 request=summarize_request(
                                     spec, group_member_of=affinity_domains,
-                                    group_not_member_of=full_domains),
+                                    group_not_member_of=full_domains,
+                                    group_members=(None if places is None
+                                                   else len(places.others))),
                                 started_at=time.time(),
                                 batch_claim=batch_claim, batch_claim_refusal=refusal)
         if places is not None:
-            trace.group_reason = places.why_full() or ''
+            trace.group_reason = why_full(places) or ''
         if hint_problem:
             trace.outcome = 'no valid host'
             trace.error = (f'No valid host for instance {instance_uuids[0]}: '
@@ -237,65 +239,42 @@ class DestinationSelector:
         """Failure domains of an affinity group's members, at the group's level."""
         group = spec.instance_group
         if (group is None or group.policy != AFFINITY or group.soft
-                or group.level in (None, HOST_LEVEL)):
+                or group.domain_level is None):
             return []
         domains = {self._cache.failure_domain_of_host(h, group.level) for h in group.hosts}
         return sorted(d for d in domains if d is not None)
 
     def _group_places(self, spec: RequestSpec,
                       instance_uuids: Sequence[str]) -> GroupPlaces | None:
-        """Where the group's other members are and which places they hold, read now."""
+        """Where the group's other members are and which places they hold, read now.
+
+        What the read found stale or moved is written (``tidy``) before the
+        query is built, as the places are the same for every later reader.
+        """
         if spec.instance_group is None or self._group_book is None:
             return None
-        return GroupPlaces.read(spec.instance_group, instance_uuids, self._group_book,
-                                self._instance_locator, self._cache.failure_domain_of_host)
-
-    def _hinted_domains(self, spec: RequestSpec, instance_hosts: Mapping[str, str]
-                        ) -> tuple[list[list[str]], list[str], str]:
-        """(``member_of`` per same_domain hint, the domains different_domain forbids, a problem).
-
-        A hinted instance found nowhere, or on a host in no domain of that
-        level, cannot be placed beside (a problem: NoValidHost) and is not
-        a reason to avoid anywhere (different_domain ignores it).
-        """
-        same, other = [], []
-        for name, values in ((SAME_DOMAIN_HINT, spec.scheduler_hints.get(SAME_DOMAIN_HINT)),
-                             (DIFFERENT_DOMAIN_HINT,
-                              spec.scheduler_hints.get(DIFFERENT_DOMAIN_HINT))):
-            for value in values or ():
-                level, _, instance = value.partition(':')
-                host = instance_hosts.get(instance)
-                domain = (None if host is None
-                          else self._cache.failure_domain_of_host(host, level))
-                if name == DIFFERENT_DOMAIN_HINT:
-                    if domain is not None:
-                        other.append(domain)
-                elif domain is None:
-                    where = ('runs on no host Placement knows' if host is None
-                             else f'runs on {host}, which is in no {level}')
-                    return [], [], f'{name}={value}: instance {instance} {where}'
-                else:
-                    same.append([domain])
-        return same, other, ''
+        places = GroupPlaces.read(spec.instance_group, instance_uuids, self._group_book,
+                                  self._instance_locator, self._cache.failure_domain_of_host)
+        places.tidy()
+        return places
 
     def _locate_hinted(self, spec: RequestSpec) -> Mapping[str, str]:
-        wanted = set()
-        for hint in (DIFFERENT_HOST_HINT, SAME_HOST_HINT):
-            wanted.update(spec.scheduler_hints.get(hint) or ())
-        for hint in (DIFFERENT_DOMAIN_HINT, SAME_DOMAIN_HINT):
-            wanted.update(v.partition(':')[2] for v in spec.scheduler_hints.get(hint) or ())
+        wanted = hinted_instances(spec)
         if not wanted or self._instance_locator is None:
             return {}
-        return dict(self._instance_locator.hosts_of(sorted(wanted)))
+        return dict(self._instance_locator.hosts_of(wanted))
 
 
 def summarize_request(spec: RequestSpec, *, group_member_of: Sequence[str] = (),
-                      group_not_member_of: Sequence[str] = ()) -> dict:
+                      group_not_member_of: Sequence[str] = (),
+                      group_members: int | None = None) -> dict:
     """The part of a RequestSpec an operator needs to read a scheduling record.
 
     ``group_member_of``: the failure domains (Placement aggregates) the
     server group's policy made the query ``member_of``;
-    ``group_not_member_of``: those it forbade (``member_of=!in:``).
+    ``group_not_member_of``: those it forbade (``member_of=!in:``);
+    ``group_members``: how many other members the scheduler read (else the
+    spec's group's own list).
     """
     flavor = spec.flavor
     summary: dict = {
@@ -323,8 +302,9 @@ def summarize_request(spec: RequestSpec, *, group_member_of: Sequence[str] = (),
             summary['instance_group']['soft'] = True
         if group_not_member_of:
             summary['instance_group']['not_member_of'] = sorted(group_not_member_of)
-        if group.members:
-            summary['instance_group']['members'] = len(group.members)
+        members = len(group.members) if group_members is None else group_members
+        if members:
+            summary['instance_group']['members'] = members
     if spec.ignore_hosts:
         summary['ignore_hosts'] = list(spec.ignore_hosts)
     if spec.retry is not None:

@@ -1,9 +1,13 @@
 """Where do existing instances run? Answered from their Placement allocations.
 
-The ``different_host`` and ``same_host`` hints name instances; an instance's
-allocations in Placement name the compute node provider it runs on, and the
-host cache maps that node to its host. An instance without allocations, or on
-a node no cell knows, is simply not located.
+The scheduler asks it for two kinds of instances: those the
+``same_host``/``different_host``/``same_domain``/``different_domain`` hints
+name (``scheduler.hints``), and the other members of a request's server
+group (``scheduler.server_group.places``). An instance's allocations name
+the providers it consumes from; the first that the host cache knows as a
+compute node (``ConsumerAllocations.node``, the rule the cell conductor's
+group check follows too) gives its host. An instance without allocations,
+or on a node no cell knows, is simply not located.
 """
 from __future__ import annotations
 
@@ -22,10 +26,8 @@ class PlacementInstanceLocator:
         """Instance UUID -> host, for the instances that could be located."""
         located = {}
         for instance_uuid in instance_uuids:
-            allocations = self._client.get_allocations(instance_uuid).allocations
-            for provider_uuid in allocations:
-                record = self._cache.record(provider_uuid)
-                if record is not None:
-                    located[instance_uuid] = record.host
-                    break
+            node = self._client.get_allocations(instance_uuid).node(
+                lambda provider: self._cache.record(provider) is not None)
+            if node is not None:
+                located[instance_uuid] = self._cache.record(node).host
         return located

@@ -27,7 +27,7 @@ from scheduler.errors import (
 from scheduler import metrics
 from scheduler.host_cache import HostStateCache
 from scheduler.plugins import load_from_conf
-from scheduler.server_group import GroupBook
+from scheduler.server_group.book import GroupBook
 from scheduler.trace import SchedulingTrace
 
 LOG = logging.getLogger(__name__)

@@ -33,8 +33,8 @@ from scheduler import rpcapi
 from scheduler.failure_domains import record_levels
 from scheduler.host_cache import HostStateCache
 from scheduler.host_refresher import HostRefresher
-from scheduler.group_book import ApiGroupBook
 from scheduler.instance_locator import PlacementInstanceLocator
+from scheduler.server_group.book import ApiGroupBook
 from scheduler.manager import SchedulerManager
 from scheduler.placement_adapter import PlacementAdapter
 from scheduler.records.backend import RecordBackend

@@ -40,7 +40,8 @@ from sqlalchemy.engine import Engine
 from cellplane.db.api.models import build_requests, request_specs as request_specs_table
 from cellplane.db.api.models import services
 from cellplane.db.columns import utcnow
-from cellplane.objects import cell_mappings, instance_mappings, request_specs, server_groups
+from cellplane.objects import (cell_mappings, instance_mappings, request_specs,
+                               server_group_places, server_groups)
 from rpc_schemas.instance import Instance
 from rpc_schemas.request_spec import RequestSpec
 
@@ -223,7 +224,7 @@ def fail(engine: Engine, instance_uuids: Iterable[str], reason: str) -> int:
     """
     uuids = list(instance_uuids)
     with engine.begin() as conn:
-        server_groups.release_on(conn, uuids)
+        server_group_places.release_on(conn, uuids)
         return conn.execute(build_requests.update().where(
             build_requests.c.instance_uuid.in_(uuids), _LIVE).values(
                 fault_message=reason, failed_at=utcnow())).rowcount

@@ -49,12 +49,12 @@ from sqlalchemy.engine import Engine
 
 from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
 from cellplane.context import new_context
-from cellplane.objects import build_requests, server_groups
+from cellplane.objects import build_requests
 from cellplane.cells.databases import CellDatabases, UnknownCell
 from cellplane.objects.cell_mappings import CellMapping
 from compute_agent.rpcapi import ComputeAPI
 from conductor import metrics
-from conductor.super import cell_writes
+from conductor.super import cell_writes, group_places
 from conductor.super import rpcapi
 import oslo_messaging as messaging  # noqa: E402,I100
 from rpc_schemas.instance import Instance
@@ -323,7 +323,7 @@ class SuperConductorManager:
     def _with_group_places(self, spec: RequestSpec) -> RequestSpec:
         """The spec with its group's members and held places (the cell checks alternates with them)."""
         try:
-            return server_groups.with_places(self._api_engine, spec)
+            return group_places.with_places(self._api_engine, spec)
         except sa.exc.SQLAlchemyError as exc:
             # The build goes on; a reschedule then checks against the members
             # the spec names (none), as for a group without members.

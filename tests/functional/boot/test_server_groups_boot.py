@@ -14,7 +14,7 @@ import time
 import pytest
 
 from cellplane.context import new_context
-from cellplane.objects import failure_domains, flavors, server_groups
+from cellplane.objects import failure_domains, flavors, server_group_places, server_groups
 from cellplane_api import failure_domains as domains_api
 from cellplane_api import servers
 from cellplane_embedded.runtime import CloudPlan, EmbeddedCloud
@@ -80,7 +80,7 @@ def test_anti_affinity_at_rack_puts_three_in_three_racks_and_refuses_a_fourth(cl
     assert 'anti-affinity at rack: group web has members in every rack (r1, r2, r3)' \
         in fourth.fault
     # The refused member holds no place; the three others hold theirs.
-    held = {m.instance_uuid: m.domain for m in server_groups.members(
+    held = {m.instance_uuid: m.domain for m in server_group_places.members(
         cloud.api_engine, server_groups.get(cloud.api_engine, 'web').uuid)}
     assert held[fourth.uuid] is None
     assert len({held[s.uuid] for s in placed}) == 3

@@ -18,17 +18,17 @@ import pytest
 
 from cellplane.cells.databases import CellDatabases
 from cellplane.db import engines, migrate
-from cellplane.objects import failure_domains, server_groups
+from cellplane.objects import failure_domains, server_group_places, server_groups
 from rpc_schemas.flavor import Flavor
 from rpc_schemas.request_spec import InstanceGroup, RequestedDestination, RequestSpec
 from scheduler.destinations import DestinationSelector
 from scheduler.errors import NoValidHost
-from scheduler.group_book import ApiGroupBook
 from scheduler.host_cache import HostStateCache
 from scheduler.host_state import CellNodeRecord
 from scheduler.instance_locator import PlacementInstanceLocator
 from scheduler.placement_adapter import PlacementAdapter
 from scheduler.plugins import load_from_conf
+from scheduler.server_group.book import ApiGroupBook
 from scheduler.trace import CLAIMED, DOMAIN_TAKEN
 from tests.functional.scheduler.conftest import add_compute_node
 from tests.functional.scheduler.test_two_workers_race import (
@@ -109,7 +109,7 @@ def test_the_worker_that_loses_a_racks_place_removes_its_claim_and_lands_in_anot
         b_trace.claims[0].detail
     # B's claim in r1 was removed: each member holds one rack, in Placement too.
     assert list(placement.get_allocations(B).allocations) == [nodes['small']]
-    held = {m.instance_uuid: m.domain for m in server_groups.members(api_engine, group.uuid)}
+    held = {m.instance_uuid: m.domain for m in server_group_places.members(api_engine, group.uuid)}
     assert held == {A: R1, B: R2}
 
 
@@ -130,7 +130,7 @@ def test_a_failed_request_gives_its_place_back(placement, api_engine):
         worker.select_destinations(spec, [A, B], 0)
     assert '1 removed by ServerGroupAntiAffinityFilter' in str(failed.value)
     assert placement.get_allocations(A).allocations == {}
-    assert {m.domain for m in server_groups.members(api_engine, group.uuid)} == {None}
+    assert {m.domain for m in server_group_places.members(api_engine, group.uuid)} == {None}
 
 
 def test_two_first_members_of_an_affinity_group_placed_at_once_end_in_one_rack(
@@ -171,5 +171,5 @@ def test_two_first_members_of_an_affinity_group_placed_at_once_end_in_one_rack(
     assert [(c.host, c.outcome) for c in b_trace.claims][0] == ('small', DOMAIN_TAKEN)
     assert 'holds another rack first' in b_trace.claims[0].detail
     assert list(placement.get_allocations(B).allocations) != [nodes['small']]
-    held = {m.instance_uuid: m.domain for m in server_groups.members(api_engine, group.uuid)}
+    held = {m.instance_uuid: m.domain for m in server_group_places.members(api_engine, group.uuid)}
     assert held == {A: R1, B: R1}

@@ -6,7 +6,7 @@ import pytest
 from rpc_schemas.request_spec import InstanceGroup
 from scheduler.claims import RequestClaims
 from scheduler.errors import NoValidHost
-from scheduler.filters.anti_affinity import ServerGroupAntiAffinityFilter
+from scheduler.server_group.anti_affinity_filter import ServerGroupAntiAffinityFilter
 from scheduler.filters.availability_zone import AvailabilityZoneFilter
 from scheduler.filters.compute import ComputeFilter
 from scheduler.filters.resource_fit import ResourceFitFilter

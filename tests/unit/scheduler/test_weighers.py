@@ -71,29 +71,3 @@ def test_zero_multiplier_leaves_the_order_to_the_others():
 
 def test_ties_keep_placement_order():
     assert _order([RAMWeigher(1.0)], [host('x'), host('y'), host('z')]) == ['x', 'y', 'z']
-
-
-def _group_request(policy, soft=True, **kw):
-    from rpc_schemas.request_spec import InstanceGroup
-    from tests.unit.scheduler.factories import spec
-    return scheduling_request(spec(instance_group=InstanceGroup(
-        uuid='g', policy=policy, soft=soft, level='rack')),
-        domain_of_host=lambda h, level: {'h1': 'r1', 'h2': 'r1', 'h3': 'r2'}[h], **kw)
-
-
-def test_soft_anti_affinity_prefers_the_rack_with_fewest_members():
-    from scheduler.weighers.soft_anti_affinity import ServerGroupSoftAntiAffinityWeigher
-    request = _group_request('anti-affinity', member_counts={'r1': 2, 'r2': 1})
-    weighed = weigh_hosts([ServerGroupSoftAntiAffinityWeigher(10.0)],
-                          [host('h1'), host('h3')], request)
-    assert [w.host.host for w in weighed] == ['h3', 'h1']
-
-
-def test_soft_affinity_prefers_the_rack_of_the_members_and_ignores_hard_groups():
-    from scheduler.weighers.soft_affinity import ServerGroupSoftAffinityWeigher
-    request = _group_request('affinity', chosen_hosts=['h3'])
-    weighed = weigh_hosts([ServerGroupSoftAffinityWeigher(10.0)],
-                          [host('h1'), host('h3')], request)
-    assert [w.host.host for w in weighed] == ['h3', 'h1']
-    hard = _group_request('affinity', soft=False, chosen_hosts=['h3'])
-    assert ServerGroupSoftAffinityWeigher(10.0).raw_weight(host('h3'), hard) == 0.0

@@ -1,9 +1,10 @@
-"""GroupPlaces: counting a group's members per domain, what Placement is asked, taking places."""
+"""GroupPlaces: counting a group's members per domain, what Placement is asked, taking places, the words of NoValidHost."""
 from __future__ import annotations
 
-from cellplane.objects.server_groups import Member
+from cellplane.objects.server_group_places import Member
 from rpc_schemas.request_spec import InstanceGroup
-from scheduler.server_group import GroupPlaces
+from scheduler.server_group.explanation import why_full
+from scheduler.server_group.places import GroupPlaces
 
 DOMAIN = {'h1': 'r1', 'h2': 'r1', 'h3': 'r2', 'h4': 'r3'}
 
@@ -56,8 +57,10 @@ def _group(policy='anti-affinity', **kw):
 
 
 def _read(group, book, located, mine=('new',)):
-    return GroupPlaces.read(group, list(mine), book, FakeLocator(located),
-                            lambda host, level: DOMAIN.get(host))
+    places = GroupPlaces.read(group, list(mine), book, FakeLocator(located),
+                              lambda host, level: DOMAIN.get(host))
+    places.tidy()
+    return places
 
 
 def test_members_count_where_their_allocation_is_else_where_their_place_is():
@@ -67,9 +70,18 @@ def test_members_count_where_their_allocation_is_else_where_their_place_is():
     # instance does not count.
     assert dict(places.counts) == {'r1': 1, 'r2': 1}
     assert places.full_domains() == ['r1', 'r2']
-    assert places.filled().members == ['a', 'b']
+    assert places.others == ['a', 'b']
     # a's place follows it to where it runs.
     assert book.followed == [('a', 'r1')]
+
+
+def test_reading_writes_nothing_tidy_writes_what_it_found():
+    book = FakeBook([Member('a', 'r3', 0), Member('b', 'r2', 0)], gone=['b'])
+    places = GroupPlaces.read(_group(), ['new'], book, FakeLocator({'a': 'h1'}),
+                              lambda host, level: DOMAIN.get(host))
+    assert (book.followed, book.released) == ([], [])
+    places.tidy()
+    assert (book.followed, book.released) == ([('a', 'r1')], [['b']])
 
 
 def test_a_place_whose_member_is_gone_is_given_back_and_not_counted():
@@ -93,16 +105,26 @@ def test_affinity_asks_for_the_members_domains_and_forbids_nothing():
 def test_soft_policies_ask_placement_nothing_and_take_no_place():
     places = _read(_group(soft=True), FakeBook([Member('a', 'r1', 0)]), {})
     assert (places.member_domains(), places.full_domains()) == ([], [])
-    assert places.take('new', 'h1') and places.book.held == {}
+    assert places.reserve('new', 'h1') and places.book.held == {}
 
 
 def test_a_refused_place_marks_the_domain_full_and_a_failure_gives_places_back():
     book = FakeBook([], full=['r1'])
     places = _read(_group(), book, {})
-    assert not places.take('new', 'h1')
+    assert not places.reserve('new', 'h1')
     assert places.full_domains() == ['r1']
-    assert places.take('new2', 'h3')
-    assert places.give_back() == ['new2'] and book.released == [['new2']]
+    assert places.reserve('new2', 'h3')
+    assert places.unreserve_all() == ['new2'] and book.released == [['new2']]
+
+
+def test_unreserve_gives_back_one_instance_place_and_is_idempotent():
+    book = FakeBook([])
+    places = _read(_group(), book, {})
+    assert places.reserve('new', 'h1') and places.reserve('new2', 'h3')
+    places.unreserve('new')
+    places.unreserve('new')          # nothing left to give back
+    places.unreserve('never')        # never reserved
+    assert book.released == [['new']] and places.taken == {'new2': 'r2'}
 
 
 def test_hard_alternates_stay_in_the_claimed_domain_above_the_host_level():
@@ -116,11 +138,11 @@ def test_hard_alternates_stay_in_the_claimed_domain_above_the_host_level():
 
 def test_why_full_names_every_domain_when_all_are_full():
     book = FakeBook([Member(u, d, 0) for u, d in (('a', 'r1'), ('b', 'r2'), ('c', 'r3'))])
-    assert _read(_group(), book, {}).why_full() == (
+    assert why_full(_read(_group(), book, {})) == (
         'anti-affinity at rack: group web has members in every rack '
         '(rack-1, rack-2, rack-3)')
     book = FakeBook([Member('a', 'r1', 0)])
-    assert _read(_group(), book, {}).why_full() == (
+    assert why_full(_read(_group(), book, {})) == (
         'anti-affinity at rack: group web has members in rack rack-1, and no host of '
         'another rack could take it')
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from rpc_schemas.request_spec import AFFINITY
 from scheduler.host_state import HostState
 from scheduler.request import SchedulingRequest
+from scheduler.server_group import counts
 from scheduler.weighers.base import HostWeigher
 
 
@@ -17,5 +18,5 @@ class ServerGroupSoftAffinityWeigher(HostWeigher):
     multiplier_option = 'soft_affinity_weight_multiplier'
 
     def raw_weight(self, host: HostState, request: SchedulingRequest) -> float:
-        members = request.soft_group_members_near(host.host, AFFINITY)
+        members = counts.soft_members_near(request, host.host, AFFINITY)
         return 0.0 if members is None else members

@@ -1,49 +1,31 @@
-"""A server group while one request is scheduled: where its members are, which domains are full, taking a place.
+"""A server group while one request is scheduled: where its members are, which domains are full, the places taken.
 
 ``GroupPlaces.read`` counts the members (other than the request's own
 instances) per domain at the group's level: a member with an allocation in
 Placement counts where that allocation is; one without, where the API
 database says it holds a place, unless its cell says it is in ERROR,
-deleted or gone (then the place is given back). A member whose allocation
-is in another domain than its place (a reschedule at the host level moved
-it) has its place moved after it. From the counts come the
-query's ``member_of`` (hard affinity: the members' domains) and its
-forbidden aggregates (hard anti-affinity: the domains holding
-``max_per_domain`` members). ``take`` makes a claimed instance hold its
-domain; when another scheduler filled that domain first (anti-affinity),
-or put the group in another domain first (affinity), the hold is refused
-and the walk goes elsewhere (``cellplane.objects.server_groups``).
-Soft policies take no place: they only weigh.
+deleted or gone. It only reads: the places that reading found stale (given
+back) or left behind by a member a reschedule moved (moved after it) are
+written by ``tidy``, which the scheduler calls right after. From the
+counts come the query's ``member_of`` (hard affinity: the members' domains)
+and its forbidden aggregates (hard anti-affinity: the full domains), by
+the one policy rule (``cellplane.server_group_policy``).
+
+``reserve`` makes a claimed instance hold its domain; when another
+scheduler filled that domain first (anti-affinity), or put the group in
+another domain first (affinity), it is refused and the walk goes
+elsewhere. ``unreserve`` gives one instance's place back, and may be called
+when nothing was reserved. Soft policies take no place: they only weigh.
 """
 from __future__ import annotations
 
 import collections
 import dataclasses
-from typing import Callable, Iterable, Mapping, Protocol, Sequence
+from typing import Callable, Sequence
 
-from cellplane.objects.server_groups import Member
-from rpc_schemas.request_spec import ANTI_AFFINITY, InstanceGroup
-from scheduler.host_state import HOST_LEVEL
-
-
-class GroupBook(Protocol):
-    def members(self, group_uuid: str) -> Sequence[Member]: ...
-
-    def gone(self, instance_uuids: Sequence[str]) -> set[str]: ...
-
-    def hold(self, instance_uuid: str, domain: str, max_per_domain: int | None) -> bool: ...
-
-    def follow(self, member: Member, domain: str, max_per_domain: int | None) -> bool: ...
-
-    def release(self, instance_uuids: Iterable[str]) -> None: ...
-
-    def release_stale(self, held: Iterable[Member]) -> None: ...
-
-    def domain_names(self, level: str) -> Mapping[str, str]: ...
-
-
-class Locator(Protocol):
-    def hosts_of(self, instance_uuids: Iterable[str]) -> Mapping[str, str]: ...
+from cellplane import server_group_policy as policy
+from rpc_schemas.request_spec import InstanceGroup
+from scheduler.server_group.book import GroupBook, Locator, Member
 
 
 @dataclasses.dataclass
@@ -57,6 +39,10 @@ class GroupPlaces:
     unknown_hosts: set[str] = dataclasses.field(default_factory=set)
     # The group's members when it was read, this request's excepted.
     others: list[str] = dataclasses.field(default_factory=list)
+    # What ``tidy`` writes: places held by members gone, and members that run
+    # in another domain than their place (-> that domain).
+    stale: list[Member] = dataclasses.field(default_factory=list)
+    moved: list[tuple[Member, str]] = dataclasses.field(default_factory=list)
     # Instance -> the domain this request made it hold.
     taken: dict[str, str] = dataclasses.field(default_factory=dict)
     # Domains refused while this one ran: another scheduler's member filled
@@ -75,8 +61,7 @@ class GroupPlaces:
         unlocated_held = [m for m in members
                           if m.instance_uuid not in located and m.domain is not None]
         gone = book.gone([m.instance_uuid for m in unlocated_held])
-        if gone:
-            book.release_stale([m for m in unlocated_held if m.instance_uuid in gone])
+        places.stale = [m for m in unlocated_held if m.instance_uuid in gone]
         # Hosts the sender said members run on (the API role sends none; a
         # caller that knows them may), beside what is read here.
         for host in [*group.hosts, *(located.get(m.instance_uuid) for m in members)]:
@@ -87,7 +72,6 @@ class GroupPlaces:
                 places.unknown_hosts.add(host)
             else:
                 places.counts[domain] += 1
-        limit = group.max_per_domain if group.policy == ANTI_AFFINITY else None
         for member in members:
             host = located.get(member.instance_uuid)
             if host is None and member.domain is not None and member.instance_uuid not in gone:
@@ -95,21 +79,29 @@ class GroupPlaces:
             elif host is not None and member.domain is not None and not group.soft:
                 runs_in = places.domain_of(host)
                 if runs_in is not None and runs_in != member.domain:
-                    book.follow(member, runs_in, limit)
+                    places.moved.append((member, runs_in))
         return places
+
+    def tidy(self) -> None:
+        """Write what ``read`` found: give back the stale places, move the moved members' after them."""
+        if self.stale:
+            self.book.release_stale(self.stale)
+        limit = policy.place_limit(self.group)
+        for member, domain in self.moved:
+            self.book.follow(member, domain, limit)
 
     @property
     def level(self) -> str | None:
         """The failure-domain level; None at the host level."""
-        return None if self.group.level in (None, HOST_LEVEL) else self.group.level
+        return self.group.domain_level
 
     @property
     def hard(self) -> bool:
-        return not self.group.soft
+        return policy.is_hard(self.group)
 
     @property
     def anti(self) -> bool:
-        return self.group.policy == ANTI_AFFINITY
+        return policy.is_anti(self.group)
 
     def domain_of(self, host: str) -> str | None:
         """The host's domain at the group's level (the host itself at ``host``)."""
@@ -119,8 +111,11 @@ class GroupPlaces:
         """Hard anti-affinity: the domains no further member may join."""
         if not (self.hard and self.anti):
             return []
-        full = {d for d, n in self.counts.items() if n >= self.group.max_per_domain}
-        return sorted(full | self.lost)
+        return sorted(policy.full_domains(self.group, self.counts) | self.lost)
+
+    def member_domains(self) -> list[str]:
+        """Hard affinity: the domains the members are in (a new member must join one)."""
+        return sorted(policy.member_domains(self.group, self.counts))
 
     def query_member_of(self) -> list[str]:
         """What Placement is asked to keep the group together: ``member_of`` (above the host level)."""
@@ -130,28 +125,26 @@ class GroupPlaces:
         """What Placement is asked to keep the group apart: ``!in:`` (above the host level)."""
         return [] if self.level is None else self.full_domains()
 
-    def member_domains(self) -> list[str]:
-        """Hard affinity: the domains the members are in (a new member must join one)."""
-        if not self.hard or self.anti:
-            return []
-        return sorted(self.counts)
-
-    def take(self, instance_uuid: str, host: str) -> bool:
+    def reserve(self, instance_uuid: str, host: str) -> bool:
         """Make the instance hold the host's domain; False if another member took it (or another) first."""
         if not self.hard:
             return True
         domain = self.domain_of(host)
         if domain is None:
             return True
-        limit = self.group.max_per_domain if self.anti else None
-        if not self.book.hold(instance_uuid, domain, limit):
+        if not self.book.hold(instance_uuid, domain, policy.place_limit(self.group)):
             self.lost.add(domain)
             return False
         self.taken[instance_uuid] = domain
         return True
 
-    def give_back(self) -> list[str]:
-        """Release every place this request took (it failed); the instances."""
+    def unreserve(self, instance_uuid: str) -> None:
+        """Give back the place ``reserve`` took for the instance; nothing if it took none."""
+        if self.taken.pop(instance_uuid, None) is not None:
+            self.book.release([instance_uuid])
+
+    def unreserve_all(self) -> list[str]:
+        """Give back every place this request took (it failed); the instances."""
         undone = list(self.taken)
         if undone:
             self.book.release(undone)
@@ -170,27 +163,3 @@ class GroupPlaces:
         if not self.hard or self.level is None:
             return True
         return self.domain_of(host) == self.domain_of(claimed_host)
-
-    def filled(self) -> InstanceGroup:
-        """The group as sent on: the other members, and the places they hold or took."""
-        domains = [d for d, n in sorted(self.counts.items()) for _ in range(n)]
-        return dataclasses.replace(self.group, members=list(self.others),
-                                   domains=domains)
-
-    def why_full(self) -> str | None:
-        """For NoValidHost under hard anti-affinity: which domains are full, by name."""
-        full = self.full_domains()
-        if not full:
-            return None
-        label = self.group.name or self.group.uuid
-        if self.level is None:
-            return (f'anti-affinity at host: group {label} has members on '
-                    f'{", ".join(full)}')
-        names = dict(self.book.domain_names(self.level))
-        named = sorted(names.get(d, d) for d in full)
-        if set(names) <= set(full):
-            return (f'anti-affinity at {self.level}: group {label} has members in every '
-                    f'{self.level} ({", ".join(named)})')
-        return (f'anti-affinity at {self.level}: group {label} has members in '
-                f'{self.level} {", ".join(named)}, and no host of another {self.level} '
-                f'could take it')

@@ -12,6 +12,7 @@ from rpc_schemas.request_spec import AFFINITY
 from scheduler.filters.base import HostFilter, Rejection
 from scheduler.host_state import HostState
 from scheduler.request import SchedulingRequest
+from scheduler.server_group import counts
 
 NOT_GROUP_HOST = 'affinity: host does not run the server group'
 NOT_GROUP_DOMAIN = 'affinity: host is outside the failure domain of the server group'
@@ -29,10 +30,11 @@ class ServerGroupAffinityFilter(HostFilter):
         if not self.applies(request):
             return None
         group = request.spec.instance_group
-        level = request.group_level()
-        domains, unknown = request.group_domains()
+        level = group.domain_level
+        members, unknown = counts.domain_counts(request)
+        domains = set(members)
         if level is None:
-            if not domains or host.host in domains:
+            if counts.allows(request, host.host):
                 return None
             return self.reject(
                 NOT_GROUP_HOST,
@@ -44,9 +46,10 @@ class ServerGroupAffinityFilter(HostFilter):
                 MEMBERS_DOMAIN_UNKNOWN,
                 f'affinity: no {level} is known for the hosts of server group '
                 f'{group.uuid} ({", ".join(sorted(unknown))})')
-        if host.failure_domain(level) in domains:
+        own = host.failure_domain(level)
+        if own is not None and counts.allows(request, own):
             return None
         return self.reject(
             NOT_GROUP_DOMAIN,
-            f'affinity: host is in {level} {host.failure_domain(level) or "none"}, '
+            f'affinity: host is in {level} {own or "none"}, '
             f'server group {group.uuid} is in {level} {", ".join(sorted(domains))}')

@@ -1,23 +1,45 @@
 """The scheduler's book of server groups: members and their places in the API database, their states in the cells.
 
-The scheduler fills a request's server group itself (ARCHITECTURE.md,
+The scheduler works out a request's server group itself (ARCHITECTURE.md,
 "Server groups"): it reads the members and the places they hold here,
-locates them in Placement (``instance_locator``), and takes a place for
-each instance it claims a host for. A member that holds a place but has no
+locates them in Placement (``scheduler.instance_locator``), and takes a
+place for each instance it claims a host for. ``GroupBook`` is what
+``GroupPlaces`` needs of it (the unit tests give a fake one). A member that holds a place but has no
 allocation in Placement is asked of its cell: in ERROR, deleted, or gone,
 its place is stale and given back; still building (between two hosts of a
 reschedule, or not in a cell yet), it keeps it.
 """
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Protocol, Sequence
 
 import sqlalchemy as sa
 
 from cellplane.cells.databases import CellDatabases, UnknownCell
 from cellplane.objects import (build_requests, cell_mappings, failure_domains,
-                               instance_mappings, instances, server_groups)
+                               instance_mappings, instances, server_group_places)
+from cellplane.objects.server_group_places import Member
 from rpc_schemas import instance as instance_states
+
+
+class GroupBook(Protocol):
+    def members(self, group_uuid: str) -> Sequence[Member]: ...
+
+    def gone(self, instance_uuids: Sequence[str]) -> set[str]: ...
+
+    def hold(self, instance_uuid: str, domain: str, max_per_domain: int | None) -> bool: ...
+
+    def follow(self, member: Member, domain: str, max_per_domain: int | None) -> bool: ...
+
+    def release(self, instance_uuids: Iterable[str]) -> None: ...
+
+    def release_stale(self, held: Iterable[Member]) -> None: ...
+
+    def domain_names(self, level: str) -> Mapping[str, str]: ...
+
+
+class Locator(Protocol):
+    def hosts_of(self, instance_uuids: Iterable[str]) -> Mapping[str, str]: ...
 
 
 class ApiGroupBook:
@@ -28,8 +50,8 @@ class ApiGroupBook:
     def _api(self):
         return self._cells.api_engine
 
-    def members(self, group_uuid: str) -> list[server_groups.Member]:
-        return server_groups.members(self._api, group_uuid)
+    def members(self, group_uuid: str) -> list[Member]:
+        return server_group_places.members(self._api, group_uuid)
 
     def gone(self, instance_uuids: Sequence[str]) -> set[str]:
         """Those of the members that are in ERROR, deleted, or exist no more."""
@@ -58,17 +80,17 @@ class ApiGroupBook:
         return gone
 
     def hold(self, instance_uuid: str, domain: str, max_per_domain: int | None) -> bool:
-        return server_groups.hold(self._api, instance_uuid, domain, max_per_domain)
+        return server_group_places.hold(self._api, instance_uuid, domain, max_per_domain)
 
-    def follow(self, member: server_groups.Member, domain: str,
+    def follow(self, member: Member, domain: str,
                max_per_domain: int | None) -> bool:
-        return server_groups.follow(self._api, member, domain, max_per_domain)
+        return server_group_places.follow(self._api, member, domain, max_per_domain)
 
     def release(self, instance_uuids: Iterable[str]) -> None:
-        server_groups.release(self._api, instance_uuids)
+        server_group_places.release(self._api, instance_uuids)
 
-    def release_stale(self, held: Iterable[server_groups.Member]) -> None:
-        server_groups.release_stale(self._api, held)
+    def release_stale(self, held: Iterable[Member]) -> None:
+        server_group_places.release_stale(self._api, held)
 
     def domain_names(self, level: str) -> dict[str, str]:
         """Domain uuid -> name, for every domain of ``level``."""

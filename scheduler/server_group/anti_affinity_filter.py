@@ -12,6 +12,7 @@ from rpc_schemas.request_spec import ANTI_AFFINITY
 from scheduler.filters.base import HostFilter, Rejection
 from scheduler.host_state import HostState
 from scheduler.request import SchedulingRequest
+from scheduler.server_group import counts
 
 RUNS_GROUP_MEMBER = 'anti-affinity: host already runs a member of the server group'
 DOMAIN_HAS_GROUP_MEMBER = 'anti-affinity: failure domain already runs a group member'
@@ -29,9 +30,9 @@ class ServerGroupAntiAffinityFilter(HostFilter):
         if not self.applies(request):
             return None
         group = request.spec.instance_group
-        level = request.group_level()
+        level = group.domain_level
         if level is None:
-            if request.group_full(host.host):
+            if not counts.allows(request, host.host):
                 return self.reject(
                     RUNS_GROUP_MEMBER,
                     f'anti-affinity: host already runs a member of server group {group.uuid}')
@@ -40,7 +41,7 @@ class ServerGroupAntiAffinityFilter(HostFilter):
         if own is None:
             return self.reject(HOST_DOMAIN_UNKNOWN,
                                f'anti-affinity: host is in no known {level}')
-        if request.group_full(own):
+        if not counts.allows(request, own):
             return self.reject(
                 DOMAIN_HAS_GROUP_MEMBER,
                 f'anti-affinity: {level} {own} already runs a member of server '

@@ -10,6 +10,7 @@ from __future__ import annotations
 from rpc_schemas.request_spec import ANTI_AFFINITY
 from scheduler.host_state import HostState
 from scheduler.request import SchedulingRequest
+from scheduler.server_group import counts
 from scheduler.weighers.base import HostWeigher
 
 
@@ -18,5 +19,5 @@ class ServerGroupSoftAntiAffinityWeigher(HostWeigher):
     multiplier_option = 'soft_anti_affinity_weight_multiplier'
 
     def raw_weight(self, host: HostState, request: SchedulingRequest) -> float:
-        members = request.soft_group_members_near(host.host, ANTI_AFFINITY)
+        members = counts.soft_members_near(request, host.host, ANTI_AFFINITY)
         return 0.0 if members is None else -members
