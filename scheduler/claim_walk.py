@@ -183,14 +183,14 @@ def _claim_first(instance_uuid: str, weighed: Sequence[WeighedHost],
             # Another scheduler's member got there after our read: this
             # claim must not stand, and the domain is closed to the request.
             claims.unclaim(instance_uuid)
-            where = f'{places.group.level or "host"} {places.domain_of(host.host)}'
+            where = f'{places.group.level_name} {places.domain_of(host.host)}'
             instance_trace.claims.append(ClaimAttempt(
                 host=host.host, nodename=host.nodename, compute_node_uuid=host.uuid,
                 outcome=DOMAIN_TAKEN,
                 detail=(f'{where} is full: another member of the group took its place '
                         f'first') if places.anti else (
                         f'{where} refused: another member of the group holds another '
-                        f'{places.group.level or "host"} first')))
+                        f'{places.group.level_name} first')))
             continue
         instance_trace.claims.append(ClaimAttempt(
             host=host.host, nodename=host.nodename, compute_node_uuid=host.uuid,
