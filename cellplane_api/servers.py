@@ -179,7 +179,11 @@ def create(api_engine: Engine, conductor: SuperConductorAPI, ctxt: RequestContex
 
 
 def group_payload(group: server_groups.ServerGroup) -> InstanceGroup:
-    """What the request spec carries of a group; the scheduler adds its members' places."""
+    """What the request spec carries of a group: its identity and policy, no members.
+
+    The scheduler reads the members itself; the super conductor adds them
+    for the cell.
+    """
     return InstanceGroup(uuid=group.uuid, name=group.name,
                          policy=ANTI_AFFINITY if group.anti else AFFINITY,
                          soft=not group.hard, level=group.level,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from typing import Iterable, Mapping, Protocol, Sequence
+from typing import Mapping, Protocol, Sequence
 
 from rpc_schemas.request_spec import AFFINITY, RequestSpec
 from rpc_schemas.selection import Selection
@@ -19,6 +19,7 @@ from scheduler.candidates_query import CandidatesQuery, build_query
 from scheduler.claims import BatchClaimRefused, Claimer, RequestClaims
 from scheduler.filters.base import HostFilter
 from scheduler.host_cache import HostStateCache
+from scheduler.instance_locator import InstanceLocator
 from scheduler.hints.domains import hinted_domains, hinted_instances
 from scheduler.server_group.book import GroupBook
 from scheduler.server_group.explanation import why_full
@@ -36,11 +37,6 @@ class CandidateSource(Protocol):
 
     def allocation_candidates(self, query: CandidatesQuery) -> AllocationCandidates:
         """Placement's answer to ``GET /allocation_candidates`` for ``query``."""
-
-
-class InstanceLocator(Protocol):
-    def hosts_of(self, instance_uuids: Iterable[str]) -> Mapping[str, str]:
-        """Instance UUID -> host it runs on, for those that can be found."""
 
 
 @dataclasses.dataclass

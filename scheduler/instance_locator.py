@@ -11,10 +11,15 @@ or on a node no cell knows, is simply not located.
 """
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Mapping, Protocol
 
 from placement.client import PlacementClient
 from scheduler.host_cache import HostStateCache
+
+
+class InstanceLocator(Protocol):
+    def hosts_of(self, instance_uuids: Iterable[str]) -> Mapping[str, str]:
+        """Instance UUID -> host it runs on, for those that can be found."""
 
 
 class PlacementInstanceLocator:

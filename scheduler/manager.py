@@ -21,11 +21,12 @@ from placement.client import PlacementUnreachable
 from rpc_schemas.request_spec import RequestSpec
 from rpc_schemas.selection import Selection
 from scheduler.claims import Claimer
-from scheduler.destinations import CandidateSource, DestinationSelector, InstanceLocator
+from scheduler.destinations import CandidateSource, DestinationSelector
 from scheduler.errors import (
     ConsumerAlreadyAllocated, InvalidFlavorExtraSpec, InvalidSchedulingRequest, NoValidHost)
 from scheduler import metrics
 from scheduler.host_cache import HostStateCache
+from scheduler.instance_locator import InstanceLocator
 from scheduler.plugins import load_from_conf
 from scheduler.server_group.book import GroupBook
 from scheduler.trace import SchedulingTrace

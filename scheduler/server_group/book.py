@@ -38,10 +38,6 @@ class GroupBook(Protocol):
     def domain_names(self, level: str) -> Mapping[str, str]: ...
 
 
-class Locator(Protocol):
-    def hosts_of(self, instance_uuids: Iterable[str]) -> Mapping[str, str]: ...
-
-
 class ApiGroupBook:
     def __init__(self, cells: CellDatabases) -> None:
         self._cells = cells

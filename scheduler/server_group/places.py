@@ -25,7 +25,8 @@ from typing import Callable, Sequence
 
 from cellplane import server_group_policy as policy
 from rpc_schemas.request_spec import InstanceGroup
-from scheduler.server_group.book import GroupBook, Locator, Member
+from scheduler.instance_locator import InstanceLocator
+from scheduler.server_group.book import GroupBook, Member
 
 
 @dataclasses.dataclass
@@ -51,7 +52,7 @@ class GroupPlaces:
 
     @classmethod
     def read(cls, group: InstanceGroup, request_uuids: Sequence[str], book: GroupBook,
-             locator: Locator | None,
+             locator: InstanceLocator | None,
              domain_of_host: Callable[[str, str], str | None]) -> 'GroupPlaces':
         places = cls(group=group, book=book, domain_of_host=domain_of_host)
         mine = set(request_uuids)
