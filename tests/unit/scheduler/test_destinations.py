@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from cellplane.objects.server_group_places import Member
 from rpc_schemas.request_spec import InstanceGroup
 from scheduler.destinations import DestinationSelector
 from scheduler.errors import NoValidHost
@@ -15,6 +16,7 @@ from scheduler.plugins import load_filters
 from scheduler.trace import CONFLICT
 from scheduler.weighers.ram import RAMWeigher
 from tests.unit.scheduler.factories import CELL2, FakePlacement, flavor, record, spec
+from tests.unit.scheduler.server_group.test_places import FakeBook
 
 MB = 512
 
@@ -222,3 +224,22 @@ def test_a_batched_request_that_does_not_fit_sends_no_batch_and_claims_nothing()
     assert placement.batches == []
     assert placement.allocations == {}
     assert caught.value.trace.rolled_back == []
+
+
+def test_with_a_group_book_the_record_counts_the_other_members_and_stale_places_go_first():
+    placement = FakePlacement({'a': 4096, 'b': 2048})
+    cache = HostStateCache()
+    cache.set_records([record('a', failure_domains={'rack': 'r1'}),
+                       record('b', failure_domains={'rack': 'r2'})])
+    book = FakeBook([Member('old', 'r1', 0), Member('gone', 'r2', 0),
+                     Member('i-1', None, None)], gone=['gone'])
+    group = InstanceGroup(uuid='g', policy='anti-affinity', level='rack')
+    result = _selector(placement, cache, group_book=book).select_destinations(
+        _spec(instance_group=group), ['i-1'], 0)
+    # 'gone' gave its place back before Placement was asked; 'old' fills r1.
+    assert book.released == [['gone']]
+    assert ('member_of', '!in:r1') in placement.queries[0]
+    assert result.selections[0][0].service_host == 'b'
+    assert book.held == {'i-1': 'r2'}
+    assert result.trace.request['instance_group']['members'] == 2
+    assert result.trace.request['instance_group']['not_member_of'] == ['r1']
