@@ -85,7 +85,8 @@ class Server:
     events: tuple[AttemptEvent, ...] = ()
 
 
-def _payload_flavor(flavor: api_flavors.FlavorRecord) -> Flavor:
+def flavor_payload(flavor: api_flavors.FlavorRecord) -> Flavor:
+    """The flavor as the request spec carries it (and as its Placement resources are read)."""
     return Flavor(name=flavor.name, vcpus=flavor.vcpus, memory_mb=flavor.memory_mb,
                   root_gb=flavor.root_gb, flavorid=flavor.flavorid,
                   extra_specs=dict(flavor.extra_specs))
@@ -145,7 +146,7 @@ def create(api_engine: Engine, conductor: SuperConductorAPI, ctxt: RequestContex
         check_zone(api_engine, cells, availability_zone, cell_timeout=cell_timeout)
     if found.disabled:
         raise ServerError(f'flavor {found.name} is disabled')
-    payload_flavor = _payload_flavor(found)
+    payload_flavor = flavor_payload(found)
     properties = dict(image_properties or {})
     instance_group = None
     if group is not None:

@@ -32,7 +32,7 @@ from typing import Any, Callable
 from cellplane.objects import flavors as api_flavors
 from cellplane_api import servers
 from cellplane.context import new_context
-from cellplane_embedded.outcome import flavor_resources, read_outcome
+from cellplane_embedded.outcome import read_outcome
 from cellplane_embedded.runtime import CloudPlan, EmbeddedCloud
 from compute_agent.virt.fake import FakeSettings
 
@@ -128,12 +128,11 @@ def run_demo(options: DemoOptions,
         started = time.monotonic()
         with EmbeddedCloud(state_dir, plan) as cloud:
             ready = time.monotonic()
-            sizes = _create_flavors(cloud, options)
-            uuids = _boot(cloud, options, sizes)
+            _create_flavors(cloud, options)
+            uuids = _boot(cloud, options)
             _wait(cloud, uuids, options.timeout, progress)
             settled = time.monotonic()
-            outcome = read_outcome(cloud.api_engine, cloud.cells, cloud.placement, sizes,
-                                   uuids)
+            outcome = read_outcome(cloud.api_engine, cloud.cells, cloud.placement, uuids)
         summary = outcome.summary()
     summary['run'] = {
         'cells': options.cells, 'hosts_per_cell': options.hosts_per_cell,
@@ -149,17 +148,13 @@ def run_demo(options: DemoOptions,
     return summary
 
 
-def _create_flavors(cloud: EmbeddedCloud, options: DemoOptions) -> dict[str, dict[str, int]]:
-    sizes = {}
+def _create_flavors(cloud: EmbeddedCloud, options: DemoOptions) -> None:
     for name, vcpus, memory_mb, root_gb in (*FLAVORS, OVERSIZED_FLAVOR):
         api_flavors.create(cloud.api_engine, name=name, vcpus=vcpus, memory_mb=memory_mb,
                            root_gb=root_gb)
-        sizes[name] = flavor_resources(vcpus, memory_mb, root_gb)
-    return sizes
 
 
-def _boot(cloud: EmbeddedCloud, options: DemoOptions,
-          sizes: dict[str, dict[str, int]]) -> list[str]:
+def _boot(cloud: EmbeddedCloud, options: DemoOptions) -> list[str]:
     rng = random.Random(options.seed)
     requests = [(f'vm{i}', rng.choice(FLAVORS)[0], size)
                 for i, size in enumerate(request_sizes(options.instances, rng))]

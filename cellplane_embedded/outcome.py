@@ -24,11 +24,9 @@ from sqlalchemy.engine import Engine
 
 from cellplane_api import servers
 from cellplane.cells.databases import CellDatabases
+from cellplane.objects import flavors as api_flavors
 from cellplane.objects.instance_actions import EVENT_BUILD, RESULT_FAILED
 from placement.client import PlacementClient
-
-RESOURCE_OF_FLAVOR = (('VCPU', 'vcpus'), ('MEMORY_MB', 'memory_mb'), ('DISK_GB', 'root_gb'))
-
 
 @dataclasses.dataclass(frozen=True)
 class InstanceOutcome:
@@ -155,10 +153,6 @@ def _first_line(text: str | None) -> str:
     return (text or '').strip().splitlines()[0] if (text or '').strip() else '(no fault)'
 
 
-def _flavor_resources(server: servers.Server, flavors: dict[str, dict[str, int]]) -> dict:
-    return dict(flavors.get(server.flavor, {}))
-
-
 def placement_allocations(placement: PlacementClient) -> dict[str, dict[str, dict[str, int]]]:
     """Consumer -> provider name -> resources, for every provider Placement knows."""
     transport = placement.transport
@@ -173,22 +167,24 @@ def placement_allocations(placement: PlacementClient) -> dict[str, dict[str, dic
 
 
 def read_outcome(api_engine: Engine, cells: CellDatabases, placement: PlacementClient,
-                 flavors: dict[str, dict[str, int]],
                  uuids: list[str] | None = None) -> BootOutcome:
     """The instances (all, or ``uuids``) with their histories, and Placement's allocations.
 
-    ``flavors`` maps a flavor name to its Placement resources
-    (``{"VCPU": 1, "MEMORY_MB": 512, "DISK_GB": 1}``).
+    Each instance's ``flavor`` is its flavor's Placement resources, read as
+    the scheduler reads them (``{"VCPU": 1, "MEMORY_MB": 512, "DISK_GB": 1}``).
     """
+    resources = flavor_resources(api_engine)
     found = servers.list_servers(api_engine, cells, uuids, with_events=True)
     instances = [InstanceOutcome(
         uuid=s.uuid, name=s.name, status=s.status, cell=s.cell, host=s.host,
-        flavor=_flavor_resources(s, flavors), fault=s.fault,
+        flavor=dict(resources.get(s.flavor, {})), fault=s.fault,
         failed_builds=tuple((e.host, e.reason) for e in s.events
                             if e.event == EVENT_BUILD and e.result == RESULT_FAILED))
         for s in found]
     return BootOutcome(instances=instances, allocations=placement_allocations(placement))
 
 
-def flavor_resources(vcpus: int, memory_mb: int, root_gb: int) -> dict[str, int]:
-    return {'VCPU': vcpus, 'MEMORY_MB': memory_mb, 'DISK_GB': root_gb}
+def flavor_resources(api_engine: Engine) -> dict[str, dict[str, int]]:
+    """Flavor name -> the Placement resources one instance of it takes."""
+    return {f.name: servers.flavor_payload(f).placement_resources()
+            for f in api_flavors.list_all(api_engine)}

@@ -28,9 +28,7 @@ def requested_resources(instance: Instance, selection: Selection) -> dict[str, i
     resources = selection.allocations.get(selection.compute_node_uuid)
     if resources:
         return resources
-    flavor = instance.flavor
-    wanted = {'VCPU': flavor.vcpus, 'MEMORY_MB': flavor.memory_mb, 'DISK_GB': flavor.root_gb}
-    return {rc: amount for rc, amount in wanted.items() if amount}
+    return instance.flavor.placement_resources()
 
 
 def driver_capacity(inventory: Mapping[str, DriverInventory]) -> dict[str, int]:

@@ -17,11 +17,10 @@ import re
 from typing import Mapping, Sequence
 
 from cellplane.traits import COMPUTE_STATUS_DISABLED
-from rpc_schemas.flavor import Flavor
+from rpc_schemas.flavor import Flavor, InvalidResourcesSpec
 from rpc_schemas.request_spec import RequestSpec
 from scheduler.errors import InvalidFlavorExtraSpec
 
-RESOURCES_PREFIX = 'resources'
 TRAIT_PREFIX = 'trait:'
 # Put on a host's providers by ``cellplane-manage service disable``: every
 # query forbids it, so Placement never offers the host.
@@ -30,7 +29,6 @@ TRAIT_REQUIRED = 'required'
 TRAIT_FORBIDDEN = 'forbidden'
 
 _NAME_RE = re.compile(r'^[A-Z0-9_]+$')
-_GRANULAR_RE = re.compile(r'^resources[^:]+:')
 
 
 @dataclasses.dataclass(frozen=True)
@@ -104,31 +102,10 @@ def _without(trait: str) -> str:
 
 def flavor_resources(flavor: Flavor) -> dict[str, int]:
     """Resource class -> amount one instance of ``flavor`` needs (no zeros)."""
-    resources = {'VCPU': flavor.vcpus, 'MEMORY_MB': flavor.memory_mb,
-                 'DISK_GB': flavor.root_gb}
-    for key, value in flavor.extra_specs.items():
-        if _GRANULAR_RE.match(key):
-            raise InvalidFlavorExtraSpec(
-                f'flavor {flavor.name}: extra spec {key!r} asks for a granular '
-                f'resource group, which this scheduler does not support yet; '
-                f'use unnumbered "resources:CLASS" keys')
-        if not key.startswith(RESOURCES_PREFIX + ':'):
-            continue
-        rc = key.split(':', 1)[1]
-        if not _NAME_RE.match(rc):
-            raise InvalidFlavorExtraSpec(
-                f'flavor {flavor.name}: extra spec {key!r} does not name a '
-                f'resource class (upper case letters, digits, underscores)')
-        try:
-            amount = int(value)
-        except (TypeError, ValueError):
-            amount = -1
-        if amount < 0:
-            raise InvalidFlavorExtraSpec(
-                f'flavor {flavor.name}: extra spec {key}={value!r} must be a '
-                f'whole number of {rc} (0 removes the class)')
-        resources[rc] = amount
-    return {rc: amount for rc, amount in resources.items() if amount > 0}
+    try:
+        return flavor.placement_resources()
+    except InvalidResourcesSpec as exc:
+        raise InvalidFlavorExtraSpec(str(exc)) from None
 
 
 def flavor_traits(flavor: Flavor) -> tuple[frozenset[str], frozenset[str]]:

@@ -9,7 +9,8 @@ instance DELETED or in ERROR, a build request that failed. An ACTIVE
 instance that holds nothing is missing its claim.
 
 ``fix`` removes the leaks (unclaim, which is idempotent) and claims each
-missing one again with its flavor on its node's provider. Instances that
+missing one again with its flavor's Placement resources (as the scheduler
+asked for them) on its node's provider. Instances that
 changed state, or build requests made, less than ``grace`` seconds ago are
 left alone: a claim and
 the row that explains it are not written in one transaction, so a very new
@@ -127,10 +128,8 @@ def _fix(finding: Finding, known: dict[str, _Live], engines, placement) -> Findi
     node = compute_nodes.node_of(engines[finding.cell], row['host'], row['node'])
     if node is None:
         return finding
-    flavor = Flavor.from_primitive(row['flavor'])
-    resources = {'VCPU': flavor.vcpus, 'MEMORY_MB': flavor.memory_mb,
-                 'DISK_GB': flavor.root_gb}
-    placement.claim(finding.consumer, {node: {rc: n for rc, n in resources.items() if n}},
+    resources = Flavor.from_primitive(row['flavor']).placement_resources()
+    placement.claim(finding.consumer, {node: resources},
                     project_id=row['project_id'], user_id=row['user_id'])
     return dataclasses.replace(finding, fixed=True)
 

@@ -30,8 +30,9 @@ def cloud(tmp_path):
         yield c
 
 
-def _boot(cloud, count: int) -> list[servers.Server]:
-    flavors.create(cloud.api_engine, name='small', vcpus=1, memory_mb=512, root_gb=1)
+def _boot(cloud, count: int, extra_specs: dict[str, str] | None = None) -> list[servers.Server]:
+    flavors.create(cloud.api_engine, name='small', vcpus=1, memory_mb=512, root_gb=1,
+                   extra_specs=extra_specs)
     uuids = servers.create(cloud.api_engine, cloud.conductor_api, new_context(),
                            name='vm', flavor='small', count=count, project_id='p',
                            user_id='u')
@@ -76,6 +77,21 @@ def test_audit_finds_each_kind_of_disagreement_and_fix_repairs_them(cloud):
         unclaimed_node(cloud, unclaimed): {'VCPU': 1, 'MEMORY_MB': 512, 'DISK_GB': 1}}
     assert placement_audit.audit(cloud.api_engine, cloud.cells, cloud.placement,
                                  grace=0) == []
+
+
+def test_fix_claims_again_what_the_scheduler_claimed_for_a_flavor_with_resources_specs(cloud):
+    # resources:CLASS=N overrides the flavor's size and N=0 removes a class:
+    # the audit must claim what the scheduler claimed, not the bare size.
+    server, = _boot(cloud, 1, {'resources:MEMORY_MB': '256', 'resources:DISK_GB': '0'})
+    claimed = cloud.placement.get_allocations(server.uuid).allocations
+    assert claimed == {unclaimed_node(cloud, server): {'VCPU': 1, 'MEMORY_MB': 256}}
+    cloud.placement.unclaim(server.uuid)
+
+    fixed = placement_audit.audit(cloud.api_engine, cloud.cells, cloud.placement,
+                                  grace=0, fix=True)
+    assert [(f.consumer, f.kind, f.fixed) for f in fixed] == [
+        (server.uuid, placement_audit.MISSING, True)]
+    assert cloud.placement.get_allocations(server.uuid).allocations == claimed
 
 
 def unclaimed_node(cloud, server) -> str:

@@ -33,6 +33,15 @@ def test_requested_resources_fall_back_to_the_flavor_without_zero_classes():
     assert requested_resources(INSTANCE, _selection({})) == {'VCPU': 2, 'MEMORY_MB': 1024}
 
 
+def test_requested_resources_fall_back_to_the_flavors_resources_extra_specs():
+    instance = Instance(uuid=INSTANCE.uuid, project_id='p', user_id='u', flavor=Flavor(
+        name='f', vcpus=2, memory_mb=1024, root_gb=5,
+        extra_specs={'resources:MEMORY_MB': '512', 'resources:DISK_GB': '0',
+                     'resources:CUSTOM_GPU': '1'}))
+    assert requested_resources(instance, _selection({})) == {
+        'VCPU': 2, 'MEMORY_MB': 512, 'CUSTOM_GPU': 1}
+
+
 def test_driver_capacity_applies_reserved_and_ratio():
     assert driver_capacity({'VCPU': DriverInventory(total=8, allocation_ratio=4.0),
                             'MEMORY_MB': DriverInventory(total=4096, reserved=512)}) == {
