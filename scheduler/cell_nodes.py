@@ -17,6 +17,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from cellplane.objects import compute_nodes
+from cellplane.objects.services import Liveness
 from scheduler.failure_domains import HostDomains, with_failure_domains
 from scheduler.host_aggregates import HostAggregates, with_aggregates
 from scheduler.host_cache import HostStateCache
@@ -25,18 +26,13 @@ from scheduler.host_state import CellNodeRecord
 LOG = logging.getLogger(__name__)
 
 
-def _utcnow() -> datetime.datetime:
-    return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
-
-
 def read_cell(engine: Engine, cell_uuid: str, *, service_down_time: float,
               now: datetime.datetime | None = None) -> list[CellNodeRecord]:
     """The compute node records of one cell database."""
-    now = now or _utcnow()
-    oldest_alive = now - datetime.timedelta(seconds=service_down_time)
+    liveness = Liveness.at(service_down_time, now)
     return [CellNodeRecord(
         uuid=row.uuid, host=row.host, nodename=row.nodename, cell_uuid=cell_uuid,
-        service_up=row.last_seen_at is not None and row.last_seen_at >= oldest_alive,
+        service_up=not liveness.is_down(row.last_seen_at),
         service_disabled=row.disabled, disabled_reason=row.disabled_reason,
         availability_zone=row.availability_zone, stats=row.stats)
         for row in compute_nodes.list_with_service(engine)]

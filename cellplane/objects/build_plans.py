@@ -35,6 +35,7 @@ from sqlalchemy.engine import Connection, Engine
 from cellplane.db.cell.models import build_plans, services
 from cellplane.db.columns import naive_utc, utcnow
 from cellplane.objects.compute_nodes import COMPUTE_BINARY
+from cellplane.objects.services import Liveness
 from rpc_schemas.instance import Instance
 from rpc_schemas.request_spec import RequestSpec
 from rpc_schemas.selection import Selection
@@ -169,10 +170,9 @@ def stalled(engine: Engine, *, service_down_time: float, build_timeout: float = 
     alone whatever its host (the scheduler saw that host up a moment ago).
     """
     now = naive_utc(now) if now else utcnow()
-    down_before = now - datetime.timedelta(seconds=service_down_time)
-    host_down = sa.or_(services.c.last_seen_at.is_(None),
-                       services.c.last_seen_at < down_before)
-    stuck = host_down
+    liveness = Liveness.at(service_down_time, now)
+    down_before = liveness.down_before
+    stuck = liveness.down_clause(services.c.last_seen_at)
     if build_start_timeout:
         stuck = sa.or_(stuck, sa.and_(
             build_plans.c.started_at.is_(None),
@@ -194,8 +194,7 @@ def stalled(engine: Engine, *, service_down_time: float, build_timeout: float = 
                       host_list=[Selection.from_primitive(s) for s in r['host_list']],
                       cast_at=r['cast_at'], started_at=r['started_at'],
                       host_last_seen=r['last_seen_at'],
-                      host_down=r['last_seen_at'] is None
-                      or r['last_seen_at'] < down_before)
+                      host_down=liveness.is_down(r['last_seen_at']))
             for r in rows]
 
 

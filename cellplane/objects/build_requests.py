@@ -42,6 +42,7 @@ from cellplane.db.api.models import services
 from cellplane.db.columns import utcnow
 from cellplane.objects import (cell_mappings, instance_mappings, request_specs,
                                server_group_places, server_groups)
+from cellplane.objects.services import Liveness
 from rpc_schemas.instance import Instance
 from rpc_schemas.request_spec import RequestSpec
 
@@ -311,7 +312,8 @@ def orphans(engine: Engine, *, holder: Lease, binary: str, service_down_time: fl
     - never leased, and asked for more than ``unleased_for`` seconds ago.
     """
     now = now or utcnow()
-    down_before = now - datetime.timedelta(seconds=service_down_time)
+    liveness = Liveness.at(service_down_time, now)
+    down_before = liveness.down_before
     asked_before = now - datetime.timedelta(seconds=unleased_for)
     holder_seen = (sa.select(services.c.last_seen_at)
                    .where(services.c.host == build_requests.c.lease_host,
@@ -332,7 +334,7 @@ def orphans(engine: Engine, *, holder: Lease, binary: str, service_down_time: fl
                  # live process, whatever its heartbeat says.
                  sa.and_(build_requests.c.lease_host != holder.host,
                          build_requests.c.leased_at < down_before,
-                         sa.or_(holder_seen.is_(None), holder_seen < down_before))))
+                         liveness.down_clause(holder_seen))))
              .order_by(build_requests.c.id))
     with engine.connect() as conn:
         rows = conn.execute(query).all()

@@ -8,11 +8,13 @@ the database concerned.
 A heartbeat creates the row the first time and afterwards bumps
 ``report_count`` and ``last_seen_at``. ``last_seen_at`` is the conductor's
 clock (UTC), not the sender's: liveness is then judged on one clock, whatever
-the skew between hosts. The ``disabled`` flag is taken from a heartbeat only
+the skew between hosts, and ``Liveness`` is the one test of "this service is
+down" (in Python and in SQL). The ``disabled`` flag is taken from a heartbeat only
 when the row is created; after that an operator's change in the DB wins.
 """
 from __future__ import annotations
 
+import dataclasses
 import datetime
 from typing import Iterable, Sequence
 
@@ -108,14 +110,33 @@ def list_all(engine: Engine) -> list[dict]:
     return [dict(r) for r in rows]
 
 
+@dataclasses.dataclass(frozen=True)
+class Liveness:
+    """When a service is down: it never reported, or its last heartbeat is older than ``down_before``.
+
+    ``is_down`` judges a value read; ``down_clause`` is the same test in SQL,
+    over a ``last_seen_at`` column or subquery. Both read ``down_before``.
+    """
+
+    down_before: datetime.datetime
+
+    @classmethod
+    def at(cls, service_down_time: float, now: datetime.datetime | None = None) -> 'Liveness':
+        """Judged at ``now`` (default: the current UTC time) with ``service_down_time`` seconds."""
+        now = naive_utc(now) if now is not None else utcnow()
+        return cls(now - datetime.timedelta(seconds=service_down_time))
+
+    def is_down(self, last_seen_at: datetime.datetime | None) -> bool:
+        return last_seen_at is None or last_seen_at < self.down_before
+
+    def down_clause(self, last_seen_at: sa.ColumnElement) -> sa.ColumnElement[bool]:
+        return sa.or_(last_seen_at.is_(None), last_seen_at < self.down_before)
+
+
 def is_up(row: dict, *, service_down_time: float,
           now: datetime.datetime | None = None) -> bool:
     """Whether the row's last heartbeat is younger than ``service_down_time`` seconds."""
-    seen = row.get('last_seen_at')
-    if seen is None:
-        return False
-    now = naive_utc(now) if now is not None else utcnow()
-    return seen >= now - datetime.timedelta(seconds=service_down_time)
+    return not Liveness.at(service_down_time, now).is_down(row.get('last_seen_at'))
 
 
 def silent_hosts(engine: Engine, hosts: Iterable[str], binary: str, *,
@@ -131,18 +152,14 @@ def silent_hosts(engine: Engine, hosts: Iterable[str], binary: str, *,
     with engine.connect() as conn:
         rows = conn.execute(sa.select(services.c.host, services.c.last_seen_at).where(
             services.c.binary == binary, services.c.host.in_(hosts))).all()
-    now = utcnow()
-    return {row.host: row.last_seen_at for row in rows
-            if not is_up({'last_seen_at': row.last_seen_at},
-                         service_down_time=service_down_time, now=now)}
+    liveness = Liveness.at(service_down_time)
+    return {row.host: row.last_seen_at for row in rows if liveness.is_down(row.last_seen_at)}
 
 
 def count_silent(engine: Engine, binary: str, *, service_down_time: float,
                  now: datetime.datetime | None = None) -> tuple[int, int]:
     """(silent, all): the ``binary`` rows, and those not heard of for ``service_down_time``."""
-    now = naive_utc(now) if now is not None else utcnow()
-    down_before = now - datetime.timedelta(seconds=service_down_time)
-    silent = sa.or_(services.c.last_seen_at.is_(None), services.c.last_seen_at < down_before)
+    silent = Liveness.at(service_down_time, now).down_clause(services.c.last_seen_at)
     with engine.connect() as conn:
         row = conn.execute(sa.select(
             sa.func.count().filter(silent), sa.func.count()).where(

@@ -65,3 +65,25 @@ def test_same_host_different_binaries_are_different_services(cell_engine):
                                                           topic='conductor'))
     with cell_engine.connect() as conn:
         assert conn.execute(sa.select(sa.func.count()).select_from(services_table)).scalar() == 2
+
+
+def test_down_is_judged_alike_in_python_and_in_sql_at_the_boundary(cell_engine):
+    now = datetime.datetime(2026, 11, 26, 12, 0, 0)
+    liveness = services.Liveness.at(60, now)
+    seen = {'never': None, 'old': now - datetime.timedelta(seconds=61),
+            'edge': now - datetime.timedelta(seconds=60),
+            'fresh': now - datetime.timedelta(seconds=59)}
+    for host in seen:
+        services.record_heartbeat(cell_engine, _status(host=host))
+    with cell_engine.begin() as conn:
+        for host, last_seen_at in seen.items():
+            conn.execute(sa.update(services_table).where(services_table.c.host == host)
+                         .values(last_seen_at=last_seen_at))
+        in_sql = set(conn.execute(sa.select(services_table.c.host).where(
+            liveness.down_clause(services_table.c.last_seen_at))).scalars())
+    in_python = {host for host, last_seen_at in seen.items() if liveness.is_down(last_seen_at)}
+    assert in_sql == in_python == {'never', 'old'}
+    assert [h for h in seen if services.is_up({'last_seen_at': seen[h]},
+                                               service_down_time=60, now=now)] == ['edge', 'fresh']
+    assert services.count_silent(cell_engine, 'cellplane-compute', service_down_time=60,
+                                 now=now) == (2, 4)
