@@ -14,7 +14,7 @@ from typing import Mapping, Protocol, Sequence
 
 from rpc_schemas.request_spec import AFFINITY, RequestSpec
 from rpc_schemas.selection import Selection
-from scheduler.candidates import AllocationCandidates
+from placement.client import Candidates
 from scheduler.candidates_query import CandidatesQuery, build_query
 from scheduler.claims import BatchClaimRefused, Claimer, RequestClaims
 from scheduler.filters.base import HostFilter
@@ -35,7 +35,7 @@ class CandidateSource(Protocol):
     #: Selections carry it so the cell conductor claims alternates alike.
     microversion: str
 
-    def allocation_candidates(self, query: CandidatesQuery) -> AllocationCandidates:
+    def allocation_candidates(self, query: CandidatesQuery) -> Candidates:
         """Placement's answer to ``GET /allocation_candidates`` for ``query``."""
 
 

@@ -28,7 +28,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from oslo_config import cfg
 
-from scheduler.candidates import AllocationCandidates
+from placement.client import Candidates
 from rpc_schemas.selection import allocations_of
 from scheduler.host_state import CellNodeRecord, HostState
 
@@ -124,7 +124,7 @@ class HostStateCache:
                 del self._in_flight[read_id]
                 self._forget_shown_locked()
 
-    def host_states(self, candidates: AllocationCandidates,
+    def host_states(self, candidates: Candidates,
                     token: ReadToken) -> HostStates:
         """One HostState per candidate compute node, with unseen claims re-applied.
 

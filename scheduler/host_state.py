@@ -14,6 +14,7 @@ import copy
 import dataclasses
 from typing import Any, Mapping
 
+from placement.client import ProviderSummary
 from rpc_schemas.request_spec import HOST_LEVEL
 from rpc_schemas.selection import allocations_of
 
@@ -67,29 +68,6 @@ class ResourceUsage:
         return self.capacity - self.used
 
 
-@dataclasses.dataclass(frozen=True)
-class HostProviderSummary:
-    """Placement's view of one resource provider in an allocation-candidates reply."""
-
-    uuid: str
-    resources: Mapping[str, ResourceUsage]
-    traits: frozenset[str] = frozenset()
-    root_provider_uuid: str | None = None
-
-    @classmethod
-    def from_placement(cls, uuid: str, body: Mapping[str, Any]) -> 'HostProviderSummary':
-        """From one entry of ``provider_summaries``::
-
-            {"resources": {"VCPU": {"capacity": 16, "used": 2}},
-             "traits": ["HW_CPU_X86_AVX2"], "root_provider_uuid": "..."}
-        """
-        resources = {rc: ResourceUsage(capacity=int(v['capacity']), used=int(v['used']))
-                     for rc, v in (body.get('resources') or {}).items()}
-        return cls(uuid=uuid, resources=resources,
-                   traits=frozenset(body.get('traits') or ()),
-                   root_provider_uuid=body.get('root_provider_uuid'))
-
-
 @dataclasses.dataclass
 class HostState:
     """One compute node as seen by the scheduler during one run."""
@@ -102,7 +80,7 @@ class HostState:
     allocation_request: dict[str, Any] | None = None
 
     @classmethod
-    def merge(cls, record: CellNodeRecord, summary: HostProviderSummary,
+    def merge(cls, record: CellNodeRecord, summary: ProviderSummary,
               allocation_request: dict[str, Any] | None = None) -> 'HostState':
         if record.uuid != summary.uuid:
             raise ValueError(f'compute node {record.uuid} merged with the '

@@ -1,7 +1,7 @@
-"""The scheduler's view of Placement, over ``placement/client.py``.
+"""The scheduler's view of Placement, over ``placement/client/``.
 
 ``PlacementAdapter`` is both the ``CandidateSource`` (allocation candidates
-as the scheduler's own ``AllocationCandidates``) and the ``Claimer`` (claim
+for a ``CandidatesQuery``, its own parameters sent) and the ``Claimer`` (claim
 and unclaim) the claim walk uses; Placement's 409 becomes the scheduler's
 ``ClaimRefused`` with Placement's reason in it, except a consumer-generation
 conflict: the instance already has allocations, which no other host would
@@ -14,12 +14,11 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from placement import client as placement_client
-from scheduler.candidates import AllocationCandidates
+from placement.client import Candidates
 from scheduler.candidates_query import CandidatesQuery
 from rpc_schemas.selection import allocations_of
 from scheduler.claims import ClaimRefused
 from scheduler.errors import ConsumerAlreadyAllocated
-from scheduler.host_state import HostProviderSummary, ResourceUsage
 
 
 # Placement's (and the reference implementation's) wording for a write whose
@@ -35,26 +34,8 @@ class PlacementAdapter:
     def __init__(self, client: placement_client.PlacementClient) -> None:
         self._client = client
 
-    def allocation_candidates(self, query: CandidatesQuery) -> AllocationCandidates:
-        found = self._client.get_candidates(
-            dict(query.resources), required=sorted(query.required_traits),
-            forbidden=sorted(query.forbidden_traits), member_of=query.member_of,
-            not_member_of=query.forbidden_aggregates, limit=query.limit)
-        requests = []
-        for candidate in found.candidates:
-            request: dict[str, Any] = {'allocations': candidate.allocations}
-            if candidate.mappings:
-                request['mappings'] = candidate.mappings
-            requests.append(request)
-        summaries = {
-            uuid: HostProviderSummary(
-                uuid=uuid,
-                resources={rc: ResourceUsage(capacity=cap, used=used)
-                           for rc, (cap, used) in s.resources.items()},
-                traits=s.traits, root_provider_uuid=s.root_uuid)
-            for uuid, s in found.summaries.items()}
-        return AllocationCandidates(allocation_requests=tuple(requests),
-                                    provider_summaries=summaries)
+    def allocation_candidates(self, query: CandidatesQuery) -> Candidates:
+        return self._client.get_candidates(query.to_params())
 
     def claim(self, consumer_uuid: str, allocation_request: Mapping[str, Any],
               project_id: str, user_id: str) -> bool:

@@ -67,19 +67,21 @@ def test_candidates_claim_unclaim(client):
     rp = client.ensure_provider(str(uuid.uuid4()), 'host-c').uuid
     client.set_inventory(rp, {'VCPU': Inventory(total=4), 'MEMORY_MB': Inventory(total=2048)})
     client.set_traits(rp, ['CUSTOM_GOLD'])
-    found = client.get_candidates({'VCPU': 2, 'MEMORY_MB': 1024}, required=['CUSTOM_GOLD'])
-    assert len(found.candidates) == 1
-    cand = found.candidates[0]
-    assert cand.provider_uuids == [rp] and cand.root_uuid == rp
-    assert found.summaries[rp].free('VCPU') == 4
-    assert 'CUSTOM_GOLD' in found.summaries[rp].traits
+    found = client.get_candidates([('resources', 'MEMORY_MB:1024,VCPU:2'),
+                                   ('required', 'CUSTOM_GOLD')])
+    assert len(found.allocation_requests) == 1
+    cand = found.allocation_requests[0]
+    assert list(cand['allocations']) == [rp] and list(found.requests_by_root()) == [rp]
+    assert found.provider_summaries[rp].free('VCPU') == 4
+    assert 'CUSTOM_GOLD' in found.provider_summaries[rp].traits
 
     instance = str(uuid.uuid4())
-    client.claim(instance, cand.allocations, project_id='p', user_id='u')
+    client.claim(instance, cand['allocations'], project_id='p', user_id='u')
     got = client.get_allocations(instance)
     assert got.allocations == {rp: {'VCPU': 2, 'MEMORY_MB': 1024}}
     assert got.generation == 1
-    assert client.get_candidates({'VCPU': 2}, forbidden=['CUSTOM_GOLD']).candidates == []
+    assert client.get_candidates([('resources', 'VCPU:2'),
+                                  ('required', '!CUSTOM_GOLD')]).allocation_requests == ()
     assert client.usages('p') == {'INSTANCE': {'VCPU': 2, 'MEMORY_MB': 1024,
                                                'consumer_count': 1}}
     assert client.unclaim(instance) is True

@@ -45,20 +45,21 @@ def nodes(random_placement):
 def test_a_limited_answer_is_a_window_starting_at_a_random_provider(random_placement, nodes):
     seen_first = set()
     for _ in range(40):
-        found = random_placement.get_candidates({'VCPU': 1}, limit=5)
-        providers = [next(iter(c.allocations)) for c in found.candidates]
+        found = random_placement.get_candidates([('resources', 'VCPU:1'), ('limit', '5')])
+        providers = [next(iter(r['allocations'])) for r in found.allocation_requests]
         assert len(providers) == len(set(providers)) == 5
         seen_first.add(providers[0])
     # Forty windows of five from twenty hosts do not all start at one host.
     assert len(seen_first) > 5
     # Without a limit, every host, whatever the randomisation.
-    assert len(random_placement.get_candidates({'VCPU': 1}).candidates) == 20
+    assert len(random_placement.get_candidates(
+        [('resources', 'VCPU:1')]).allocation_requests) == 20
 
 
 def test_a_window_wraps_around_to_fill_its_limit(random_placement, nodes):
     for _ in range(30):
-        found = random_placement.get_candidates({'VCPU': 1}, limit=19)
-        assert len(found.candidates) == 19
+        found = random_placement.get_candidates([('resources', 'VCPU:1'), ('limit', '19')])
+        assert len(found.allocation_requests) == 19
 
 
 class OnlyHost(HostFilter):

@@ -1,13 +1,14 @@
 """The scheduler against the real Placement (in-process, SQLite): claims, conflicts, rollback."""
 from __future__ import annotations
 
+import urllib.parse
 import uuid
 
 import pytest
 
 from placement.client import Inventory
 from rpc_schemas.flavor import Flavor
-from rpc_schemas.request_spec import InstanceGroup, RequestSpec
+from rpc_schemas.request_spec import InstanceGroup, RequestedDestination, RequestSpec
 from scheduler.destinations import DestinationSelector
 from scheduler.errors import ConsumerAlreadyAllocated, NoValidHost
 from scheduler.host_cache import HostStateCache
@@ -15,6 +16,7 @@ from scheduler.host_state import CellNodeRecord
 from scheduler.instance_locator import PlacementInstanceLocator
 from scheduler.placement_adapter import PlacementAdapter
 from scheduler.plugins import load_filters
+from scheduler.records.record import SchedulingRecord
 from scheduler.trace import CONFLICT
 from scheduler.weighers.ram import RAMWeigher
 from tests.functional.scheduler.conftest import add_compute_node
@@ -196,3 +198,36 @@ def test_no_valid_host_says_whether_max_unit_or_free_capacity_refused_a_resource
     with pytest.raises(NoValidHost) as free:
         selector.select_destinations(wants[100], [I3], 0)
     assert 'VCPU:100: the most free on any one provider is 64' in str(free.value)
+
+
+class RecordingTransport:
+    """Placement's transport, keeping the path of every request sent."""
+
+    def __init__(self, inner) -> None:
+        self.inner = inner
+        self.paths: list[str] = []
+
+    def request(self, method, path, body=None, microversion=None):
+        self.paths.append(path)
+        return self.inner.request(method, path, body, microversion)
+
+
+def test_the_scheduling_record_shows_the_query_placement_was_sent(placement, nodes):
+    # One aggregate (Placement takes "in:" for it too) and several resources:
+    # the two the record once showed differently from what was sent.
+    aggregate = str(uuid.uuid4())
+    placement.set_aggregates(nodes['a'], [aggregate])
+    sent = RecordingTransport(placement.transport.inner)
+    placement.transport.inner = sent
+    spec = _spec(requested_destination=RequestedDestination(aggregates=[aggregate]))
+
+    result = _selector(placement, nodes).select_destinations(spec, [I1], 0)
+
+    assert result.selections[0][0].service_host == 'a'
+    asked = [urllib.parse.urlsplit(p).query for p in sent.paths
+             if p.startswith('/allocation_candidates?')]
+    record = SchedulingRecord.from_trace(result.trace)
+    recorded = urllib.parse.urlencode([tuple(p) for p in record.body['placement']['query']])
+    assert asked == [recorded]
+    assert ('member_of', f'in:{aggregate}') in urllib.parse.parse_qsl(asked[0])
+    assert ('resources', 'DISK_GB:10,MEMORY_MB:1024,VCPU:1') in urllib.parse.parse_qsl(asked[0])

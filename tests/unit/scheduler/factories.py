@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
+from placement.client import Candidates, ProviderSummary, Usage
 from rpc_schemas.flavor import Flavor
 from rpc_schemas.request_spec import RequestSpec
-from scheduler.candidates import AllocationCandidates
 from scheduler.claims import ClaimRefused
 from scheduler.host_state import (
-    CellNodeRecord, HostAggregate, HostState, HostProviderSummary, ResourceUsage)
+    CellNodeRecord, HostAggregate, HostState)
 from scheduler.request import SchedulingRequest
 
 CELL1 = 'cell-1'
@@ -59,9 +59,9 @@ def host(name: str, *, cell: str = CELL1, used: Mapping[str, int] | None = None,
     capacity = dict(capacity or DEFAULT_CAPACITY)
     used = dict(used or {})
     rec = record(name, cell=cell, aggregates=tuple(aggregates), **record_overrides)
-    summary = HostProviderSummary(
+    summary = ProviderSummary(
         uuid=rec.uuid,
-        resources={rc: ResourceUsage(capacity=cap, used=used.get(rc, 0))
+        resources={rc: Usage(capacity=cap, used=used.get(rc, 0))
                    for rc, cap in capacity.items()})
     return HostState.merge(rec, summary, allocation_request=allocation_request(
         rec.uuid, request or DEFAULT_REQUEST))
@@ -147,7 +147,7 @@ class FakePlacement:
         if self.during_read is not None:
             hook, self.during_read = self.during_read, None
             hook()
-        return AllocationCandidates.from_placement(body)
+        return Candidates.from_body(body)
 
     def claim(self, consumer_uuid, allocation_request, project_id, user_id):
         self.single_claims.append(consumer_uuid)

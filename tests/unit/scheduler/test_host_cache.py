@@ -1,7 +1,7 @@
 """The host cache re-applies its own claims to data read before they were confirmed (seed 003)."""
 from __future__ import annotations
 
-from scheduler.candidates import AllocationCandidates
+from placement.client import Candidates
 from scheduler.filters.resource_fit import ResourceFitFilter
 from scheduler.host_cache import HostStateCache
 from tests.unit.scheduler.factories import (
@@ -26,7 +26,7 @@ def _cache(clock=None):
 
 
 def _reply(used_mb: dict[str, int]):
-    return AllocationCandidates.from_placement(candidates_body(
+    return Candidates.from_body(candidates_body(
         {f'rp-{n}': {'MEMORY_MB': {'capacity': NODE_MB, 'used': mb}}
          for n, mb in used_mb.items()}, request={'MEMORY_MB': FLAVOR_MB}))
 

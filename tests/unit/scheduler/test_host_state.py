@@ -3,17 +3,16 @@ from __future__ import annotations
 
 import pytest
 
-from scheduler.candidates import AllocationCandidates, MalformedCandidates
-from scheduler.host_state import (
-    HostAggregate, HostState, HostProviderSummary, provider_resources)
+from placement.client import Candidates, MalformedCandidates
+from scheduler.host_state import HostAggregate, HostState, provider_resources
 from tests.unit.scheduler.factories import host, record
 
 
 def test_merge_takes_capacity_usage_and_traits_from_placement_and_identity_from_the_cell():
-    summary = HostProviderSummary.from_placement('rp-h1', {
-        'resources': {'VCPU': {'capacity': 64, 'used': 4},
-                      'MEMORY_MB': {'capacity': 4096, 'used': 1024}},
-        'traits': ['HW_CPU_X86_AVX2']})
+    summary = Candidates.from_body({'allocation_requests': [], 'provider_summaries': {
+        'rp-h1': {'resources': {'VCPU': {'capacity': 64, 'used': 4},
+                                'MEMORY_MB': {'capacity': 4096, 'used': 1024}},
+                  'traits': ['HW_CPU_X86_AVX2']}}}).provider_summaries['rp-h1']
     state = HostState.merge(record('h1', cell='c9', availability_zone='az1'), summary)
     assert (state.host, state.nodename, state.uuid, state.cell_uuid) == ('h1', 'h1', 'rp-h1', 'c9')
     assert state.free('VCPU') == 60
@@ -24,7 +23,8 @@ def test_merge_takes_capacity_usage_and_traits_from_placement_and_identity_from_
 
 
 def test_merge_refuses_a_summary_of_another_provider():
-    summary = HostProviderSummary.from_placement('rp-other', {'resources': {}})
+    summary = Candidates.from_body({'allocation_requests': [], 'provider_summaries': {
+        'rp-other': {'resources': {}}}}).provider_summaries['rp-other']
     with pytest.raises(ValueError, match='rp-other'):
         HostState.merge(record('h1'), summary)
 
@@ -73,7 +73,7 @@ def test_candidates_are_grouped_by_root_provider_keeping_placement_order():
     second = {'allocations': {'rp-a': {'resources': {'VCPU': 1}},
                               'rp-shared': {'resources': {'DISK_GB': 1}}}}
     nested = {'allocations': {'rp-b-numa0': {'resources': {'VCPU': 1}}}}
-    candidates = AllocationCandidates.from_placement({
+    candidates = Candidates.from_body({
         'allocation_requests': [first, second, nested],
         'provider_summaries': {
             'rp-a': {'resources': {}}, 'rp-shared': {'resources': {}},
@@ -87,4 +87,4 @@ def test_candidates_are_grouped_by_root_provider_keeping_placement_order():
 
 def test_a_reply_that_is_not_allocation_candidates_is_reported():
     with pytest.raises(MalformedCandidates, match='Placement'):
-        AllocationCandidates.from_placement({'resource_providers': []})
+        Candidates.from_body({'resource_providers': []})

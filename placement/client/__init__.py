@@ -1,0 +1,307 @@
+"""The Placement client the rest of cellplane uses.
+
+    client = PlacementClient.over_http('http://127.0.0.1:8778', token='admin')   # noauth2
+    client = PlacementClient(KeystoneTransport(adapter))   # a keystoneauth1 Adapter
+    client = PlacementClient.in_process(engine)     # embedded mode: no socket
+
+All speak the same REST API through the same handlers (``transport``: how
+a request gets there; ``types``: what the client returns; ``errors``: what
+it raises; all importable from here). Services build theirs from
+``[placement]`` (``placement/client_conf.py``).
+
+What it offers, each generation-safe:
+
+* ``ensure_provider`` - create the provider unless it exists;
+* ``get_inventory`` / ``get_traits`` - read them (to write only on change);
+* ``set_inventory`` / ``set_traits`` / ``set_aggregates`` - replace them,
+  re-reading the provider generation and retrying when another writer
+  bumped it (409 placement.concurrent_update);
+* ``change_aggregates`` - add and remove some aggregates, keeping the
+  others, read and written at one generation (a conflict reads again);
+* ``get_candidates`` - typed allocation candidates for the caller's query;
+* ``allocations_by_consumer`` - every consumer's allocations;
+* ``claim`` / ``unclaim`` - write and remove a consumer's allocations.
+  A claim that loses a race or finds no room raises ``ClaimConflict`` with
+  the reason; the caller decides to try another host.
+
+Connection errors and timeouts are retried (tenacity, exponential backoff);
+HTTP errors are not, except the generation re-reads described above.
+"""
+from __future__ import annotations
+
+import urllib.parse
+from typing import Any, Sequence
+
+from placement.client.errors import (
+    CONCURRENT_UPDATE, ClaimConflict, MalformedCandidates, PlacementClientError,
+    PlacementUnreachable)
+from placement.client.transport import (
+    MICROVERSION, CountedTransport, HttpTransport, InProcessTransport, KeystoneTransport,
+    Response, Transport)
+from placement.client.types import (
+    Candidates, ConsumerAllocations, Inventory, Provider, ProviderSummary, Usage)
+
+__all__ = [
+    'CONCURRENT_UPDATE', 'MICROVERSION', 'Candidates', 'ClaimConflict', 'ConsumerAllocations',
+    'CountedTransport', 'HttpTransport', 'InProcessTransport', 'Inventory',
+    'KeystoneTransport', 'MalformedCandidates', 'PlacementClient', 'PlacementClientError',
+    'PlacementUnreachable', 'Provider', 'ProviderSummary', 'Response', 'Transport', 'Usage',
+]
+
+
+class PlacementClient:
+    """Typed operations on Placement over a Transport."""
+
+    def __init__(self, transport: Transport, *, generation_retries: int = 10):
+        self.transport = CountedTransport(transport)
+        self.generation_retries = generation_retries
+
+    @classmethod
+    def over_http(cls, base_url: str, *, token: str = 'admin', **kwargs) -> PlacementClient:
+        return cls(HttpTransport(base_url, token=token, **kwargs))
+
+    @classmethod
+    def in_process(cls, engine, *, randomize_candidates: bool = False,
+                   **kwargs) -> PlacementClient:
+        from placement.wsgi import make_app
+        return cls(InProcessTransport(make_app(engine, auth_strategy='noauth2',
+                                               randomize_candidates=randomize_candidates)),
+                   **kwargs)
+
+    # ----------------------------------------------------------- basics
+    def _call(self, method: str, path: str, body: Any = None, *,
+              ok=(200,), microversion: str = MICROVERSION) -> Response:
+        resp = self.transport.request(method, path, body, microversion)
+        if resp.status not in ok:
+            detail, code = resp.error()
+            raise PlacementClientError(resp.status, detail, code)
+        return resp
+
+    def get_provider(self, uuid: str) -> Provider | None:
+        resp = self.transport.request('GET', f'/resource_providers/{uuid}')
+        if resp.status == 404:
+            return None
+        if resp.status != 200:
+            detail, code = resp.error()
+            raise PlacementClientError(resp.status, detail, code)
+        return Provider.from_body(resp.body)
+
+    def list_providers(self, *, name_prefix: str = '') -> list[Provider]:
+        """Every resource provider (whose name starts with ``name_prefix``)."""
+        body = self._call('GET', '/resource_providers').body
+        return [Provider.from_body(b) for b in body['resource_providers']
+                if b['name'].startswith(name_prefix)]
+
+    def delete_provider(self, uuid: str) -> bool:
+        """Delete the provider; False if it is gone already.
+
+        Placement refuses (409, ``PlacementClientError``) a provider that
+        still has allocations or child providers.
+        """
+        resp = self._call('DELETE', f'/resource_providers/{uuid}', ok=(204, 404))
+        return resp.status == 204
+
+    def ensure_provider(self, uuid: str, name: str,
+                        parent_uuid: str | None = None) -> Provider:
+        """The provider ``uuid``, created (with ``name``) if it does not exist."""
+        found = self.get_provider(uuid)
+        if found is not None:
+            return found
+        body = {'uuid': uuid, 'name': name}
+        if parent_uuid:
+            body['parent_provider_uuid'] = parent_uuid
+        resp = self.transport.request('POST', '/resource_providers', body)
+        if resp.status == 409:
+            # Created by someone else meanwhile (or the name is taken).
+            found = self.get_provider(uuid)
+            if found is not None:
+                return found
+        if resp.status != 200:
+            detail, code = resp.error()
+            raise PlacementClientError(resp.status, detail, code)
+        return Provider.from_body(resp.body)
+
+    def _with_generation(self, uuid: str, write) -> int:
+        """Run ``write(generation)``, re-reading the generation on conflict."""
+        provider = self.get_provider(uuid)
+        if provider is None:
+            raise PlacementClientError(404, f'no resource provider {uuid}')
+        generation = provider.generation
+        for _ in range(self.generation_retries):
+            resp = write(generation)
+            if resp.status == 200:
+                return resp.body['resource_provider_generation']
+            detail, code = resp.error()
+            if resp.status != 409 or code != CONCURRENT_UPDATE:
+                raise PlacementClientError(resp.status, detail, code)
+            provider = self.get_provider(uuid)
+            if provider is None:
+                raise PlacementClientError(404, f'no resource provider {uuid}')
+            generation = provider.generation
+        raise PlacementClientError(409, f'provider {uuid} kept changing; gave up after '
+                                        f'{self.generation_retries} attempts',
+                                   CONCURRENT_UPDATE)
+
+    def get_inventory(self, uuid: str) -> dict[str, Inventory]:
+        """The provider's inventory, resource class -> ``Inventory``."""
+        body = self._call('GET', f'/resource_providers/{uuid}/inventories').body
+        return {rc: Inventory(total=i['total'], reserved=i['reserved'],
+                              min_unit=i['min_unit'], max_unit=i['max_unit'],
+                              step_size=i['step_size'],
+                              allocation_ratio=i['allocation_ratio'])
+                for rc, i in body['inventories'].items()}
+
+    def get_traits(self, uuid: str) -> frozenset[str]:
+        """The provider's traits."""
+        return frozenset(self._call('GET', f'/resource_providers/{uuid}/traits').body['traits'])
+
+    def set_inventory(self, uuid: str, inventories: dict[str, Inventory | dict]) -> int:
+        """Replace the provider's inventory; returns the new generation."""
+        body = {rc: inv.as_body() if isinstance(inv, Inventory) else inv
+                for rc, inv in inventories.items()}
+        return self._with_generation(uuid, lambda gen: self.transport.request(
+            'PUT', f'/resource_providers/{uuid}/inventories',
+            {'resource_provider_generation': gen, 'inventories': body}))
+
+    def set_traits(self, uuid: str, traits) -> int:
+        """Replace the provider's traits (custom ones are created first)."""
+        for name in traits:
+            if name.startswith('CUSTOM_'):
+                self._call('PUT', f'/traits/{name}', ok=(201, 204))
+        return self._with_generation(uuid, lambda gen: self.transport.request(
+            'PUT', f'/resource_providers/{uuid}/traits',
+            {'resource_provider_generation': gen, 'traits': sorted(traits)}))
+
+    def set_aggregates(self, uuid: str, aggregates) -> int:
+        return self._with_generation(uuid, lambda gen: self.transport.request(
+            'PUT', f'/resource_providers/{uuid}/aggregates',
+            {'resource_provider_generation': gen, 'aggregates': sorted(aggregates)}))
+
+    def get_aggregates(self, uuid: str) -> tuple[frozenset[str], int]:
+        """The provider's aggregates and the generation they were read at."""
+        body = self._call('GET', f'/resource_providers/{uuid}/aggregates').body
+        return frozenset(body['aggregates']), body['resource_provider_generation']
+
+    def change_aggregates(self, uuid: str, *, add=(), remove=()) -> bool:
+        """Add and remove aggregates of the provider, keeping its others; False if none changed.
+
+        Read, changed, written at the generation read: a write by someone
+        else in between (409 placement.concurrent_update) is read again and
+        the change made on what it wrote, never over it.
+        """
+        add, remove = frozenset(add), frozenset(remove) - frozenset(add)
+        for _ in range(self.generation_retries):
+            present, generation = self.get_aggregates(uuid)
+            wanted = (present - remove) | add
+            if wanted == present:
+                return False
+            resp = self.transport.request(
+                'PUT', f'/resource_providers/{uuid}/aggregates',
+                {'resource_provider_generation': generation, 'aggregates': sorted(wanted)})
+            if resp.status == 200:
+                return True
+            detail, code = resp.error()
+            if resp.status != 409 or code != CONCURRENT_UPDATE:
+                raise PlacementClientError(resp.status, detail, code)
+        raise PlacementClientError(409, f'provider {uuid} kept changing; gave up after '
+                                        f'{self.generation_retries} attempts',
+                                   CONCURRENT_UPDATE)
+
+    # ------------------------------------------------------- candidates
+    def get_candidates(self, params: Sequence[tuple[str, str]]) -> Candidates:
+        """Allocation candidates for the query ``params``, sent as given and in that order.
+
+        ``params`` are query-string pairs, e.g. the scheduler's
+        ``CandidatesQuery.to_params()``: ``[("resources", "MEMORY_MB:512,VCPU:1"),
+        ("required", "!COMPUTE_STATUS_DISABLED"), ("member_of", "in:<agg>"),
+        ("limit", "1000")]``; what a caller records of them is what Placement
+        was asked.
+        """
+        body = self._call('GET', '/allocation_candidates?'
+                          + urllib.parse.urlencode(list(params))).body
+        return Candidates.from_body(body)
+
+    # ----------------------------------------------------------- claims
+    def allocations_by_consumer(self, progress=None) -> dict[str, dict[str, dict[str, int]]]:
+        """Consumer -> provider uuid -> {resource class: amount}, over every provider.
+
+        One request per provider (Placement lists allocations by provider or
+        by consumer, not all at once); ``progress(done, total)`` is called
+        after each.
+        """
+        providers = self._call('GET', '/resource_providers').body['resource_providers']
+        held: dict[str, dict[str, dict[str, int]]] = {}
+        for done, provider in enumerate(providers, 1):
+            body = self._call('GET', f'/resource_providers/{provider["uuid"]}/allocations').body
+            for consumer, entry in body['allocations'].items():
+                held.setdefault(consumer, {})[provider['uuid']] = dict(entry['resources'])
+            if progress is not None:
+                progress(done, len(providers))
+        return held
+
+    def get_allocations(self, consumer_uuid: str) -> ConsumerAllocations:
+        b = self._call('GET', f'/allocations/{consumer_uuid}').body
+        return ConsumerAllocations(
+            {rp: a['resources'] for rp, a in b['allocations'].items()},
+            b.get('consumer_generation'), b.get('project_id'), b.get('user_id'))
+
+    def claim(self, consumer_uuid: str, allocations: dict, *, project_id: str,
+              user_id: str, consumer_generation: int | None = None,
+              consumer_type: str = 'INSTANCE') -> None:
+        """Write the consumer's allocations (replacing any it has).
+
+        ``allocations`` is {provider: {"resources": {...}}} (a candidate's
+        ``allocations``) or {provider: {class: amount}}. ``consumer_generation``
+        None means "the consumer has no allocations yet". Raises
+        ClaimConflict on 409; nothing was written then.
+        """
+        body = {'allocations': {rp: (a if 'resources' in a else {'resources': a})
+                                for rp, a in allocations.items()},
+                'project_id': project_id, 'user_id': user_id,
+                'consumer_generation': consumer_generation,
+                'consumer_type': consumer_type}
+        resp = self.transport.request('PUT', f'/allocations/{consumer_uuid}', body)
+        if resp.status == 204:
+            return
+        detail, code = resp.error()
+        if resp.status == 409:
+            raise ClaimConflict(409, detail, code)
+        raise PlacementClientError(resp.status, detail, code)
+
+    def claim_many(self, allocations_by_consumer: dict[str, dict], *, project_id: str,
+                   user_id: str, consumer_type: str = 'INSTANCE') -> None:
+        """``claim`` for several new consumers in one ``POST /allocations``: all or none.
+
+        ``allocations_by_consumer``: consumer uuid -> allocations as ``claim``
+        takes them; none of the consumers may have allocations yet. Raises
+        ClaimConflict on 409 (Placement names the provider or consumer that
+        conflicted); nothing was written then.
+        """
+        body = {consumer: {'allocations': {rp: (a if 'resources' in a else {'resources': a})
+                                           for rp, a in allocations.items()},
+                           'project_id': project_id, 'user_id': user_id,
+                           'consumer_generation': None, 'consumer_type': consumer_type}
+                for consumer, allocations in allocations_by_consumer.items()}
+        resp = self.transport.request('POST', '/allocations', body)
+        if resp.status == 204:
+            return
+        detail, code = resp.error()
+        if resp.status == 409:
+            raise ClaimConflict(409, detail, code)
+        raise PlacementClientError(resp.status, detail, code)
+
+    def unclaim(self, consumer_uuid: str) -> bool:
+        """Remove all the consumer's allocations; False if it had none."""
+        resp = self.transport.request('DELETE', f'/allocations/{consumer_uuid}')
+        if resp.status == 204:
+            return True
+        if resp.status == 404:
+            return False
+        detail, code = resp.error()
+        raise PlacementClientError(resp.status, detail, code)
+
+    def usages(self, project_id: str, user_id: str | None = None) -> dict[str, dict[str, int]]:
+        query = {'project_id': project_id}
+        if user_id:
+            query['user_id'] = user_id
+        return self._call('GET', '/usages?' + urllib.parse.urlencode(query)).body['usages']

@@ -1,0 +1,208 @@
+"""How the Placement client reaches Placement: over HTTP (``requests`` or a keystoneauth1 adapter), or in-process.
+
+Every transport sends one request and returns a ``Response`` (status and
+decoded JSON). ``HttpTransport`` and ``KeystoneTransport`` retry a
+connection failure or a 503 with exponential backoff, then raise
+``PlacementUnreachable``; ``InProcessTransport`` hands WebOb requests
+straight to ``placement.wsgi.make_app`` and retries its 503s the same way;
+``CountedTransport`` counts and times each request (``cellplane.metrics``).
+"""
+from __future__ import annotations
+
+import json
+import re
+import time
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from keystoneauth1 import exceptions as ks_exc
+import requests
+import tenacity
+
+from cellplane import metrics
+from placement.client.errors import PlacementUnreachable
+
+MICROVERSION = '1.39'
+
+
+@dataclass(frozen=True)
+class Response:
+    status: int
+    body: Any   # decoded JSON, or None
+
+    def error(self) -> tuple[str, str | None]:
+        try:
+            err = self.body['errors'][0]
+            return err.get('detail', ''), err.get('code')
+        except (TypeError, KeyError, IndexError):
+            return str(self.body), None
+
+
+class Transport(Protocol):
+    def request(self, method: str, path: str, body: Any = None,
+                microversion: str = MICROVERSION) -> Response: ...
+
+
+class HttpTransport:
+    """Placement over HTTP with ``requests``; retries while Placement is away.
+
+    A connection refused or timed out, or a 503 (Placement restarting, or
+    out of database connections), is retried with exponential backoff
+    (0.05 s doubling up to ``max_wait``) until ``attempts`` were made or
+    ``retry_timeout`` seconds went by, whichever comes first (``None``: no
+    bound of that kind). Then a connection failure raises
+    ``PlacementUnreachable`` with one line naming Placement, how long and
+    why; a last 503 is returned as Placement gave it.
+    """
+
+    # What "Placement cannot be reached" looks like to the HTTP library used.
+    unreachable: tuple[type[Exception], ...] = (requests.ConnectionError, requests.Timeout)
+
+    def __init__(self, base_url: str, *, token: str = 'admin',
+                 timeout: float = 30.0, attempts: int | None = 5, max_wait: float = 2.0,
+                 retry_timeout: float | None = None):
+        self.base_url = base_url.rstrip('/')
+        self.token = token
+        self.timeout = timeout
+        self.session = requests.Session()
+        stops = []
+        if attempts is not None:
+            stops.append(tenacity.stop_after_attempt(attempts))
+        if retry_timeout is not None:
+            stops.append(tenacity.stop_after_delay(retry_timeout))
+        stop = stops[0] if len(stops) == 1 else tenacity.stop_any(*stops)
+        self._retrying = tenacity.Retrying(
+            retry=(tenacity.retry_if_exception_type(self.unreachable)
+                   | tenacity.retry_if_result(lambda resp: resp.status_code == 503)),
+            stop=stop,
+            wait=tenacity.wait_exponential(multiplier=0.05, max=max_wait),
+            retry_error_callback=_last_outcome)
+
+    def request(self, method, path, body=None, microversion=MICROVERSION) -> Response:
+        headers = {'accept': 'application/json',
+                   'openstack-api-version': f'placement {microversion}'}
+        data = None
+        if body is not None:
+            data = json.dumps(body)
+            headers['content-type'] = 'application/json'
+        began = time.monotonic()
+        retrying = self._retrying.copy()
+        try:
+            resp = retrying(self._send, method, path, data, headers)
+        except self.unreachable as exc:
+            attempts = retrying.statistics.get('attempt_number', 1)
+            raise PlacementUnreachable(
+                f'placement at {self.base_url} unreachable after {attempts} '
+                f'attempt(s) in {time.monotonic() - began:.1f} s: {_why(exc)}') from exc
+        return Response(resp.status_code, _json_body(resp))
+
+    def _send(self, method: str, path: str, data: str | None, headers: dict):
+        """One attempt: a ``requests.Response``."""
+        return self.session.request(method, self.base_url + path, data=data,
+                                    headers={**headers, 'x-auth-token': self.token},
+                                    timeout=self.timeout)
+
+
+class KeystoneTransport(HttpTransport):
+    """Placement over HTTP as a Keystone user: a keystoneauth1 adapter gets,
+    caches and renews the token (once more on a 401), and finds Placement
+    in the service catalog unless it was given its URL. Retries as
+    ``HttpTransport``."""
+
+    unreachable = (ks_exc.ConnectFailure, ks_exc.ConnectTimeout)
+
+    def __init__(self, adapter, *, attempts: int | None = 5, max_wait: float = 2.0,
+                 retry_timeout: float | None = None):
+        where = adapter.endpoint_override or f'the catalog\'s {adapter.service_type} endpoint'
+        super().__init__(where, attempts=attempts, max_wait=max_wait,
+                         retry_timeout=retry_timeout)
+        self.adapter = adapter
+        self.session = adapter.session
+
+    def _send(self, method: str, path: str, data: str | None, headers: dict):
+        return self.adapter.request(path, method, data=data, headers=headers,
+                                    raise_exc=False)
+
+
+def _last_outcome(state: tenacity.RetryCallState):
+    """When retrying stops: raise the last exception, or return the last response."""
+    if state.outcome.failed:
+        raise state.outcome.exception()
+    return state.outcome.result()
+
+
+def _json_body(resp) -> Any:
+    if not resp.content:
+        return None
+    try:
+        return resp.json()
+    except ValueError:
+        # A proxy's or server's own error page (a 503 while restarting).
+        return {'errors': [{'status': resp.status_code,
+                            'detail': resp.text.strip()[:200]}]}
+
+
+_ERRNO = re.compile(r'\[Errno -?\d+\] ([^\'"\)]+)')
+
+
+def _why(exc: Exception) -> str:
+    """``Connection refused``, ``timed out``: the reason without the URL-laden chain."""
+    if isinstance(exc, (requests.Timeout, ks_exc.ConnectTimeout)):
+        return 'timed out'
+    found = _ERRNO.search(str(exc))
+    return found.group(1).strip() if found else type(exc).__name__
+
+
+class InProcessTransport:
+    """Placement without a socket: WebOb requests into the WSGI app.
+
+    A 503 (Placement's database busy) is retried as ``HttpTransport`` does:
+    exponential backoff from 0.05 s, at most ``attempts`` tries; the last
+    503 is returned as Placement gave it.
+    """
+
+    def __init__(self, app, *, token: str = 'admin', attempts: int = 8,
+                 max_wait: float = 2.0):
+        self.app = app
+        self.token = token
+        self._retrying = tenacity.Retrying(
+            retry=tenacity.retry_if_result(lambda resp: resp.status == 503),
+            stop=tenacity.stop_after_attempt(attempts),
+            wait=tenacity.wait_exponential(multiplier=0.05, max=max_wait),
+            retry_error_callback=_last_outcome)
+
+    def request(self, method, path, body=None, microversion=MICROVERSION) -> Response:
+        return self._retrying.copy()(self._request_once, method, path, body, microversion)
+
+    def _request_once(self, method, path, body, microversion) -> Response:
+        import webob
+        req = webob.Request.blank(path, method=method)
+        req.headers['x-auth-token'] = self.token
+        req.headers['accept'] = 'application/json'
+        req.headers['openstack-api-version'] = f'placement {microversion}'
+        if body is not None:
+            req.body = json.dumps(body).encode()
+            req.content_type = 'application/json'
+        resp = req.get_response(self.app)
+        return Response(resp.status_int, json.loads(resp.body) if resp.body else None)
+
+
+class CountedTransport:
+    """A transport whose every request is counted and timed (``cellplane.metrics``)."""
+
+    def __init__(self, transport: Transport) -> None:
+        self.inner = transport
+
+    def request(self, method, path, body=None, microversion=MICROVERSION) -> Response:
+        route = metrics.route_of(path)
+        started = time.monotonic()
+        try:
+            response = self.inner.request(method, path, body, microversion)
+        except PlacementUnreachable:
+            metrics.PLACEMENT_REQUESTS.labels(method, route, 'unreachable').inc()
+            raise
+        finally:
+            metrics.PLACEMENT_SECONDS.labels(method, route).observe(
+                time.monotonic() - started)
+        metrics.PLACEMENT_REQUESTS.labels(method, route, str(response.status)).inc()
+        return response
