@@ -155,15 +155,9 @@ def _first_line(text: str | None) -> str:
 
 def placement_allocations(placement: PlacementClient) -> dict[str, dict[str, dict[str, int]]]:
     """Consumer -> provider name -> resources, for every provider Placement knows."""
-    transport = placement.transport
-    providers = transport.request('GET', '/resource_providers').body['resource_providers']
-    held: dict[str, dict[str, dict[str, int]]] = {}
-    for provider in providers:
-        body = transport.request(
-            'GET', f'/resource_providers/{provider["uuid"]}/allocations').body
-        for consumer, entry in body['allocations'].items():
-            held.setdefault(consumer, {})[provider['name']] = dict(entry['resources'])
-    return held
+    names = {p.uuid: p.name for p in placement.list_providers()}
+    return {consumer: {names.get(rp, rp): resources for rp, resources in held.items()}
+            for consumer, held in placement.allocations_by_consumer().items()}
 
 
 def read_outcome(api_engine: Engine, cells: CellDatabases, placement: PlacementClient,
