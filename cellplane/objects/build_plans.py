@@ -19,7 +19,7 @@ Two things read it:
   ``build_timeout`` ago (lost, or hanging). ``take`` lets exactly one
   conductor move a plan (a compare-and-set on its cast time, so several
   conductors of a cell, on PostgreSQL or SQLite, never move a build twice);
-- fencing (``owner``): a build result from a host that does not own the
+- fencing (``fenced``): a build result from a host that does not own the
   instance comes from a host whose build was moved while it was down, and
   is not applied.
 """
@@ -148,6 +148,17 @@ def owner(conn: Connection, instance_uuid: str) -> Owner | None:
     """Who owns ``instance_uuid`` (the host of the build in flight, or that runs it); None without a plan."""
     row = conn.execute(_OWNER, {'b_instance_uuid': instance_uuid}).first()
     return None if row is None else Owner(host=row.host)
+
+
+def fenced(conn: Connection, instance_uuid: str, reporter: str) -> Owner | None:
+    """The owner when a build result from ``reporter`` must not be applied, else None.
+
+    It must not when the instance has a plan and ``reporter`` does not own
+    it: the build was moved away from that host while it was down (to the
+    owner's host, or to ERROR when the owner's host is None).
+    """
+    found = owner(conn, instance_uuid)
+    return found if found is not None and found.host != reporter else None
 
 
 def in_flight(engine: Engine) -> int:

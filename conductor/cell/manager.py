@@ -133,9 +133,9 @@ class CellConductorManager:
             return
         try:
             with self.engine.begin() as conn:
-                owner = build_plans.owner(conn, update.instance_uuid)
-                if (owner is not None and update.host and owner.host != update.host
-                        and update.vm_state in (ACTIVE, ERROR)):
+                owner = (build_plans.fenced(conn, update.instance_uuid, update.host)
+                         if update.host and update.vm_state in (ACTIVE, ERROR) else None)
+                if owner is not None:
                     self._fence(ctxt, update, owner.host)
                     return
                 applied = instances.apply_update(conn, update)

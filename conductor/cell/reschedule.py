@@ -76,8 +76,8 @@ class Rescheduler:
                    attempt: BuildAttempt) -> RescheduleOutcome:
         uuid = instance.uuid
         with self._engine.begin() as conn:
-            owner = build_plans.owner(conn, uuid)
-            if owner is not None and owner.host != attempt.host:
+            owner = build_plans.fenced(conn, uuid, attempt.host)
+            if owner is not None:
                 LOG.warning('Ignored the failed build of instance %s on %s: the build '
                             'was moved %s while %s was down', uuid, attempt.host,
                             f'to {owner.host}' if owner.host else 'and ended in ERROR',
