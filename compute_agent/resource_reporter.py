@@ -29,7 +29,7 @@ from cellplane.context import new_context
 from cellplane.traits import OPERATOR_TRAITS
 from compute_agent.virt.driver import VirtDriver
 from conductor.cell.rpcapi import CellConductorAPI
-from placement.client import PlacementClient, PlacementClientError, PlacementUnreachable
+from placement.client import PlacementClient
 from rpc_schemas.compute_node import ComputeNodeRecord
 
 LOG = logging.getLogger(__name__)
@@ -74,17 +74,6 @@ class ResourceReporter:
         record = self.node_record()
         self._conductor.compute_node_update(new_context(), record)
         return record
-
-    def periodic_report(self) -> None:
-        """``report()`` for the periodic task: Placement being away is one log line.
-
-        The next run retries; a traceback every interval would say nothing more.
-        """
-        try:
-            self.report()
-        except (PlacementUnreachable, PlacementClientError) as exc:
-            LOG.error('Resource report of %s failed, retrying in the next interval: %s',
-                      self.nodename, exc)
 
     def sync_placement(self, *, force: bool = False) -> list[str]:
         """Provider, inventory, traits; the names of what had to be written.

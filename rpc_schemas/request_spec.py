@@ -31,8 +31,8 @@ class InstanceGroup(Payload):
     NAME = 'InstanceGroup'
     VERSION = '1.1'
     DESCRIPTION = ('A server group: its policy, the failure-domain level the '
-                   'policy applies at, and where its members already run '
-                   '(host names), as known when the request was sent.')
+                   'policy applies at, its members and the domains they held, '
+                   'as known when the request was sent.')
 
     uuid: str = field(minLength=1, maxLength=36)
     policy: str = field(enum=list(GROUP_POLICIES))
@@ -41,6 +41,9 @@ class InstanceGroup(Payload):
     # other instances of its multi-create too), as the super conductor sends
     # it to the cell; the cell conductor locates them in Placement.
     members: list[str] = field(default_factory=list)
+    # Filled by nothing: always empty. Kept on the wire because every 1.x
+    # sender sends it and a receiver refuses a field it does not know;
+    # dropping it is InstanceGroup 2.0.
     hosts: list[str] = field(default_factory=list)
     # A failure-domain level operators describe as Placement aggregates
     # ("rack", "row", ...); None (or ``HOST_LEVEL``) means the host itself:
@@ -89,6 +92,9 @@ class SchedulingRetry(Payload):
     DESCRIPTION = 'Earlier attempts of this request: how many, on which hosts.'
 
     num_attempts: int = field(default=0, minimum=0)
+    # Filled by nothing: always empty. Kept on the wire because every 1.x
+    # sender sends it and a receiver refuses a field it does not know;
+    # dropping it is InstanceGroup 2.0.
     hosts: list[str] = field(default_factory=list)
 
 

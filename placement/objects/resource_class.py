@@ -58,17 +58,6 @@ def ids_by_name(conn: Connection, names) -> dict[str, int]:
     return found
 
 
-def id_by_name(conn: Connection, name: str) -> int:
-    """The id of class ``name``; 400-free: raises ResourceClassNotFound (404)."""
-    rc_id = STANDARD_IDS.get(name)
-    if rc_id is not None:
-        return rc_id
-    rc_id = conn.execute(sa.select(rc_t.c.id).where(rc_t.c.name == name)).scalar()
-    if rc_id is None:
-        raise ResourceClassNotFound(f'No such resource class {name}.')
-    return rc_id
-
-
 def names_by_id(conn: Connection, ids) -> dict[int, str]:
     """{id: name} for ``ids``."""
     found = {}
