@@ -205,9 +205,9 @@ def app_from_conf(conf, *, sync_standards: bool = True):
     app = make_app(engine, conf=conf, sync_standards=sync_standards,
                    randomize_candidates=conf.placement.randomize_allocation_candidates,
                    count_requests=bool(conf.metrics.bind_port))
-    from placement.objects import allocation
+    from placement.objects import claim_function
     try:
-        allocation.warm_up(engine, min(conf.api.worker_threads, db.pool_size))
+        claim_function.warm_up(engine, min(conf.api.worker_threads, db.pool_size))
     except sa.exc.DBAPIError as exc:
         # Only a head start: the requests will connect when they come.
         LOG.warning('could not warm the database connections: %s', exc)

@@ -15,6 +15,7 @@ import contextlib
 import datetime
 from typing import Iterator
 
+from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Connection
 
 
@@ -47,6 +48,24 @@ def autocommit(conn: Connection) -> Iterator[Connection]:
     finally:
         if not conn.invalidated:
             dbapi_conn.autocommit = False
+
+
+def execute_in_autocommit(conn: Connection, sql: str, params) -> list[tuple]:
+    """Run one statement (driver SQL) as its own transaction on ``conn``'s
+    driver connection (see ``autocommit``); return its rows (none for a
+    statement without a result). Driver errors come out as SQLAlchemy's."""
+    with autocommit(conn):
+        dbapi_conn = conn.connection.dbapi_connection
+        try:
+            with dbapi_conn.cursor() as cursor:
+                cursor.execute(sql, params)
+                return cursor.fetchall() if cursor.description else []
+        except dbapi_conn.Error as orig:
+            if conn.dialect.is_disconnect(orig, dbapi_conn, None):
+                conn.invalidate(orig)
+            raise sa_exc.DBAPIError.instance(
+                sql, params, orig, conn.dialect.loaded_dbapi.Error,
+                dialect=conn.dialect) from None
 
 
 @contextlib.contextmanager

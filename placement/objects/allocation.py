@@ -18,7 +18,7 @@ allocations and bumps every generation involved, all in ONE transaction:
    consumers, then commit.
 
 On PostgreSQL the four steps run as ONE server-side call, placement_claim()
-(migration c4e7a1d2f9b3), in its own autocommit transaction: a claim is one
+(``claim_function``), in its own autocommit transaction: a claim is one
 round trip to the database. The same steps in Python
 (``replace_in_transaction``) serve SQLite, the reshaper (which needs them
 inside its own transaction) and a PostgreSQL database not yet migrated.
@@ -31,8 +31,6 @@ rather than as plain ``CapacityExceeded`` (it was already full).
 from __future__ import annotations
 
 import collections
-import contextlib
-import datetime
 from dataclasses import dataclass, field
 
 import sqlalchemy as sa
@@ -40,6 +38,7 @@ from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Connection, Engine
 
 from placement.db import api as db_api
+from placement.objects import claim_function
 from placement.objects import consumer as consumer_obj
 from placement.objects import resource_class as rc_obj
 
@@ -149,7 +148,7 @@ def replace_allocations(engine: Engine, writes: list[ConsumerWrite]) -> None:
     is changed then.
     """
     resolved = resolve_names(engine, writes)
-    in_database = _has_claim_function(engine)
+    in_database = claim_function.available(engine)
     for attempt in range(TRANSACTION_RETRIES):
         try:
             if in_database:
@@ -165,33 +164,6 @@ def replace_allocations(engine: Engine, writes: list[ConsumerWrite]) -> None:
 
 
 # ------------------------------------------- PostgreSQL: one round trip
-
-_claim_function: dict[str, bool] = {}
-
-_CLAIM_SIGNATURE = (
-    'placement_claim(timestamp, text[], boolean[], integer[], integer[], integer[], '
-    'integer[], text[], text[], integer[], text[], integer[])')
-
-
-def _has_claim_function(engine: Engine) -> bool:
-    """Whether the database has placement_claim() (PostgreSQL at migration
-    c4e7a1d2f9b3 or later)."""
-    if engine.dialect.name != 'postgresql':
-        return False
-    key = str(engine.url)
-    found = _claim_function.get(key)
-    if found is None:
-        with engine.connect() as conn:
-            found = conn.execute(sa.text(
-                f"SELECT to_regprocedure('{_CLAIM_SIGNATURE}') IS NOT NULL")).scalar()
-        _claim_function[key] = found
-    return found
-
-
-_CALL = ('SELECT placement_claim(%s::timestamp, %s::text[], %s::boolean[], '
-         '%s::integer[], %s::integer[], %s::integer[], %s::integer[], '
-         '%s::text[], %s::text[], %s::integer[], %s::text[], %s::integer[])')
-
 
 def _replace_in_database(engine: Engine, writes: list[ConsumerWrite],
                          resolved: Resolved) -> None:
@@ -218,49 +190,10 @@ def _replace_in_database(engine: Engine, writes: list[ConsumerWrite],
             [a[2] for a in allocs],
             [a[3] for a in allocs],
         )
-        _call_in_autocommit(conn, _CALL, params)
-
-
-_EMPTY_CLAIM = (datetime.datetime(2000, 1, 1), [], [], [], [], [], [], [], [], [], [], [])
-
-
-def warm_up(engine: Engine, connections: int) -> None:
-    """Open ``connections`` pooled connections and run an empty claim on each.
-
-    A fresh PostgreSQL connection costs its first claim about 15-30 ms
-    instead of 2: the connection itself, then compiling placement_claim()
-    and planning its statements in that backend. A worker that does this
-    before it serves keeps that cost out of the first requests after a
-    start (and out of short benchmarks). The empty claim locks, changes and
-    commits nothing.
-    """
-    if not _has_claim_function(engine):
-        return
-    with contextlib.ExitStack() as stack:
-        for _ in range(connections):
-            conn = stack.enter_context(engine.connect())
-            _call_in_autocommit(conn, _CALL, _EMPTY_CLAIM)
-
-
-def _call_in_autocommit(conn: Connection, sql: str, params) -> list[tuple]:
-    """Run one statement as its own transaction on ``conn``'s driver
-    connection (see db_api.autocommit); return its rows (none for a
-    statement without a result). Driver errors come out as SQLAlchemy's,
-    a refusal of placement_claim() as an AllocationError."""
-    with db_api.autocommit(conn):
-        dbapi_conn = conn.connection.dbapi_connection
         try:
-            with dbapi_conn.cursor() as cursor:
-                cursor.execute(sql, params)
-                return cursor.fetchall() if cursor.description else []
-        except dbapi_conn.Error as orig:
-            if getattr(orig, 'pgcode', None) == 'P0001':
-                raise _refusal(orig.diag.message_primary) from None
-            if conn.dialect.is_disconnect(orig, dbapi_conn, None):
-                conn.invalidate(orig)
-            raise sa_exc.DBAPIError.instance(
-                sql, params, orig, conn.dialect.loaded_dbapi.Error,
-                dialect=conn.dialect) from None
+            claim_function.claim(conn, params)
+        except claim_function.Refused as refused:
+            raise _refusal(refused.message) from None
 
 
 def _refusal(message: str) -> AllocationError:
@@ -615,8 +548,8 @@ def delete_for_consumer(engine: Engine, consumer_uuid: str) -> None:
     """
     if engine.dialect.name == 'postgresql':
         with engine.connect() as conn:
-            [(deleted,)] = _call_in_autocommit(conn, _DELETE_BOTH_PG,
-                                               {'uuid': consumer_uuid})
+            [(deleted,)] = db_api.execute_in_autocommit(conn, _DELETE_BOTH_PG,
+                                                        {'uuid': consumer_uuid})
         if not deleted:
             raise NoAllocations(consumer_uuid)
         return

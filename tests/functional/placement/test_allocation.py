@@ -359,9 +359,9 @@ def test_post_mappings_are_accepted_and_ignored_from_1_34(api, rp):
 
 
 def test_postgresql_writes_in_one_server_side_call(api):
-    from placement.objects import allocation as alloc_obj
+    from placement.objects import claim_function
     expected = api.engine.dialect.name == 'postgresql'
-    assert alloc_obj._has_claim_function(api.engine) is expected
+    assert claim_function.available(api.engine) is expected
 
 
 
@@ -375,13 +375,14 @@ def test_postgresql_claim_leaves_the_pooled_connection_transactional(api, rp):
     # statement; a success and a refusal must both switch it back, or the
     # next request on that connection would write outside a transaction.
     import sqlalchemy as sa
+    from placement.db import api as db_api
     from placement.objects import allocation as alloc_obj
     write = alloc_obj.ConsumerWrite(CONSUMER, 'p', 'u', {rp: {'VCPU': 1}})
     refused = alloc_obj.ConsumerWrite(OTHER, 'p', 'u', {rp: {'VCPU': 1000}})
     resolved = alloc_obj.resolve_names(api.engine, [write, refused])
     with api.engine.connect() as conn:
         dbapi_conn = conn.connection.dbapi_connection
-        alloc_obj._call_in_autocommit(conn, 'SELECT 1', ())
+        db_api.execute_in_autocommit(conn, 'SELECT 1', ())
         assert dbapi_conn.autocommit is False
     alloc_obj._replace_in_database(api.engine, [write], resolved)
     with pytest.raises(alloc_obj.CapacityExceeded):
@@ -398,12 +399,12 @@ def test_postgresql_claim_reports_database_errors_as_sqlalchemy_errors(api):
     # The writer retries IntegrityError (two requests creating one consumer)
     # and deadlocks; the raw driver error must arrive in SQLAlchemy's types.
     from sqlalchemy import exc as sa_exc
-    from placement.objects import allocation as alloc_obj
+    from placement.db import api as db_api
     with api.engine.connect() as conn:
-        alloc_obj._call_in_autocommit(
+        db_api.execute_in_autocommit(
             conn, "INSERT INTO traits (name) VALUES ('CUSTOM_TWICE')", ())
         with pytest.raises(sa_exc.IntegrityError) as caught:
-            alloc_obj._call_in_autocommit(
+            db_api.execute_in_autocommit(
                 conn, "INSERT INTO traits (name) VALUES ('CUSTOM_TWICE')", ())
         assert caught.value.orig.pgcode == '23505'
         assert conn.connection.dbapi_connection.autocommit is False
@@ -424,11 +425,11 @@ def test_postgresql_claim_function_reuses_index_plans(api):
 
 @on_postgresql
 def test_warm_up_opens_the_pool_and_changes_nothing(api, rp):
-    from placement.objects import allocation as alloc_obj
+    from placement.objects import claim_function
     assert api.claim(CONSUMER, {rp: {'VCPU': 1}}).status == 204
     before = api.get(f'/resource_providers/{rp}').json['generation']
     api.engine.dispose()
-    alloc_obj.warm_up(api.engine, 3)
+    claim_function.warm_up(api.engine, 3)
     assert api.engine.pool.checkedin() == 3
     assert api.get(f'/resource_providers/{rp}').json['generation'] == before
     assert api.get(f'/allocations/{CONSUMER}').json['allocations'][rp] == {

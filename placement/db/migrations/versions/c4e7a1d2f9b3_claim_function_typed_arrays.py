@@ -46,7 +46,7 @@ branch_labels = None
 depends_on = None
 
 # Arguments, all arrays of one length per kind (see
-# placement.objects.allocation._replace_in_database):
+# placement.objects.allocation._replace_in_database, placement.objects.claim_function):
 #   consumers:   c_uuid, c_check (compare generations?), c_gen (expected,
 #                NULL for "new"), c_project, c_user, c_type (NULL: keep)
 #   allocations: a_consumer, a_rp_uuid, a_rc (-1: unknown class),
