@@ -94,9 +94,6 @@ ROUTES = {
     '/reshaper': {
         'POST': reshaper.reshape,
     },
-    # Allocations, allocation candidates, /usages and /reshaper: added by
-    # their handlers' modules (allocation, allocation_candidate, usage,
-    # reshaper).
 }
 
 
