@@ -22,7 +22,7 @@ from cliff import lister, show
 
 from cellplane.cells.databases import CellDatabases
 from cellplane.cells.scatter_gather import CellTimeout, gather
-from cellplane.objects import compute_nodes, services
+from cellplane.objects import change_stamps, compute_nodes, services
 from cellplane.traits import COMPUTE_STATUS_DISABLED
 from cellplane_api import conf as api_conf
 from cellplane_cli import base
@@ -115,6 +115,8 @@ class _ServiceSet(base.ConfigOptionsMixin, show.ShowOne):
             engine = cells.engine(cell.uuid)
             row = services.set_disabled(engine, parsed_args.host, compute_nodes.COMPUTE_BINARY,
                                         disabled=self.disable, reason=reason)
+            # Every scheduler re-reads its hosts at its next request.
+            change_stamps.bump_now(api_engine)
             nodes = [n.uuid for n in compute_nodes.list_with_service(engine)
                      if n.host == parsed_args.host]
         finally:

@@ -11,6 +11,14 @@ fails, what was last read is used and the failure is logged. Hosts seen for the 
 their cell in the API database (``host_mappings``), as Nova's discover_hosts
 does: the top level, which reads every cell, writes them, never a cell
 service.
+
+``follow_changes`` (called before every request) reads the API database's
+``scheduling`` change stamp, which every operator change to aggregates,
+zones, failure domains, cell mappings or a compute service's disabled flag
+raises, and when it moved since the last refresh re-reads the cell
+mappings and the hosts first: a change is applied at the next request of
+every worker, with no message to lose; the periodic refresh stays as the
+safety net (and follows what no stamp covers: heartbeats, new nodes).
 """
 from __future__ import annotations
 
@@ -20,7 +28,7 @@ import threading
 import sqlalchemy as sa
 
 from cellplane.cells.databases import CellDatabases
-from cellplane.objects import cell_mappings, host_mappings
+from cellplane.objects import cell_mappings, change_stamps, host_mappings
 from cellplane.periodic import PeriodicTask
 from scheduler import cell_nodes
 from scheduler.failure_domains import HostDomains, read_host_domains
@@ -44,19 +52,60 @@ class HostRefresher:
         self._host_aggregates: HostAggregates = {}
         self._host_domains: HostDomains = {}
         self._mapped_hosts: set[str] = set()
+        # The change stamp the cache was last read after (None: unknown).
+        self._stamp: int | None = None
+
+    def follow_changes(self) -> bool:
+        """Re-read cells and hosts if the operator changed them since the last read; True if so.
+
+        One primary-key read of the API database. If it cannot be read the
+        cache is used as it is (the periodic refresh says why).
+        """
+        try:
+            stamp = change_stamps.read(self._cells.api_engine)
+        except sa.exc.SQLAlchemyError as exc:
+            LOG.debug('Could not read the change stamp: %s', exc)
+            return False
+        if stamp == self._stamp:
+            return False
+        with self._refresh_lock:
+            if stamp == self._stamp:
+                return False   # another request's refresh read it meanwhile
+            try:
+                self._cells.reload()
+                self._refresh_locked()
+            except sa.exc.SQLAlchemyError as exc:
+                LOG.warning('Could not re-read the cells after an operator change '
+                            '(stamp %s); scheduling with the hosts read before: %s',
+                            stamp, exc)
+                return False
+        LOG.info('Host cache re-read at a request: an operator change (stamp %s) '
+                 'to aggregates, zones, failure domains, services or cells', stamp)
+        return True
 
     def refresh(self) -> dict[str, str]:
         """Read every enabled cell now; cell UUID -> error for those that failed."""
         with self._refresh_lock:
-            failed = cell_nodes.refresh_cache(
-                self._cache, self._cells.enabled_engines(),
-                service_down_time=self._service_down_time,
-                host_aggregates=self._read_host_aggregates(),
-                host_domains=self._read_host_domains())
+            failed = self._refresh_locked()
         records = self._cache.records()
         LOG.debug('Host cache refreshed: %d compute node(s), %d up; %d cell(s) unreadable',
                   len(records), sum(1 for r in records if r.service_up), len(failed))
         self._map_new_hosts()
+        return failed
+
+    def _refresh_locked(self) -> dict[str, str]:
+        # The stamp is read before the data: a change committed while
+        # reading is then either in the data or seen at the next request.
+        try:
+            stamp: int | None = change_stamps.read(self._cells.api_engine)
+        except sa.exc.SQLAlchemyError:
+            stamp = None
+        failed = cell_nodes.refresh_cache(
+            self._cache, self._cells.enabled_engines(),
+            service_down_time=self._service_down_time,
+            host_aggregates=self._read_host_aggregates(),
+            host_domains=self._read_host_domains())
+        self._stamp = stamp
         return failed
 
     def _map_new_hosts(self) -> None:

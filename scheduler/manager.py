@@ -4,7 +4,8 @@ It checks the arguments, runs one DestinationSelector run and returns one
 list of Selection per instance (claimed host first, then alternates). The
 trace of every run, successful or not, goes to ``on_trace`` with the
 caller's request id (the daemon queues it for the scheduling record,
-``scheduler/records/``). NoValidHost is an expected outcome:
+``scheduler/records/``). Before each run ``follow_changes`` (the host
+refresher's) brings the host cache up to the operator's last change. NoValidHost is an expected outcome:
 it is answered to the caller, not logged as a server error.
 """
 from __future__ import annotations
@@ -40,16 +41,19 @@ class SchedulerManager:
     target = messaging.Target(version='1.0')
 
     def __init__(self, selector: DestinationSelector, *,
-                 on_trace: TraceSink | None = None) -> None:
+                 on_trace: TraceSink | None = None,
+                 follow_changes: Callable[[], object] | None = None) -> None:
         self._selector = selector
         self._on_trace = on_trace
+        self._follow_changes = follow_changes
 
     @classmethod
     def from_conf(cls, conf: cfg.ConfigOpts, *, candidate_source: CandidateSource,
                   claimer: Claimer, cache: HostStateCache,
                   instance_locator: InstanceLocator | None = None,
                   group_book: GroupBook | None = None,
-                  on_trace: TraceSink | None = None) -> 'SchedulerManager':
+                  on_trace: TraceSink | None = None,
+                  follow_changes: Callable[[], object] | None = None) -> 'SchedulerManager':
         """A manager with the filters, weighers and limits ``conf`` names."""
         filters, weighers = load_from_conf(conf)
         selector = DestinationSelector(
@@ -60,7 +64,7 @@ class SchedulerManager:
             max_claim_attempts=conf.scheduler.max_claim_attempts,
             batch_claims=conf.scheduler.batch_claims,
             instance_locator=instance_locator, group_book=group_book)
-        return cls(selector, on_trace=on_trace)
+        return cls(selector, on_trace=on_trace, follow_changes=follow_changes)
 
     @messaging.expected_exceptions(NoValidHost, InvalidFlavorExtraSpec,
                                    InvalidSchedulingRequest, ConsumerAlreadyAllocated,
@@ -75,6 +79,8 @@ class SchedulerManager:
             # a malformed request would go unseen (a cast has no caller).
             LOG.error('Rejected select_destinations: %s', exc)
             raise
+        if self._follow_changes is not None:
+            self._follow_changes()
         started = time.monotonic()
         outcome = 'error'
         try:

@@ -129,7 +129,8 @@ def build_scheduler(conf: cfg.ConfigOpts, *, transport, cells: CellDatabases,
             conf, candidate_source=adapter, claimer=adapter, cache=cache,
             instance_locator=PlacementInstanceLocator(placement, cache),
             group_book=ApiGroupBook(cells),
-            on_trace=trace_sink(writer, on_trace))
+            on_trace=trace_sink(writer, on_trace),
+            follow_changes=refresher.follow_changes)
     except Exception:
         if writer is not None:
             writer.close()

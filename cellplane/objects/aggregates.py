@@ -1,6 +1,8 @@
 """Host aggregates in the API DB (``aggregates``, ``aggregate_hosts``): named groups of hosts with metadata.
 
-The scheduler reads them at every host refresh: AggregateInstanceExtraSpecsFilter
+The scheduler reads them at every host refresh, and at its first request
+after any change made here (each raises the ``scheduling`` change stamp,
+``cellplane/objects/change_stamps.py``). AggregateInstanceExtraSpecsFilter
 matches a flavor's ``aggregate_instance_extra_specs:KEY=VALUE`` against the
 metadata of a host's aggregates, and the metadata key ``availability_zone``
 (Nova's convention) puts the aggregate's hosts in that zone.
@@ -28,7 +30,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
 from cellplane.db.api.models import aggregate_hosts, aggregates
-from cellplane.objects import host_mappings
+from cellplane.objects import change_stamps, host_mappings
 
 AVAILABILITY_ZONE_KEY = 'availability_zone'
 MAX_KEY_LENGTH = 255
@@ -148,6 +150,7 @@ def create(engine: Engine, name: str, *, zone: str | None = None,
         except sa.exc.IntegrityError as exc:
             # Another create of the same name committed since the check.
             raise AggregateError(f'an aggregate named {name!r} exists') from exc
+        change_stamps.bump(conn)
     return aggregate
 
 
@@ -184,6 +187,7 @@ def set_metadata(engine: Engine, name_or_uuid: str, *,
                     hosts=_hosts_of(conn, row.id))
         conn.execute(aggregates.update().where(aggregates.c.id == row.id)
                      .values(metadata=metadata))
+        change_stamps.bump(conn)
         return _load(conn, row.uuid)
 
 
@@ -203,6 +207,7 @@ def unset_metadata(engine: Engine, name_or_uuid: str, keys: Iterable[str]) -> Ag
             metadata.pop(key, None)
         conn.execute(aggregates.update().where(aggregates.c.id == row.id)
                      .values(metadata=metadata))
+        change_stamps.bump(conn)
         return _load(conn, row.uuid)
 
 
@@ -227,6 +232,7 @@ def add_host(engine: Engine, name_or_uuid: str, host: str, *,
         except sa.exc.IntegrityError as exc:
             # Another add of the same host committed since the check.
             raise AggregateError(f'host {host} is already in aggregate {row.name}') from exc
+        change_stamps.bump(conn)
         return _load(conn, row.uuid)
 
 
@@ -238,6 +244,7 @@ def remove_host(engine: Engine, name_or_uuid: str, host: str) -> Aggregate:
             aggregate_hosts.c.host == host)).rowcount
         if not removed:
             raise AggregateError(f'host {host} is not in aggregate {row.name}')
+        change_stamps.bump(conn)
         return _load(conn, row.uuid)
 
 
@@ -251,6 +258,7 @@ def delete(engine: Engine, name_or_uuid: str) -> None:
                 f'aggregate {row.name} still has host(s) {", ".join(hosts)}; remove '
                 f'them first (`cellplane aggregate remove-host {row.name} HOST`)')
         conn.execute(aggregates.delete().where(aggregates.c.id == row.id))
+        change_stamps.bump(conn)
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
 from cellplane.db.api.models import cell_mappings
-from cellplane.objects import host_mappings, instance_mappings
+from cellplane.objects import change_stamps, host_mappings, instance_mappings
 
 
 class CellMappingError(Exception):
@@ -49,6 +49,7 @@ def create(engine: Engine, *, name: str, transport_url: str,
         conn.execute(cell_mappings.insert().values(
             uuid=mapping.uuid, name=name, transport_url=transport_url,
             database_connection=database_connection))
+        change_stamps.bump(conn)
     return mapping
 
 
@@ -88,6 +89,7 @@ def delete(engine: Engine, name_or_uuid: str, *, force: bool = False) -> None:
                 f'instance(s) mapped to it; move or delete them first'
                 + ('' if instances or force else ' (--force unmaps its hosts)'))
         conn.execute(cell_mappings.delete().where(cell_mappings.c.id == cell_id))
+        change_stamps.bump(conn)
 
 
 # Every boot asks it: built once (see cellplane/objects/instances.py's _APPLY).

@@ -47,7 +47,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from cellplane.db.api.models import (failure_domain_contents, failure_domain_hosts,
                                      failure_domain_levels, failure_domains)
-from cellplane.objects import host_mappings
+from cellplane.objects import change_stamps, host_mappings
 
 from rpc_schemas.request_spec import HOST_LEVEL  # one name for the host level: the wire contract's
 MAX_NAME_LENGTH = 255
@@ -264,6 +264,8 @@ def _write(conn: Connection, state: _State, *, subject: int) -> Change:
     before, after = by_host(state.stored), by_host(wanted)
     changed = tuple(sorted(h for h in set(before) | set(after)
                            if before.get(h) != after.get(h)))
+    if changed:
+        change_stamps.bump(conn)
     return Change(domain=state.view(subject, effective), hosts_changed=changed)
 
 
@@ -509,4 +511,5 @@ def delete(engine: Engine, ref: str) -> Change:
         conn.execute(failure_domain_contents.delete().where(
             failure_domain_contents.c.domain_id == domain_id))
         conn.execute(failure_domains.delete().where(failure_domains.c.id == domain_id))
+        change_stamps.bump(conn)
     return Change(domain=before, hosts_changed=before.hosts)

@@ -109,6 +109,16 @@ aggregate_hosts = sa.Table(
     *timestamps(),
 )
 
+# One row per kind of change long-running readers cache (``scheduling``: what
+# the scheduler's host cache reads), its stamp raised in the same
+# transaction as the change; a reader that sees another stamp re-reads.
+change_stamps = sa.Table(
+    'change_stamps', metadata,
+    sa.Column('name', sa.String(64), primary_key=True),
+    sa.Column('stamp', sa.BigInteger, nullable=False, server_default='0'),
+    sa.Column('changed_at', sa.DateTime, server_default=sa.func.now()),
+)
+
 # Failure domains (seed 004): the levels the scheduler was started with,
 # smallest first (``host`` is always below them and is not recorded).
 failure_domain_levels = sa.Table(
