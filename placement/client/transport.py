@@ -3,7 +3,9 @@
 Every transport sends one request and returns a ``Response`` (status and
 decoded JSON). ``HttpTransport`` and ``KeystoneTransport`` retry a
 connection failure or a 503 with exponential backoff, then raise
-``PlacementUnreachable``; ``InProcessTransport`` hands WebOb requests
+``PlacementUnreachable``, and report each attempt to ``cellplane.outage``
+(one WARNING when Placement stops answering, one INFO when it is back);
+``InProcessTransport`` hands WebOb requests
 straight to ``placement.wsgi.make_app`` and retries its 503s the same way;
 ``CountedTransport`` counts and times each request (``cellplane.metrics``).
 """
@@ -19,7 +21,7 @@ from keystoneauth1 import exceptions as ks_exc
 import requests
 import tenacity
 
-from cellplane import metrics
+from cellplane import metrics, outage
 from placement.client.errors import PlacementUnreachable
 
 MICROVERSION = '1.39'
@@ -77,6 +79,7 @@ class HttpTransport:
             stop=stop,
             wait=tenacity.wait_exponential(multiplier=0.05, max=max_wait),
             retry_error_callback=_last_outcome)
+        self._outage = outage.dependency('Placement', self.base_url)
 
     def request(self, method, path, body=None, microversion=MICROVERSION) -> Response:
         headers = {'accept': 'application/json',
@@ -88,13 +91,26 @@ class HttpTransport:
         began = time.monotonic()
         retrying = self._retrying.copy()
         try:
-            resp = retrying(self._send, method, path, data, headers)
+            resp = retrying(self._attempt, method, path, data, headers)
         except self.unreachable as exc:
             attempts = retrying.statistics.get('attempt_number', 1)
             raise PlacementUnreachable(
                 f'placement at {self.base_url} unreachable after {attempts} '
                 f'attempt(s) in {time.monotonic() - began:.1f} s: {_why(exc)}') from exc
         return Response(resp.status_code, _json_body(resp))
+
+    def _attempt(self, method: str, path: str, data: str | None, headers: dict):
+        """``_send``, reporting whether Placement answered to the process's outage state."""
+        try:
+            resp = self._send(method, path, data, headers)
+        except self.unreachable as exc:
+            self._outage.failed(_why(exc))
+            raise
+        if resp.status_code == 503:
+            self._outage.failed('503 Service Unavailable')
+        else:
+            self._outage.answered()
+        return resp
 
     def _send(self, method: str, path: str, data: str | None, headers: dict):
         """One attempt: a ``requests.Response``."""
