@@ -5,6 +5,11 @@ embedded mode and the fast functional tests; there every transaction starts
 with ``BEGIN IMMEDIATE`` so that concurrent writers queue on the database
 lock instead of failing half-way (with SQLite's default deferred BEGIN a
 read-then-write transaction cannot upgrade its lock and loses the race).
+
+A PostgreSQL engine reports to ``cellplane.outage``: a connection that
+cannot be made, or that the server dropped, is a failure; a new connection
+made is an answer. So a database outage is one WARNING per database and
+process, and its end one INFO with how long it lasted.
 """
 from __future__ import annotations
 
@@ -15,6 +20,7 @@ import sqlalchemy as sa
 from sqlalchemy import event
 from sqlalchemy.engine import Engine, make_url
 
+from cellplane import outage
 from cellplane.db import liveness
 
 
@@ -51,7 +57,24 @@ def create_engine(url: str, *, pool_size: int = 10, max_overflow: int = 20,
     liveness.ping_after_idle(engine)
     if parsed.get_backend_name() == 'postgresql':
         event.listen(engine, 'connect', _no_jit)
+    _report_outages(engine, parsed.render_as_string(hide_password=True))
     return engine
+
+
+def _report_outages(engine: Engine, url: str) -> None:
+    """Tell ``cellplane.outage`` when the database stops answering and when it answers again."""
+    database = outage.dependency('Database', url)
+
+    @event.listens_for(engine, 'handle_error')
+    def _failed(context) -> None:
+        # No connection: connecting failed. A disconnect: the server dropped it.
+        if context.connection is None or context.is_disconnect:
+            reason = (str(context.original_exception).strip().splitlines() or [''])[0]
+            database.failed(reason or type(context.original_exception).__name__)
+
+    @event.listens_for(engine, 'connect')
+    def _answered(dbapi_conn, record) -> None:
+        database.answered()
 
 
 def _no_jit(dbapi_conn, _record) -> None:
