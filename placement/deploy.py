@@ -4,12 +4,13 @@ From the outside in, a request meets:
 
 1. the health check (oslo.middleware), answering ``GET /healthcheck``
    without a token, so a load balancer needs no credentials;
-2. CORS (oslo.middleware), when ``[cors] allowed_origin`` is set: it
+2. the request log (``placement.requestlog``): one INFO line per request;
+3. CORS (oslo.middleware), when ``[cors] allowed_origin`` is set: it
    answers preflight ``OPTIONS`` itself, before authentication, as the
    reference's does;
-3. keystonemiddleware's auth_token, with ``[api] auth_strategy = keystone``
+4. keystonemiddleware's auth_token, with ``[api] auth_strategy = keystone``
    (``placement.auth``);
-4. ``placement.wsgi.PlacementApp``: noauth2, credentials, policy, the API.
+5. ``placement.wsgi.PlacementApp``: noauth2, credentials, policy, the API.
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from oslo_middleware import cors
 from oslo_middleware import healthcheck
 
 from placement import auth
+from placement.requestlog import RequestLog
 
 HEALTHCHECK_PATH = '/healthcheck'
 
@@ -29,7 +31,7 @@ def wrap(app, conf: cfg.ConfigOpts) -> Stack:
         stack = auth.keystone_auth(stack, conf)
     if conf.cors.allowed_origin:
         stack = cors.CORS(stack, conf)
-    return Stack(stack, healthcheck.Healthcheck(None, conf), app)
+    return Stack(RequestLog(stack), healthcheck.Healthcheck(None, conf), app)
 
 
 class Stack:
