@@ -25,7 +25,8 @@ LOG = logging.getLogger(__name__)
 
 RPC_MESSAGES = prometheus_client.Counter(
     'cellplane_rpc_messages', 'RPC messages this process dispatched, by method and '
-    'outcome: handled, rejected (malformed: refused and logged), error (the handler '
+    'outcome: handled, rejected (malformed: refused and logged), refused (the handler '
+    'answered with an error it expects, such as NoValidHost), error (the handler '
     'raised; for a call, the caller got it).', ['method', 'outcome'])
 
 PLACEMENT_REQUESTS = prometheus_client.Counter(

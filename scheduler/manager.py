@@ -97,6 +97,7 @@ class SchedulerManager:
             # (the client already retried for [placement] retry_timeout).
             LOG.error('select_destinations for %s failed: %s',
                       ', '.join(instance_uuids), exc)
+            exc.rpc_outcome = 'error'   # an outage, not a refusal (cellplane.rpc.server)
             raise
         finally:
             metrics.SCHEDULING_SECONDS.labels(outcome).observe(time.monotonic() - started)

@@ -46,7 +46,10 @@ class ShapeCheckingDispatcher(messaging.RPCDispatcher):
     """oslo.messaging's dispatcher, refusing messages without an RPC message's shape.
 
     It counts every message (``cellplane_rpc_messages_total``) by method
-    (one of the endpoints', else ``unknown``) and outcome.
+    (one of the endpoints', else ``unknown``) and outcome: an exception the
+    endpoint declared expected (``messaging.expected_exceptions``:
+    NoValidHost, a request it cannot do) is a refusal, not an error, unless
+    the endpoint marked it ``rpc_outcome = 'error'`` (an outage it met).
     """
 
     def __init__(self, endpoints, serializer, access_policy) -> None:
@@ -68,6 +71,11 @@ class ShapeCheckingDispatcher(messaging.RPCDispatcher):
             result = super().dispatch(incoming)
         except MessageRejected:
             metrics.RPC_MESSAGES.labels(label, 'rejected').inc()
+            raise
+        except messaging.ExpectedException as expected:
+            cause = expected.exc_info[1]
+            metrics.RPC_MESSAGES.labels(
+                label, getattr(cause, 'rpc_outcome', 'refused')).inc()
             raise
         except Exception:
             metrics.RPC_MESSAGES.labels(label, 'error').inc()

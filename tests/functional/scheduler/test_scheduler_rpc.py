@@ -10,11 +10,13 @@ import uuid
 
 import pytest
 from oslo_config import cfg
+from prometheus_client import REGISTRY
 
 from cellplane import conf as shared_conf
 from cellplane.context import RequestContext
 from cellplane.rpc.server import build_server
 from cellplane.rpc.transport import get_transport
+from placement.client import PlacementUnreachable
 from rpc_schemas.flavor import Flavor
 from rpc_schemas.request_spec import RequestSpec
 from rpc_schemas.selection import Selection
@@ -85,3 +87,28 @@ def test_bad_arguments_are_refused_as_invalid_scheduling_request(scheduler):
         client.select_destinations(RequestContext(), _spec(), ['i-1'], -1)
     with pytest.raises(InvalidSchedulingRequest, match='twice'):
         client.select_destinations(RequestContext(), _spec(), ['i-1', 'i-1'], 0)
+
+
+def _rpc_count(outcome: str) -> float:
+    return REGISTRY.get_sample_value(
+        'cellplane_rpc_messages_total',
+        {'method': 'select_destinations', 'outcome': outcome}) or 0.0
+
+
+def test_no_valid_host_is_counted_refused_and_placement_away_an_error(scheduler, monkeypatch):
+    # Issue 28, finding 6: every NoValidHost was counted as an RPC error.
+    client, placement, _ = scheduler
+    before = {o: _rpc_count(o) for o in ('refused', 'error', 'handled')}
+    with pytest.raises(NoValidHost):
+        client.select_destinations(RequestContext(), _spec(memory_mb=9000), ['i-1'], 0)
+    with pytest.raises(InvalidSchedulingRequest):
+        client.select_destinations(RequestContext(), _spec(), ['i-1'], -1)
+
+    def away(query):
+        raise PlacementUnreachable('placement at http://placement unreachable')
+    monkeypatch.setattr(placement, 'allocation_candidates', away)
+    with pytest.raises(Exception, match='unreachable'):
+        client.select_destinations(RequestContext(), _spec(), ['i-2'], 0)
+    after = {o: _rpc_count(o) for o in before}
+    assert {o: after[o] - before[o] for o in before} == \
+        {'refused': 2, 'error': 1, 'handled': 0}
