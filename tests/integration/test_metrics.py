@@ -79,6 +79,11 @@ def test_each_daemon_counts_what_it_did_for_the_boots(deployment):
     assert _value(scheduler, 'cellplane_scheduling_seconds_count',
                   outcome='no_valid_host') == 1
     assert _value(scheduler, 'cellplane_scheduled_instances_total', outcome='placed') == 4
+    # The NoValidHost is a refusal the scheduler answered, not an RPC error.
+    assert _value(scheduler, 'cellplane_rpc_messages_total', method='select_destinations',
+                  outcome='refused') == 1
+    assert _value(scheduler, 'cellplane_rpc_messages_total', method='select_destinations',
+                  outcome='error') == 0
     candidates = sum(v for (name, labels), v in scheduler.items()
                      if name == 'cellplane_placement_client_requests_total'
                      and ('route', '/allocation_candidates') in labels
