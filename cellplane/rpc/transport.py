@@ -13,10 +13,11 @@ import threading
 from oslo_config import cfg
 
 from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
-from cellplane.rpc import close_warning, options
+from cellplane.rpc import broker_outage, close_warning, options
 import oslo_messaging as messaging  # noqa: E402,I100
 
 close_warning.install()
+broker_outage.install()
 
 
 class TransportURLError(Exception):
