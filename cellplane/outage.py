@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import re
+import sys
 import threading
 import time
 from typing import Callable
@@ -59,8 +60,8 @@ class Dependency:
             if self._down_since is not None:
                 return
             self._down_since = self._clock()
-        LOG.warning('%s at %s is not answering: %s; retrying, and saying here when it '
-                    'answers again', self.what, self.url, reason)
+        _say(logging.WARNING, '%s at %s is not answering: %s; retrying, and saying here '
+             'when it answers again', self.what, self.url, reason)
 
     def answered(self) -> None:
         """An attempt was answered."""
@@ -69,8 +70,21 @@ class Dependency:
                 return
             away = self._clock() - self._down_since
             failures, self._failures, self._down_since = self._failures, 0, None
-        LOG.info('%s at %s answers again, after %.1f s away (%d attempt(s) failed '
-                 'meanwhile)', self.what, self.url, away, failures)
+        _say(logging.INFO, '%s at %s answers again, after %.1f s away (%d attempt(s) '
+             'failed meanwhile)', self.what, self.url, away, failures)
+
+
+def _say(level: int, msg: str, *args) -> None:
+    """Log one line, without the exception its caller may be handling."""
+    if sys.exc_info()[0] is None:
+        LOG.log(level, msg, *args)
+        return
+    # Callers report from their except blocks, and oslo.log appends the
+    # exception being handled to a WARNING: the reason is already in the
+    # line, so it is said from a thread that handles none.
+    sayer = threading.Thread(target=LOG.log, args=(level, msg, *args), name='outage-log')
+    sayer.start()
+    sayer.join()
 
 
 _LOCK = threading.Lock()

@@ -36,3 +36,24 @@ def test_an_outage_is_said_once_and_its_end_with_how_long(caplog):
 def test_one_dependency_per_url_in_a_process():
     assert outage.dependency('Database', 'postgresql://a:x@db/api') is \
         outage.dependency('Database', 'postgresql://a:y@db/api')
+
+
+def test_the_line_carries_no_exception_its_caller_was_handling(caplog):
+    # oslo.log appends the exception being handled to a WARNING's line.
+    import sys
+    seen = []
+
+    class Spy(logging.Handler):
+        def emit(self, record):
+            seen.append(sys.exc_info()[0])
+    spy = Spy()
+    logging.getLogger('cellplane.outage').addHandler(spy)
+    try:
+        dep = outage.Dependency('Placement', 'http://p:8778')
+        try:
+            raise ConnectionError('refused')
+        except ConnectionError:
+            dep.failed('Connection refused')
+    finally:
+        logging.getLogger('cellplane.outage').removeHandler(spy)
+    assert seen == [None]
