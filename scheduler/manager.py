@@ -5,8 +5,9 @@ list of Selection per instance (claimed host first, then alternates). The
 trace of every run, successful or not, goes to ``on_trace`` with the
 caller's request id (the daemon queues it for the scheduling record,
 ``scheduler/records/``). Before each run ``follow_changes`` (the host
-refresher's) brings the host cache up to the operator's last change. NoValidHost is an expected outcome:
-it is answered to the caller, not logged as a server error.
+refresher's) brings the host cache up to the operator's last change.
+NoValidHost is an expected outcome: it is answered to the caller, not
+logged as a server error, and counted as a refusal, not an RPC error.
 """
 from __future__ import annotations
 
