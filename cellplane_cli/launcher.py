@@ -292,17 +292,102 @@ def prepare(deployment: Deployment, *, create: bool = True) -> None:
 
 # -- running daemons -----------------------------------------------------------
 
+# Written to <name>.log and <name>.out before each start: what follows the
+# last marker is that start's output, and only that is read for readiness,
+# for the reason of a failed start and for ``status``'s last error.
+MARKER = '==== cellplane-launch: {name} starting at {when} ====\n'
+# How much of a failed daemon's own output the launcher quotes.
+TAIL_LINES = 15
+# An oslo.log line at ERROR or CRITICAL (every line of a logged traceback too).
+LOG_ERROR = re.compile(r'^\S+ \S+ \d+ (?:ERROR|CRITICAL) ')
+# What an error looks like on a daemon's stdout/stderr while it still runs.
+OUTPUT_ERROR = re.compile(r'Traceback|Error|ERROR|CRITICAL')
+
+
+@dataclasses.dataclass(frozen=True)
+class ErrorLine:
+    """One line of a daemon's output: where it is (file, 1-based line) and what it says."""
+
+    path: Path
+    line: int
+    text: str
+
+    def __str__(self) -> str:
+        return f'{self.path}:{self.line}'
+
+
+def _since(path: Path, offset: int) -> tuple[int, list[str]]:
+    """The lines of ``path`` after byte ``offset``, and the line number of the first."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return 1, []
+    offset = min(offset, len(data))
+    first = data[:offset].count(b'\n') + 1
+    return first, data[offset:].decode(errors='replace').splitlines()
+
+
 @dataclasses.dataclass
 class RunningDaemon:
+    """A daemon as the run directory records it: its pid and where this start's output begins."""
+
     spec: DaemonSpec
     pid: int
     started: int | None     # the process's start time, in clock ticks after boot
     log_path: Path
     output_path: Path
+    # Sizes of <name>.log and <name>.out when this start began (after its marker).
+    log_offset: int = 0
+    output_offset: int = 0
+    # It served (answered HTTP, or logged that it serves its topic).
+    ready: bool = True
 
     def alive(self) -> bool:
         """True if ``pid`` still runs the process this launcher started (not a reused pid)."""
         return self.started is not None and _start_ticks(self.pid) == self.started
+
+    def state(self) -> str:
+        """running, starting, failed (died before it served) or exited (after)."""
+        if self.alive():
+            return 'running' if self.ready else 'starting'
+        return 'exited' if self.ready else 'failed'
+
+    def uptime(self) -> float | None:
+        """Seconds since the process started; None when it is not running."""
+        if not self.alive() or self.started is None:
+            return None
+        booted_seconds = float(Path('/proc/uptime').read_text().split()[0])
+        return max(0.0, booted_seconds - self.started / os.sysconf('SC_CLK_TCK'))
+
+    def log_lines(self) -> tuple[int, list[str]]:
+        return _since(self.log_path, self.log_offset)
+
+    def output_lines(self) -> tuple[int, list[str]]:
+        return _since(self.output_path, self.output_offset)
+
+    def last_error(self) -> ErrorLine | None:
+        """The last error of this start: on stdout/stderr if it died, else in its log."""
+        out_first, out = self.output_lines()
+        if not self.alive():
+            for index in range(len(out) - 1, -1, -1):
+                if out[index].strip():
+                    return ErrorLine(self.output_path, out_first + index, out[index].strip())
+        log_first, log = self.log_lines()
+        for path, first, lines, pattern in ((self.log_path, log_first, log, LOG_ERROR),
+                                            (self.output_path, out_first, out, OUTPUT_ERROR)):
+            for index in range(len(lines) - 1, -1, -1):
+                if pattern.search(lines[index]):
+                    return ErrorLine(path, first + index, lines[index].strip())
+        return None
+
+    def tail(self, count: int = TAIL_LINES) -> tuple[Path, list[str]]:
+        """The last lines of this start's stdout/stderr, or of its log if it wrote none there."""
+        for path, (_, lines) in ((self.output_path, self.output_lines()),
+                                 (self.log_path, self.log_lines())):
+            lines = [line for line in lines if line.strip()]
+            if lines:
+                return path, lines[-count:]
+        return self.output_path, []
 
 
 def _start_ticks(pid: int) -> int | None:
@@ -318,28 +403,59 @@ def _start_ticks(pid: int) -> int | None:
     return None if fields[0] == 'Z' else int(fields[19])
 
 
+@dataclasses.dataclass(frozen=True)
+class StartFailure:
+    """A daemon this start spawned that did not come to serve: why, and its last lines."""
+
+    name: str
+    reason: str
+    path: Path
+    lines: tuple[str, ...]
+
+    def message(self) -> str:
+        quoted = ''.join(f'\n    {line}' for line in self.lines) or ' (it wrote nothing)'
+        return f'{self.name} {self.reason}; the last lines of {self.path}:{quoted}'
+
+
+@dataclasses.dataclass
+class StartReport:
+    """What one ``start`` did, daemon by daemon."""
+
+    started: list[str] = dataclasses.field(default_factory=list)
+    already_running: list[str] = dataclasses.field(default_factory=list)
+    failed: list[StartFailure] = dataclasses.field(default_factory=list)
+    # Not tried: a daemon they need failed in an earlier stage.
+    not_started: list[str] = dataclasses.field(default_factory=list)
+
+
 class Launcher:
     """Starts, finds and stops the daemons of one run directory."""
 
     def __init__(self, run_dir: str | Path, *, placement_url: str | None = None) -> None:
         self.run_dir = Path(run_dir).resolve()
         self.placement_url = placement_url
+        # The processes this launcher spawned: their exit status, when they die.
+        self._processes: dict[str, subprocess.Popen] = {}
 
     def _pid_file(self, name: str) -> Path:
         return self.run_dir / f'{name}.pid'
 
     def start(self, deployment: Deployment, *,
-              only: Iterable[str] | None = None) -> list[RunningDaemon]:
-        """Start the deployment's daemons (or those named in ``only``), waiting for each.
+              only: Iterable[str] | None = None) -> StartReport:
+        """Start the daemons (or those named in ``only``) that do not run; leave running ones alone.
 
         Daemons start in stages (Placement; cell conductors; compute agents;
         scheduler and super conductor): a stage is spawned at once and waited
-        for as a whole before the next, which needs it, begins.
+        for as a whole before the next, which needs it, begins. A daemon that
+        dies or does not serve is reported, not retried, and the others keep
+        running; only a failed Placement or cell conductor keeps the later
+        stages from being tried (they need it), a failed compute agent does not.
         """
         self.run_dir.mkdir(parents=True, exist_ok=True)
         wanted = set(only) if only is not None else None
         placement_url = self.placement_url or _placement_url(deployment)
-        started = []
+        report = StartReport()
+        needed_failed: list[str] = []
         for stage in deployment.stages():
             spawned = []
             for spec in stage:
@@ -347,30 +463,52 @@ class Launcher:
                     continue
                 running = self.find(spec.name)
                 if running is not None and running.alive():
-                    started.append(running)
-                    continue
-                spawned.append(self._spawn(spec))
-            for daemon in spawned:
-                if daemon.spec.kind == 'placement':
-                    self._wait_http(daemon, placement_url)
+                    report.already_running.append(spec.name)
+                elif needed_failed:
+                    report.not_started.append(spec.name)
                 else:
-                    self._wait_log(daemon, SERVING)
-            started += spawned
-        return started
+                    spawned.append(self._spawn(spec))
+            failed = self._wait_ready(spawned, placement_url)
+            report.failed += failed
+            report.started += [d.spec.name for d in spawned
+                               if d.spec.name not in {f.name for f in failed}]
+            needed_failed += [f.name for f in failed if f.name == 'placement'
+                              or f.name.startswith('conductor-')]
+        return report
 
     def _spawn(self, spec: DaemonSpec) -> RunningDaemon:
         log_path = self.run_dir / f'{spec.name}.log'
         output_path = self.run_dir / f'{spec.name}.out'
+        marker = MARKER.format(name=spec.name, when=_now_iso())
+        offsets = []
+        for path in (log_path, output_path):
+            with open(path, 'a+b') as stream:
+                # A dying daemon's last line may lack its newline: the marker
+                # starts a line of its own.
+                stream.seek(0, os.SEEK_END)
+                if stream.tell():
+                    stream.seek(-1, os.SEEK_END)
+                    if stream.read(1) != b'\n':
+                        stream.write(b'\n')
+                stream.write(marker.encode())
+            offsets.append(path.stat().st_size)
         with open(output_path, 'ab') as output:
             process = subprocess.Popen(
                 spec.command(self.run_dir), stdin=subprocess.DEVNULL, stdout=output,
                 stderr=output, start_new_session=True,
                 env={**os.environ, 'PYTHONUNBUFFERED': '1'})
-        started = _start_ticks(process.pid)
-        record = {'pid': process.pid, 'started': started, 'kind': spec.kind,
-                  'config_files': list(spec.config_files)}
-        self._pid_file(spec.name).write_text(json.dumps(record) + '\n')
-        return RunningDaemon(spec, process.pid, started, log_path, output_path)
+        self._processes[spec.name] = process
+        daemon = RunningDaemon(spec, process.pid, _start_ticks(process.pid), log_path,
+                               output_path, offsets[0], offsets[1], ready=False)
+        self._record(daemon)
+        return daemon
+
+    def _record(self, daemon: RunningDaemon) -> None:
+        record = {'pid': daemon.pid, 'started': daemon.started, 'kind': daemon.spec.kind,
+                  'config_files': list(daemon.spec.config_files),
+                  'log_offset': daemon.log_offset, 'output_offset': daemon.output_offset,
+                  'ready': daemon.ready}
+        self._pid_file(daemon.spec.name).write_text(json.dumps(record) + '\n')
 
     def find(self, name: str) -> RunningDaemon | None:
         path = self._pid_file(name)
@@ -379,7 +517,9 @@ class Launcher:
         record = json.loads(path.read_text())
         spec = DaemonSpec(name, record['kind'], tuple(record['config_files']))
         return RunningDaemon(spec, record['pid'], record.get('started'),
-                             self.run_dir / f'{name}.log', self.run_dir / f'{name}.out')
+                             self.run_dir / f'{name}.log', self.run_dir / f'{name}.out',
+                             record.get('log_offset', 0), record.get('output_offset', 0),
+                             record.get('ready', True))
 
     def recorded(self) -> list[RunningDaemon]:
         names = sorted(p.stem for p in self.run_dir.glob('*.pid'))
@@ -399,45 +539,75 @@ class Launcher:
             if daemon.alive():
                 os.kill(daemon.pid, signal.SIGTERM)
                 stopped.append(daemon)
-        deadline = time.monotonic() + STOP_SECONDS
-        for daemon in stopped:
-            while daemon.alive() and time.monotonic() < deadline:
-                time.sleep(0.1)
-            if daemon.alive():
-                os.kill(daemon.pid, signal.SIGKILL)
+        self._wait_gone(stopped)
         for daemon in daemons:
             self._pid_file(daemon.spec.name).unlink(missing_ok=True)
         return [d.spec.name for d in stopped]
 
-    def _wait_http(self, daemon: RunningDaemon, url: str) -> None:
-        deadline = time.monotonic() + READY_SECONDS
-        while time.monotonic() < deadline:
-            self._check_alive(daemon)
-            try:
-                if requests.get(url, timeout=2).status_code == 200:
-                    return
-            except requests.RequestException:
-                pass
-            time.sleep(0.2)
-        raise LaunchError(f'{daemon.spec.name} did not answer at {url} within '
-                          f'{READY_SECONDS} s; see {daemon.output_path}')
+    @staticmethod
+    def _wait_gone(daemons: list[RunningDaemon]) -> None:
+        deadline = time.monotonic() + STOP_SECONDS
+        for daemon in daemons:
+            while daemon.alive() and time.monotonic() < deadline:
+                time.sleep(0.1)
+            if daemon.alive():
+                os.kill(daemon.pid, signal.SIGKILL)
 
-    def _wait_log(self, daemon: RunningDaemon, pattern: re.Pattern) -> None:
+    def _wait_ready(self, daemons: list[RunningDaemon],
+                    placement_url: str) -> list[StartFailure]:
+        """Wait until each serves or dies; the ones that did not serve, with why."""
+        failed = []
+        pending = list(daemons)
         deadline = time.monotonic() + READY_SECONDS
-        while time.monotonic() < deadline:
-            self._check_alive(daemon)
-            if daemon.log_path.exists() and pattern.search(daemon.log_path.read_text()):
-                return
-            time.sleep(0.1)
-        raise LaunchError(f'{daemon.spec.name} did not start serving within '
-                          f'{READY_SECONDS} s; see {daemon.log_path}')
+        while pending:
+            for daemon in list(pending):
+                if not daemon.alive():
+                    failed.append(self._failure(daemon, f'exited while starting'
+                                                        f'{self._exit_status(daemon)}'))
+                    pending.remove(daemon)
+                elif self._serves(daemon, placement_url):
+                    daemon.ready = True
+                    self._record(daemon)
+                    pending.remove(daemon)
+            if pending and time.monotonic() >= deadline:
+                # Stopped, so that the next start tries it again rather than
+                # taking a daemon that never served for a running one.
+                for daemon in pending:
+                    os.kill(daemon.pid, signal.SIGTERM)
+                self._wait_gone(pending)
+                for daemon in pending:
+                    what = (f'did not answer at {placement_url}'
+                            if daemon.spec.kind == 'placement' else 'did not start serving')
+                    failed.append(self._failure(
+                        daemon, f'{what} within {READY_SECONDS} s (stopped)'))
+                pending = []
+            time.sleep(0.1 if pending else 0)
+        return failed
+
+    def _exit_status(self, daemon: RunningDaemon) -> str:
+        process = self._processes.get(daemon.spec.name)
+        code = process.wait(timeout=5) if process is not None else None
+        if code is None:
+            return ''
+        return f' (killed by signal {-code})' if code < 0 else f' (exit status {code})'
 
     @staticmethod
-    def _check_alive(daemon: RunningDaemon) -> None:
-        if not daemon.alive():
-            output = daemon.output_path.read_text() if daemon.output_path.exists() else ''
-            raise LaunchError(f'{daemon.spec.name} exited while starting:\n'
-                              f'{output.strip()[-2000:]}')
+    def _failure(daemon: RunningDaemon, reason: str) -> StartFailure:
+        path, lines = daemon.tail()
+        return StartFailure(daemon.spec.name, reason, path, tuple(lines))
+
+    @staticmethod
+    def _serves(daemon: RunningDaemon, placement_url: str) -> bool:
+        if daemon.spec.kind == 'placement':
+            try:
+                return requests.get(placement_url, timeout=2).status_code == 200
+            except requests.RequestException:
+                return False
+        return any(SERVING.search(line) for line in daemon.log_lines()[1])
+
+
+def _now_iso() -> str:
+    return time.strftime('%Y-%m-%dT%H:%M:%S%z')
 
 
 def _stop_rank(daemon: RunningDaemon) -> int:
@@ -458,54 +628,162 @@ def _placement_url(deployment: Deployment) -> str:
 
 # -- the command -----------------------------------------------------------------
 
-def _status_lines(launcher: Launcher) -> list[str]:
-    rows = [('NAME', 'PID', 'STATE', 'LOG')]
+def format_uptime(seconds: float | None) -> str:
+    """``45s``, ``4m05s``, ``2h03m``, ``3d04h``; ``-`` when not running."""
+    if seconds is None:
+        return '-'
+    seconds = int(seconds)
+    if seconds < 60:
+        return f'{seconds}s'
+    if seconds < 3600:
+        return f'{seconds // 60}m{seconds % 60:02d}s'
+    if seconds < 86400:
+        return f'{seconds // 3600}h{seconds % 3600 // 60:02d}m'
+    return f'{seconds // 86400}d{seconds % 86400 // 3600:02d}h'
+
+
+def status_rows(launcher: Launcher) -> list[dict]:
+    """Each recorded daemon: name, pid, state, uptime, log, output and last error."""
+    rows = []
     for daemon in launcher.recorded():
-        rows.append((daemon.spec.name, str(daemon.pid),
-                     'running' if daemon.alive() else 'stopped',
-                     str(daemon.log_path)))
-    widths = [max(len(r[i]) for r in rows) for i in range(4)]
-    return ['  '.join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+        error = daemon.last_error()
+        uptime = daemon.uptime()
+        rows.append({
+            'name': daemon.spec.name, 'pid': daemon.pid, 'state': daemon.state(),
+            'uptime_seconds': None if uptime is None else round(uptime),
+            'log': str(daemon.log_path), 'output': str(daemon.output_path),
+            'last_error': None if error is None else {
+                'file': str(error.path), 'line': error.line, 'text': error.text},
+        })
+    return rows
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def _shown(path: str) -> str:
+    """``path`` relative to the current directory when it is under it (as .run/two-cell/...)."""
+    relative = os.path.relpath(path)
+    return path if relative.startswith('..') else relative
+
+
+def status_table(rows: list[dict]) -> list[str]:
+    table = [('NAME', 'PID', 'STATE', 'UPTIME', 'LOG', 'LAST ERROR')]
+    for row in rows:
+        error = row['last_error']
+        table.append((row['name'], str(row['pid']), row['state'],
+                      format_uptime(row['uptime_seconds']), _shown(row['log']),
+                      '-' if error is None else f'{_shown(error["file"])}:{error["line"]}'))
+    widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
+    return ['  '.join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in table]
+
+
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog='cellplane-launch',
         description='Run the real daemons of a deployment directory on this machine.')
-    parser.add_argument('action', choices=['start', 'stop', 'status', 'purge'],
-                        help='purge: stop, then delete the vhosts and databases the '
-                             'config files name (everything the deployment stored)')
+    parser.add_argument('action', choices=['start', 'stop', 'restart', 'status', 'purge'],
+                        help='start: what does not run (running daemons are left alone); '
+                             'restart: stop, then start; purge: stop, then delete the '
+                             'vhosts and databases the config files name (everything the '
+                             'deployment stored)')
+    parser.add_argument('names', nargs='*', metavar='NAME',
+                        help='only these daemons (as status names them: placement, '
+                             'scheduler, conductor-cell1, compute-cell1-host1...)')
     parser.add_argument('--config-dir', default=DEFAULT_CONFIG_DIR,
                         help=f'the deployment\'s config files (default {DEFAULT_CONFIG_DIR})')
     parser.add_argument('--run-dir', default=DEFAULT_RUN_DIR,
                         help=f'pid and log files (default {DEFAULT_RUN_DIR})')
     parser.add_argument('--no-create', action='store_true',
                         help='do not create vhosts and databases (they exist)')
+    parser.add_argument('-f', '--format', choices=['table', 'json'], default='table',
+                        help='output format (default table)')
+
+    def error(message: str):
+        parser.exit(2, f'{parser.prog}: error: {message} (see --help)\n')
+    parser.error = error
+    return parser
+
+
+def _check_names(parser: argparse.ArgumentParser, names: list[str],
+                 known: Iterable[str]) -> None:
+    known = sorted(set(known))
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        parser.error(f'no daemon {", ".join(unknown)} in this deployment; '
+                     f'its daemons: {", ".join(known) or "none"}')
+
+
+def _start(launcher: Launcher, args: argparse.Namespace) -> int:
+    deployment = Deployment.from_dir(args.config_dir)
+    prepare(deployment, create=not args.no_create)
+    report = launcher.start(deployment, only=args.names or None)
+    rows = status_rows(launcher)
+    if args.format == 'json':
+        print(json.dumps({
+            'daemons': rows, 'started': report.started,
+            'already_running': report.already_running, 'not_started': report.not_started,
+            'failed': [{'name': f.name, 'reason': f.reason, 'file': str(f.path),
+                        'last_lines': list(f.lines)} for f in report.failed]}, indent=2))
+    else:
+        print('\n'.join(status_table(rows)))
+        print(f'started {len(report.started)}, already running '
+              f'{len(report.already_running)}, failed {len(report.failed)}'
+              + (f', not started {len(report.not_started)}' if report.not_started else ''))
+    for failure in report.failed:
+        print(f'cellplane-launch: {failure.message()}', file=sys.stderr)
+    if report.not_started:
+        print(f'cellplane-launch: not started, as they need a daemon that failed: '
+              f'{", ".join(report.not_started)}', file=sys.stderr)
+    if report.failed:
+        running = sum(1 for r in rows if r['state'] == 'running')
+        print(f'cellplane-launch: did not start: '
+              f'{", ".join(f.name for f in report.failed)}; {running} daemon(s) running',
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
     args = parser.parse_args(argv)
     launcher = Launcher(args.run_dir)
     try:
-        if args.action == 'start':
-            deployment = Deployment.from_dir(args.config_dir)
-            prepare(deployment, create=not args.no_create)
+        if args.names:
+            if args.action == 'purge':
+                parser.error('purge takes no daemon names: it stops them all')
+            known = {d.spec.name for d in launcher.recorded()}
             try:
-                launcher.start(deployment)
+                known |= {spec.name for stage in Deployment.from_dir(args.config_dir).stages()
+                          for spec in stage}
             except LaunchError:
-                launcher.stop()
-                raise
-            print('\n'.join(_status_lines(launcher)))
-        elif args.action == 'purge':
+                if args.action in ('start', 'restart'):
+                    raise
+            _check_names(parser, args.names, known)
+        if args.action in ('start', 'restart'):
+            if args.action == 'restart':
+                launcher.stop(args.names or None)
+            return _start(launcher, args)
+        if args.action == 'purge':
             stopped = launcher.stop()
             deployment = Deployment.from_dir(args.config_dir)
             purge(deployment)
-            print(f'stopped {len(stopped)} daemon(s); deleted vhosts '
-                  f'{", ".join(_vhost(u) for u in transport_urls(deployment))} and '
-                  f'{len(database_urls(deployment))} databases')
+            vhosts = [_vhost(u) for u in transport_urls(deployment)]
+            if args.format == 'json':
+                print(json.dumps({'stopped': stopped, 'vhosts_deleted': vhosts,
+                                  'databases_deleted': len(database_urls(deployment))}))
+            else:
+                print(f'stopped {len(stopped)} daemon(s); deleted vhosts '
+                      f'{", ".join(vhosts)} and {len(database_urls(deployment))} databases')
         elif args.action == 'stop':
-            stopped = launcher.stop()
-            print(f'stopped {len(stopped)} daemon(s)'
-                  + (f': {", ".join(stopped)}' if stopped else ''))
+            stopped = launcher.stop(args.names or None)
+            if args.format == 'json':
+                print(json.dumps({'stopped': stopped}))
+            else:
+                print(f'stopped {len(stopped)} daemon(s)'
+                      + (f': {", ".join(stopped)}' if stopped else ''))
         else:
-            print('\n'.join(_status_lines(launcher)))
+            rows = [r for r in status_rows(launcher)
+                    if not args.names or r['name'] in args.names]
+            print(json.dumps(rows, indent=2) if args.format == 'json'
+                  else '\n'.join(status_table(rows)))
     except LaunchError as exc:
         print(f'cellplane-launch: {exc}', file=sys.stderr)
         return 1

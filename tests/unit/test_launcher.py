@@ -83,3 +83,66 @@ def test_stop_ends_a_process_it_recorded(tmp_path):
     finally:
         process.kill()
         process.wait()
+
+
+def _dead_daemon(tmp_path, out: str, log: str = '', *, out_offset: int = 0,
+                 log_offset: int = 0) -> launcher.RunningDaemon:
+    (tmp_path / 'c.out').write_text(out)
+    (tmp_path / 'c.log').write_text(log)
+    spec = launcher.DaemonSpec('c', 'compute', ('c.conf',))
+    # started=None: no process runs it (as after it died).
+    return launcher.RunningDaemon(spec, 1, None, tmp_path / 'c.log', tmp_path / 'c.out',
+                                  log_offset, out_offset, ready=False)
+
+
+def test_a_dead_daemons_last_error_is_its_last_output_line_of_this_start(tmp_path):
+    previous = 'old reason\n==== cellplane-launch: c starting at T ====\n'
+    daemon = _dead_daemon(tmp_path, previous + 'Traceback...\nnew reason\n\n',
+                          out_offset=len(previous))
+
+    error = daemon.last_error()
+
+    assert (error.path, error.line, error.text) == (tmp_path / 'c.out', 4, 'new reason')
+    assert daemon.state() == 'failed'
+    assert daemon.tail() == (tmp_path / 'c.out', ['Traceback...', 'new reason'])
+
+
+def test_the_previous_starts_errors_are_not_this_starts(tmp_path):
+    old_log = '2026-11-26 14:00:00.000 7 ERROR x [-] old failure\n'
+    daemon = _dead_daemon(tmp_path, 'old reason\n', old_log, out_offset=len('old reason\n'),
+                          log_offset=len(old_log))
+
+    assert daemon.last_error() is None
+    assert daemon.tail() == (tmp_path / 'c.out', [])
+
+
+def test_without_output_a_dead_daemons_error_and_tail_come_from_its_log(tmp_path):
+    log = ('2026-11-26 14:00:00.000 7 INFO x [-] starting\n'
+           '2026-11-26 14:00:01.000 7 ERROR x [-] cannot reach Placement\n'
+           '2026-11-26 14:00:01.500 7 INFO x [-] exiting\n')
+    daemon = _dead_daemon(tmp_path, '', log)
+
+    error = daemon.last_error()
+
+    assert (error.path, error.line) == (tmp_path / 'c.log', 2)
+    assert error.text.endswith('cannot reach Placement')
+    assert daemon.tail(2)[1] == log.splitlines()[1:]
+
+
+@pytest.mark.parametrize('seconds, shown', [
+    (None, '-'), (0, '0s'), (59.9, '59s'), (65, '1m05s'), (3600 + 180, '1h03m'),
+    (2 * 86400 + 4 * 3600, '2d04h'),
+])
+def test_uptime_is_shown_in_its_largest_two_units(seconds, shown):
+    assert launcher.format_uptime(seconds) == shown
+
+
+def test_an_unknown_daemon_name_is_a_usage_error_in_one_line(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        launcher.main(['stop', 'nosuch', '--config-dir', str(TWO_CELL),
+                       '--run-dir', str(tmp_path)])
+
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count('\n') == 1
+    assert 'no daemon nosuch in this deployment' in err and 'compute-cell1-host1' in err
