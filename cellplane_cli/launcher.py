@@ -1,9 +1,10 @@
 """``cellplane-launch`` (``deploy/run-local.sh``): run a deployment's real daemons on this machine.
 
-    deploy/run-local.sh start  [--config-dir deploy/two-cell] [--run-dir .run/two-cell]
-    deploy/run-local.sh status [--run-dir ...]
-    deploy/run-local.sh stop   [--run-dir ...]
-    deploy/run-local.sh purge  [--config-dir ...] [--run-dir ...]
+    deploy/run-local.sh start   [NAME...] [--config-dir deploy/two-cell] [--run-dir .run/two-cell]
+    deploy/run-local.sh status  [NAME...] [--run-dir ...] [--format json]
+    deploy/run-local.sh stop    [NAME...] [--run-dir ...]
+    deploy/run-local.sh restart [NAME...] [--config-dir ...] [--run-dir ...]
+    deploy/run-local.sh purge   [--config-dir ...] [--run-dir ...]
 
 A deployment is a directory of config files named by role, as in
 ``deploy/two-cell``: ``placement.conf`` (cellplane-placement), ``top.conf``
@@ -21,15 +22,19 @@ only that daemon sets, such as its ``[metrics] bind_port``). ``start``:
    ``postgres`` database);
 2. creates or upgrades each schema (``db sync``) and maps each cell in the
    API database (``cell create``) unless a cell of that name is mapped;
-3. starts the daemons, dependencies first, each with its own config file,
-   its log in the run directory and its pid in ``<run-dir>/<name>.pid``, and
-   waits until each serves (Placement answers HTTP; an RPC daemon logs that
-   it serves its topic).
+3. starts the daemons that do not run (running ones are left alone),
+   dependencies first, each with its own config file, its log in the run
+   directory and its pid in ``<run-dir>/<name>.pid``, and waits until each
+   serves (Placement answers HTTP; an RPC daemon logs, after the marker this
+   start wrote, that it serves its topic). A daemon that dies or does not
+   serve is reported with the last lines of this start's output and makes
+   ``start`` exit 1; the others keep running.
 
 ``stop`` sends SIGTERM to every pid recorded (only if that pid is still the
-process this launcher started: same start time) and waits for each to exit; ``status``
-shows each daemon, its pid, whether it runs, and its log file. ``purge``
-stops them and deletes the vhosts and databases the files name.
+process this launcher started: same start time) and waits for each to exit;
+``restart`` stops, then starts; ``status`` shows each daemon, its pid, state,
+uptime, log file and the file:line of its last error. ``purge`` stops them
+and deletes the vhosts and databases the files name.
 """
 from __future__ import annotations
 
