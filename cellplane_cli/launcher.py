@@ -542,7 +542,7 @@ class Launcher:
         stopped = []
         for daemon in daemons:
             if daemon.alive():
-                os.kill(daemon.pid, signal.SIGTERM)
+                _signal(daemon.pid, signal.SIGTERM)
                 stopped.append(daemon)
         self._wait_gone(stopped)
         for daemon in daemons:
@@ -556,7 +556,7 @@ class Launcher:
             while daemon.alive() and time.monotonic() < deadline:
                 time.sleep(0.1)
             if daemon.alive():
-                os.kill(daemon.pid, signal.SIGKILL)
+                _signal(daemon.pid, signal.SIGKILL)
 
     def _wait_ready(self, daemons: list[RunningDaemon],
                     placement_url: str) -> list[StartFailure]:
@@ -578,7 +578,7 @@ class Launcher:
                 # Stopped, so that the next start tries it again rather than
                 # taking a daemon that never served for a running one.
                 for daemon in pending:
-                    os.kill(daemon.pid, signal.SIGTERM)
+                    _signal(daemon.pid, signal.SIGTERM)
                 self._wait_gone(pending)
                 for daemon in pending:
                     what = (f'did not answer at {placement_url}'
@@ -591,7 +591,10 @@ class Launcher:
 
     def _exit_status(self, daemon: RunningDaemon) -> str:
         process = self._processes.get(daemon.spec.name)
-        code = process.wait(timeout=5) if process is not None else None
+        try:
+            code = process.wait(timeout=5) if process is not None else None
+        except subprocess.TimeoutExpired:
+            code = None
         if code is None:
             return ''
         return f' (killed by signal {-code})' if code < 0 else f' (exit status {code})'
@@ -609,6 +612,14 @@ class Launcher:
             except requests.RequestException:
                 return False
         return any(SERVING.search(line) for line in daemon.log_lines()[1])
+
+
+def _signal(pid: int, signum: int) -> None:
+    """Signal ``pid``, which may have exited since it was found alive."""
+    try:
+        os.kill(pid, signum)
+    except ProcessLookupError:
+        pass
 
 
 def _now_iso() -> str:
