@@ -789,12 +789,18 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f'stopped {len(stopped)} daemon(s); deleted vhosts '
                       f'{", ".join(vhosts)} and {len(database_urls(deployment))} databases')
         elif args.action == 'stop':
+            recorded = {d.spec.name for d in launcher.recorded()}
             stopped = launcher.stop(args.names or None)
+            # Records of daemons that had already died (failed, exited): removed.
+            forgotten = sorted(n for n in recorded - set(stopped)
+                               if not args.names or n in args.names)
             if args.format == 'json':
-                print(json.dumps({'stopped': stopped}))
+                print(json.dumps({'stopped': stopped, 'not_running': forgotten}))
             else:
                 print(f'stopped {len(stopped)} daemon(s)'
-                      + (f': {", ".join(stopped)}' if stopped else ''))
+                      + (f': {", ".join(stopped)}' if stopped else '')
+                      + (f'; not running, record removed: {", ".join(forgotten)}'
+                         if forgotten else ''))
         else:
             rows = [r for r in status_rows(launcher)
                     if not args.names or r['name'] in args.names]

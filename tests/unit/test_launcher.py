@@ -146,3 +146,14 @@ def test_an_unknown_daemon_name_is_a_usage_error_in_one_line(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.count('\n') == 1
     assert 'no daemon nosuch in this deployment' in err and 'compute-cell1-host1' in err
+
+
+def test_stop_says_which_recorded_daemons_were_not_running(tmp_path, capsys):
+    (tmp_path / 'compute-x.pid').write_text(
+        '{"pid": 1, "started": null, "kind": "compute", "config_files": ["x.conf"]}')
+
+    assert launcher.main(['stop', '--run-dir', str(tmp_path)]) == 0
+
+    assert capsys.readouterr().out == (
+        'stopped 0 daemon(s); not running, record removed: compute-x\n')
+    assert not (tmp_path / 'compute-x.pid').exists()
