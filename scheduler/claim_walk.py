@@ -16,7 +16,14 @@ With a server group (``scheduler.server_group.places.GroupPlaces``) each claimed
 instance then takes its place in the group's domain; a place another
 scheduler took first undoes that claim and the walk goes on outside that
 domain. Under a hard policy above the host level the alternates stay in
-the claimed host's domain. A failed request gives its places back.
+the claimed host's domain.
+
+Everything the walk takes for an instance (its claim, the host cache's
+assumption of it, its place in the group) is a reservation held on one
+``ReservationStack`` (``cellplane.reservations``), pushed in the order it
+was taken: a place refused unwinds that instance's claim alone, and a
+request that fails in any way (no host for an instance, an error, a
+refused batch) unwinds all of it, last first.
 """
 from __future__ import annotations
 
@@ -24,13 +31,14 @@ from typing import Callable, Mapping, Sequence
 
 from rpc_schemas.request_spec import RequestSpec
 from rpc_schemas.selection import Selection
-from scheduler.claims import ClaimRefused, RequestClaims
+from cellplane.reservations import ReservationStack
+from scheduler.claims import ClaimRefused, RequestClaims, removed_claims
 from scheduler.errors import NoValidHost
 from scheduler.filter_chain import run_filters
 from scheduler.filters.base import HostFilter
 from scheduler.host_state import HostState
 from scheduler.request import SchedulingRequest
-from scheduler.server_group.places import GroupPlaces
+from scheduler.server_group.places import GroupPlace, GroupPlaces
 from scheduler.trace import (
     CLAIMED, CONFLICT, DOMAIN_TAKEN, TRACE_WEIGHED_LIMIT, ClaimAttempt, InstanceTrace,
     SchedulingTrace, SelectedHost, WeighedEntry)
@@ -55,23 +63,20 @@ def select_hosts(*, spec: RequestSpec, instance_uuids: Sequence[str],
     """
     if num_alternates < 0:
         raise ValueError(f'num_alternates must be 0 or more, not {num_alternates}')
+    stack = ReservationStack()
     try:
         return _select(spec, instance_uuids, num_alternates, hosts, resources,
                        filters, weighers, claims, trace, allocation_request_version,
                        instance_hosts or {}, domain_of_host or _no_domain,
-                       max_claim_attempts, places)
+                       max_claim_attempts, places, stack)
     except NoValidHost:
-        if places is not None:
-            places.unreserve_all()
-        raise
+        raise   # what the request held was given back before saying why
     except Exception as exc:
-        if places is not None:
-            places.unreserve_all()
-        # Placement unreachable, a bug in a filter...: the request fails as a
-        # whole, so the instances already claimed must not keep their claims.
+        # Placement unreachable, a bug in a filter, a refused batch...: the
+        # request fails as a whole, so nothing it reserved may stay.
         trace.outcome = 'error'
         trace.error = f'{type(exc).__name__}: {exc}'
-        trace.rolled_back = claims.rollback()
+        trace.rolled_back = removed_claims(stack.unwind())
         raise
 
 
@@ -81,7 +86,7 @@ def _no_domain(host: str, level: str) -> None:
 
 def _select(spec, instance_uuids, num_alternates, hosts, resources, filters,
             weighers, claims, trace, allocation_request_version, instance_hosts,
-            domain_of_host, max_claim_attempts, places):
+            domain_of_host, max_claim_attempts, places, stack):
     chosen_hosts: list[str] = []
     discarded: set[str] = set()
     result = []
@@ -111,10 +116,10 @@ def _select(spec, instance_uuids, num_alternates, hosts, resources, filters,
                          parts=dict(w.parts)) for w in weighed[:TRACE_WEIGHED_LIMIT]]
         with trace.timed('claims'):
             claimed = _claim_first(instance_uuid, weighed, claims, discarded,
-                                   instance_trace, max_claim_attempts, places)
+                                   instance_trace, max_claim_attempts, places, stack)
         if claimed is None:
             trace.outcome = 'no valid host'
-            trace.rolled_back = claims.rollback()
+            trace.rolled_back = removed_claims(stack.unwind())
             error = NoValidHost.for_instance(trace, instance_trace, index,
                                              len(instance_uuids))
             trace.error = str(error)
@@ -129,7 +134,8 @@ def _select(spec, instance_uuids, num_alternates, hosts, resources, filters,
             for h in [claimed, *alternates]]
         result.append(selections)
     with trace.timed('claims'):
-        claims.commit()   # batched: every instance's claim in one request
+        for assumed in claims.commit():   # batched: every instance's claim in one request
+            stack.push(assumed)
     trace.outcome = 'selected'
     return result
 
@@ -158,7 +164,9 @@ def _claim_first(instance_uuid: str, weighed: Sequence[WeighedHost],
                  claims: RequestClaims, discarded: set[str],
                  instance_trace: InstanceTrace,
                  max_attempts: int | None,
-                 places: GroupPlaces | None = None) -> HostState | None:
+                 places: GroupPlaces | None,
+                 stack: ReservationStack) -> HostState | None:
+    """Reserve the best host the instance can have: its claim, the cache's assumption, its place."""
     for entry in weighed:
         host = entry.host
         if host.uuid in discarded or host.allocation_request is None:
@@ -168,8 +176,10 @@ def _claim_first(instance_uuid: str, weighed: Sequence[WeighedHost],
         if max_attempts is not None and len(instance_trace.claims) >= max_attempts:
             instance_trace.gave_up = True
             return None
+        mark = stack.mark()
         try:
-            claims.claim(instance_uuid, host)
+            for reserved in claims.claim(instance_uuid, host):
+                stack.push(reserved)
         except ClaimRefused as exc:
             # Placement's view of this host changed under us: another
             # scheduler (or a stale read) got there first. Do not try it
@@ -182,7 +192,7 @@ def _claim_first(instance_uuid: str, weighed: Sequence[WeighedHost],
         if places is not None and not places.reserve(instance_uuid, host.host):
             # Another scheduler's member got there after our read: this
             # claim must not stand, and the domain is closed to the request.
-            claims.unclaim(instance_uuid)
+            stack.unwind(to=mark)
             where = f'{places.group.level_name} {places.domain_of(host.host)}'
             instance_trace.claims.append(ClaimAttempt(
                 host=host.host, nodename=host.nodename, compute_node_uuid=host.uuid,
@@ -192,6 +202,8 @@ def _claim_first(instance_uuid: str, weighed: Sequence[WeighedHost],
                         f'{where} refused: another member of the group holds another '
                         f'{places.group.level_name} first')))
             continue
+        if places is not None:
+            stack.push(GroupPlace(places, instance_uuid))
         instance_trace.claims.append(ClaimAttempt(
             host=host.host, nodename=host.nodename, compute_node_uuid=host.uuid,
             outcome=CLAIMED))

@@ -2,9 +2,11 @@
 
 ``Claimer`` is the small protocol the scheduler claims through (the real one
 wraps ``placement/client.py``; unit tests use a fake). ``RequestClaims``
-keeps the claims made for one request so that a multi-create that cannot
-place every instance removes all of them (all-or-nothing), and tells the
-host cache about each claim and each unclaim.
+makes one request's claims and hands each back as reservations
+(``cellplane.reservations``): the ``PlacementClaim`` (written, and charged
+to its host state) and the host cache's assumption of it. The claim walk
+holds them on its stack, so that a multi-create that cannot place every
+instance gives all of them back (all-or-nothing).
 
 Batched, a ``RequestClaims`` charges each claim to its host state only and
 writes them all in one ``commit`` (``Claimer.claim_many``, one ``POST
@@ -15,13 +17,11 @@ caller then claims one instance at a time.
 """
 from __future__ import annotations
 
-import logging
-from typing import Any, Mapping, Protocol
+from typing import Any, Iterable, Mapping, Protocol
 
+from cellplane.reservations import Reservation
 from scheduler.host_cache import HostStateCache
 from scheduler.host_state import HostState, provider_resources
-
-LOG = logging.getLogger(__name__)
 
 
 class ClaimRefused(Exception):
@@ -60,8 +60,37 @@ class Claimer(Protocol):
         """Remove every allocation of ``consumer_uuid``."""
 
 
+class PlacementClaim(Reservation):
+    """One instance's allocation on one host: charged to the host state, and written to Placement.
+
+    Batched, it is only charged until ``RequestClaims.commit`` writes it.
+    Unreserved, it is removed from Placement (if it was written) and from
+    the host state.
+    """
+
+    def __init__(self, claimer: Claimer, consumer_uuid: str, host: HostState,
+                 resources: dict[str, int], request: Mapping[str, Any]) -> None:
+        self._claimer = claimer
+        self.consumer = consumer_uuid
+        self.host = host
+        self.resources = resources
+        self.request = request
+        self.written = False
+
+    def _release(self) -> None:
+        if self.written:
+            self._claimer.unclaim(self.consumer)
+        self.host.release(self.resources)
+
+    def __str__(self) -> str:
+        if not self.written:
+            return f'the charge of {self.consumer} to the host state of {self.host.host}'
+        return (f'the Placement claim of {self.consumer} on {self.host.host} (its '
+                f'allocations stay until removed: DELETE /allocations/{self.consumer})')
+
+
 class RequestClaims:
-    """The claims made for one scheduling request, undone together on failure."""
+    """Claims for one scheduling request: each returned as reservations to hold on the walk's stack."""
 
     def __init__(self, claimer: Claimer, cache: HostStateCache | None,
                  project_id: str, user_id: str | None, *, batched: bool = False) -> None:
@@ -70,98 +99,65 @@ class RequestClaims:
         self._project_id = project_id
         self._user_id = user_id
         self.batched = batched
-        # consumer uuid -> (host state charged, resources charged)
-        self._made: dict[str, tuple[HostState, dict[str, int]]] = {}
         # Batched and not committed yet: charged to the host state only.
-        self._pending: dict[str, tuple[HostState, dict[str, int], Mapping[str, Any]]] = {}
+        self._pending: list[PlacementClaim] = []
 
-    def claim(self, consumer_uuid: str, host: HostState) -> None:
-        """Claim ``host``'s allocation request for ``consumer_uuid``.
+    def claim(self, consumer_uuid: str, host: HostState) -> list[Reservation]:
+        """Claim ``host``'s allocation request for ``consumer_uuid``; what it reserved, in order.
 
-        On success the claim is charged to ``host`` and assumed by the cache.
-        A refusal raises ``ClaimRefused`` (with Placement's reason); other
+        On success the claim is charged to ``host`` and assumed by the cache
+        (two reservations: the claim, then the assumption). A refusal raises
+        ``ClaimRefused`` (with Placement's reason) and reserves nothing; other
         errors (Placement unreachable...) propagate as they are. Batched, the
         claim is only charged to ``host`` until ``commit`` writes it.
         """
         request = host.allocation_request
         if request is None:
             raise ClaimRefused(f'Placement offered no allocation request for {host.uuid}')
-        resources = provider_resources(request, host.uuid)
+        claim = PlacementClaim(self._claimer, consumer_uuid, host,
+                               provider_resources(request, host.uuid), request)
         if self.batched:
-            host.consume(resources)
-            self._pending[consumer_uuid] = (host, resources, request)
-            return
+            host.consume(claim.resources)
+            self._pending.append(claim)
+            return [claim]
         if not self._claimer.claim(consumer_uuid, request, self._project_id,
                                    self._user_id):
             raise ClaimRefused('Placement refused the claim')
-        host.consume(resources)
-        if self._cache is not None:
-            self._cache.assume(consumer_uuid, request)
-        self._made[consumer_uuid] = (host, resources)
+        claim.written = True
+        host.consume(claim.resources)
+        return [claim, *self._assume(claim)]
 
-    def commit(self) -> None:
-        """Write the batched claims in one request; ``BatchClaimRefused`` if Placement refused them.
+    def commit(self) -> list[Reservation]:
+        """Write the batched claims in one request; the cache's assumptions of them.
 
-        On any error nothing stays charged of them. Nothing to do unbatched.
+        ``BatchClaimRefused`` if Placement refused them; on any error every
+        batched claim is given back (its charge undone). Nothing to do unbatched.
         """
         if not self._pending:
-            return
-        pending, self._pending = self._pending, {}
+            return []
+        pending, self._pending = self._pending, []
         try:
-            self._claimer.claim_many(
-                {consumer: request for consumer, (_, _, request) in pending.items()},
-                self._project_id, self._user_id)
+            self._claimer.claim_many({c.consumer: c.request for c in pending},
+                                     self._project_id, self._user_id)
         except BaseException as exc:
-            for host, resources, _ in pending.values():
-                host.release(resources)
+            for claim in pending:
+                claim.unreserve()
             if isinstance(exc, ClaimRefused):
                 raise BatchClaimRefused(str(exc), code=exc.code) from exc
             raise
-        for consumer, (host, resources, request) in pending.items():
-            if self._cache is not None:
-                self._cache.assume(consumer, request)
-            self._made[consumer] = (host, resources)
+        assumed: list[Reservation] = []
+        for claim in pending:
+            claim.written = True
+            assumed += self._assume(claim)
+        return assumed
 
-    def unclaim(self, consumer_uuid: str) -> None:
-        """Remove one claim made here: in Placement, in the host state, in the cache.
+    def _assume(self, claim: PlacementClaim) -> list[Reservation]:
+        if self._cache is None:
+            return []
+        return [self._cache.assume(claim.consumer, claim.request)]
 
-        A batched claim not written yet is only taken off its host state.
-        """
-        if consumer_uuid in self._pending:
-            host, resources, _ = self._pending.pop(consumer_uuid)
-            host.release(resources)
-            return
-        host, resources = self._made.pop(consumer_uuid)
-        self._claimer.unclaim(consumer_uuid)
-        host.release(resources)
-        if self._cache is not None:
-            self._cache.forget(consumer_uuid)
 
-    def rollback(self) -> list[str]:
-        """Remove every claim made for this request; the consumers unclaimed, in order.
-
-        Every claim is attempted even if one unclaim fails; the first failure is
-        re-raised after the others were tried.
-        """
-        # Batched claims never written: only their charges to undo.
-        for host, resources, _ in self._pending.values():
-            host.release(resources)
-        self._pending.clear()
-        undone, failure = [], None
-        for consumer_uuid in list(self._made):
-            try:
-                self.unclaim(consumer_uuid)
-                undone.append(consumer_uuid)
-            except Exception as exc:  # noqa: BLE001 - keep unclaiming the rest
-                LOG.error('could not remove the claim of %s while rolling back a '
-                          'failed request; its allocations stay in Placement until '
-                          'removed by hand: %s', consumer_uuid, exc)
-                self._made.pop(consumer_uuid, None)
-                failure = failure or exc
-        if failure is not None:
-            raise failure
-        return undone
-
-    @property
-    def consumers(self) -> list[str]:
-        return list(self._made)
+def removed_claims(undone: Iterable[Reservation]) -> list[str]:
+    """The consumers whose Placement claim is among ``undone``, in the order they were claimed."""
+    return [r.consumer for r in reversed(list(undone))
+            if isinstance(r, PlacementClaim) and r.written]

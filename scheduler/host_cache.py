@@ -28,6 +28,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from oslo_config import cfg
 
+from cellplane.reservations import Reservation
 from placement.client import Candidates
 from rpc_schemas.selection import allocations_of
 from scheduler.host_state import CellNodeRecord, HostState
@@ -61,6 +62,20 @@ class HostStates:
 def claim_allocations(allocation_request: Mapping[str, Any]) -> dict[str, dict[str, int]]:
     """Provider uuid -> resources of a Placement allocation request body."""
     return allocations_of(allocation_request)
+
+
+class Assumption(Reservation):
+    """A claim the cache counts until reads show it; unreserved, it is forgotten."""
+
+    def __init__(self, cache: 'HostStateCache', consumer_uuid: str) -> None:
+        self._cache = cache
+        self.consumer = consumer_uuid
+
+    def _release(self) -> None:
+        self._cache.forget(self.consumer)
+
+    def __str__(self) -> str:
+        return f"the host cache's assumption of the claim of {self.consumer}"
 
 
 class HostStateCache:
@@ -150,14 +165,16 @@ class HostStateCache:
         return HostStates(hosts=hosts, unknown_providers=unknown)
 
     # -- claims ----------------------------------------------------------------
-    def assume(self, consumer_uuid: str, allocation_request: Mapping[str, Any]) -> None:
-        """Remember a claim Placement has just confirmed."""
+    def assume(self, consumer_uuid: str,
+               allocation_request: Mapping[str, Any]) -> 'Assumption':
+        """Remember a claim Placement has just confirmed; unreserving it forgets it."""
         with self._lock:
             self._sequence += 1
             self._assumed[consumer_uuid] = AssumedClaim(
                 consumer_uuid=consumer_uuid,
                 allocations=claim_allocations(allocation_request),
                 sequence=self._sequence, confirmed_at=self._clock())
+        return Assumption(self, consumer_uuid)
 
     def forget(self, consumer_uuid: str) -> None:
         """Drop a claim that was removed (unclaimed) before any read showed it."""

@@ -24,9 +24,24 @@ import dataclasses
 from typing import Callable, Sequence
 
 from cellplane import server_group_policy as policy
+from cellplane.reservations import Reservation
 from rpc_schemas.request_spec import InstanceGroup
 from scheduler.instance_locator import InstanceLocator
 from scheduler.server_group.book import GroupBook, Member
+
+
+class GroupPlace(Reservation):
+    """The place ``GroupPlaces.reserve`` gave one instance, held on the claim walk's stack."""
+
+    def __init__(self, places: 'GroupPlaces', instance_uuid: str) -> None:
+        self._places = places
+        self.consumer = instance_uuid
+
+    def _release(self) -> None:
+        self._places.unreserve(self.consumer)
+
+    def __str__(self) -> str:
+        return f'the place of {self.consumer} in server group {self._places.group.uuid}'
 
 
 @dataclasses.dataclass
