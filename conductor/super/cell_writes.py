@@ -7,7 +7,9 @@ instance it scheduled into that cell, with its ``create`` action and a
 host, request spec and alternates, so that the cell conductor can move the
 build if that host dies: ``cellplane/objects/build_plans.py``). Everything
 after that is written by the cell's own conductor. ``withdraw`` removes what ``create``
-wrote, for an instance the user deleted while it was being scheduled.
+wrote, for an instance the user deleted while it was being scheduled; a
+``CellRow`` is that write as a reservation (``cellplane.reservations``), its
+undo ``withdraw``.
 """
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from sqlalchemy.engine import Engine
 
 from cellplane.db.columns import utcnow
 from cellplane.objects import build_plans, instance_actions, instances
+from cellplane.reservations import Reservation
 from rpc_schemas.instance import Instance
 from rpc_schemas.request_spec import RequestSpec
 from rpc_schemas.selection import Selection
@@ -76,3 +79,18 @@ def withdraw(engine: Engine, instance_uuid: str) -> None:
         build_plans.forget(conn, instance_uuid)
         instance_actions.delete_for_instance(conn, instance_uuid)
         instances.delete(conn, instance_uuid)
+
+
+class CellRow(Reservation):
+    """An instance ``create_many`` wrote into a cell, held until its mapping points there."""
+
+    def __init__(self, engine: Engine, instance_uuid: str, cell_name: str) -> None:
+        self._engine = engine
+        self.consumer = instance_uuid
+        self._cell_name = cell_name
+
+    def _release(self) -> None:
+        withdraw(self._engine, self.consumer)
+
+    def __str__(self) -> str:
+        return f'the row of instance {self.consumer} in cell {self._cell_name}'

@@ -52,6 +52,7 @@ from cellplane.context import new_context
 from cellplane.objects import build_requests
 from cellplane.cells.databases import CellDatabases, UnknownCell
 from cellplane.objects.cell_mappings import CellMapping
+from cellplane.reservations import Reservation, ReservationStack
 from compute_agent.rpcapi import ComputeAPI
 from conductor import metrics
 from conductor.super import cell_writes, group_places
@@ -80,18 +81,38 @@ class _SchedulerSilent(Exception):
 
 @dataclasses.dataclass(frozen=True)
 class _Written:
-    """An instance written into its cell, waiting for its mapping to point there."""
+    """An instance written into its cell, waiting for its mapping to point there.
+
+    ``held``: what this request holds for it, the scheduler's claim and then
+    the cell row, given back last first if it is not placed.
+    """
 
     instance: Instance
     host_list: Sequence[Selection]
     cell: CellMapping
     engine: Engine
+    held: ReservationStack
 
 
 class Unclaimer(Protocol):
     """What the super conductor needs of Placement: removing a consumer's claim."""
 
     def unclaim(self, consumer_uuid: str) -> bool: ...
+
+
+class SchedulerClaim(Reservation):
+    """The Placement claim the scheduler made for an instance, held by the request until built."""
+
+    def __init__(self, placement: Unclaimer, instance_uuid: str) -> None:
+        self._placement = placement
+        self.consumer = instance_uuid
+
+    def _release(self) -> None:
+        self._placement.unclaim(self.consumer)
+
+    def __str__(self) -> str:
+        return (f'the Placement claim of {self.consumer} (remove it with DELETE '
+                f'/allocations/{self.consumer})')
 
 
 class SuperConductorManager:
@@ -256,8 +277,7 @@ class SuperConductorManager:
                         '(attempt %d, %.0f s so far); removing any claims it made '
                         'and asking again', ', '.join(uuids), state.attempt_number,
                         time.monotonic() - began)
-            for uuid in uuids:
-                self._unclaim(uuid)
+            self._claims_of(uuids).unwind()
 
         retrying = tenacity.Retrying(
             retry=tenacity.retry_if_exception_type(messaging.MessagingTimeout),
@@ -281,6 +301,7 @@ class SuperConductorManager:
         multi-create costs a few round trips, not a few per instance.
         """
         spec = self._with_group_places(spec)
+        held = {asked.uuid: self._claims_of([asked.uuid]) for asked, _ in chosen_for}
         by_cell: dict[str, list[tuple[Instance, Sequence[Selection]]]] = {}
         for asked, host_list in chosen_for:
             chosen = host_list[0]
@@ -297,12 +318,17 @@ class SuperConductorManager:
                 cell_writes.create_many(engine, share, spec, request_id=ctxt.request_id,
                                         scheduling_started=started)
             except (UnknownCell, sa.exc.SQLAlchemyError) as exc:
+                for instance, _ in share:
+                    held[instance.uuid].unwind()
                 self._fail([instance.uuid for instance, _ in share],
                            f'could not create the instance in cell {cell_uuid}: {exc}',
-                           unclaim=True, why='cell_write')
+                           why='cell_write')
                 continue
-            written += [_Written(instance, host_list, cell, engine)
-                        for instance, host_list in share]
+            for instance, host_list in share:
+                held[instance.uuid].push(cell_writes.CellRow(engine, instance.uuid,
+                                                             cell.name))
+                written.append(_Written(instance, host_list, cell, engine,
+                                        held[instance.uuid]))
         if not written:
             return
         try:
@@ -333,23 +359,30 @@ class SuperConductorManager:
             return spec
 
     def _withdraw(self, placed: _Written, outcome, failure: str | None) -> None:
-        """Undo the cell row (and, unless the request was taken over, the claim) of an instance not placed."""
+        """Give back what the request holds for an instance not placed: its cell row, its claim.
+
+        A cell row that cannot be removed is left to a resumption (raised).
+        """
         uuid, cell, host = placed.instance.uuid, placed.cell, placed.instance.host
         if isinstance(outcome, build_requests.LeaseLost):
             # This process was taken for dead and its request resumed: the
             # claim is the resumer's now.
             LOG.warning('Not building %s: %s; removing it from cell %s', uuid, outcome,
                         cell.name)
-            cell_writes.withdraw(placed.engine, uuid)
-            return
-        if failure:
+            [claim] = [r for r in placed.held if isinstance(r, SchedulerClaim)]
+            placed.held.keep(claim)
+        elif failure:
             LOG.error('Could not point the mapping of %s at cell %s (%s); removing '
                       'it from the cell and its claim on %s', uuid, cell.name, failure, host)
         else:
             LOG.info('Instance %s was deleted while it was being scheduled; removing '
                      'it from cell %s and its claim on %s', uuid, cell.name, host)
-        cell_writes.withdraw(placed.engine, uuid)
-        self._unclaim(uuid)
+        placed.held.unwind()
+        for reservation, exc in placed.held.failed:
+            if isinstance(reservation, cell_writes.CellRow):
+                raise exc
+        if isinstance(outcome, build_requests.LeaseLost):
+            return
         if failure:
             self._fail([uuid], f'could not record its placement in cell {cell.name}: '
                                f'{failure}', why='cell_write')
@@ -377,8 +410,7 @@ class SuperConductorManager:
         failed = build_requests.fail(self._api_engine, uuids, reason)
         metrics.INSTANCES_FAILED.labels(why).inc(failed)
         if unclaim:
-            for uuid in uuids:
-                self._unclaim(uuid)
+            self._claims_of(uuids).unwind()
         # Those the user deleted meanwhile are not failed: they are gone.
         self._forget_deleted(uuids)
 
@@ -392,9 +424,17 @@ class SuperConductorManager:
                         'taken for dead', ', '.join(uuids), str(exc).splitlines()[0])
             return []
 
+    def _claims_of(self, uuids: Sequence[str]) -> ReservationStack:
+        """The claims the scheduler made (or may have made) for ``uuids``, held.
+
+        Unwound, each is removed from Placement; one that cannot be is
+        logged with the command that removes it, and the others still are.
+        """
+        held = ReservationStack()
+        for uuid in uuids:
+            held.push(SchedulerClaim(self._placement, uuid))
+        return held
+
     def _unclaim(self, uuid: str) -> None:
-        try:
-            self._placement.unclaim(uuid)
-        except Exception:  # noqa: BLE001 - logged; the operator removes it by hand
-            LOG.exception('Could not remove the Placement allocations of %s; remove '
-                          'them with DELETE /allocations/%s', uuid, uuid)
+        """Remove whatever claim ``uuid`` may hold (none is fine); a failure is logged."""
+        self._claims_of([uuid]).unwind()

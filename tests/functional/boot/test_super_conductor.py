@@ -301,6 +301,46 @@ def test_instance_whose_cell_mapping_vanished_is_withdrawn_unclaimed_and_failed(
     assert top.recorder.builds == []
 
 
+class _CannotUnclaim:
+    """Placement that claims but cannot remove a claim (it went away meanwhile)."""
+
+    def __init__(self, placement):
+        self._placement = placement
+        self.asked: list[str] = []
+
+    def unclaim(self, consumer_uuid):
+        self.asked.append(consumer_uuid)
+        raise ConnectionError('placement unreachable')
+
+
+def test_a_claim_that_cannot_be_removed_does_not_keep_the_cell_row_or_the_failure_back(
+        top, caplog):
+    # The undo of an instance not placed gives back its cell row, then its
+    # claim; the claim's removal failing is logged with the command that
+    # removes it, and the request is failed all the same.
+    spec_flavor = Flavor(name='small', vcpus=1, memory_mb=512, root_gb=10)
+    spec = RequestSpec(flavor=spec_flavor, project_id='proj', user_id='alice')
+    instance = Instance(uuid='00000000-0000-4000-8000-0000000000bc', project_id='proj',
+                        user_id='alice', flavor=spec_flavor, display_name='orphan')
+    build_requests.record(top.api_engine, [instance], spec)
+    top.cell_dbs.reload()
+    placement = _CannotUnclaim(top.placement)
+    manager = SuperConductorManager(
+        api_engine=top.api_engine, cells=top.cell_dbs,
+        scheduler=_DeletesTheCellWhileScheduling(top.scheduler_api, top.api_engine),
+        compute_api_for=top.compute_api_for, placement=placement, max_attempts=3)
+    manager.schedule_and_build_instances(new_context(), spec, [instance.uuid])
+
+    assert placement.asked == [instance.uuid]
+    assert build_requests.get(top.api_engine, instance.uuid).failed
+    for engine in top.cell_engines.values():
+        with engine.connect() as conn:
+            assert conn.execute(sa.select(instances).where(
+                instances.c.uuid == instance.uuid)).first() is None
+    assert f'DELETE /allocations/{instance.uuid}' in caplog.text
+    assert 'placement unreachable' in caplog.text
+
+
 class _AnswerLost:
     """A scheduler whose answer is lost ``lost`` times: it claims, the reply never comes."""
 
