@@ -27,12 +27,14 @@ refused batch) unwinds all of it, last first.
 """
 from __future__ import annotations
 
+import logging
 from typing import Callable, Mapping, Sequence
 
 from rpc_schemas.request_spec import RequestSpec
 from rpc_schemas.selection import Selection
 from cellplane.reservations import ReservationStack
 from scheduler.claims import ClaimRefused, RequestClaims, removed_claims
+from scheduler import no_valid_host
 from scheduler.errors import NoValidHost
 from scheduler.filter_chain import run_filters
 from scheduler.filters.base import HostFilter
@@ -44,6 +46,11 @@ from scheduler.trace import (
     SchedulingTrace, SelectedHost, WeighedEntry)
 from scheduler.weighers.base import HostWeigher, WeighedHost, weigh_hosts
 
+LOG = logging.getLogger(__name__)
+
+# Reads the failure domains' names: aggregate uuid -> (level, name).
+DomainNames = Callable[[], Mapping[str, tuple[str, str]]]
+
 
 def select_hosts(*, spec: RequestSpec, instance_uuids: Sequence[str],
                  num_alternates: int, hosts: Sequence[HostState],
@@ -53,13 +60,16 @@ def select_hosts(*, spec: RequestSpec, instance_uuids: Sequence[str],
                  instance_hosts: Mapping[str, str] | None = None,
                  domain_of_host: Callable[[str, str], str | None] | None = None,
                  max_claim_attempts: int | None = None,
-                 places: GroupPlaces | None = None
+                 places: GroupPlaces | None = None,
+                 domain_names: DomainNames | None = None
                  ) -> list[list[Selection]]:
     """One list of Selection per instance: the claimed host first, then alternates.
 
     ``max_claim_attempts`` bounds the claims tried for one instance, so that a
     Placement refusing everything (say, a consumer that already has
-    allocations) is not asked once per candidate host.
+    allocations) is not asked once per candidate host. ``domain_names``
+    reads the failure domains' names (uuid -> (level, name)) for the
+    message of a failed run.
     """
     if num_alternates < 0:
         raise ValueError(f'num_alternates must be 0 or more, not {num_alternates}')
@@ -68,7 +78,7 @@ def select_hosts(*, spec: RequestSpec, instance_uuids: Sequence[str],
         return _select(spec, instance_uuids, num_alternates, hosts, resources,
                        filters, weighers, claims, trace, allocation_request_version,
                        instance_hosts or {}, domain_of_host or _no_domain,
-                       max_claim_attempts, places, stack)
+                       max_claim_attempts, places, stack, domain_names)
     except NoValidHost:
         raise   # what the request held was given back before saying why
     except Exception as exc:
@@ -86,7 +96,7 @@ def _no_domain(host: str, level: str) -> None:
 
 def _select(spec, instance_uuids, num_alternates, hosts, resources, filters,
             weighers, claims, trace, allocation_request_version, instance_hosts,
-            domain_of_host, max_claim_attempts, places, stack):
+            domain_of_host, max_claim_attempts, places, stack, domain_names):
     chosen_hosts: list[str] = []
     discarded: set[str] = set()
     result = []
@@ -119,9 +129,10 @@ def _select(spec, instance_uuids, num_alternates, hosts, resources, filters,
                                    instance_trace, max_claim_attempts, places, stack)
         if claimed is None:
             trace.outcome = 'no valid host'
+            _why_not(trace, places, len(instance_uuids), domain_names)
             trace.rolled_back = removed_claims(stack.unwind())
-            error = NoValidHost.for_instance(trace, instance_trace, index,
-                                             len(instance_uuids))
+            error = no_valid_host.for_instance(trace, instance_trace, index,
+                                               len(instance_uuids))
             trace.error = str(error)
             raise error
         chosen_hosts.append(claimed.host)
@@ -138,6 +149,24 @@ def _select(spec, instance_uuids, num_alternates, hosts, resources, filters,
             stack.push(assumed)
     trace.outcome = 'selected'
     return result
+
+
+def _why_not(trace: SchedulingTrace, places: GroupPlaces | None, asked: int,
+             domain_names: DomainNames | None) -> None:
+    """Before the request's places are given back: the names and the group's refusal, for the message."""
+    names: Mapping[str, tuple[str, str]] = {}
+    if domain_names is not None:
+        try:
+            names = domain_names()
+        except Exception:  # noqa: BLE001 - a message must not hide the outcome
+            LOG.warning('Could not read the failure domains\' names for a NoValidHost '
+                        'message; it shows their uuids', exc_info=True)
+    trace.aggregate_names = {u: f'{level} {name}' for u, (level, name) in names.items()}
+    if places is not None:
+        level = places.level
+        trace.group_reason = no_valid_host.group_refusal(
+            places, asked, {u: n for u, (lv, n) in names.items() if lv == level}
+            if names else None)
 
 
 def _alternates(weighed: Sequence[WeighedHost], claimed: HostState,
@@ -193,14 +222,9 @@ def _claim_first(instance_uuid: str, weighed: Sequence[WeighedHost],
             # Another scheduler's member got there after our read: this
             # claim must not stand, and the domain is closed to the request.
             stack.unwind(to=mark)
-            where = f'{places.group.level_name} {places.domain_of(host.host)}'
             instance_trace.claims.append(ClaimAttempt(
                 host=host.host, nodename=host.nodename, compute_node_uuid=host.uuid,
-                outcome=DOMAIN_TAKEN,
-                detail=(f'{where} is full: another member of the group took its place '
-                        f'first') if places.anti else (
-                        f'{where} refused: another member of the group holds another '
-                        f'{places.group.level_name} first')))
+                outcome=DOMAIN_TAKEN, detail=no_valid_host.domain_taken(places, host.host)))
             continue
         if places is not None:
             stack.push(GroupPlace(places, instance_uuid))

@@ -13,6 +13,7 @@ import time
 from typing import Mapping, Protocol, Sequence
 
 from rpc_schemas.request_spec import AFFINITY, RequestSpec
+from rpc_schemas.scheduler_hints import DIFFERENT_DOMAIN, SAME_DOMAIN, split_domain_value
 from rpc_schemas.selection import Selection
 from placement.client import Candidates
 from scheduler.candidates_query import CandidatesQuery, build_query
@@ -22,10 +23,11 @@ from scheduler.host_cache import HostStateCache
 from scheduler.instance_locator import InstanceLocator
 from scheduler.hints.domains import hinted_domains, hinted_instances
 from scheduler.server_group.book import GroupBook
-from scheduler.server_group.explanation import why_full
 from scheduler.server_group.places import GroupPlaces
 from scheduler.claim_walk import select_hosts
 from scheduler.errors import NoValidHost
+from scheduler import no_valid_host
+from scheduler.no_valid_host import INSIDE, OUTSIDE
 from scheduler.trace import BATCH_CLAIMED, BATCH_FELL_BACK, SchedulingTrace
 from scheduler.weighers.base import HostWeigher
 
@@ -140,11 +142,9 @@ class DestinationSelector:
                                                    else len(places.others))),
                                 started_at=time.time(),
                                 batch_claim=batch_claim, batch_claim_refusal=refusal)
-        if places is not None:
-            trace.group_reason = why_full(places) or ''
         if hint_problem:
             trace.outcome = 'no valid host'
-            trace.error = (f'No valid host for instance {instance_uuids[0]}: '
+            trace.error = (f'{NoValidHost.head(instance_uuids[0], 1, len(instance_uuids))}: '
                            f'{hint_problem}')
             raise NoValidHost(trace.error, trace=trace)
         with self._cache.reading() as token:
@@ -159,7 +159,17 @@ class DestinationSelector:
                                batched=batch_claim == BATCH_CLAIMED)
         if not candidates.allocation_requests:
             with trace.timed('diagnose_shortage'):
-                trace.shortage, trace.shortage_limits = self._diagnose_shortage(query)
+                label = (f'server group {spec.instance_group.name or spec.instance_group.uuid}'
+                         if spec.instance_group is not None else '')
+                trace.emptied_by = no_valid_host.emptied_by(
+                    self._candidate_source,
+                    build_query(spec, limit=1, zone_aggregates=self._zone_aggregates),
+                    [(label, INSIDE, affinity_domains), (label, OUTSIDE, full_domains),
+                     *((f'{SAME_DOMAIN} hint', INSIDE, d) for d in same_domains),
+                     (f'{DIFFERENT_DOMAIN} hint', OUTSIDE, other_domains)])
+                if not trace.emptied_by:
+                    trace.shortage, trace.shortage_limits = no_valid_host.diagnose_shortage(
+                        self._candidate_source, query)
         selections = select_hosts(
             spec=spec, instance_uuids=instance_uuids, num_alternates=num_alternates,
             hosts=states.hosts, resources=query.resources, filters=self._filters,
@@ -167,69 +177,22 @@ class DestinationSelector:
             allocation_request_version=self._candidate_source.microversion,
             instance_hosts=instance_hosts,
             domain_of_host=self._cache.failure_domain_of_host,
-            max_claim_attempts=self._max_claim_attempts, places=places)
+            max_claim_attempts=self._max_claim_attempts, places=places,
+            domain_names=self._domain_names(spec))
         return SchedulingResult(selections=selections, trace=trace)
 
-    def _diagnose_shortage(self, query: CandidatesQuery) -> tuple[list[str], list[str]]:
-        """Which resource or trait no provider can give, when Placement offered none.
-
-        Asked only on the failure path: the query again with one constraint
-        at a time, ``limit=1``. A constraint that alone returns nothing is
-        short; when each alone is satisfiable only their combination is.
-        Returns (the short constraints, for each short resource the most one
-        provider gives and what bounds it: ``_limit_of``).
-        """
-        short, limits = [], []
-        for name, single in query.one_constraint_at_a_time():
-            try:
-                found = self._candidate_source.allocation_candidates(single)
-                if found.allocation_requests:
-                    continue
-                short.append(name)
-                limit = self._limit_of(single)
-            except Exception:  # noqa: BLE001 - a diagnosis must not hide the real outcome
-                return [], []
-            if limit:
-                limits.append(f'{name}: {limit}')
-        return short, limits
-
-    def _limit_of(self, single: CandidatesQuery) -> str:
-        """For a single resource no provider gives: the most one does, and what bounds it.
-
-        The amount is searched by halves (``limit=1`` queries, a handful on
-        this failure path only). A provider that has more free than it gives
-        in one allocation is held back by its inventory's ``max_unit`` (or
-        ``step_size``), not by its usage; saying which is what an operator
-        needs, since raising one and adding hosts are different fixes.
-        """
-        if len(single.resources) != 1 or single.required_traits or single.forbidden_traits \
-                or single.member_of:
-            return ''
-        [(rc, wanted)] = single.resources.items()
-
-        def offer(amount: int):
-            found = self._candidate_source.allocation_candidates(
-                CandidatesQuery(resources={rc: amount}, limit=1))
-            return found if found.allocation_requests else None
-        best = offer(1) if wanted > 1 else None
-        if best is None:
-            return f'no provider has any {rc} to give'
-        low, high = 1, wanted - 1
-        while low < high:
-            middle = (low + high + 1) // 2
-            found = offer(middle)
-            if found is not None:
-                low, best = middle, found
-            else:
-                high = middle - 1
-        provider = next(iter(best.allocation_requests[0]['allocations']))
-        usage = best.provider_summaries.get(provider)
-        usage = usage.resources.get(rc) if usage is not None else None
-        free = usage.capacity - usage.used if usage is not None else None
-        if free is not None and free > low:
-            return (f'at most {low} in one allocation on any provider (its max_unit or '
-                    f'step_size; that provider has {free} free)')
-        return f'the most free on any one provider is {low}'
+    def _domain_names(self, spec: RequestSpec):
+        """What reads, for a failed run's message, the names of the domains its group and hints are at."""
+        levels = {split_domain_value(v)[0] for hint in (SAME_DOMAIN, DIFFERENT_DOMAIN)
+                  for v in spec.scheduler_hints.get(hint) or ()}
+        group = spec.instance_group
+        if group is not None and group.domain_level is not None:
+            levels.add(group.level)
+        book = self._group_book
+        if book is None or not levels:
+            return None
+        return lambda: {uuid: (level, name) for level in sorted(levels)
+                        for uuid, name in book.domain_names(level).items()}
 
     def _affinity_domains(self, spec: RequestSpec) -> list[str]:
         """Failure domains of an affinity group's members, at the group's level."""

@@ -104,13 +104,20 @@ class SchedulingTrace:
     # For each short resource: the most one provider gives, and what bounds it
     # ("VCPU:64: at most 16 in one allocation on any provider (its max_unit...)").
     shortage_limits: list[str] = dataclasses.field(default_factory=list)
+    # When Placement offered no candidate but has hosts without the failure
+    # domains the group or a hint asked for: (whose, 'in' or '!in', uuids).
+    emptied_by: list[tuple[str, str, tuple[str, ...]]] = dataclasses.field(
+        default_factory=list)
+    # Failure-domain aggregate uuid -> 'rack r1', read for a failed run's message.
+    aggregate_names: dict[str, str] = dataclasses.field(default_factory=dict)
     # Candidate root providers no cell database knows as a compute node.
     unknown_providers: list[str] = dataclasses.field(default_factory=list)
     instances: list[InstanceTrace] = dataclasses.field(default_factory=list)
     outcome: str = ''
     error: str | None = None
     # Why the server group left no room, for NoValidHost ("anti-affinity at
-    # rack: group web has members in every rack (r1, r2, r3)").
+    # rack: group web has members in every rack (r1, r2, r3); 1 member asked
+    # for beside 3 placed, 3 racks").
     group_reason: str = ''
     # Instances whose claims were removed because the request failed.
     rolled_back: list[str] = dataclasses.field(default_factory=list)

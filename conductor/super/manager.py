@@ -41,7 +41,7 @@ import json
 import logging
 import time
 import uuid as uuid_lib
-from typing import Callable, Protocol, Sequence
+from typing import Callable, Mapping, Protocol, Sequence
 
 import sqlalchemy as sa
 import tenacity
@@ -233,10 +233,14 @@ class SuperConductorManager:
                             started: datetime.datetime) -> None:
         try:
             host_lists = self._select_destinations(ctxt, request_spec, uuids)
+        except NoValidHost as exc:
+            # Each member's fault names that member (and the one that found no host).
+            self._fail(uuids, f'NoValidHost: {exc}', why='no_valid_host', each={
+                uuid: f'NoValidHost: {exc.for_member(uuid, position, len(uuids))}'
+                for position, uuid in enumerate(uuids, 1)})
+            return
         except SchedulerError as exc:
-            self._fail(uuids, f'{type(exc).__name__}: {exc}',
-                       why='no_valid_host' if isinstance(exc, NoValidHost)
-                       else 'scheduler_refused')
+            self._fail(uuids, f'{type(exc).__name__}: {exc}', why='scheduler_refused')
             return
         except messaging.RemoteError as exc:
             # The scheduler removes a failed run's claims itself (all or nothing).
@@ -405,9 +409,14 @@ class SuperConductorManager:
                  instance.uuid, cell.name, instance.host, len(placed.host_list) - 1)
 
     def _fail(self, uuids: Sequence[str], reason: str, *, why: str,
-              unclaim: bool = False) -> None:
+              unclaim: bool = False, each: Mapping[str, str] | None = None) -> None:
+        """Mark the build requests failed with ``reason`` (``each``: a reason per instance instead)."""
         LOG.info('Build request(s) %s failed: %s', ', '.join(uuids), reason)
-        failed = build_requests.fail(self._api_engine, uuids, reason)
+        if each is None:
+            failed = build_requests.fail(self._api_engine, uuids, reason)
+        else:
+            failed = sum(build_requests.fail(self._api_engine, [uuid], each[uuid])
+                         for uuid in uuids)
         metrics.INSTANCES_FAILED.labels(why).inc(failed)
         if unclaim:
             self._claims_of(uuids).unwind()

@@ -8,8 +8,11 @@
 - ``counts.py``: the group as one instance's filters and weighers see it;
 - ``affinity_filter.py``, ``anti_affinity_filter.py``: the hard policies'
   filters; ``soft_affinity_weigher.py``, ``soft_anti_affinity_weigher.py``:
-  the soft policies' weighers;
-- ``explanation.py``: the NoValidHost words under hard anti-affinity.
+  the soft policies' weighers.
+
+What NoValidHost says of a group (policy, level, full domains, members
+asked for) is ``scheduler.no_valid_host.group_refusal``, beside the rest of
+its explanation.
 
 The rule itself (which domains are full, may a member join a domain) is
 ``cellplane.server_group_policy``, shared with the cell conductor.

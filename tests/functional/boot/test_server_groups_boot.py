@@ -86,6 +86,53 @@ def test_anti_affinity_at_rack_puts_three_in_three_racks_and_refuses_a_fourth(cl
     assert len({held[s.uuid] for s in placed}) == 3
 
 
+def _fourth_member_of_three_racks(cloud) -> str:
+    """The fault of a fourth member of a group spread over the three racks."""
+    group(cloud, 'web', 'anti-affinity', 'rack')
+    boot(cloud, 'web', count=3, group='web')
+    [fourth] = boot(cloud, 'web-4', group='web')
+    assert fourth.status == servers.ERROR
+    return fourth.fault
+
+
+def test_a_member_refused_by_full_racks_is_told_the_policy_level_racks_and_count(cloud):
+    assert ('anti-affinity at rack: group web has members in every rack (r1, r2, r3); '
+            '1 member asked for beside 3 placed, 3 racks') in _fourth_member_of_three_racks(cloud)
+
+
+def test_racks_that_empty_the_candidates_are_blamed_instead_of_a_resource(cloud):
+    fault = _fourth_member_of_three_racks(cloud)
+    assert 'each asked alone' not in fault and 'DISK_GB to give' not in fault
+    assert ('Placement has hosts for this flavor, but none where the failure domains '
+            'allow: member_of !in:rack r1, rack r2, rack r3 (server group web)') in fault
+
+
+def test_the_aggregate_uuids_of_a_refusal_are_shown_with_their_domain_names(cloud):
+    fault = _fourth_member_of_three_racks(cloud)
+    for rack in RACKS:
+        uuid = failure_domains.get(cloud.api_engine, f'rack:{rack}').uuid
+        assert f'{uuid} (rack {rack})' in fault
+
+
+def test_a_multi_create_that_cannot_fit_says_how_many_were_asked_for(cloud):
+    group(cloud, 'db', 'anti-affinity', 'row')
+    asked = boot(cloud, 'db', count=3, group='db')
+    assert {s.status for s in asked} == {servers.ERROR}
+    for server in asked:
+        assert 'anti-affinity at row: group db has members in every row (A, B); ' \
+            '3 members asked for, 2 rows' in server.fault
+
+
+def test_each_member_of_a_refused_multi_create_is_named_in_its_own_fault(cloud):
+    group(cloud, 'db', 'anti-affinity', 'row')
+    asked = boot(cloud, 'db', count=3, group='db')
+    for server in asked:
+        assert server.fault.startswith(
+            f'NoValidHost: No valid host for instance {server.uuid} ('), server.fault
+        others = [s.uuid for s in asked if s.uuid != server.uuid]
+        assert not any(uuid in server.fault for uuid in others), server.fault
+
+
 def test_soft_anti_affinity_at_rack_spreads_and_a_fourth_lands_anyway(cloud):
     group(cloud, 'web', 'soft-anti-affinity', 'rack')
     placed = boot(cloud, 'web', count=3, group='web')

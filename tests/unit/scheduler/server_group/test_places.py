@@ -1,9 +1,8 @@
-"""GroupPlaces: counting a group's members per domain, what Placement is asked, taking places, the words of NoValidHost."""
+"""GroupPlaces: counting a group's members per domain, what Placement is asked, taking places."""
 from __future__ import annotations
 
 from cellplane.objects.server_group_places import Member
 from rpc_schemas.request_spec import InstanceGroup
-from scheduler.server_group.explanation import why_full
 from scheduler.server_group.places import GroupPlaces
 
 DOMAIN = {'h1': 'r1', 'h2': 'r1', 'h3': 'r2', 'h4': 'r3'}
@@ -134,17 +133,6 @@ def test_hard_alternates_stay_in_the_claimed_domain_above_the_host_level():
     host_level = GroupPlaces.read(InstanceGroup(uuid='g', policy='anti-affinity'), [],
                                   FakeBook([]), None, lambda h, lv: None)
     assert host_level.keeps_alternate('h1', 'h3')
-
-
-def test_why_full_names_every_domain_when_all_are_full():
-    book = FakeBook([Member(u, d, 0) for u, d in (('a', 'r1'), ('b', 'r2'), ('c', 'r3'))])
-    assert why_full(_read(_group(), book, {})) == (
-        'anti-affinity at rack: group web has members in every rack '
-        '(rack-1, rack-2, rack-3)')
-    book = FakeBook([Member('a', 'r1', 0)])
-    assert why_full(_read(_group(), book, {})) == (
-        'anti-affinity at rack: group web has members in rack rack-1, and no host of '
-        'another rack could take it')
 
 
 def test_at_the_host_level_placement_is_asked_nothing():
