@@ -185,6 +185,22 @@ def test_different_domain_row_lands_outside_the_row_of_the_instance_named(cloud)
         assert ROW_OF[y.host] != ROW_OF[x.host]
 
 
+def test_a_hint_whose_domain_leaves_no_host_is_blamed_instead_of_a_resource(tmp_path):
+    # One row holds every rack: different_domain row:X leaves Placement nothing.
+    cloud = _cloud(tmp_path, rows={'A': ['r1', 'r2', 'r3']})
+    try:
+        [x] = boot(cloud, 'x')
+        [y] = boot(cloud, 'y', hints={'different_domain': [f'row:{x.uuid}']})
+        assert y.status == servers.ERROR
+        assert 'each asked alone' not in y.fault and 'to give' not in y.fault
+        assert ('Placement has hosts for this flavor, but none where the failure domains '
+                'allow: member_of !in:row A (different_domain hint)') in y.fault
+        row = failure_domains.get(cloud.api_engine, 'row:A').uuid
+        assert f'{row} (row A)' in y.fault
+    finally:
+        cloud.stop()
+
+
 def test_same_domain_rack_lands_in_the_rack_of_the_instance_named(cloud):
     [x] = boot(cloud, 'x')
     [y] = boot(cloud, 'y', hints={'same_domain': [f'rack:{x.uuid}']})
