@@ -165,8 +165,7 @@ def _why_not(trace: SchedulingTrace, places: GroupPlaces | None, asked: int,
     if places is not None:
         level = places.level
         trace.group_reason = no_valid_host.group_refusal(
-            places, asked, {u: n for u, (lv, n) in names.items() if lv == level}
-            if names else None)
+            places, asked, {u: n for u, (lv, n) in names.items() if lv == level})
 
 
 def _alternates(weighed: Sequence[WeighedHost], claimed: HostState,

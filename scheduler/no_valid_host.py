@@ -131,14 +131,13 @@ def _summary(uuids: list[str]) -> str:
 
 # -- the server group -------------------------------------------------------------
 
-def group_refusal(places: 'GroupPlaces', asked: int,
-                  names: Mapping[str, str] | None = None) -> str:
+def group_refusal(places: 'GroupPlaces', asked: int, names: Mapping[str, str]) -> str:
     """Under a hard policy: the policy, the level, the domains full (or held) and the count asked.
 
     ``anti-affinity at rack: group web has members in every rack (r1, r2,
     r3); 1 member asked for beside 3 placed, 3 racks``. Counted with the
     places this request took before it failed. ``names``: domain uuid ->
-    name at the group's level (read from the book when not given). ''
+    name at the group's level (uuids are shown for those it lacks). ''
     when the group held nothing against the request.
     """
     if not places.hard:
@@ -152,8 +151,6 @@ def group_refusal(places: 'GroupPlaces', asked: int,
               + (f' beside {placed} placed' if placed else ''))
     if level is None:
         names = {}
-    elif names is None:
-        names = dict(places.book.domain_names(level))
     if not places.anti:
         held = sorted(names.get(d, d) for d in policy.member_domains(places.group, counts))
         if not held:

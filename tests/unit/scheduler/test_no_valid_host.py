@@ -8,6 +8,8 @@ from scheduler.errors import NoValidHost
 from scheduler.trace import InstanceTrace, SchedulingTrace
 from tests.unit.scheduler.server_group.test_places import FakeBook, _group, _read
 
+RACKS = FakeBook([]).domain_names('rack')
+
 
 def _error(rolled_back: list[str]) -> str:
     trace = SchedulingTrace(request_id='req-1', project_id='p', num_instances=len(rolled_back) + 1,
@@ -34,11 +36,11 @@ def test_many_rolled_back_claims_are_counted_not_listed():
 
 def test_the_group_refusal_names_every_domain_when_all_are_full_and_the_count_asked():
     book = FakeBook([Member(u, d, 0) for u, d in (('a', 'r1'), ('b', 'r2'), ('c', 'r3'))])
-    assert no_valid_host.group_refusal(_read(_group(), book, {}), 1) == (
+    assert no_valid_host.group_refusal(_read(_group(), book, {}), 1, RACKS) == (
         'anti-affinity at rack: group web has members in every rack '
         '(rack-1, rack-2, rack-3); 1 member asked for beside 3 placed, 3 racks')
     book = FakeBook([Member('a', 'r1', 0)])
-    assert no_valid_host.group_refusal(_read(_group(), book, {}), 2) == (
+    assert no_valid_host.group_refusal(_read(_group(), book, {}), 2, RACKS) == (
         'anti-affinity at rack: group web has members in rack rack-1, and no host of '
         'another rack could take it; 2 members asked for beside 1 placed')
 
@@ -48,14 +50,14 @@ def test_the_group_refusal_counts_the_places_the_failed_request_took():
     # the third found r3 full (another scheduler) and nothing else.
     places = _read(_group(), FakeBook([], full=['r3']), {}, mine=('x', 'y', 'z'))
     assert places.reserve('x', 'h1') and places.reserve('y', 'h3') and not places.reserve('z', 'h4')
-    assert no_valid_host.group_refusal(places, 3) == (
+    assert no_valid_host.group_refusal(places, 3, RACKS) == (
         'anti-affinity at rack: group web has members in every rack '
         '(rack-1, rack-2, rack-3); 3 members asked for, 3 racks')
 
 
 def test_the_group_refusal_of_affinity_names_where_the_members_are():
     book = FakeBook([Member('a', 'r2', 0)])
-    assert no_valid_host.group_refusal(_read(_group('affinity'), book, {}), 1) == (
+    assert no_valid_host.group_refusal(_read(_group('affinity'), book, {}), 1, RACKS) == (
         'affinity at rack: group web keeps its members in rack rack-2; '
         '1 member asked for beside 1 placed')
 
