@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from rpc_schemas.request_spec import InstanceGroup
-from scheduler.claims import RequestClaims
+from scheduler.claims import BatchClaimRefused, ClaimRefused, RequestClaims
 from scheduler.errors import NoValidHost
 from scheduler.server_group.anti_affinity_filter import ServerGroupAntiAffinityFilter
 from scheduler.filters.compute import ComputeFilter
@@ -62,13 +62,13 @@ def _host(name):
     return host(name, failure_domains={'rack': RACK[name]})
 
 
-def _walk(events, claimer, *, instances, hosts):
+def _walk(events, claimer, *, instances, hosts, batched=False):
     group = InstanceGroup(uuid='g', name='web', policy='anti-affinity', level='rack')
     places = GroupPlaces.read(group, list(instances), LoggingBook(events), None,
                               lambda h, level: RACK.get(h))
     trace = SchedulingTrace(project_id='p', num_instances=len(instances),
                             num_alternates=0, candidate_hosts=len(hosts))
-    claims = RequestClaims(claimer, LoggingCache(events), 'p', None)
+    claims = RequestClaims(claimer, LoggingCache(events), 'p', None, batched=batched)
     return select_hosts(spec=spec(instance_group=group), instance_uuids=list(instances),
                         num_alternates=0, hosts=hosts, resources=DEFAULT_REQUEST,
                         filters=[ComputeFilter(), ServerGroupAntiAffinityFilter()], weighers=[RAMWeigher(1.0)],
@@ -98,3 +98,22 @@ def test_a_claim_that_cannot_be_removed_does_not_keep_the_rest_held():
     assert claimer.allocations.keys() == {'i-2'}   # left for the operator, logged
     assert failed.value.trace.rolled_back == ['i-1']
     assert a.free('MEMORY_MB') + b.free('MEMORY_MB') < sum(free.values())
+
+
+class RefusesBatches(LoggingClaimer):
+    def claim_many(self, allocation_requests, project_id, user_id):
+        raise ClaimRefused('rp-a changed')
+
+
+def test_a_refused_batch_gives_back_the_places_and_charges_and_writes_nothing():
+    events = Events()
+    claimer = RefusesBatches(events)
+    a, b = _host('a'), _host('b')
+    free = {h.host: h.free('MEMORY_MB') for h in (a, b)}
+    with pytest.raises(BatchClaimRefused):
+        _walk(events, claimer, instances=('i-1', 'i-2'), hosts=[a, b], batched=True)
+    # Nothing was written, so nothing is unclaimed in Placement or forgotten
+    # by the cache; the places the walk took meanwhile are given back.
+    assert events.undone == [('place', 'i-2'), ('place', 'i-1')]
+    assert {h.host: h.free('MEMORY_MB') for h in (a, b)} == free
+    assert claimer.allocations == {}
