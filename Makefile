@@ -19,8 +19,15 @@ demo: $(STAMP)
 	$(BIN)/cellplane demo
 
 # The import contract (.importlinter) first: a broken layer fails in seconds.
+# Tests marked exclusive restart an engine all tests share (the broker), so
+# they run alone first; the rest run on TEST_WORKERS pytest-xdist workers, a
+# file per worker at a time (each test has its own vhosts and databases; a
+# file's shared deployment stays on one worker). Integration tests mostly wait
+# on their daemons, so two workers nearly halve the wall time on 2 cores.
+TEST_WORKERS ?= 2
 test: lint
-	$(BIN)/python -m pytest tests
+	$(BIN)/python -m pytest tests -m exclusive
+	$(BIN)/python -m pytest tests -m 'not exclusive' -n $(TEST_WORKERS) --dist loadfile
 
 lint: $(STAMP)
 	$(BIN)/lint-imports

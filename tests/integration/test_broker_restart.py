@@ -52,6 +52,7 @@ def _instances(engine):
             instances.c.uuid, instances.c.host, instances.c.vm_state)).all()}
 
 
+@pytest.mark.exclusive
 def test_work_queued_across_a_broker_restart_is_not_lost(deployment, rabbit_server):
     engine = deployment.cell_engine('cell1')
     agent = deployment.pid('compute-cell1-a')
