@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import math
 import os
 import sys
 from typing import Callable, Iterable
@@ -48,6 +49,42 @@ def key_value(text: str) -> tuple[str, str]:
     if not sep or not key:
         raise argparse.ArgumentTypeError(f'expected KEY=VALUE, got {text!r}')
     return key, value
+
+
+def bounded(kind: Callable[[str], int | float], *, minimum: float | None = None,
+            maximum: float | None = None) -> Callable[[str], int | float]:
+    """An argparse type: a number of ``kind`` (int or float) from ``minimum`` to ``maximum``.
+
+    A value out of range is a usage error (one line, exit 2) that states the
+    range, e.g. ``argument --count: must be from 1 to 1000, not 0``.
+    """
+    def convert(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f'expected {"a whole number" if kind is int else "a number"}, '
+                f'got {text!r}') from None
+        if not math.isfinite(value) or (minimum is not None and value < minimum) \
+                or (maximum is not None and value > maximum):
+            raise argparse.ArgumentTypeError(
+                f'must be {describe_range(minimum, maximum)}, not {text}')
+        return value
+    convert.__name__ = getattr(kind, '__name__', 'number')
+    return convert
+
+
+def describe_range(minimum: float | None, maximum: float | None) -> str:
+    """'from 1 to 1000', '0 or more', 'at most 5' (or 'a finite number')."""
+    def shown(number: float) -> str:
+        return str(int(number)) if float(number).is_integer() else f'{number:g}'
+    if minimum is not None and maximum is not None:
+        return f'from {shown(minimum)} to {shown(maximum)}'
+    if minimum is not None:
+        return f'{shown(minimum)} or more'
+    if maximum is not None:
+        return f'at most {shown(maximum)}'
+    return 'a finite number'
 
 
 class ConfigOptionsMixin:

@@ -52,9 +52,12 @@ class FlavorCreate(_ApiCommand, show.ShowOne):
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
         parser.add_argument('name')
-        parser.add_argument('--vcpus', type=int, required=True)
-        parser.add_argument('--ram', type=int, required=True, metavar='MB')
-        parser.add_argument('--disk', type=int, default=0, metavar='GB')
+        parser.add_argument('--vcpus', required=True,
+                            type=base.bounded(int, minimum=1, maximum=flavors.AMOUNT_MAX))
+        parser.add_argument('--ram', required=True, metavar='MB',
+                            type=base.bounded(int, minimum=1, maximum=flavors.AMOUNT_MAX))
+        parser.add_argument('--disk', default=0, metavar='GB',
+                            type=base.bounded(int, minimum=0, maximum=flavors.AMOUNT_MAX))
         parser.add_argument('--id', dest='flavorid', help='flavor id (default: a uuid)')
         parser.add_argument('--property', action='append', default=[], type=base.key_value,
                             metavar='KEY=VALUE',

@@ -23,6 +23,7 @@ import tempfile
 from cliff import command
 from tqdm import tqdm
 
+from cellplane_cli import base
 from cellplane_embedded import demo as demo_scenario
 
 LOG_FILE = 'cellplane.log'
@@ -34,20 +35,21 @@ class Demo(command.Command):
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
         defaults = demo_scenario.DemoOptions()
-        parser.add_argument('--instances', type=int, default=defaults.instances,
+        parser.add_argument('--instances', type=base.bounded(int, minimum=1), default=defaults.instances,
                             help=f'instances to boot (default {defaults.instances})')
-        parser.add_argument('--cells', type=int, default=defaults.cells,
+        parser.add_argument('--cells', type=base.bounded(int, minimum=1), default=defaults.cells,
                             help=f'cells (default {defaults.cells})')
-        parser.add_argument('--hosts-per-cell', type=int, default=defaults.hosts_per_cell,
+        parser.add_argument('--hosts-per-cell', type=base.bounded(int, minimum=1), default=defaults.hosts_per_cell,
                             help=f'fake hosts in each cell, served by one hollow agent '
                                  f'per cell (default {defaults.hosts_per_cell})')
-        parser.add_argument('--failing-hosts', type=int, default=defaults.failing_hosts,
+        parser.add_argument('--failing-hosts', type=base.bounded(int, minimum=0), default=defaults.failing_hosts,
                             help=f'hosts that fail every build: cell1-host1, then the '
                                  f'first host of the next cell, and so on (default '
                                  f'{defaults.failing_hosts}; 0: none)')
         parser.add_argument('--seed', type=int, default=defaults.seed,
                             help='seed of the requests and of the random build failures')
-        parser.add_argument('--fail-fraction', type=float, default=defaults.fail_fraction,
+        parser.add_argument('--fail-fraction',
+                            type=base.bounded(float, minimum=0, maximum=1), default=defaults.fail_fraction,
                             help=f'fraction of builds failing at random on every host but '
                                  f'the one that fails them all, each instance at most '
                                  f'once (default {defaults.fail_fraction})')

@@ -185,7 +185,7 @@ class SchedulerPurgeRecords(base.ConfigOptionsMixin, show.ShowOne):
 
     def get_parser(self, prog_name):
         parser = self.add_config_arguments(super().get_parser(prog_name))
-        parser.add_argument('--keep', type=int, metavar='N',
+        parser.add_argument('--keep', type=base.bounded(int, minimum=0), metavar='N',
                             help='records to keep (default [scheduler] records_retention)')
         return parser
 

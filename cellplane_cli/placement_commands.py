@@ -28,15 +28,14 @@ class PlacementAudit(base.ConfigOptionsMixin, lister.Lister):
         parser = self.add_config_arguments(super().get_parser(prog_name))
         parser.add_argument('--fix', action='store_true',
                             help='remove the leaked allocations and claim the missing ones')
-        parser.add_argument('--grace', type=float, default=300.0, metavar='SECONDS',
+        parser.add_argument('--grace', type=base.bounded(float, minimum=0), default=300.0,
+                            metavar='SECONDS',
                             help='leave alone what changed less than this long ago '
                                  '(default 300)')
         return parser
 
     def take_action(self, parsed_args):
         conf = self.load_config(parsed_args)
-        if parsed_args.grace < 0:
-            raise ValueError(f'--grace must be 0 or more, not {parsed_args.grace:g}')
         placement = client_conf.client_from_conf(conf, 'cellplane-manage placement audit')
         api_engine = engine_for(conf, 'api')
         cells = CellDatabases(api_engine)

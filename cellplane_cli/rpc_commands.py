@@ -36,8 +36,9 @@ class RpcPing(base.ConfigOptionsMixin, lister.Lister):
                             help='conductor, scheduler or compute')
         parser.add_argument('--server', help='one host (default: any server of the topic)')
         parser.add_argument('--cell', help="use this cell's bus, from its cell mapping")
-        parser.add_argument('--count', type=int, default=1, help='pings to send (default 1)')
-        parser.add_argument('--timeout', type=float, default=10.0,
+        parser.add_argument('--count', type=base.bounded(int, minimum=1), default=1,
+                            help='pings to send (default 1)')
+        parser.add_argument('--timeout', type=base.bounded(float, minimum=0), default=10.0,
                             help='seconds to wait for each answer (default 10)')
         return parser
 
@@ -55,8 +56,6 @@ class RpcPing(base.ConfigOptionsMixin, lister.Lister):
         return conf.transport_url
 
     def take_action(self, parsed_args):
-        if parsed_args.count < 1:
-            raise config.ConfigError('--count must be at least 1')
         conf = self.load_config(parsed_args)
         transport = get_transport(self._transport_url(conf, parsed_args), conf)
         rows = []

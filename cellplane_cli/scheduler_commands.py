@@ -62,7 +62,8 @@ class SchedulerRecords(base.ConfigOptionsMixin, lister.Lister):
 
     def get_parser(self, prog_name):
         parser = self.add_config_arguments(super().get_parser(prog_name))
-        parser.add_argument('--last', type=int, default=20, metavar='N',
+        parser.add_argument('--last', type=base.bounded(int, minimum=1), default=20,
+                            metavar='N',
                             help='at most N records (default 20)')
         parser.add_argument('--request-id', metavar='R', help='only the request R')
         parser.add_argument('--instance', metavar='ID',
@@ -70,8 +71,6 @@ class SchedulerRecords(base.ConfigOptionsMixin, lister.Lister):
         return parser
 
     def take_action(self, parsed_args):
-        if parsed_args.last < 1:
-            raise ValueError(f'--last must be 1 or more, not {parsed_args.last}')
         conf = self.load_config(parsed_args)
         query = RecordQuery(last=parsed_args.last, request_id=parsed_args.request_id,
                             instance_uuid=parsed_args.instance)

@@ -119,7 +119,8 @@ class ServerCreate(_TopLevelCommand, lister.Lister):
         parser = super().get_parser(prog_name)
         parser.add_argument('name')
         parser.add_argument('--flavor', required=True, help='flavor name or id')
-        parser.add_argument('--count', type=int, default=1,
+        parser.add_argument('--count', default=1,
+                            type=base.bounded(int, minimum=1, maximum=servers.MAX_COUNT),
                             help='how many (all placed, or none: default 1)')
         parser.add_argument('--image-property', action='append', default=[],
                             type=base.key_value, metavar='KEY=VALUE',
@@ -137,7 +138,8 @@ class ServerCreate(_TopLevelCommand, lister.Lister):
         parser.add_argument('--user', default=getpass.getuser(), help='owning user id')
         parser.add_argument('--wait', action='store_true',
                             help='wait until every server is ACTIVE or ERROR')
-        parser.add_argument('--timeout', type=float, default=300.0, metavar='SECONDS',
+        parser.add_argument('--timeout', type=base.bounded(float, minimum=0), default=300.0,
+                            metavar='SECONDS',
                             help='give up waiting after this long (default 300)')
         return parser
 

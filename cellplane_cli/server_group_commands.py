@@ -12,28 +12,16 @@ LEVEL is ``host`` (the default) or a level the scheduler recorded
 """
 from __future__ import annotations
 
-import argparse
-
 from cliff import command, lister, show
 
 from cellplane.objects import server_groups
 from cellplane_api import server_groups as group_views
+from cellplane_cli import base
 from cellplane_cli.server_commands import STRUCTURED_FORMATS, _TopLevelCommand
 from rpc_schemas.request_spec import HOST_LEVEL, POLICIES
 
 COLUMNS = ('id', 'name', 'project', 'policy', 'level', 'max_per_domain', 'members')
 SHOW_COLUMNS = COLUMNS[:-1] + ('members',)
-
-
-def positive(text: str) -> int:
-    """An argparse type: a whole number of at least 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f'expected a whole number, got {text!r}') from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f'must be at least 1, not {value}')
-    return value
 
 
 def _row(group: server_groups.ServerGroup, members) -> tuple:
@@ -60,7 +48,7 @@ class ServerGroupCreate(_GroupCommand, show.ShowOne):
         parser.add_argument('--level', default=HOST_LEVEL,
                             help='host (default) or a failure-domain level the '
                                  'scheduler uses (rack, row ...)')
-        parser.add_argument('--max-per-domain', type=positive, metavar='N',
+        parser.add_argument('--max-per-domain', type=base.bounded(int, minimum=1), metavar='N',
                             help='anti-affinity: members one domain may hold (default 1)')
         parser.add_argument('--user', default=None, help='the creating user')
         return parser

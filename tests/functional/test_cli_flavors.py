@@ -59,7 +59,6 @@ def test_flavor_delete_then_show_fails(top_conf, capsys):
     ('', '1', 'must not be empty or blank'),
     ('   ', '1', 'must not be empty or blank'),
     ('x' * 500, '1', 'at most 255 characters, not 500'),
-    ('big', '100000000000', 'vcpus must be at most 2147483647, not 100000000000'),
 ])
 def test_a_flavor_the_database_cannot_hold_is_refused_in_one_line(
         top_conf, capsys, name, vcpus, says):

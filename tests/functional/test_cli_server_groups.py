@@ -70,7 +70,7 @@ def test_names_are_unique_per_project_only(conf, capsys):
 
 @pytest.mark.parametrize('args, message', [
     (('--policy', 'sideways'), "argument --policy: invalid choice: 'sideways'"),
-    (('--policy', 'anti-affinity', '--max-per-domain', '0'), 'must be at least 1, not 0'),
+    (('--policy', 'anti-affinity', '--max-per-domain', '0'), 'argument --max-per-domain: must be 1 or more, not 0'),
     (('--policy', 'anti-affinity', '--max-per-domain', 'two'), "expected a whole number"),
 ])
 def test_bad_arguments_are_one_line_and_exit_2(conf, capsys, args, message):
