@@ -4,7 +4,7 @@
                    [--failing-hosts 1] [--fail-fraction 0.05] [--seed 42]
                    [--state-dir DIR] [--format table|json]
 
-Progress goes to stderr (a tqdm bar); the summary to stdout: a readable
+Progress goes to stderr (a tqdm bar, on a terminal only); the summary to stdout: a readable
 report, or with ``--format json`` one JSON object and nothing else. The
 exit code is 0 when the boot flow kept its promises (allocations match the
 ACTIVE instances, every failure has a reason, rescheduled instances left
@@ -72,7 +72,8 @@ class Demo(command.Command):
             log_dir = parsed_args.state_dir or scratch
             with _service_logs(os.path.join(log_dir, LOG_FILE), self.app.options.verbose_level):
                 with tqdm(total=options.instances + options.oversized, unit='instance',
-                          desc='booting', file=sys.stderr, leave=False) as bar:
+                          desc='booting', file=sys.stderr, leave=False,
+                          disable=None) as bar:
                     summary = demo_scenario.run_demo(
                         options, progress=lambda done, total: bar.update(done - bar.n))
         if parsed_args.format == 'json':

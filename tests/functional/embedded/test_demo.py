@@ -116,6 +116,17 @@ def test_demo_refuses_impossible_sizes_in_one_line_with_exit_2(capsys):
         assert message in err
 
 
+def test_no_progress_bar_when_the_output_is_not_a_terminal():
+    # Piped or redirected (as here), stderr gets no bar to glue to the report.
+    done = subprocess.run([sys.executable, '-m', 'cellplane_cli.cli', 'demo', '--instances',
+                           '4', '--cells', '1', '--hosts-per-cell', '2', '--failing-hosts',
+                           '0', '--fail-fraction', '0'],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith('cellplane demo: 6 instances asked for'), done.stdout
+    assert 'booting' not in done.stderr and '\r' not in done.stderr, done.stderr
+
+
 def test_two_runs_with_one_seed_end_with_the_same_counts(capsys):
     counts = []
     for _ in range(2):
