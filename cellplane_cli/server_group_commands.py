@@ -3,7 +3,7 @@
     cellplane server group create NAME --policy POLICY [--level LEVEL] [--max-per-domain N]
     cellplane server group list [--project P]
     cellplane server group show GROUP      (its members and the domain of each)
-    cellplane server group delete GROUP    (refused while it has members)
+    cellplane server group delete GROUP    (its members leave it and keep running)
 
 POLICY is affinity, anti-affinity, soft-affinity or soft-anti-affinity;
 LEVEL is ``host`` (the default) or a level the scheduler recorded
@@ -103,13 +103,15 @@ class ServerGroupShow(_OneGroupCommand, show.ShowOne):
 
 
 class ServerGroupDelete(_OneGroupCommand, command.Command):
-    """Delete a server group (refused while it has members)."""
+    """Delete a server group; its members leave it and keep running, as in Nova."""
 
     def take_action(self, parsed_args):
         with self.api(parsed_args) as (_, engine, _cells):
             group = server_groups.delete(engine, parsed_args.group,
                                          project_id=parsed_args.project)
-        self.app.stdout.write(f'{group.uuid}: deleted\n')
+        left = (f'; its {len(group.members)} member(s) left it' if group.members
+                else ' (it had no members)')
+        self.app.stdout.write(f'{group.uuid}: deleted{left}\n')
         return 0
 
 

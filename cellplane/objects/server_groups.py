@@ -11,7 +11,7 @@ level: ``host`` or one of the failure-domain levels the scheduler recorded
   ``max_per_domain`` (members one domain may hold, at least 1) is only for
   anti-affinity;
 - members are written with their build requests (``add_members`` on the
-  caller's connection) and a group with members cannot be deleted.
+  caller's connection); a deleted group's members simply leave it.
 
 The places members hold are ``cellplane.objects.server_group_places``'.
 """
@@ -42,10 +42,6 @@ class GroupNotFound(ServerGroupError):
 
 class GroupExists(ServerGroupError):
     """The project already has a group of this name."""
-
-
-class GroupInUse(ServerGroupError):
-    """The group has members."""
 
 
 class MaxPerDomainError(ServerGroupError):
@@ -165,22 +161,21 @@ def list_all(engine: Engine, *, project_id: str | None = None) -> list[ServerGro
 
 
 def delete(engine: Engine, ref: str, *, project_id: str | None = None) -> ServerGroup:
-    """Delete the group; refused (``GroupInUse``) while it has members."""
+    """Delete the group; its members leave it and keep running where they are, as in Nova.
+
+    The group's row is locked first, so a place being taken under affinity
+    meanwhile waits and then finds no member to hold
+    (``server_group_places.hold``: True). A
+    member being scheduled afterwards is scheduled without the group.
+    """
     with engine.begin() as conn:
         row = _row(conn, ref, project_id)
+        conn.execute(sa.select(server_groups.c.id).where(
+            server_groups.c.id == row.id).with_for_update())
         group = _view(conn, row)
-        if group.members:
-            raise GroupInUse(
-                f'server group {group.name} ({group.uuid}) has {len(group.members)} '
-                f'member(s) ({", ".join(group.members[:5])}'
-                f'{", ..." if len(group.members) > 5 else ""}); delete them first')
-        # Guarded so that a member added since the read keeps its group.
-        done = conn.execute(server_groups.delete().where(
-            server_groups.c.id == row.id,
-            ~sa.exists().where(server_group_members.c.group_id == row.id)))
-        if done.rowcount != 1:
-            raise GroupInUse(f'server group {group.name} ({group.uuid}) gained members '
-                             f'meanwhile')
+        conn.execute(server_group_members.delete().where(
+            server_group_members.c.group_id == row.id))
+        conn.execute(server_groups.delete().where(server_groups.c.id == row.id))
     return group
 
 

@@ -8,7 +8,9 @@ from __future__ import annotations
 import json
 
 import pytest
+import sqlalchemy as sa
 
+from cellplane.db.api.models import server_group_members
 from cellplane.objects import server_groups
 from cellplane_cli import cli, manage
 from tests.functional.test_cli_servers import DEADLINE_SECONDS, top  # noqa: F401
@@ -111,14 +113,19 @@ def test_server_create_group_makes_members_and_the_spec_carries_the_policy(conf,
     code, table, _ = run(capsys, 'server', 'group', 'show', group['id'], '--no-format')
     assert code == 0 and f'{uuids[0]} w-1 BUILD - row=-' in table
 
-    code, _, err = run(capsys, 'server', 'group', 'delete', 'web', '--project', 'p1',
-                       '--no-format')
-    assert code == 1 and 'has 2 member(s)' in err and 'delete them first' in err
-    capsys.readouterr()
-    assert cli.main(['server', 'delete', *uuids, '--config-file', conf[0]]) == 0
-    assert run(capsys, 'server', 'group', 'delete', 'web', '--project', 'p1',
-               '--no-format')[0] == 0
+    # As in Nova, a group with members may be deleted: they leave it and stay.
+    code, said, _ = run(capsys, 'server', 'group', 'delete', 'web', '--project', 'p1',
+                        '--no-format')
+    assert code == 0
+    assert said == f'{group["id"]}: deleted; its 2 member(s) left it\n'
     assert server_groups.list_all(engine) == []
+    with engine.connect() as db:   # no member row is left behind
+        assert db.execute(sa.select(server_group_members)).all() == []
+    _, listed, _ = run(capsys, 'server', 'list')
+    assert sorted(s['id'] for s in listed) == sorted(uuids)
+    # The name is free again.
+    assert run(capsys, 'server', 'group', 'create', 'web', '--policy', 'affinity',
+               '--project', 'p1')[0] == 0
 
 
 def test_a_group_of_another_project_or_none_is_refused(conf, capsys):
