@@ -87,6 +87,34 @@ def describe_range(minimum: float | None, maximum: float | None) -> str:
     return 'a finite number'
 
 
+class SaysWhatItFound:
+    """A listing command that ends its table with a summary line (what it found or changed).
+
+    An empty table says nothing, so a command that found nothing would look
+    as if it had not run. ``summary`` returns the line; it is written after
+    the table only (``--format json``, ``csv`` and ``value`` stay data: an
+    empty list stays an empty list).
+    """
+
+    def summary(self, parsed_args, rows: list) -> str | None:
+        raise NotImplementedError
+
+    def produce_output(self, parsed_args, column_names, data):
+        rows = list(data)
+        said = self.summary(parsed_args, rows) if parsed_args.formatter == 'table' else None
+        # An empty table is a blank line: the summary alone says it better.
+        result = 0 if said and not rows else super().produce_output(
+            parsed_args, column_names, rows)
+        if said:
+            self.app.stdout.write(said + '\n')
+        return result
+
+
+def count(n: int, singular: str, plural: str | None = None) -> str:
+    """'0 servers', '1 server', '2 servers'."""
+    return f'{n} {singular if n == 1 else (plural or singular + "s")}'
+
+
 class ConfigOptionsMixin:
     """Adds --config-file/--config-dir to a command and loads them on demand."""
 

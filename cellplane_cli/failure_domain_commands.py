@@ -184,10 +184,16 @@ class FailureDomainDelete(_WriteCommand):
         return self.written(domain, outcome)
 
 
-class FailureDomainList(_Command, lister.Lister):
+class FailureDomainList(base.SaysWhatItFound, _Command, lister.Lister):
     """List domains, smallest level first, with their hosts and what they contain."""
 
     takes_domain = False
+
+    def summary(self, parsed_args, rows):
+        if rows:
+            return None
+        level = f' of level {parsed_args.level}' if parsed_args.level else ''
+        return f'no failure domains{level}'
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
@@ -206,10 +212,17 @@ class FailureDomainShow(_Command, show.ShowOne):
         return COLUMNS, _row(domains_db.get(self.api_engine(parsed_args), parsed_args.domain))
 
 
-class FailureDomainLevels(_Command, lister.Lister):
+class FailureDomainLevels(base.SaysWhatItFound, _Command, lister.Lister):
     """The levels the scheduler recorded, smallest first (``host`` is below them all)."""
 
     takes_domain = False
+
+    def summary(self, parsed_args, rows):
+        if rows:
+            return None
+        return ('no failure-domain levels recorded: a scheduler records its [scheduler] '
+                'failure_domain_levels when it starts (or run cellplane-manage '
+                'failure-domain record-levels); until then only the host level exists')
 
     def take_action(self, parsed_args):
         return ('position', 'level'), list(enumerate(

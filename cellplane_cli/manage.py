@@ -152,17 +152,24 @@ class CellDelete(_CellCommand, command.Command):
         return 0
 
 
-class CellDiscoverHosts(_CellCommand, lister.Lister):
+class CellDiscoverHosts(base.SaysWhatItFound, _CellCommand, lister.Lister):
     """Map every compute host of every cell that is not mapped yet (as the scheduler's refresh does)."""
+
+    def summary(self, parsed_args, rows):
+        return (f'{base.count(len(rows), "new host")} mapped; {self._seen} compute '
+                f'host(s) found in {base.count(self._cells, "cell")}')
 
     def take_action(self, parsed_args):
         engine = self.api_engine(parsed_args)
         cells = CellDatabases(engine)
         mapped = []
+        self._seen = self._cells = 0
         try:
             for mapping in cells.reload():
+                self._cells += 1
                 hosts = {n.host for n in compute_nodes.list_with_service(
                     cells.engine(mapping.uuid))}
+                self._seen += len(hosts)
                 with engine.begin() as conn:
                     new = host_mappings.map_hosts(
                         conn, cell_mappings.id_of(conn, mapping.uuid), hosts)

@@ -19,7 +19,7 @@ from placement import client_conf
 COLUMNS = ('kind', 'consumer', 'reason', 'cell', 'held', 'fixed')
 
 
-class PlacementAudit(base.ConfigOptionsMixin, lister.Lister):
+class PlacementAudit(base.SaysWhatItFound, base.ConfigOptionsMixin, lister.Lister):
     """List allocations no live instance holds, and ACTIVE instances holding none; --fix repairs them."""
 
     registrars = (client_conf.register_opts,)
@@ -34,7 +34,16 @@ class PlacementAudit(base.ConfigOptionsMixin, lister.Lister):
                                  '(default 300)')
         return parser
 
+    def summary(self, parsed_args, rows):
+        kinds = [row[0] for row in rows]
+        leaked, missing = (kinds.count(placement_audit.LEAKED),
+                           kinds.count(placement_audit.MISSING))
+        fixed = sum(1 for row in rows if row[-1])
+        return (f'{base.count(leaked, "orphaned allocation")}, {missing} missing, '
+                f'{fixed} fixed ({base.count(self._providers, "provider")} read)')
+
     def take_action(self, parsed_args):
+        self._providers = 0
         conf = self.load_config(parsed_args)
         placement = client_conf.client_from_conf(conf, 'cellplane-manage placement audit')
         api_engine = engine_for(conf, 'api')
@@ -43,6 +52,7 @@ class PlacementAudit(base.ConfigOptionsMixin, lister.Lister):
             with tqdm(desc='providers read', unit='provider', file=self.app.stderr,
                       disable=None) as bar:
                 def progress(done: int, total: int) -> None:
+                    self._providers = total
                     bar.total = total
                     bar.update(done - bar.n)
                 findings = placement_audit.audit(

@@ -231,8 +231,17 @@ def _regex(text: str) -> re.Pattern:
             f'{text!r} is not a regular expression ({exc})') from None
 
 
-class ServerList(_TopLevelCommand, lister.Lister):
+class ServerList(base.SaysWhatItFound, _TopLevelCommand, lister.Lister):
     """List servers: in cells, being scheduled, or failed before reaching a cell."""
+
+    def summary(self, parsed_args, rows):
+        if rows:
+            return None
+        asked = [f'{name} {getattr(parsed_args, name)}' for name in ('status', 'host', 'cell')
+                 if getattr(parsed_args, name) is not None]
+        if parsed_args.name is not None:
+            asked.append(f'name matching {parsed_args.name.pattern!r}')
+        return 'no servers' + (f' with {", ".join(asked)}' if asked else '')
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
@@ -247,7 +256,9 @@ class ServerList(_TopLevelCommand, lister.Lister):
 
     def take_action(self, parsed_args):
         with self.api(parsed_args) as (conf, engine, cells):
+            # Deleted servers are left out, unless they are what was asked for.
             found = servers.list_servers(engine, cells,
+                                         include_deleted=parsed_args.status == servers.DELETED,
                                          cell_timeout=conf.cells.read_timeout)
         wanted = [s for s in found
                   if (parsed_args.status is None or s.status == parsed_args.status)
