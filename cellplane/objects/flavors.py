@@ -77,10 +77,13 @@ def create(engine: Engine, *, name: str, vcpus: int, memory_mb: int, root_gb: in
     flavor = FlavorRecord(flavorid=flavorid or str(uuidlib.uuid4()), name=name, vcpus=vcpus,
                     memory_mb=memory_mb, root_gb=root_gb, extra_specs=extra_specs)
     with engine.begin() as conn:
-        clash = conn.execute(sa.select(flavors.c.name).where(
+        clash = conn.execute(sa.select(flavors.c.name, flavors.c.flavorid).where(
             (flavors.c.name == name) | (flavors.c.flavorid == flavor.flavorid))).first()
+        if clash and clash.name == name:
+            raise FlavorError(f'a flavor named {name!r} exists (id {clash.flavorid})')
         if clash:
-            raise FlavorError(f'a flavor named {name!r} or with id {flavor.flavorid!r} exists')
+            raise FlavorError(f'a flavor with id {flavor.flavorid!r} exists '
+                              f'(named {clash.name!r})')
         conn.execute(flavors.insert().values(
             flavorid=flavor.flavorid, name=name, vcpus=vcpus, memory_mb=memory_mb,
             root_gb=root_gb, extra_specs=extra_specs))

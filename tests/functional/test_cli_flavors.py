@@ -74,3 +74,16 @@ def test_a_flavor_the_database_cannot_hold_is_refused_in_one_line(
     assert len(err.strip().splitlines()) == 1
     assert cli.main(['flavor', 'list', '--config-file', top_conf, '-f', 'json']) == 0
     assert json.loads(capsys.readouterr().out) == []
+
+
+def test_a_taken_name_or_id_names_the_flavor_that_has_it(top_conf, capsys):
+    assert cli.main(['flavor', 'create', 'small', '--vcpus', '1', '--ram', '512',
+                     '--id', 'f-1', '--config-file', top_conf]) == 0
+    capsys.readouterr()
+    # The flavor that has the name, not the random id the new one would have had.
+    assert cli.main(['flavor', 'create', 'small', '--vcpus', '2', '--ram', '1024',
+                     '--config-file', top_conf]) == 1
+    assert "a flavor named 'small' exists (id f-1)" in capsys.readouterr().err
+    assert cli.main(['flavor', 'create', 'other', '--vcpus', '2', '--ram', '1024',
+                     '--id', 'f-1', '--config-file', top_conf]) == 1
+    assert "a flavor with id 'f-1' exists (named 'small')" in capsys.readouterr().err
