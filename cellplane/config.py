@@ -11,7 +11,9 @@ oslo.messaging registers some of its options only on the global
 from __future__ import annotations
 
 import difflib
+import functools
 import glob
+import importlib.metadata
 import logging
 import os
 from typing import Callable, Iterable, Sequence
@@ -59,6 +61,9 @@ def load(argv: Sequence[str], *, prog: str, registrars: Iterable[Registrar] = ()
 def warn_misspelled_options(conf: cfg.ConfigOpts) -> list[str]:
     """Warn about each option of a known section that is close to a known option but is not one.
 
+    And about each section that is close to a known section but is not one
+    (``[schedular]``: every option in it would be ignored).
+
     oslo.config ignores an option it does not know, so ``host_refresh_interva``
     would silently leave the default in force. Only near-misses are reported
     (a close match among the section's options): a file shared by several
@@ -76,6 +81,7 @@ def warn_misspelled_options(conf: cfg.ConfigOpts) -> list[str]:
             group = None if section == 'DEFAULT' else section
             known = _option_names(conf, group)
             if known is None:
+                warnings += _unknown_section(conf, path, section)
                 continue
             for name in options:
                 if name in known or _is_deprecated_name(conf, group, name):
@@ -88,6 +94,49 @@ def warn_misspelled_options(conf: cfg.ConfigOpts) -> list[str]:
     for warning in warnings:
         LOG.warning('%s', warning)
     return warnings
+
+
+# A misspelled section is as close to a real one as ``schedular`` is to
+# ``scheduler``; ``database`` and ``api_database`` (0.8) are two real ones.
+SECTION_CUTOFF = 0.85
+
+
+def _unknown_section(conf: cfg.ConfigOpts, path: str, section: str) -> list[str]:
+    """A warning for a section this service does not know that is close to one it does.
+
+    A section another service or a library defines (a file shared by
+    several services) is left alone, however close.
+    """
+    groups = [name for name in conf if isinstance(conf[name], cfg.ConfigOpts.GroupAttr)]
+    close = difflib.get_close_matches(section, groups, n=1, cutoff=SECTION_CUTOFF)
+    if not close or section in sections_of_cellplane():
+        return []
+    return [f'{path}: [{section}] is not a section of {conf.prog or "this service"} and '
+            f'is ignored; did you mean [{close[0]}]?']
+
+
+@functools.lru_cache(maxsize=1)
+def sections_of_cellplane() -> frozenset[str]:
+    """Every section cellplane's services define (their ``oslo.config.opts`` namespaces, as the samples are made).
+
+    Read only when a section looks misspelled, and only cellplane's own
+    namespaces: no two sections of the libraries' are as close as
+    ``SECTION_CUTOFF`` to each other or to ours. A namespace that cannot be
+    loaded is skipped: at worst a real section of it is warned about.
+    """
+    found = set()
+    for entry in importlib.metadata.entry_points(group='oslo.config.opts'):
+        if not entry.name.startswith('cellplane'):
+            continue
+        try:
+            listed = entry.load()()
+        except Exception:  # noqa: BLE001 - someone else's plugin; see the docstring
+            continue
+        for group, _opts in listed:
+            name = getattr(group, 'name', group)
+            if name:
+                found.add(name)
+    return frozenset(found)
 
 
 def _option_names(conf: cfg.ConfigOpts, group: str | None) -> list[str] | None:
