@@ -9,6 +9,7 @@ without them, ``$CELLPLANE_CONFIG`` or ``/etc/cellplane/cellplane.conf``.
 from __future__ import annotations
 
 import argparse
+import datetime
 import logging
 import math
 import os
@@ -108,6 +109,19 @@ class SaysWhatItFound:
         if said:
             self.app.stdout.write(said + '\n')
         return result
+
+
+def iso8601(moment: datetime.datetime | None, *, timespec: str = 'seconds') -> str | None:
+    """A time as the CLI prints it: ISO 8601 in UTC with its offset, '2026-11-26T14:30:05+00:00'.
+
+    The databases keep naive UTC times (``cellplane.db.columns.utcnow``): one without
+    an offset is taken for UTC.
+    """
+    if moment is None:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=datetime.timezone.utc)
+    return moment.astimezone(datetime.timezone.utc).isoformat(timespec=timespec)
 
 
 def count(n: int, singular: str, plural: str | None = None) -> str:

@@ -48,7 +48,7 @@ def selected_hosts(record: SchedulingRecord) -> list[str]:
 
 def record_row(record: SchedulingRecord, *, with_body: bool) -> tuple:
     body = record.body
-    row = (record.created_at.isoformat(), record.request_id, record.outcome,
+    row = (base.iso8601(record.created_at, timespec='milliseconds'), record.request_id, record.outcome,
            ', '.join(record.instance_uuids),
            body.get('placement', {}).get('candidate_hosts'),
            ', '.join(selected_hosts(record)),

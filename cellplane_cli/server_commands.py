@@ -79,8 +79,8 @@ def _row(server: servers.Server) -> tuple:
 
 def _event(event: AttemptEvent) -> dict:
     return {'event': event.event, 'host': event.host, 'node': event.node,
-            'start': event.start.isoformat() if event.start else None,
-            'finish': event.finish.isoformat() if event.finish else None,
+            'start': base.iso8601(event.start, timespec='milliseconds'),
+            'finish': base.iso8601(event.finish, timespec='milliseconds'),
             'result': event.result, 'reason': event.reason}
 
 
@@ -283,7 +283,7 @@ class ServerShow(_OneServerCommand, show.ShowOne):
         return SHOW_COLUMNS, (
             server.uuid, server.name, server.status, server.task_state, server.flavor,
             server.cell, server.host, server.node, server.fault,
-            server.created_at.isoformat() if server.created_at else None,
+            base.iso8601(server.created_at),
             events, scheduling)
 
 
@@ -306,7 +306,10 @@ def scheduling_of(conf, instance_uuid: str) -> dict | str | None:
                 f'{str(exc).splitlines()[0] if str(exc) else ""}')
     finally:
         backend.close()
-    return found[0].for_instance(instance_uuid) if found else None
+    if not found:
+        return None
+    return {**found[0].for_instance(instance_uuid),
+            'created_at': base.iso8601(found[0].created_at, timespec='milliseconds')}
 
 
 class ServerEvents(_OneServerCommand, lister.Lister):

@@ -1,6 +1,8 @@
 """``cellplane server show`` as a table: nested fields as readable lines, not Python reprs."""
 from __future__ import annotations
 
+import datetime
+import json
 import time
 
 from cellplane.context import new_context
@@ -26,6 +28,14 @@ def test_server_show_table_renders_events_and_scheduling_as_fields(tmp_path, cap
         capsys.readouterr()
         assert cli.main(['server', 'show', uuid, '--config-file', str(conf)]) == 0
         table = capsys.readouterr().out
+        assert cli.main(['server', 'show', uuid, '--config-file', str(conf), '-f', 'json']) == 0
+        shown = json.loads(capsys.readouterr().out)
+    # Every time in ISO 8601 with its offset (UTC), as the faults say UTC.
+    times = [shown['created_at'], shown['scheduling']['created_at'],
+             *(e[k] for e in shown['events'] for k in ('start', 'finish'))]
+    assert all(t.endswith('+00:00') and datetime.datetime.fromisoformat(t).utcoffset()
+               == datetime.timedelta(0) for t in times), times
+    assert f"created_at | {shown['created_at']}" in table.replace('  ', ' ').replace('  ', ' ')
     assert "{'" not in table and "[{" not in table
     assert '- event: compute_build_and_run_instance' in table
     assert 'result: ok' in table
