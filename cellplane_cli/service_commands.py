@@ -2,8 +2,11 @@
 
 Top-level services (schedulers, super conductors) heartbeat into the API
 database; a cell's conductor and compute agents into that cell's database.
-A service is up when its last heartbeat is younger than ``[service]
-service_down_time``. The cells are read at the same time, each bounded by
+The columns are Nova's: ``status`` is enabled or disabled (``service
+disable``), ``state`` is up or down: a service is up when its last
+heartbeat (``updated_at``, ISO 8601 UTC) is younger than ``[service]
+service_down_time``. ``zone`` is a compute host's availability zone (from
+the aggregates; none when it is in no zone), ``internal`` for the others. The cells are read at the same time, each bounded by
 ``[cells] read_timeout``: a cell that cannot be read gets one row saying so
 and why, and the others are listed all the same.
 
@@ -22,7 +25,7 @@ from cliff import lister, show
 
 from cellplane.cells.databases import CellDatabases
 from cellplane.cells.scatter_gather import CellTimeout, gather
-from cellplane.objects import change_stamps, compute_nodes, services
+from cellplane.objects import aggregates, change_stamps, compute_nodes, services
 from cellplane.traits import COMPUTE_STATUS_DISABLED
 from cellplane_api import conf as api_conf
 from cellplane_cli import base
@@ -31,16 +34,23 @@ from placement import client_conf
 from placement.client import PlacementClientError, PlacementUnreachable
 
 TOP_LEVEL = '(top)'
-COLUMNS = ('cell', 'binary', 'host', 'status', 'last_seen_at', 'disabled',
-           'disabled_reason', 'version')
+# Nova's columns (``openstack compute service list``), then where the row is
+# kept (the id is a row of that database) and the service's RPC version.
+COLUMNS = ('id', 'binary', 'host', 'zone', 'status', 'state', 'updated_at',
+           'disabled_reason', 'cell', 'version')
+# Nova's zone for the services that are not compute hosts.
+INTERNAL_ZONE = 'internal'
 
 
-def _rows(cell: str, found: list[dict], service_down_time: float) -> list[tuple]:
-    return [(cell, r['binary'], r['host'],
+def _rows(cell: str, found: list[dict], service_down_time: float,
+          zones: dict[str, str]) -> list[tuple]:
+    """``zones``: host -> availability zone, from the aggregates (a compute host in none has none)."""
+    return [(r['id'], r['binary'], r['host'],
+             zones.get(r['host']) if r['binary'] == compute_nodes.COMPUTE_BINARY
+             else INTERNAL_ZONE,
+             'disabled' if r['disabled'] else 'enabled',
              'up' if services.is_up(r, service_down_time=service_down_time) else 'down',
-             r['last_seen_at'].isoformat(sep=' ', timespec='seconds')
-             if r['last_seen_at'] else None,
-             bool(r['disabled']), r['disabled_reason'], r['version'])
+             base.iso8601(r['last_seen_at']), r['disabled_reason'], cell, r['version'])
             for r in found]
 
 
@@ -58,7 +68,10 @@ class ServiceList(base.ConfigOptionsMixin, lister.Lister):
         api_engine = engine_for(conf, 'api')
         cells = CellDatabases(api_engine)
         try:
-            rows = _rows(TOP_LEVEL, services.list_all(api_engine), down_time)
+            zones = {m.host: m.metadata[aggregates.AVAILABILITY_ZONE_KEY]
+                     for m in aggregates.memberships(api_engine)
+                     if m.metadata.get(aggregates.AVAILABILITY_ZONE_KEY)}
+            rows = _rows(TOP_LEVEL, services.list_all(api_engine), down_time, zones)
             mappings = {m.uuid: m for m in cells.reload()}
             answers = gather({uuid: (lambda u=uuid: services.list_all(cells.engine(u)))
                               for uuid in mappings}, conf.cells.read_timeout)
@@ -66,14 +79,14 @@ class ServiceList(base.ConfigOptionsMixin, lister.Lister):
                 answer = answers[uuid]
                 if isinstance(answer, (sa.exc.SQLAlchemyError, CellTimeout)):
                     reason = (str(answer).splitlines() or [''])[0]
-                    rows.append((mapping.name, None, None,
+                    rows.append((None, None, None, None, None,
                                  f'unknown: the cell database cannot be read '
                                  f'({type(answer).__name__}: {reason})',
-                                 None, None, None, None))
+                                 None, None, mapping.name, None))
                 elif isinstance(answer, BaseException):
                     raise answer
                 else:
-                    rows.extend(_rows(mapping.name, answer, down_time))
+                    rows.extend(_rows(mapping.name, answer, down_time, zones))
         finally:
             cells.dispose()
             api_engine.dispose()

@@ -5,12 +5,13 @@ heartbeats listed are the ones the daemons send.
 """
 from __future__ import annotations
 
+import datetime
 import json
 import socket
 import uuid as uuidlib
 
 from cellplane.db.cell.models import compute_nodes as compute_nodes_table
-from cellplane.objects import cell_mappings, host_mappings, services
+from cellplane.objects import aggregates, cell_mappings, host_mappings, services
 from cellplane_cli import manage
 from cellplane_embedded.runtime import CloudPlan, EmbeddedCloud
 from tests.functional.cell_boot.harness import eventually
@@ -35,12 +36,18 @@ def test_service_list_shows_top_level_and_cell_services_and_a_cell_it_cannot_rea
         cell_mappings.create(
             cloud.api_engine, name='gone', transport_url='fake:///gone',
             database_connection=f'postgresql+psycopg2://x@127.0.0.1:{_closed_port()}/none')
+        aggregates.create(cloud.api_engine, 'fast', zone='az1')
+        aggregates.add_host(cloud.api_engine, 'fast', 'cell1-host1')
+        services.set_disabled(cloud.cell_engines['cell2'], 'cell2-host2', 'cellplane-compute',
+                              disabled=True, reason='disk swap')
         conf = tmp_path / 'top.conf'
         conf.write_text(f'[api_database]\nconnection = {cloud.conf.api_database.connection}\n'
                         f'[cells]\nread_timeout = 5\n')
         capsys.readouterr()
         assert manage.main(['service', 'list', '--config-file', str(conf), '-f', 'json']) == 0
         rows = json.loads(capsys.readouterr().out)
+        assert manage.main(['service', 'list', '--config-file', str(conf)]) == 0
+        table = capsys.readouterr().out
 
     listed = {(r['cell'], r['binary'], r['host']): r for r in rows if r['binary']}
     assert set(listed) == {
@@ -53,9 +60,26 @@ def test_service_list_shows_top_level_and_cell_services_and_a_cell_it_cannot_rea
         ('cell2', 'cellplane-compute', 'cell2-host1'),
         ('cell2', 'cellplane-compute', 'cell2-host2'),
     }
-    assert {r['status'] for r in listed.values()} == {'up'}
+    # Nova's columns, in Nova's order, then the cell and the version.
+    assert list(rows[0]) == ['id', 'binary', 'host', 'zone', 'status', 'state', 'updated_at',
+                             'disabled_reason', 'cell', 'version']
+    assert [c.strip() for c in table.splitlines()[1].split('|')[1:5]] == \
+        ['id', 'binary', 'host', 'zone']
+    assert {r['state'] for r in listed.values()} == {'up'}
+    assert all(isinstance(r['id'], int) for r in listed.values())
+    assert {k: (r['status'], r['disabled_reason']) for k, r in listed.items()
+            if r['status'] != 'enabled'} == {
+        ('cell2', 'cellplane-compute', 'cell2-host2'): ('disabled', 'disk swap')}
+    assert {k[2]: r['zone'] for k, r in listed.items()} == {
+        'scheduler': 'internal', 'super-conductor': 'internal', 'cell1-conductor': 'internal',
+        'cell2-conductor': 'internal', 'cell1-host1': 'az1', 'cell1-host2': None,
+        'cell2-host1': None, 'cell2-host2': None}
+    # ISO 8601, in UTC, with its offset.
+    for r in listed.values():
+        seen = datetime.datetime.fromisoformat(r['updated_at'])
+        assert seen.utcoffset() == datetime.timedelta(0) and r['updated_at'].endswith('+00:00')
     [gone] = [r for r in rows if r['cell'] == 'gone']
-    assert gone['status'].startswith('unknown: the cell database cannot be read (')
+    assert gone['state'].startswith('unknown: the cell database cannot be read (')
 
 
 def test_hosts_are_mapped_by_the_scheduler_and_by_discover_hosts(tmp_path, capsys):

@@ -61,7 +61,7 @@ def test_every_hosted_host_has_its_provider_node_and_service(deployment):
         assert all(HOLLOW_HOST_TRAIT in placement.get_traits(p.uuid) for p in providers)
     listed = deployment.manage('service', 'list')
     computes = {row['host'] for row in listed if row['binary'] == 'cellplane-compute'
-                and row['status'] == 'up'}
+                and row['state'] == 'up'}
     assert computes == {f'{cell}-hollow-{i}' for cell in ('cell1', 'cell2')
                         for i in range(1, HOSTED + 1)}
     # One process per cell serves them all.
@@ -116,7 +116,7 @@ def test_a_build_failing_on_a_hosted_host_goes_to_another_host_of_the_same_agent
 
 
 def _compute_status(deployment) -> dict[str, str]:
-    return {row['host']: row['status'] for row in deployment.manage('service', 'list')
+    return {row['host']: row['state'] for row in deployment.manage('service', 'list')
             if row['binary'] == 'cellplane-compute'}
 
 
@@ -159,5 +159,5 @@ def test_killing_the_agent_process_takes_all_its_hosts_down_for_the_scheduler(
         time.sleep(0.5)
     listed = deployment.manage('service', 'list')
     down = {row['host'] for row in listed
-            if row['binary'] == 'cellplane-compute' and row['status'] == 'down'}
+            if row['binary'] == 'cellplane-compute' and row['state'] == 'down'}
     assert down == {f'cell2-hollow-{i}' for i in range(1, HOSTED + 1)}
