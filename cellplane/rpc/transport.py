@@ -13,11 +13,12 @@ import threading
 from oslo_config import cfg
 
 from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
-from cellplane.rpc import broker_outage, close_warning, options
+from cellplane.rpc import broker_outage, close_warning, options, stop_latency
 import oslo_messaging as messaging  # noqa: E402,I100
 
 close_warning.install()
 broker_outage.install()
+stop_latency.install()
 
 
 class TransportURLError(Exception):

@@ -3,12 +3,17 @@ from __future__ import annotations
 
 import signal
 import threading
+import time
 
 import pytest
 
 from cellplane.context import new_context
 from conductor.cell.rpcapi import CellConductorAPI
 from tests.integration.daemons import cell_conductor_config, compute_config
+
+
+# A liveness deadline (it stopped at all without a kill), not a speed bound.
+IDLE_STOP_DEADLINE_SECONDS = 5
 
 
 def _ping_in_background(api: CellConductorAPI, hold_seconds: float) -> dict:
@@ -49,6 +54,26 @@ def test_sigterm_lets_work_in_flight_finish_then_the_daemon_exits_0(
     assert 'Eventlet' not in log + conductor.stderr_path.read_text()
     # A clean start and stop leaves nothing for an operator to worry about.
     assert ' WARNING ' not in log and ' ERROR ' not in log, log
+
+
+def test_sigterm_stops_an_idle_compute_agent_cleanly_at_once(
+        daemons, transport_url_factory, sqlite_cell_db):
+    # Issue 28: an idle agent took 9-12 s to stop (a wait on its own
+    # periodic tasks and its broker connections). The bound here is a
+    # deadline that it happens, not a measure of speed.
+    url = transport_url_factory('sigterm_idle')
+    conductor = daemons.conductor('cond1', cell_conductor_config(url, sqlite_cell_db))
+    conductor.start().wait_until_serving()
+    compute = daemons.compute('host1', compute_config(url, host='host1'))
+    compute.start().wait_until_serving()
+    time.sleep(3)   # past its start-up: idle
+    compute.signal(signal.SIGTERM)
+    started = time.monotonic()
+    assert compute.process.wait(timeout=IDLE_STOP_DEADLINE_SECONDS) == 0, compute.log()
+    stopped_in = time.monotonic() - started
+    log = compute.log()
+    assert log.index('received SIGTERM') < log.index('stopped cleanly'), log
+    print(f'idle compute agent stopped {stopped_in:.2f} s after SIGTERM')
 
 
 def test_work_outliving_graceful_shutdown_timeout_ends_the_daemon_with_exit_1(
