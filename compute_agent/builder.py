@@ -16,6 +16,7 @@ from __future__ import annotations
 import datetime
 import logging
 import threading
+from typing import Callable
 
 from compute_agent.local_claims import (
     InsufficientLocalResources, LocalClaims, driver_capacity, requested_resources)
@@ -55,14 +56,21 @@ class InstanceBuilder:
         with self._lock:
             return sorted(self._building)
 
-    def build(self, instance: Instance, selection: Selection) -> BuildAttempt | None:
-        """The outcome of building ``instance`` here; None if it is being built or runs here already."""
+    def build(self, instance: Instance, selection: Selection,
+              started: Callable[[], None] | None = None) -> BuildAttempt | None:
+        """The outcome of building ``instance`` here; None if it is being built or runs here already.
+
+        ``started`` is called once the build is taken on, before the driver
+        spawns (the agent tells its conductor: task_state spawning).
+        """
         with self._lock:
             if (instance.uuid in self._building
                     or instance.uuid in self.driver.list_instances()):
                 return None
             self._building.add(instance.uuid)
         try:
+            if started is not None:
+                started()
             return self._attempt(instance, selection)
         finally:
             with self._lock:

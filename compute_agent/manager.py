@@ -94,12 +94,21 @@ class ComputeManager:
     def _build(self, ctxt, hosted: HostedHost, instance: Instance,
                request_spec: RequestSpec, host_list: list[Selection]) -> None:
         LOG.info('Building instance %s on %s', instance.uuid, hosted.name)
-        attempt = hosted.builder.build(instance, host_list[0])
+        attempt = hosted.builder.build(
+            instance, host_list[0], started=lambda: self._tell_started(ctxt, instance, hosted))
         if attempt is None:
             LOG.warning('Instance %s is already being built, or runs, on %s: this '
                         'second build of it is ignored', instance.uuid, hosted.name)
             return
         self._after_build(ctxt, instance, request_spec, host_list, attempt)
+
+    def _tell_started(self, ctxt, instance: Instance, hosted: HostedHost) -> None:
+        try:
+            self.conductor.build_started(ctxt, instance.uuid, hosted.name)
+        except Exception as exc:  # noqa: BLE001 - only task_state waits for it; the build goes on
+            LOG.warning('Could not tell the cell conductor that the build of instance %s '
+                        'began on %s (%s: %s); building all the same', instance.uuid,
+                        hosted.name, type(exc).__name__, exc)
 
     def _after_build(self, ctxt, instance: Instance, request_spec: RequestSpec,
                      host_list: list[Selection], attempt: BuildAttempt) -> None:

@@ -14,7 +14,8 @@ Two things read it:
 - the cell conductor's check for stalled builds (``stalled``): builds not
   ended whose host's compute service has not been heard of for
   ``service_down_time``; builds the host never said it started
-  (``mark_started``, from its heartbeats) within ``build_start_timeout`` of
+  (``started_on`` as it starts, API 1.4, or ``mark_started`` from its
+  heartbeats) within ``build_start_timeout`` of
   their cast (the cast was lost); and builds cast longer than
   ``build_timeout`` ago (lost, or hanging). ``take`` lets exactly one
   conductor move a plan (a compare-and-set on its cast time, so several
@@ -142,6 +143,23 @@ def mark_started(engine: Engine, building: Sequence[tuple[str, str]]) -> int:
         result = conn.execute(statement, [{'uuid': uuid, 'on_host': host}
                                           for host, uuid in building])
     return max(result.rowcount, 0)
+
+
+def started_on(conn: Connection, instance_uuid: str, host: str) -> bool:
+    """``host`` said it began the build: True if the build in flight is cast to it (then marked started).
+
+    False for a build moved off ``host``, ended, or gone: that host's word
+    changes nothing.
+    """
+    found = conn.execute(sa.select(build_plans.c.started_at).where(
+        build_plans.c.instance_uuid == instance_uuid, build_plans.c.host == host,
+        build_plans.c.ended_at.is_(None)).with_for_update()).first()
+    if found is None:
+        return False
+    if found.started_at is None:
+        conn.execute(build_plans.update().where(
+            build_plans.c.instance_uuid == instance_uuid).values(started_at=utcnow()))
+    return True
 
 
 def owner(conn: Connection, instance_uuid: str) -> Owner | None:

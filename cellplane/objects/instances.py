@@ -16,7 +16,7 @@ from sqlalchemy.engine import Connection
 
 from cellplane.db.cell.models import instance_faults, instances
 from cellplane.db.columns import naive_utc, utcnow
-from rpc_schemas.instance import ACTIVE, BUILDING, DELETED, ERROR, Instance
+from rpc_schemas.instance import ACTIVE, BUILDING, DELETED, ERROR, SPAWNING, Instance
 from rpc_schemas.instance_update import InstanceUpdate
 
 LOG = logging.getLogger(__name__)
@@ -108,6 +108,14 @@ def apply_update(conn: Connection, update: InstanceUpdate) -> bool:
     LOG.warning('Ignored %s for instance %s: it is deleted',
                 update.vm_state, update.instance_uuid)
     return False
+
+
+def set_spawning(conn: Connection, uuid: str) -> bool:
+    """Its host began the build: task_state spawning; False (nothing changed) unless it is building."""
+    done = conn.execute(instances.update().where(
+        instances.c.uuid == uuid, instances.c.vm_state == BUILDING).values(
+        task_state=SPAWNING, updated_at=utcnow()))
+    return done.rowcount == 1
 
 
 def set_building(conn: Connection, uuid: str, task_state: str | None) -> bool:

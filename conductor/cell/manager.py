@@ -62,6 +62,10 @@ def _check_build_instances(instance, request_spec, host_list, attempt) -> str | 
     return None
 
 
+class _NotItsBuild(Exception):
+    """A build_started from a host the build is not (or no longer) cast to: undo."""
+
+
 class CellConductorManager:
     target = messaging.Target(namespace=rpcapi.NAMESPACE, version=rpcapi.API_VERSION)
 
@@ -126,6 +130,25 @@ class CellConductorManager:
             if leftover:
                 message += f'; {leftover}'
             self._set_error(instance.uuid, attempt.host, message)
+
+    def build_started(self, ctxt, instance_uuid: str, host: str) -> None:
+        """The host began the build: task_state spawning, the plan started (if it is that host's)."""
+        if not all(isinstance(v, str) and v for v in (instance_uuid, host)):
+            LOG.error('Rejected build_started: instance_uuid and host must be non-empty '
+                      'strings, got %r and %r', instance_uuid, host)
+            return
+        try:
+            with self.engine.begin() as conn:
+                # The instance first, then its plan: the order every other
+                # writer of both takes, so that none waits on the other.
+                if not (instances.set_spawning(conn, instance_uuid)
+                        and build_plans.started_on(conn, instance_uuid, host)):
+                    raise _NotItsBuild
+        except _NotItsBuild:
+            LOG.info('Ignored the start of the build of instance %s on %s: it is not '
+                     'building there (moved, ended or deleted)', instance_uuid, host)
+            return
+        LOG.debug('Instance %s is spawning on %s', instance_uuid, host)
 
     def instance_update(self, ctxt, update: InstanceUpdate) -> None:
         if not isinstance(update, InstanceUpdate):

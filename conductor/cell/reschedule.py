@@ -44,7 +44,7 @@ import oslo_messaging as messaging  # noqa: E402,I100
 from placement.client import (
     ClaimConflict, PlacementClient, PlacementClientError, PlacementUnreachable)
 from rpc_schemas.build_attempt import BuildAttempt
-from rpc_schemas.instance import SCHEDULING, SPAWNING, Instance
+from rpc_schemas.instance import SCHEDULING, Instance
 from rpc_schemas.request_spec import RequestSpec
 from rpc_schemas.selection import Selection
 
@@ -185,7 +185,8 @@ class Rescheduler:
             return exc
         else:
             with self._engine.begin() as conn:
-                still_wanted = instances.set_building(conn, instance.uuid, SPAWNING)
+                # Scheduling until the host says it began (build_started).
+                still_wanted = instances.set_building(conn, instance.uuid, SCHEDULING)
                 # Before the cast: the host's report must find itself named.
                 if still_wanted:
                     build_plans.record(conn, instance, request_spec, [selection, *rest])

@@ -29,6 +29,12 @@ and the super conductor's evolve apart):
               status lists the builds it holds (``building``), which the
               cell conductor marks started. Below 1.3 the client sends
               ServiceStatus 1.0, without that list.
+    1.4 - build_started(instance_uuid: str, host: str) cast: the host began
+              building the instance; the cell conductor sets its task_state
+              to spawning and marks its build plan started, if the build in
+              flight is cast to that host. Below 1.4 nothing is sent (the
+              instance stays scheduling until it ends; the heartbeats still
+              mark the plan started).
 
 ``[upgrade_levels] cell_conductor`` caps what this client sends.
 """
@@ -50,7 +56,7 @@ from rpc_schemas.service_status import ServiceStatus
 
 TOPIC = 'conductor'
 NAMESPACE = 'cell_conductor'
-API_VERSION = '1.3'
+API_VERSION = '1.4'
 
 
 class CellConductorAPI(RPCAPIClient):
@@ -98,6 +104,12 @@ class CellConductorAPI(RPCAPIClient):
         self.prepare('build_instances', '1.1').cast(
             ctxt, 'build_instances', instance=instance, request_spec=request_spec,
             host_list=list(host_list), attempt=attempt)
+
+    def build_started(self, ctxt: RequestContext, instance_uuid: str, host: str) -> None:
+        """Cast: ``host`` began building the instance (API 1.4; nothing below it)."""
+        if self.can_send_version('1.4'):
+            self.prepare('build_started', '1.4').cast(
+                ctxt, 'build_started', instance_uuid=instance_uuid, host=host)
 
     def instance_update(self, ctxt: RequestContext, update: InstanceUpdate) -> None:
         """Cast a state change of one instance to the cell conductor."""

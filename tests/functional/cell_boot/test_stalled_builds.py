@@ -14,6 +14,7 @@ import time
 
 import pytest
 
+from cellplane.context import RequestContext
 from cellplane.db.columns import utcnow
 from cellplane.objects import build_plans, services
 from conductor.cell.stalled_builds import StalledBuilds
@@ -268,3 +269,49 @@ def test_most_hosts_silent_at_once_moves_nothing_until_they_are_heard_again(cell
     assert check.check() == 1
     row = cell.wait_for_state(instance.uuid, 'active')
     assert row['host'] == 'hollow-3'
+
+
+def test_task_state_follows_the_build_and_the_checks_move(cell, check):
+    # Issue 28: a build cast to a dead host stayed "scheduling" until it
+    # ended, and a reschedule said "spawning" before the next host began.
+    agent = cell.add_hollow_agent('hollow', 3, settings_for=lambda host: (
+        {'build_seconds': 2.0} if host == 'hollow-3' else {}))
+    agent.stop_host('hollow-2')
+    instance, _ = cell.boot(['hollow-2', 'hollow-3'])
+    eventually(lambda: agent.hosts['hollow-2'].held_count == 1, 'the build held')
+    # Cast, never begun: scheduling, on no host.
+    row = cell.instance(instance.uuid)
+    assert (row['vm_state'], row['task_state'], row['host']) == \
+        ('building', 'scheduling', None)
+    _let_host_go_down(cell, agent)
+
+    assert check.check() == 1
+
+    # Moved to hollow-3, which says it began: spawning while it builds.
+    eventually(lambda: cell.instance(instance.uuid)['task_state'] == 'spawning',
+               'spawning once hollow-3 began the build')
+    assert cell.instance(instance.uuid)['vm_state'] == 'building'
+    assert agent.hosts['hollow-3'].builder.building() == [instance.uuid]
+    row = cell.wait_for_state(instance.uuid, 'active')
+    assert (row['task_state'], row['host']) == (None, 'hollow-3')
+
+    # The dead host back begins the build it held: its word changes nothing.
+    agent.start_host('hollow-2')
+    eventually(lambda: agent.hosts['hollow-2'].held_count == 0
+               and agent.hosts['hollow-2'].driver.list_instances() == [],
+               'the late build destroyed on hollow-2')
+    row = cell.instance(instance.uuid)
+    assert (row['vm_state'], row['task_state'], row['host']) == ('active', None, 'hollow-3')
+
+
+def test_a_build_is_spawning_only_on_the_host_it_was_cast_to(cell):
+    cell.add_hollow_agent('hollow', 2)
+    instance, _ = cell.boot(['hollow-1', 'hollow-2'], cast=False)
+    manager = cell.cell_conductor.manager
+
+    manager.build_started(RequestContext(), instance.uuid, 'hollow-2')   # an alternate
+    assert cell.instance(instance.uuid)['task_state'] == 'scheduling'
+    manager.build_started(RequestContext(), instance.uuid, 'hollow-1')
+    assert cell.instance(instance.uuid)['task_state'] == 'spawning'
+    # Its plan is started too: build_start_timeout will not take it for lost.
+    assert build_plans.mark_started(cell.engine, [('hollow-1', instance.uuid)]) == 0

@@ -57,7 +57,7 @@ def test_each_conductor_api_has_its_own_cap(tmp_path, bus):
     assert super_.pick_version('schedule_and_build_instances', '1.2') == '1.2'
 
     conf = _load(tmp_path, 'super_conductor = 1.1')
-    assert CellConductorAPI(bus.transport, conf=conf).version_cap == '1.3'
+    assert CellConductorAPI(bus.transport, conf=conf).version_cap == '1.4'
     assert SuperConductorAPI(bus.transport, conf=conf).version_cap == '1.1'
     with pytest.raises(MethodNotAllowedByCap, match=r'\[upgrade_levels\] super_conductor'):
         SuperConductorAPI(bus.transport, conf=conf).prepare(
@@ -135,3 +135,12 @@ def test_a_client_capped_below_1_3_sends_heartbeats_without_the_builds_held(
                                                   'cellplane-compute'),
                      'the capped heartbeat recorded')
     assert row['version'] == '0.1.0'
+
+
+def test_a_client_capped_below_1_4_does_not_send_build_started(tmp_path, bus):
+    # A conductor not yet upgraded has no build_started: the agent says
+    # nothing, and its instances stay scheduling until the build ends.
+    capped = CellConductorAPI(bus.transport, conf=_load(tmp_path, 'cell_conductor = 1.3'))
+    capped.build_started(new_context(), 'instance-1', 'agent')   # no MethodNotAllowedByCap
+    with pytest.raises(MethodNotAllowedByCap):
+        capped.prepare('build_started', '1.4')
