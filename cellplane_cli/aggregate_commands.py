@@ -62,8 +62,10 @@ class AggregateCreate(_AggregateCommand, show.ShowOne):
             properties=dict(parsed_args.property)))
 
 
-class AggregateList(_AggregateCommand, lister.Lister):
+class AggregateList(base.SaysWhatItFound, _AggregateCommand, lister.Lister):
     """List aggregates by name, with their zone, hosts and metadata."""
+
+    nothing = 'no aggregates'
 
     takes_aggregate = False
 

@@ -97,8 +97,11 @@ class SaysWhatItFound:
     empty list stays an empty list).
     """
 
+    # What an empty listing says, for a command that needs no more than that.
+    nothing: str | None = None
+
     def summary(self, parsed_args, rows: list) -> str | None:
-        raise NotImplementedError
+        return None if rows else self.nothing
 
     def produce_output(self, parsed_args, column_names, data):
         rows = list(data)

@@ -73,8 +73,10 @@ class FlavorCreate(_ApiCommand, show.ShowOne):
         return _FLAVOR_COLUMNS, _flavor_row(flavor)
 
 
-class FlavorList(_ApiCommand, lister.Lister):
+class FlavorList(base.SaysWhatItFound, _ApiCommand, lister.Lister):
     """List flavors, smallest first."""
+
+    nothing = 'no flavors'
 
     def take_action(self, parsed_args):
         return _FLAVOR_COLUMNS, [_flavor_row(f) for f in flavors.list_all(self.api_engine(parsed_args))]

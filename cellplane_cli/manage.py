@@ -116,8 +116,10 @@ class CellCreate(_CellCommand, show.ShowOne):
         return _CELL_COLUMNS, _cell_row(mapping)
 
 
-class CellList(_CellCommand, lister.Lister):
+class CellList(base.SaysWhatItFound, _CellCommand, lister.Lister):
     """List the mapped cells (passwords masked)."""
+
+    nothing = 'no cells mapped (cellplane-manage cell create)'
 
     def take_action(self, parsed_args):
         return _CELL_COLUMNS, [_cell_row(m) for m in cell_mappings.list_all(self.api_engine(parsed_args))]

@@ -56,8 +56,10 @@ def record_row(record: SchedulingRecord, *, with_body: bool) -> tuple:
     return row + (body,) if with_body else row
 
 
-class SchedulerRecords(base.ConfigOptionsMixin, lister.Lister):
+class SchedulerRecords(base.SaysWhatItFound, base.ConfigOptionsMixin, lister.Lister):
     """Scheduling records, newest first: why instances landed where they did, or failed."""
+
+    nothing = 'no scheduling records match'
     registrars = (scheduler_conf.register_opts,)
 
     def get_parser(self, prog_name):

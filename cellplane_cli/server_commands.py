@@ -312,8 +312,10 @@ def scheduling_of(conf, instance_uuid: str) -> dict | str | None:
             'created_at': base.iso8601(found[0].created_at, timespec='milliseconds')}
 
 
-class ServerEvents(_OneServerCommand, lister.Lister):
+class ServerEvents(base.SaysWhatItFound, _OneServerCommand, lister.Lister):
     """A server's action events in its cell: every build attempt, in order, with its reason."""
+
+    nothing = 'no events recorded for this server yet'
 
     def take_action(self, parsed_args):
         with self.api(parsed_args) as (conf, engine, cells):

@@ -67,8 +67,10 @@ class ServerGroupCreate(_GroupCommand, show.ShowOne):
         return COLUMNS, _row(group, [])
 
 
-class ServerGroupList(_GroupCommand, lister.Lister):
+class ServerGroupList(base.SaysWhatItFound, _GroupCommand, lister.Lister):
     """List server groups with how many members each has."""
+
+    nothing = 'no server groups'
 
     def take_action(self, parsed_args):
         with self.api(parsed_args) as (_, engine, _cells):

@@ -63,6 +63,10 @@ def _run(capsys, main, *argv: str) -> str:
      'no servers with status DELETED\n'),
     (cli.main, ('server', 'list', '--host', 'cell1-host1', '--name', '^web'),
      "no servers with host cell1-host1, name matching '^web'\n"),
+    (cli.main, ('flavor', 'list'), 'no flavors\n'),
+    (cli.main, ('aggregate', 'list'), 'no aggregates\n'),
+    (cli.main, ('server', 'group', 'list'), 'no server groups\n'),
+    (cli.main, ('scheduler', 'records'), 'no scheduling records match\n'),
 ])
 def test_a_command_that_found_nothing_says_so_and_its_json_is_an_empty_list(
         top_conf, capsys, main, argv, said):
