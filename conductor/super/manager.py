@@ -61,7 +61,7 @@ import oslo_messaging as messaging  # noqa: E402,I100
 from rpc_schemas.instance import Instance
 from rpc_schemas.request_spec import RequestSpec
 from rpc_schemas.selection import Selection
-from scheduler.errors import NoValidHost, SchedulerError
+from scheduler.errors import ConsumerAlreadyAllocated, NoValidHost, SchedulerError
 from scheduler.rpcapi import SchedulerAPI
 
 LOG = logging.getLogger(__name__)
@@ -274,17 +274,34 @@ class SuperConductorManager:
                              uuids: list[str]) -> list[list[Selection]]:
         """The scheduler's answer, asking again while it does not answer (bounded)."""
         began = time.monotonic()
+        unanswered = []
+
+        def asked_again(exc: BaseException) -> bool:
+            if isinstance(exc, messaging.MessagingTimeout):
+                unanswered.append(exc)
+                return True
+            # An unanswered request is still served when its scheduler gets to
+            # it (Placement away, a long queue): its claim can land after the
+            # undo below and before the next request claims. That claim is
+            # ours; remove it and ask again, within the same bound.
+            return bool(unanswered) and isinstance(exc, ConsumerAlreadyAllocated)
 
         def before_next(state: tenacity.RetryCallState) -> None:
             # The lost answer may have claimed: the next one claims afresh.
-            LOG.warning('The scheduler did not answer select_destinations for %s '
-                        '(attempt %d, %.0f s so far); removing any claims it made '
-                        'and asking again', ', '.join(uuids), state.attempt_number,
-                        time.monotonic() - began)
+            if isinstance(state.outcome.exception(), ConsumerAlreadyAllocated):
+                LOG.warning('An unanswered select_destinations for %s claimed after '
+                            'all (attempt %d, %.0f s so far); removing its claims and '
+                            'asking again', ', '.join(uuids), state.attempt_number,
+                            time.monotonic() - began)
+            else:
+                LOG.warning('The scheduler did not answer select_destinations for %s '
+                            '(attempt %d, %.0f s so far); removing any claims it made '
+                            'and asking again', ', '.join(uuids), state.attempt_number,
+                            time.monotonic() - began)
             self._claims_of(uuids).unwind()
 
         retrying = tenacity.Retrying(
-            retry=tenacity.retry_if_exception_type(messaging.MessagingTimeout),
+            retry=tenacity.retry_if_exception(asked_again),
             wait=tenacity.wait_exponential(multiplier=1, max=30),
             stop=tenacity.stop_after_delay(self._scheduler_retry_timeout),
             before_sleep=before_next, sleep=self._sleep, reraise=True)

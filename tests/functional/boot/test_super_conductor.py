@@ -389,6 +389,48 @@ def test_a_scheduler_answer_lost_once_is_asked_again_and_the_instance_built_once
         build_requests.get(top.api_engine, instance.uuid)   # placed in its cell
 
 
+class _FirstAnswerLate:
+    """The first request outlives its caller's timeout and claims just before the second is served.
+
+    As when Placement is away: the scheduler retries it, the super conductor
+    stops waiting, removes the claims it does not see yet and asks again.
+    """
+
+    def __init__(self, scheduler):
+        self._scheduler = scheduler
+        self.calls = 0
+
+    def select_destinations(self, ctxt, spec, uuids, num_alternates):
+        self.calls += 1
+        if self.calls == 1:
+            raise messaging.MessagingTimeout('no reply on topic scheduler')
+        if self.calls == 2:
+            # The first request, served at last: it claims; its answer goes nowhere.
+            self._scheduler.select_destinations(ctxt, spec, uuids, num_alternates)
+        return self._scheduler.select_destinations(ctxt, spec, uuids, num_alternates)
+
+
+def test_a_late_claim_of_an_unanswered_request_is_removed_and_the_instance_built_once(
+        top, caplog):
+    spec, instance = _request(top, 'late')
+    scheduler = _FirstAnswerLate(top.scheduler_api)
+    manager = SuperConductorManager(
+        api_engine=top.api_engine, cells=top.cell_dbs, scheduler=scheduler,
+        compute_api_for=top.compute_api_for, placement=top.placement, max_attempts=3,
+        scheduler_retry_timeout=60, sleep=lambda seconds: None)
+    manager.schedule_and_build_instances(new_context(), spec, [instance.uuid])
+
+    top.recorder.wait_for(lambda: len(top.recorder.builds) == 1, 'the build cast')
+    assert scheduler.calls == 3
+    assert 'claimed after all' in caplog.text
+    build = top.recorder.builds[0]
+    assert build.instance.uuid == instance.uuid
+    claimed = top.placement.get_allocations(instance.uuid).allocations
+    assert list(claimed) == [build.host_list[0].compute_node_uuid]
+    with pytest.raises(build_requests.BuildRequestNotFound):
+        build_requests.get(top.api_engine, instance.uuid)   # placed, not failed
+
+
 def test_a_scheduler_that_never_answers_fails_the_request_saying_so_and_leaves_no_claim(top):
     spec, instance = _request(top, 'unanswered')
     scheduler = _AnswerLost(top.scheduler_api, lost=1000)
