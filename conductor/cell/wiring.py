@@ -52,9 +52,11 @@ class CellConductor:
 
 def check_conf(conf: cfg.ConfigOpts, service_name: str) -> None:
     """Raise the config error a cell conductor cannot start with (before connecting)."""
-    if not conf.placement.endpoint_url:
+    # A Keystone user (auth_type) finds Placement in the service catalog.
+    if not conf.placement.endpoint_url and not conf.placement.auth_type:
         raise client_conf.PlacementNotConfigured(
-            f'{service_name} (role cell) needs [placement] endpoint_url: it removes '
+            f'{service_name} (role cell) needs [placement] endpoint_url (or auth_type '
+            f'and its Keystone options): it removes '
             f'the claim of a failed build and claims the alternates it reschedules to')
 
 

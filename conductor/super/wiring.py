@@ -57,9 +57,11 @@ def check_conf(conf: cfg.ConfigOpts, service_name: str) -> None:
             f'{service_name} (role super) needs [api_database] connection: it '
             f'reads build requests and cell mappings there'
             f'{config.describe_location(conf, "connection", "api_database")}')
-    if not conf.placement.endpoint_url:
+    # A Keystone user (auth_type) finds Placement in the service catalog.
+    if not conf.placement.endpoint_url and not conf.placement.auth_type:
         raise client_conf.PlacementNotConfigured(
-            f'{service_name} (role super) needs [placement] endpoint_url: it '
+            f'{service_name} (role super) needs [placement] endpoint_url (or '
+            f'auth_type and its Keystone options): it '
             f'removes the Placement claim of an instance it could not place')
 
 
