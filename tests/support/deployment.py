@@ -8,6 +8,13 @@ database per level plus Placement's out of the test servers
 (``deploy/run-local.sh start``: schemas, cell mappings, daemons, pids).
 ``destroy`` stops them (``deploy/run-local.sh stop``) and removes the vhosts
 and databases. ``cli`` runs the ``cellplane`` command against ``top.conf``.
+
+Placement runs ``noauth2`` unless the deployment is given a ``keystone``
+(``tests/support/keystone.py``): then Placement runs ``auth_strategy =
+keystone`` (keystonemiddleware validating tokens as the ``placement``
+user), every daemon's ``[placement]`` logs in as the ``service`` user with
+keystoneauth1's password plugin and finds Placement in the catalog, in a
+region of the deployment's own, and ``placement()`` is the Keystone admin's.
 """
 from __future__ import annotations
 
@@ -19,6 +26,7 @@ import socket
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -28,8 +36,9 @@ from cellplane.db import engines
 from cellplane_cli.launcher import Launcher
 from cellplane.objects import compute_nodes
 from compute_agent.hosted_host import hosted_host_names
-from placement.client import PlacementClient
+from placement.client import KeystoneTransport, PlacementClient
 from tests.support.backing_services import PostgresServer, RabbitServer
+from tests.support.keystone import ADMIN, SERVICE, Keystone
 
 REPO = Path(__file__).resolve().parents[2]
 RUN_LOCAL = REPO / 'deploy' / 'run-local.sh'
@@ -90,7 +99,8 @@ class Deployment:
                  rpc_response_timeout: int | None = None,
                  durable_queues: bool | None = None,
                  metrics_ports: dict[str, int] | None = None,
-                 scheduler_only: dict[str, dict[str, Any]] | None = None) -> None:
+                 scheduler_only: dict[str, dict[str, Any]] | None = None,
+                 keystone: Keystone | None = None) -> None:
         self.workdir = Path(workdir)
         self.config_dir = self.workdir / 'etc'
         self.run_dir = self.workdir / 'run'
@@ -130,6 +140,10 @@ class Deployment:
         # Sections of scheduler.conf, read by the scheduler alone after
         # top.conf (the CLI, which reads top.conf, does not see them).
         self.scheduler_only = dict(scheduler_only or {})
+        # Real tokens (auth_strategy = keystone) when given; else noauth2.
+        self.keystone = keystone
+        self.region = f'cp-{uuid.uuid4().hex[:10]}'
+        self.region_registered = False
         self.vhosts: dict[str, str] = {}
         self.databases: dict[str, str] = {}
         self.placement_url = ''
@@ -142,6 +156,9 @@ class Deployment:
             for name in ('api', 'placement', *self.cells):
                 self.databases[name] = self.postgres.create_database(name)
             self.placement_url = f'http://127.0.0.1:{free_port()}'
+            if self.keystone is not None:
+                self.region_registered = True
+                self.keystone.add_endpoint('placement', self.placement_url, self.region)
             self._write_configs()
             self.launch('start', '--no-create')
             self.wait_until_schedulable()
@@ -159,7 +176,17 @@ class Deployment:
                 'default_log_levels': f'{LOG_LEVELS},scheduler.trace={trace}'}
 
     def _placement_client_section(self) -> dict[str, Any]:
+        if self.keystone is not None:
+            # No endpoint_url: Placement is found in the catalog.
+            return {**self.keystone.password_options(SERVICE), 'region_name': self.region,
+                    'valid_interfaces': 'internal,public'}
         return {'endpoint_url': self.placement_url, 'token': 'admin'}
+
+    def _placement_auth(self) -> dict[str, dict[str, Any]]:
+        if self.keystone is None:
+            return {'api': {'auth_strategy': 'noauth2'}}
+        return {'api': {'auth_strategy': 'keystone'},
+                'keystone_authtoken': self.keystone.authtoken_section()}
 
     def _scheduler_section(self) -> dict[str, Any]:
         section: dict[str, Any] = {} if self.default_intervals else {
@@ -172,11 +199,13 @@ class Deployment:
     def _write_configs(self) -> None:
         self.config_dir.mkdir(parents=True, exist_ok=True)
         port = self.placement_url.rsplit(':', 1)[1]
+        auth = self._placement_auth()
         self._write('placement.conf', {
             'placement_database': {'connection': self.databases['placement']},
             'api': {'bind_host': '127.0.0.1', 'bind_port': port,
-                    'auth_strategy': 'noauth2', 'workers': self.placement_workers},
+                    'workers': self.placement_workers, **auth.pop('api')},
             'placement': {'randomize_allocation_candidates': True},
+            **auth,
         })
         self._write('top.conf', {
             'DEFAULT': {**self._common('top'), 'transport_url': self.transport_url('top'),
@@ -273,7 +302,12 @@ class Deployment:
         return engines.create_engine(self.databases[cell])
 
     def placement(self) -> PlacementClient:
-        return PlacementClient.over_http(self.placement_url)
+        """Placement as an administrator: noauth2's admin, or Keystone's (through the catalog)."""
+        if self.keystone is None:
+            return PlacementClient.over_http(self.placement_url)
+        return PlacementClient(KeystoneTransport(self.keystone.adapter(
+            ADMIN, service_type='placement', region_name=self.region, interface='public',
+            raise_exc=False)))
 
     def wait_until_schedulable(self) -> None:
         """Every agent's node and heartbeat in its cell DB, then read by the scheduler."""
@@ -334,3 +368,6 @@ class Deployment:
             self.postgres.drop_database(url)
         self.vhosts.clear()
         self.databases.clear()
+        if self.region_registered:
+            self.keystone.remove_region(self.region)
+            self.region_registered = False

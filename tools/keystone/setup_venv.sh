@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Install the real OpenStack Keystone the integration tests run (PyPI
+# `keystone`, with gunicorn, every package pinned in requirements.txt here)
+# in a venv of its own, .venv-keystone: Keystone's dependencies (oslo.*,
+# SQLAlchemy, Flask ...) are pinned apart from ours.
+#
+# Cached: nothing is installed when the venv exists and was built from the
+# same pins (a copy of requirements.txt is kept in it). pip's output is shown
+# only when it fails (the whole of it in $KEYSTONE_VENV/pip.log).
+#
+# Usage: tools/keystone/setup_venv.sh
+# Environment: KEYSTONE_VENV [.venv-keystone], PYTHON [python3]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+HERE=tools/keystone
+KEYSTONE_VENV=${KEYSTONE_VENV:-.venv-keystone}
+PYTHON=${PYTHON:-python3}
+
+began=$(date +%s)
+if cmp -s "$HERE/requirements.txt" "$KEYSTONE_VENV/.installed-requirements" \
+        && [ -x "$KEYSTONE_VENV/bin/keystone-manage" ] && [ -x "$KEYSTONE_VENV/bin/gunicorn" ]; then
+    echo "[keystone] venv $KEYSTONE_VENV up to date"
+    exit 0
+fi
+[ -x "$KEYSTONE_VENV/bin/python" ] || "$PYTHON" -m venv "$KEYSTONE_VENV"
+rm -f "$KEYSTONE_VENV/.installed-requirements"
+if ! "$KEYSTONE_VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
+        -r "$HERE/requirements.txt" >"$KEYSTONE_VENV/pip.log" 2>&1; then
+    tail -40 "$KEYSTONE_VENV/pip.log" >&2
+    echo "[keystone] installing $HERE/requirements.txt into $KEYSTONE_VENV failed" >&2
+    exit 1
+fi
+cp "$HERE/requirements.txt" "$KEYSTONE_VENV/.installed-requirements"
+echo "[keystone] venv $KEYSTONE_VENV installed in $(( $(date +%s) - began )) s"
