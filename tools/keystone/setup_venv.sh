@@ -17,6 +17,11 @@ KEYSTONE_VENV=${KEYSTONE_VENV:-.venv-keystone}
 PYTHON=${PYTHON:-python3}
 
 began=$(date +%s)
+# pytest-xdist workers may ask at once: one installs, the others wait for it.
+if command -v flock >/dev/null; then
+    exec 9>"$KEYSTONE_VENV.lock"
+    flock 9
+fi
 if cmp -s "$HERE/requirements.txt" "$KEYSTONE_VENV/.installed-requirements" \
         && [ -x "$KEYSTONE_VENV/bin/keystone-manage" ] && [ -x "$KEYSTONE_VENV/bin/gunicorn" ]; then
     echo "[keystone] venv $KEYSTONE_VENV up to date"
