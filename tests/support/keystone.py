@@ -77,10 +77,10 @@ def ensure_venv() -> Path:
                           text=True, timeout=900,
                           env={**os.environ, 'KEYSTONE_VENV': str(VENV)})
     if proc.returncode != 0:
-        tail = ' '.join(proc.stderr.strip().splitlines()[-3:])
-        unavailable(f'Keystone (venv {VENV})',
-                    f'tools/keystone/setup_venv.sh failed ({tail}); run it by hand, '
-                    f'or set CELLPLANE_KEYSTONE_VENV to a venv with keystone and gunicorn')
+        why = ' '.join(proc.stderr.strip().splitlines()[-3:]) or f'exit status {proc.returncode}'
+        unavailable(f'Keystone (to be installed in {VENV})',
+                    f'tools/keystone/setup_venv.sh failed: {why}. Run it by hand to see '
+                    f'why, or set CELLPLANE_KEYSTONE_VENV to a venv with keystone and gunicorn')
     return VENV
 
 
