@@ -1,12 +1,15 @@
-"""Fixtures every test layer may use: a real PostgreSQL and RabbitMQ, carved per test.
+"""Fixtures every test layer may use: a real PostgreSQL and RabbitMQ, carved per test, and a real Keystone.
 
-See tests/support/backing_services.py for where they come from.
+See tests/support/backing_services.py for where they come from, and
+tests/support/keystone.py for Keystone.
 """
 from __future__ import annotations
 
 import pytest
 
 from tests.support import backing_services as services
+# The session's real Keystone, started by the first test that asks for it.
+from tests.support.keystone import keystone  # noqa: F401
 
 
 @pytest.fixture(scope='session')

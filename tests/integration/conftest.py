@@ -14,8 +14,6 @@ from cellplane.db import engines, migrate
 from cellplane.rpc import options as rpc_options
 from cellplane.rpc.transport import get_transport
 from tests.integration.daemons import DaemonLauncher
-# The session's real Keystone, started by the first test that asks for it.
-from tests.support.keystone import keystone  # noqa: F401
 
 
 # Fixtures whose resources daemons use: set up before ``daemons`` so that

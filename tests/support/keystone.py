@@ -17,6 +17,7 @@ start it; a pytest-xdist worker starts at most one.
 """
 from __future__ import annotations
 
+import ctypes
 import dataclasses
 import grp
 import os
@@ -24,6 +25,7 @@ import pwd
 import signal
 import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -165,7 +167,7 @@ class Keystone:
                  '--bind', f'127.0.0.1:{self.port}', '--timeout', '120',
                  'keystone_wsgi:application'],
                 stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                env=self._env(), start_new_session=True)
+                env=self._env(), start_new_session=True, preexec_fn=_die_with_parent)
         deadline = time.monotonic() + START_SECONDS
         while True:
             try:
@@ -265,6 +267,14 @@ class Keystone:
         for endpoint in admin.get('/endpoints', params={'region_id': region}).json()['endpoints']:
             admin.delete(f'/endpoints/{endpoint["id"]}')
         admin.delete(f'/regions/{region}')
+
+
+def _die_with_parent() -> None:
+    """Linux, in the child before exec: SIGTERM to it when the test process dies,
+    however it dies, so that no Keystone outlives a killed test run."""
+    if sys.platform.startswith('linux'):
+        pr_set_pdeathsig = 1
+        ctypes.CDLL(None).prctl(pr_set_pdeathsig, signal.SIGTERM, 0, 0, 0)
 
 
 def _user() -> str:
