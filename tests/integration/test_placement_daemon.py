@@ -163,8 +163,9 @@ def test_keystone_daemon_serves_the_open_paths_and_asks_for_a_token(daemon_confi
     the harness passes and an older placement.conf's enforce_scope (which
     oslo.policy 6 no longer has: accepted and ignored, as by the
     reference): / and /healthcheck open, the API 401 with where to get a
-    token. (Validating a token needs a Keystone: the functional tests do
-    that with keystonemiddleware's fixture.)"""
+    token. (Validating a token needs a Keystone: test_keystone_auth.py
+    runs the daemon with a real one, the functional tests with
+    keystonemiddleware's fixture.)"""
     config, base = daemon_config
     text = config.read_text().replace('auth_strategy = noauth2', 'auth_strategy = keystone')
     config.write_text(
