@@ -110,3 +110,9 @@ def test_an_invalid_or_revoked_token_is_401_with_where_to_get_one(deployment, ke
     token = keystone.token(ADMIN)
     keystone.adapter(ADMIN).delete('/auth/tokens', headers={'X-Subject-Token': token})
     assert _get(deployment, '/resource_providers', token).status_code == 401
+
+
+def test_the_operators_placement_audit_logs_in_as_the_service_user_too(deployment, booted):
+    # top.conf's [placement], read by cellplane-manage as by the top-level
+    # daemons: the booted server's allocation is found and explained.
+    assert deployment.manage('placement', 'audit') == []
