@@ -10,7 +10,7 @@ the tests that need Keystone skip and say so, or fail under ``CI=true`` /
 
 ``Keystone.start`` makes a fresh one in a directory of its own: identity
 v3, fernet tokens, SQLite, ``keystone-manage db_sync`` and ``bootstrap``,
-served by gunicorn on a free port of 127.0.0.1 (about 9 s here), then the
+served by gunicorn on a free port of 127.0.0.1 (about 10 s here), then the
 projects, users and role assignments of ``USERS`` through the identity API
 as the bootstrap admin. Only tests that ask for the ``keystone`` fixture
 start it; a pytest-xdist worker starts at most one.
