@@ -3,14 +3,14 @@
 An instance asked for is, until it reaches a cell, a build request (the
 ``Instance`` payload as asked), a request spec (the ``RequestSpec`` payload)
 and an instance mapping with no cell, all written in one transaction by
-``record``. The super conductor then either ``place``s it (mapping points at
-the cell, build request deleted, in one transaction) or marks the whole
+``record``. The super conductor then either places it (``place_many``:
+mapping points at the cell, build request deleted, in one transaction) or marks the whole
 request ``fail``ed with the reason (NoValidHost), which stays visible until
 the user deletes it (``discard``). Payloads are stored as their versioned
 envelopes, so a stored row names the version it was written with.
 
-Leases: a super conductor takes the build requests of a boot (``lease``:
-those no one holds) before it schedules them, and places only what it
+Leases: a super conductor takes the build requests of a boot
+(``lease_and_read``: those no one holds) before it schedules them, and places only what it
 still holds. Its boot message is acknowledged when it is received, so a
 super conductor that dies mid-boot takes that message with it; what it
 leaves behind is found by ``orphans`` (leased by a process whose heartbeat
@@ -24,8 +24,8 @@ conductor holds cannot simply remove it, for that run may already have
 claimed in Placement or written the instance into a cell. The mapping goes
 (the server is gone for the user) and the row is marked ``deleted_at``:
 hidden from every read here, never leased again, never placed. The holder
-sees it when it places (``place`` returns False), removes what it made,
-then the row (``forget_deleted``); if the holder died, the row is an
+sees it when it places (``place_many`` says ``DELETED``), removes what it
+made, then the row (``forget_deleted``); if the holder died, the row is an
 orphan like any other and whoever resumes it does the same.
 """
 from __future__ import annotations
@@ -150,27 +150,12 @@ def request_spec(engine: Engine, instance_uuid: str) -> RequestSpec:
 PLACED, DELETED = 'placed', 'deleted'
 
 
-def place(engine: Engine, instance_uuid: str, cell_uuid: str,
-          holder: Lease | None = None) -> bool:
-    """Point the mapping at the cell and delete the build request, in one transaction.
-
-    False (and nothing changed) if the user deleted the instance while it
-    was being scheduled: the caller removes what it made of it, then calls
-    ``forget_deleted``. With ``holder``, raises ``LeaseLost`` (and changes
-    nothing) if the request is now leased by someone else.
-    """
-    outcome = place_many(engine, {instance_uuid: cell_uuid}, holder)[instance_uuid]
-    if isinstance(outcome, LeaseLost):
-        raise outcome
-    return outcome == PLACED
-
-
 def place_many(engine: Engine, cells_by_instance: Mapping[str, str],
                holder: Lease | None = None) -> dict[str, str | LeaseLost]:
-    """``place`` for the instances of one boot, in one transaction; each one's outcome.
+    """Point the mappings at their cells and delete the build requests, in one transaction; each one's outcome.
 
     ``cells_by_instance``: instance uuid -> the uuid of the cell it was
-    written into. The outcome of each is ``PLACED`` (mapping points at its
+    written into (the instances of one boot are placed together). The outcome of each is ``PLACED`` (mapping points at its
     cell, build request gone), ``DELETED`` (the user deleted it meanwhile;
     nothing changed) or, with ``holder``, a ``LeaseLost`` naming who holds
     it now (nothing changed). A database error changes nothing for any.
@@ -274,19 +259,14 @@ def discard(engine: Engine, instance_uuid: str) -> bool:
     return True
 
 
-def lease(engine: Engine, instance_uuids: Sequence[str], holder: Lease) -> list[str]:
-    """Lease to ``holder`` those of the build requests that exist, have not failed and no one holds.
-
-    Returns the ones ``holder`` got, in the order given. A request another
-    super conductor holds (it resumed it while this message waited) is left
-    to that one.
-    """
-    return list(lease_and_read(engine, instance_uuids, holder))
-
-
 def lease_and_read(engine: Engine, instance_uuids: Sequence[str],
                    holder: Lease) -> dict[str, BuildRequest]:
-    """``lease``, and the requests ``holder`` got, in the order given: one statement, usually."""
+    """Lease to ``holder`` those of the build requests that exist, have not failed and no one holds; those it got.
+
+    Returns the requests ``holder`` holds now, in the order given: one
+    statement, usually. A request another super conductor holds (it resumed
+    it while this message waited) is left to that one.
+    """
     uuids = list(instance_uuids)
     with engine.begin() as conn:
         got = {row.instance_uuid: row for row in conn.execute(_LEASE, {

@@ -1,13 +1,17 @@
-"""What the super conductor writes into a cell database: the instance it placed there, and why there.
+"""What the super conductor writes into a cell database: the instances it placed there, and their removal.
 
-The super conductor touches a cell's database for one thing: creating the
-instance it scheduled into that cell, with its ``create`` action and a
-``schedule`` event naming the claimed host and the alternates handed along
-(the first line of the instance's attempt history), and its build plan (the
-host, request spec and alternates, so that the cell conductor can move the
-build if that host dies: ``cellplane/objects/build_plans.py``). Everything
-after that is written by the cell's own conductor. ``withdraw`` removes what ``create``
-wrote, for an instance the user deleted while it was being scheduled; a
+The super conductor writes into a cell's database for one thing: the
+instances of a boot it scheduled into that cell (``create_many``, one
+transaction per cell), each with its ``create`` action and a ``schedule``
+event naming the claimed host and the alternates handed along (the first
+line of the instance's attempt history), and its build plan (the host,
+request spec and alternates, so that the cell conductor can move the build
+if that host dies: ``cellplane/objects/build_plans.py``). Everything after
+that is written by the cell's own conductor. ``withdraw`` removes what
+``create_many`` wrote for an instance that is not placed after all: the user
+deleted it while it was being scheduled, its mapping could not be pointed at
+the cell, another super conductor took its build request over, or a
+resumption clears what a lost run left (``conductor/super/resume.py``). A
 ``CellRow`` is that write as a reservation (``cellplane.reservations``), its
 undo ``withdraw``.
 """
@@ -40,21 +44,13 @@ def describe_selection(host_list: Sequence[Selection]) -> str:
     return text
 
 
-def create(engine: Engine, instance: Instance, request_spec: RequestSpec,
-           host_list: Sequence[Selection], *, request_id: str | None,
-           scheduling_started: datetime.datetime) -> None:
-    """Insert the instance, its ``create`` action, the ``schedule`` event and the build plan, atomically."""
-    create_many(engine, [(instance, host_list)], request_spec, request_id=request_id,
-                scheduling_started=scheduling_started)
-
-
 def create_many(engine: Engine, placed: Sequence[tuple[Instance, Sequence[Selection]]],
                 request_spec: RequestSpec, *, request_id: str | None,
                 scheduling_started: datetime.datetime) -> None:
-    """``create`` for the instances of one boot placed in this cell, in one transaction.
+    """Insert each instance, its ``create`` action, the ``schedule`` event and the build plan, atomically.
 
-    ``placed``: each instance with its host list (the claimed host first).
-    All are written or, on an error, none.
+    ``placed``: the instances of one boot placed in this cell, each with its
+    host list (the claimed host first). All are written or, on an error, none.
     """
     finished = utcnow()
     # A new row: its plan and action cannot exist yet (a resumed boot
@@ -74,7 +70,7 @@ def create_many(engine: Engine, placed: Sequence[tuple[Instance, Sequence[Select
 
 
 def withdraw(engine: Engine, instance_uuid: str) -> None:
-    """Remove the instance ``create`` wrote, with its actions and events."""
+    """Remove the instance ``create_many`` wrote, with its build plan, actions and events (none: nothing to do)."""
     with engine.begin() as conn:
         build_plans.forget(conn, instance_uuid)
         instance_actions.delete_for_instance(conn, instance_uuid)

@@ -73,12 +73,12 @@ def _age(top, uuids, seconds):
 def _lost_run(top, spec, asked, holder):
     """What a super conductor killed between writing the cell and pointing the mapping leaves."""
     uuids = [i.uuid for i in asked]
-    assert build_requests.lease(top.api_engine, uuids, holder) == uuids
+    assert list(build_requests.lease_and_read(top.api_engine, uuids, holder)) == uuids
     host_lists = top.scheduler_api.select_destinations(new_context(), spec, uuids, 2)
     for instance, host_list in zip(asked, host_lists):
         cell = top.cell_of_host(host_list[0].service_host)
-        cell_writes.create(top.cell_engines[cell], instance, spec, host_list,
-                           request_id=None, scheduling_started=datetime.datetime.now())
+        cell_writes.create_many(top.cell_engines[cell], [(instance, host_list)], spec,
+                                request_id=None, scheduling_started=datetime.datetime.now())
     return host_lists
 
 
@@ -190,7 +190,8 @@ def test_the_instances_of_one_boot_are_resumed_together(top):
     spec, asked = _asked(top, count=3)
     _heartbeat(top, 'super-dead', seconds_ago=600)
     dead = build_requests.Lease(host='super-dead', token='t-dead')
-    assert build_requests.lease(top.api_engine, [i.uuid for i in asked], dead)
+    assert list(build_requests.lease_and_read(top.api_engine, [i.uuid for i in asked],
+                                              dead)) == [i.uuid for i in asked]
     _age(top, [i.uuid for i in asked], 600)
     calls = []
     real = top.scheduler_api.select_destinations
@@ -206,15 +207,17 @@ def test_a_super_conductor_taken_for_dead_does_not_place_what_was_taken_over(top
     spec, asked = _asked(top)
     slow = build_requests.Lease(host='super-slow', token='t-slow')
     (uuid,) = [i.uuid for i in asked]
-    assert build_requests.lease(top.api_engine, [uuid], slow) == [uuid]
+    assert list(build_requests.lease_and_read(top.api_engine, [uuid], slow)) == [uuid]
     orphan = build_requests.Orphan(instance_uuid=uuid, request_spec=spec, lease=slow,
                                    why='test')
     assert build_requests.take_over(top.api_engine, orphan,
                                     top.super_conductor.manager.lease)
     # The slow one's second take-over of the same state loses the compare-and-set.
     assert not build_requests.take_over(top.api_engine, orphan, slow)
-    with pytest.raises(build_requests.LeaseLost, match='super-1'):
-        build_requests.place(top.api_engine, uuid, top.cells['cell1'].uuid, slow)
+    outcome = build_requests.place_many(
+        top.api_engine, {uuid: top.cells['cell1'].uuid}, slow)[uuid]
+    assert isinstance(outcome, build_requests.LeaseLost)
+    assert 'super-1' in str(outcome)
     assert build_requests.get(top.api_engine, uuid).instance.uuid == uuid
 
 
@@ -222,8 +225,8 @@ def test_placing_a_boot_gives_each_instance_its_own_outcome_in_one_transaction(t
     spec, asked = _asked(top, count=3)
     placed, deleted, taken = [i.uuid for i in asked]
     mine = build_requests.Lease(host='super-mine', token='t-mine')
-    assert build_requests.lease(top.api_engine, [placed, deleted, taken], mine) == [
-        placed, deleted, taken]
+    assert list(build_requests.lease_and_read(
+        top.api_engine, [placed, deleted, taken], mine)) == [placed, deleted, taken]
     assert build_requests.discard(top.api_engine, deleted)
     assert build_requests.take_over(top.api_engine, build_requests.Orphan(
         instance_uuid=taken, request_spec=spec, lease=mine, why='test'),

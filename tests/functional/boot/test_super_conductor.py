@@ -465,10 +465,11 @@ def test_a_server_placed_between_the_two_reads_of_a_listing_is_listed_from_its_c
     def get_many_after_placing(engine, uuids):
         if not placed:
             placed.append(instance.uuid)
-            cell_writes.create(top.cell_engines['cell1'], dataclasses.replace(
-                instance, host='c1-a', node='c1-a', cell_uuid=cell.uuid), spec, [chosen],
+            cell_writes.create_many(top.cell_engines['cell1'], [(dataclasses.replace(
+                instance, host='c1-a', node='c1-a', cell_uuid=cell.uuid), [chosen])], spec,
                 request_id=None, scheduling_started=datetime.datetime.now())
-            assert build_requests.place(top.api_engine, instance.uuid, cell.uuid)
+            assert build_requests.place_many(top.api_engine, {instance.uuid: cell.uuid}) == {
+                instance.uuid: build_requests.PLACED}
         return real_get_many(engine, uuids)
     monkeypatch.setattr(build_requests, 'get_many', get_many_after_placing)
 
