@@ -9,7 +9,7 @@ nothing around it, and measures this process's CPU per instance for each
 step:
 
 - ``lease``: the super conductor leases and reads the build requests
-  (``build_requests.lease_and_read``);
+  (``build_request_leases.lease_and_read``);
 - ``cell write``: it writes the instances into their cell
   (``cell_writes.create_many``: instance, build plan, create action,
   schedule event);
@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from cellplane.context import new_context  # noqa: E402
 from cellplane.db import engines, migrate  # noqa: E402
-from cellplane.objects import build_requests, cell_mappings  # noqa: E402
+from cellplane.objects import build_request_leases, build_requests, cell_mappings  # noqa: E402
 from conductor.cell.manager import CellConductorManager  # noqa: E402
 from conductor.super import cell_writes  # noqa: E402
 from rpc_schemas.build_attempt import BuildAttempt  # noqa: E402
@@ -77,7 +77,7 @@ def measure(api, cell, cell_uuid: str, instances: int, batch: int) -> dict[str, 
         uuids = [i.uuid for i in asked]
         started = datetime.datetime.now(datetime.timezone.utc)
         t0 = time.process_time()
-        requests = build_requests.lease_and_read(api, uuids, holder)
+        requests = build_request_leases.lease_and_read(api, uuids, holder)
         t1 = time.process_time()
         placed = [(dataclasses.replace(r.instance, host=f'h{n}', node=f'h{n}',
                                        cell_uuid=cell_uuid),

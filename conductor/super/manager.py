@@ -15,13 +15,11 @@ claims its lost answer may have made are removed before each new attempt
 does the request fail, saying the scheduler did not answer and for how long.
 
 A super conductor leases the build requests of a boot before it asks the
-scheduler (``cellplane/objects/build_requests.py``) and places only what it
-still holds. Its boot message was acknowledged on receipt, so if it dies
-mid-boot the message is gone; ``resume_orphans`` (run at start and every
-``[conductor] resume_interval``) finds what a dead super conductor left, or
-what no super conductor ever picked up, takes it over, removes whatever
-the lost run had made of it (a half-written instance in any cell, a
-Placement claim) and schedules it again: the outage is a delay.
+scheduler (``cellplane/objects/build_request_leases.py``) and places only
+what it still holds. Its boot message was acknowledged on receipt, so if it
+dies mid-boot the message is gone; what it left is resumed by
+``conductor/super/resume.py`` through ``build_held``, under this process's
+lease: the outage is a delay.
 
 When the request cannot be placed (NoValidHost, or any answer the scheduler
 gives instead of hosts) every instance of the request stays a build request,
@@ -37,7 +35,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-import json
 import logging
 import time
 import uuid as uuid_lib
@@ -48,8 +45,7 @@ import tenacity
 from sqlalchemy.engine import Engine
 
 from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
-from cellplane.context import new_context
-from cellplane.objects import build_requests
+from cellplane.objects import build_request_leases, build_requests
 from cellplane.cells.databases import CellDatabases, UnknownCell
 from cellplane.objects.cell_mappings import CellMapping
 from cellplane.reservations import Reservation, ReservationStack
@@ -122,8 +118,7 @@ class SuperConductorManager:
                  scheduler: SchedulerAPI, compute_api_for: ComputeAPIForCell,
                  placement: Unclaimer, max_attempts: int,
                  scheduler_retry_timeout: float = 180.0,
-                 host: str = 'super-conductor', binary: str = 'cellplane-conductor',
-                 service_down_time: float = 60.0, unleased_for: float = 120.0,
+                 host: str = 'super-conductor',
                  sleep: Callable[[float], None] = time.sleep) -> None:
         self._api_engine = api_engine
         self._cells = cells
@@ -136,9 +131,6 @@ class SuperConductorManager:
         # This process's leases: a restarted super conductor on the same host
         # has a new token, and takes over what the old one held.
         self.lease = build_requests.Lease(host=host, token=uuid_lib.uuid4().hex)
-        self._binary = binary
-        self._service_down_time = service_down_time
-        self._unleased_for = unleased_for
 
     def schedule_and_build_instances(self, ctxt, request_spec: RequestSpec,
                                      instance_uuids: list[str]) -> None:
@@ -148,8 +140,8 @@ class SuperConductorManager:
                       type(request_spec).__name__, type(instance_uuids).__name__)
             return
         started = datetime.datetime.now(datetime.timezone.utc)
-        requests = build_requests.lease_and_read(self._api_engine, instance_uuids,
-                                                 self.lease)
+        requests = build_request_leases.lease_and_read(self._api_engine, instance_uuids,
+                                                       self.lease)
         # Not leased: deleted by the user, or resumed by a super conductor
         # while this message waited. Nothing to place.
         uuids = list(requests)
@@ -158,71 +150,27 @@ class SuperConductorManager:
             LOG.info('No build request left to schedule for %s (deleted, or already '
                      'being placed after a resumption)', ', '.join(instance_uuids))
             return
+        self.build_held(ctxt, request_spec, requests, started)
+
+    def build_held(self, ctxt, request_spec: RequestSpec,
+                   requests: dict[str, build_requests.BuildRequest],
+                   started: datetime.datetime) -> None:
+        """Schedule and build the requests this process holds (a boot, or a resumed one).
+
+        Every way through places, fails or gives up each request; one still
+        held after an error is given back, to be resumed.
+        """
+        uuids = list(requests)
         try:
             self._schedule_and_build(ctxt, request_spec, uuids, requests, started)
         except Exception:
-            # Every way through places, fails or gives up each request; one
-            # still held after an error is left to a resumption.
-            self._release(uuids)
+            self.release(uuids)
             raise
 
-    def resume_orphans(self) -> int:
-        """Schedule again what a dead super conductor left, or what none picked up; how many instances."""
-        found = build_requests.orphans(
-            self._api_engine, holder=self.lease, binary=self._binary,
-            service_down_time=self._service_down_time, unleased_for=self._unleased_for)
-        # The instances of one boot share their request spec: resumed together,
-        # as the boot asked (all or nothing, one scheduling).
-        boots: dict[str, list[build_requests.Orphan]] = {}
-        for orphan in found:
-            key = json.dumps(orphan.request_spec.to_primitive(), sort_keys=True)
-            boots.setdefault(key, []).append(orphan)
-        resumed = 0
-        for orphans in boots.values():
-            taken = [o for o in orphans
-                     if build_requests.take_over(self._api_engine, o, self.lease)]
-            if taken:
-                resumed += self._resume(taken)
-        return resumed
-
-    def _resume(self, orphans: list[build_requests.Orphan]) -> int:
-        uuids = [o.instance_uuid for o in orphans]
-        LOG.warning('Resuming the build of %s: %s', ', '.join(uuids), orphans[0].why)
+    def release(self, uuids: list[str]) -> None:
+        """Give back this process's leases on ``uuids`` (a later resumption finds them)."""
         try:
-            # The lost run may have written the instance into a cell (before
-            # it could point the mapping there) and claimed for it.
-            for cell in self._cells.reload():
-                engine = self._cells.engine(cell.uuid)
-                for uuid in uuids:
-                    cell_writes.withdraw(engine, uuid)
-        except sa.exc.SQLAlchemyError as exc:
-            LOG.warning('Not resuming %s yet: a cell database could not be cleaned '
-                        'of what the lost run wrote (%s); trying again later',
-                        ', '.join(uuids), str(exc).splitlines()[0])
-            self._release(uuids)
-            return 0
-        for uuid in uuids:
-            self._unclaim(uuid)
-        requests = build_requests.get_many(self._api_engine, uuids)
-        deleted = self._forget_deleted([u for u in uuids if u not in requests])
-        if deleted:
-            LOG.info('Removed what the lost run had made of %s, deleted by the user '
-                     'meanwhile', ', '.join(deleted))
-        uuids = [u for u in uuids if u in requests]
-        metrics.INSTANCES_TAKEN.labels('resume').inc(len(uuids))
-        if uuids:
-            try:
-                self._schedule_and_build(
-                    new_context(), orphans[0].request_spec, uuids, requests,
-                    datetime.datetime.now(datetime.timezone.utc))
-            except Exception:
-                self._release(uuids)
-                raise
-        return len(uuids)
-
-    def _release(self, uuids: list[str]) -> None:
-        try:
-            build_requests.release(self._api_engine, uuids, self.lease)
+            build_request_leases.release(self._api_engine, uuids, self.lease)
         except sa.exc.SQLAlchemyError as exc:
             LOG.warning('Could not release the leases of %s (%s); they are resumed '
                         'when this super conductor is restarted or taken for dead',

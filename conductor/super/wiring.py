@@ -35,6 +35,7 @@ from conductor.legacy import LegacyConductorEndpoint
 from conductor.super import rpcapi
 from conductor.super.manager import SuperConductorManager
 from conductor.super.placement_audit import PeriodicAudit
+from conductor.super.resume import Resumption
 from placement import client_conf
 from placement.client import PlacementClient
 from scheduler.rpcapi import SchedulerAPI
@@ -44,10 +45,11 @@ BINARY = 'cellplane-conductor'
 
 @dataclasses.dataclass
 class SuperConductor:
-    """A built super conductor: its ``Service`` and its manager."""
+    """A built super conductor: its ``Service``, its manager and its resumption of lost boots."""
 
     service: Service
     manager: SuperConductorManager
+    resumption: Resumption
 
 
 def check_conf(conf: cfg.ConfigOpts, service_name: str) -> None:
@@ -85,7 +87,9 @@ def build_super_conductor(conf: cfg.ConfigOpts, *, transport, api_engine: Engine
         compute_api_for=compute_api_for, placement=placement,
         max_attempts=conf.conductor.max_attempts,
         scheduler_retry_timeout=conf.conductor.scheduler_retry_timeout,
-        host=host or conf.host, binary=BINARY,
+        host=host or conf.host)
+    resumption = Resumption(
+        manager, api_engine=api_engine, cells=cells, binary=BINARY,
         service_down_time=conf.service.service_down_time,
         unleased_for=conf.conductor.resume_unleased_after)
     host = host or conf.host
@@ -99,7 +103,7 @@ def build_super_conductor(conf: cfg.ConfigOpts, *, transport, api_engine: Engine
     if conf.conductor.resume_interval:
         periodic.append(PeriodicTask('resume-build-requests',
                                      conf.conductor.resume_interval,
-                                     manager.resume_orphans))
+                                     resumption.run))
     if conf.conductor.placement_audit_interval:
         audit = PeriodicAudit(api_engine, cells, placement,
                               grace=conf.conductor.placement_audit_grace)
@@ -110,4 +114,4 @@ def build_super_conductor(conf: cfg.ConfigOpts, *, transport, api_engine: Engine
         endpoints=[manager, LegacyConductorEndpoint(conductor_conf.ROLE_SUPER, manager)],
         heartbeat=heartbeat, periodic_tasks=periodic, host=host,
         owns_transport=owns_transport)
-    return SuperConductor(service=service, manager=manager)
+    return SuperConductor(service=service, manager=manager, resumption=resumption)

@@ -126,7 +126,7 @@ class TopLevel:
         sched_conf.set_override('max_attempts', max_attempts, group='conductor')
         # Refreshed when a test says so (refresher.refresh()), not on a timer.
         sched_conf.set_override('host_refresh_interval', 3600, group='scheduler')
-        # Resumed when a test says so (manager.resume_orphans()), never on a timer.
+        # Resumed when a test says so (super_conductor.resumption.run()), never on a timer.
         sched_conf.set_override('resume_interval', 0, group='conductor')
         self.traces = []
         self.scheduler = build_scheduler(

@@ -18,7 +18,8 @@ from cellplane.db.api.models import build_requests as build_requests_table
 from cellplane.db.api.models import services as services_table
 from cellplane.db.cell.models import instances
 from cellplane.db.columns import utcnow
-from cellplane.objects import build_requests, cell_mappings, instance_mappings, services
+from cellplane.objects import (build_request_leases, build_requests, cell_mappings,
+                               instance_mappings, services)
 from conductor.super import cell_writes
 from rpc_schemas.flavor import Flavor
 from rpc_schemas.instance import Instance
@@ -73,7 +74,7 @@ def _age(top, uuids, seconds):
 def _lost_run(top, spec, asked, holder):
     """What a super conductor killed between writing the cell and pointing the mapping leaves."""
     uuids = [i.uuid for i in asked]
-    assert list(build_requests.lease_and_read(top.api_engine, uuids, holder)) == uuids
+    assert list(build_request_leases.lease_and_read(top.api_engine, uuids, holder)) == uuids
     host_lists = top.scheduler_api.select_destinations(new_context(), spec, uuids, 2)
     for instance, host_list in zip(asked, host_lists):
         cell = top.cell_of_host(host_list[0].service_host)
@@ -102,13 +103,13 @@ def _cell_rows(top, uuid):
 
 
 def test_a_boot_left_by_a_dead_super_conductor_is_built_once_with_one_claim(top):
-    manager = top.super_conductor.manager
+    resumption = top.super_conductor.resumption
     uuid = _left_by_a_dead_super_conductor(top)
     # Leased a moment ago: its holder was alive then, whatever its heartbeat.
-    assert manager.resume_orphans() == 0
+    assert resumption.run() == 0
     _age(top, [uuid], 600)
 
-    assert manager.resume_orphans() == 1
+    assert resumption.run() == 1
 
     top.recorder.wait_for(lambda: top.recorder.builds, 'the resumed build cast')
     (build,) = top.recorder.builds
@@ -119,11 +120,11 @@ def test_a_boot_left_by_a_dead_super_conductor_is_built_once_with_one_claim(top)
     assert list(claimed) == [build.host_list[0].compute_node_uuid]
     with pytest.raises(build_requests.BuildRequestNotFound):
         build_requests.get(top.api_engine, uuid)
-    assert manager.resume_orphans() == 0
+    assert resumption.run() == 0
 
 
 def test_a_boot_deleted_while_its_dead_holder_held_it_is_undone_then_removed(top):
-    manager = top.super_conductor.manager
+    resumption = top.super_conductor.resumption
     uuid = _left_by_a_dead_super_conductor(top)
 
     assert build_requests.discard(top.api_engine, uuid) is True
@@ -133,7 +134,7 @@ def test_a_boot_deleted_while_its_dead_holder_held_it_is_undone_then_removed(top
     assert len(_cell_rows(top, uuid)) == 1
     _age(top, [uuid], 600)
 
-    assert manager.resume_orphans() == 0     # nothing to schedule again
+    assert resumption.run() == 0     # nothing to schedule again
 
     assert top.placement.get_allocations(uuid).allocations == {}
     assert _cell_rows(top, uuid) == []
@@ -141,30 +142,31 @@ def test_a_boot_deleted_while_its_dead_holder_held_it_is_undone_then_removed(top
     with top.api_engine.connect() as conn:
         assert conn.execute(sa.select(build_requests_table).where(
             build_requests_table.c.instance_uuid == uuid)).first() is None
-    assert manager.resume_orphans() == 0
+    assert resumption.run() == 0
 
 
 def test_the_lease_of_a_live_super_conductor_is_left_alone(top):
-    manager = top.super_conductor.manager
+    resumption = top.super_conductor.resumption
     spec, asked = _asked(top)
     alive = build_requests.Lease(host='super-2', token='t-2')
     _heartbeat(top, 'super-2', seconds_ago=1)
     _lost_run(top, spec, asked, alive)
     _age(top, [asked[0].uuid], 3600)
 
-    assert manager.resume_orphans() == 0
+    assert resumption.run() == 0
     assert top.recorder.builds == []
     assert top.placement.get_allocations(asked[0].uuid).allocations != {}
 
 
 def test_a_restarted_super_conductor_resumes_what_its_earlier_process_held(top):
     manager = top.super_conductor.manager
+    resumption = top.super_conductor.resumption
     spec, asked = _asked(top)
     # Same host as the running one (whose heartbeat is fresh), earlier process.
     earlier = build_requests.Lease(host=manager.lease.host, token='t-before-restart')
     _lost_run(top, spec, asked, earlier)
 
-    assert manager.resume_orphans() == 1
+    assert resumption.run() == 1
     top.recorder.wait_for(lambda: top.recorder.builds, 'the resumed build cast')
     assert [b.instance.uuid for b in top.recorder.builds] == [asked[0].uuid]
     assert len(_cell_rows(top, asked[0].uuid)) == 1
@@ -172,11 +174,12 @@ def test_a_restarted_super_conductor_resumes_what_its_earlier_process_held(top):
 
 def test_a_request_never_picked_up_is_resumed_after_the_bound_and_its_late_message_skipped(top):
     manager = top.super_conductor.manager
+    resumption = top.super_conductor.resumption
     spec, old = _asked(top, name='old')
     _, young = _asked(top, name='young')
     _age(top, [old[0].uuid], 3600)
 
-    assert manager.resume_orphans() == 1
+    assert resumption.run() == 1
     top.recorder.wait_for(lambda: top.recorder.builds, 'the resumed build cast')
     assert [b.instance.uuid for b in top.recorder.builds] == [old[0].uuid]
     # Its message arrives at last: nothing is built twice.
@@ -187,10 +190,11 @@ def test_a_request_never_picked_up_is_resumed_after_the_bound_and_its_late_messa
 
 def test_the_instances_of_one_boot_are_resumed_together(top):
     manager = top.super_conductor.manager
+    resumption = top.super_conductor.resumption
     spec, asked = _asked(top, count=3)
     _heartbeat(top, 'super-dead', seconds_ago=600)
     dead = build_requests.Lease(host='super-dead', token='t-dead')
-    assert list(build_requests.lease_and_read(top.api_engine, [i.uuid for i in asked],
+    assert list(build_request_leases.lease_and_read(top.api_engine, [i.uuid for i in asked],
                                               dead)) == [i.uuid for i in asked]
     _age(top, [i.uuid for i in asked], 600)
     calls = []
@@ -198,7 +202,7 @@ def test_the_instances_of_one_boot_are_resumed_together(top):
     manager._scheduler = type('Counting', (), {'select_destinations': staticmethod(
         lambda *a: calls.append(a[2]) or real(*a))})()
 
-    assert manager.resume_orphans() == 3
+    assert resumption.run() == 3
     top.recorder.wait_for(lambda: len(top.recorder.builds) == 3, 'three builds')
     assert [sorted(c) for c in calls] == [sorted(i.uuid for i in asked)]
 
@@ -207,13 +211,13 @@ def test_a_super_conductor_taken_for_dead_does_not_place_what_was_taken_over(top
     spec, asked = _asked(top)
     slow = build_requests.Lease(host='super-slow', token='t-slow')
     (uuid,) = [i.uuid for i in asked]
-    assert list(build_requests.lease_and_read(top.api_engine, [uuid], slow)) == [uuid]
-    orphan = build_requests.Orphan(instance_uuid=uuid, request_spec=spec, lease=slow,
+    assert list(build_request_leases.lease_and_read(top.api_engine, [uuid], slow)) == [uuid]
+    orphan = build_request_leases.Orphan(instance_uuid=uuid, request_spec=spec, lease=slow,
                                    why='test')
-    assert build_requests.take_over(top.api_engine, orphan,
+    assert build_request_leases.take_over(top.api_engine, orphan,
                                     top.super_conductor.manager.lease)
     # The slow one's second take-over of the same state loses the compare-and-set.
-    assert not build_requests.take_over(top.api_engine, orphan, slow)
+    assert not build_request_leases.take_over(top.api_engine, orphan, slow)
     outcome = build_requests.place_many(
         top.api_engine, {uuid: top.cells['cell1'].uuid}, slow)[uuid]
     assert isinstance(outcome, build_requests.LeaseLost)
@@ -225,10 +229,10 @@ def test_placing_a_boot_gives_each_instance_its_own_outcome_in_one_transaction(t
     spec, asked = _asked(top, count=3)
     placed, deleted, taken = [i.uuid for i in asked]
     mine = build_requests.Lease(host='super-mine', token='t-mine')
-    assert list(build_requests.lease_and_read(
+    assert list(build_request_leases.lease_and_read(
         top.api_engine, [placed, deleted, taken], mine)) == [placed, deleted, taken]
     assert build_requests.discard(top.api_engine, deleted)
-    assert build_requests.take_over(top.api_engine, build_requests.Orphan(
+    assert build_request_leases.take_over(top.api_engine, build_request_leases.Orphan(
         instance_uuid=taken, request_spec=spec, lease=mine, why='test'),
         top.super_conductor.manager.lease)
     cell1, cell2 = top.cells['cell1'].uuid, top.cells['cell2'].uuid
@@ -252,14 +256,15 @@ def test_placing_a_boot_gives_each_instance_its_own_outcome_in_one_transaction(t
 
 def test_a_boot_is_not_resumed_while_a_cell_cannot_be_cleaned(top):
     manager = top.super_conductor.manager
+    resumption = top.super_conductor.resumption
     spec, asked = _asked(top)
     _age(top, [asked[0].uuid], 3600)
     cell_mappings.create(top.api_engine, name='lost', transport_url='memory://lost',
                          database_connection='postgresql+psycopg2://x@127.0.0.1:1/none')
 
-    assert manager.resume_orphans() == 0
+    assert resumption.run() == 0
     assert top.recorder.builds == []
     # Given back: a later look finds it again.
-    assert [o.instance_uuid for o in build_requests.orphans(
+    assert [o.instance_uuid for o in build_request_leases.orphans(
         top.api_engine, holder=manager.lease, binary=BINARY, service_down_time=60,
         unleased_for=60)] == [asked[0].uuid]
