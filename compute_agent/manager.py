@@ -8,7 +8,7 @@ a stopped hosted host waits until that host starts.
 ``build_and_run_instance``: build through ``InstanceBuilder`` (local
 resource check, then the driver). Success: the cell conductor hears the
 instance is ACTIVE on this host and node, with the attempt. Failure: the
-cell conductor gets ``build_instances`` with the attempt and the
+cell conductor gets ``reschedule_build`` with the attempt and the
 alternates left (``host_list[1:]``); it removes this host's allocation and
 tries the next one. The agent itself never unclaims a build: the claim was
 made for this host by someone else, and the conductor that reschedules owns
@@ -135,7 +135,7 @@ class ComputeManager:
         LOG.warning('Build of instance %s failed: %s; handing %d alternate(s) to the '
                     'cell conductor (failed on %s)', instance.uuid, attempt.reason,
                     len(host_list) - 1, attempt.host)
-        self.conductor.build_instances(ctxt, instance, request_spec, host_list[1:], attempt)
+        self.conductor.reschedule_build(ctxt, instance, request_spec, host_list[1:], attempt)
 
     def terminate_instance(self, ctxt, instance_uuid: str, host: str | None = None) -> None:
         if not isinstance(instance_uuid, str) or not instance_uuid:

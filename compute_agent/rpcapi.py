@@ -12,7 +12,7 @@ API versions:
               Placement under the instance's UUID. ``host_list[1:]`` are
               unclaimed alternates in the same cell, best first, each with
               its own allocation request: the agent hands them to its cell
-              conductor (``build_instances``) if the build fails.
+              conductor (``reschedule_build``) if the build fails.
           terminate_instance(instance_uuid: str) cast: destroy it, remove
               its allocations in Placement, report it DELETED.
     1.2 - terminate_instance(instance_uuid: str, host: str) cast: ``host``

@@ -1,7 +1,7 @@
 """BuildAttempt: one try at building an instance on one host, and how it ended.
 
 The compute agent sends one with every outcome (success to the cell
-conductor's ``instance_update``, failure with ``build_instances``); the
+conductor's ``instance_update``, failure with ``reschedule_build``); the
 cell conductor records each as an action event of the instance in the cell
 DB (``instance_action_events``: host, node, start, finish, result, reason),
 so the attempt history never depends on the top level.

@@ -49,8 +49,8 @@ def _wrong_type(method: str, name: str, value, expected: str) -> str:
             f'{type(value).__name__}')
 
 
-def _check_build_instances(instance, request_spec, host_list, attempt) -> str | None:
-    """What is wrong with build_instances' arguments, or None."""
+def _check_reschedule(instance, request_spec, host_list, attempt) -> str | None:
+    """What is wrong with a reschedule's arguments, or None."""
     for name, value, cls in (('instance', instance, Instance),
                              ('request_spec', request_spec, RequestSpec),
                              ('attempt', attempt, BuildAttempt)):
@@ -111,17 +111,32 @@ class CellConductorManager:
         LOG.info('Removed %d compute node(s) and %d compute service(s) of %d host(s) '
                  'no longer run: %s', nodes, removed, len(hosts), ', '.join(sorted(hosts)))
 
+    def reschedule_build(self, ctxt, instance: Instance, request_spec: RequestSpec,
+                         host_list: list[Selection], attempt: BuildAttempt) -> None:
+        """The build in ``attempt`` failed: move it to the next of ``host_list`` (API 1.5)."""
+        self._reschedule('reschedule_build', ctxt, instance, request_spec, host_list, attempt)
+
     def build_instances(self, ctxt, instance: Instance, request_spec: RequestSpec,
                         host_list: list[Selection], attempt: BuildAttempt) -> None:
-        problem = _check_build_instances(instance, request_spec, host_list, attempt)
+        """``reschedule_build`` under its API 1.1-1.4 name.
+
+        Served for one release, for compute agents of the previous release
+        (and clients capped below 1.5, and the 1.x conductor API); removed
+        in the release after.
+        """
+        self._reschedule('build_instances', ctxt, instance, request_spec, host_list, attempt)
+
+    def _reschedule(self, method: str, ctxt, instance: Instance, request_spec: RequestSpec,
+                    host_list: list[Selection], attempt: BuildAttempt) -> None:
+        problem = _check_reschedule(instance, request_spec, host_list, attempt)
         if problem:
-            LOG.error('Rejected build_instances: %s', problem)
+            LOG.error('Rejected %s: %s', method, problem)
             return
         try:
             metrics.RESCHEDULES.labels('build_failed').inc()
             self.rescheduler.reschedule(ctxt, instance, request_spec, host_list, attempt)
         except instances.InstanceNotFound as exc:
-            LOG.error('Rejected build_instances: %s', exc)
+            LOG.error('Rejected %s: %s', method, exc)
         except Exception as exc:  # noqa: BLE001 - the instance must not stay building
             LOG.exception('Reschedule of instance %s failed unexpectedly', instance.uuid)
             message = (f'Reschedule after the failed build on {attempt.host} failed '

@@ -35,6 +35,11 @@ and the super conductor's evolve apart):
               flight is cast to that host. Below 1.4 nothing is sent (the
               instance stays scheduling until it ends; the heartbeats still
               mark the plan started).
+    1.5 - reschedule_build(instance, request_spec, host_list, attempt) cast:
+              the reschedule of 1.1 under its own name (``build_instances``
+              named what the super conductor does, not what this one does).
+              Below 1.5 the client sends it as ``build_instances``, which the
+              cell conductor still serves for one release.
 
 ``[upgrade_levels] cell_conductor`` caps what this client sends.
 """
@@ -56,7 +61,7 @@ from rpc_schemas.service_status import ServiceStatus
 
 TOPIC = 'conductor'
 NAMESPACE = 'cell_conductor'
-API_VERSION = '1.4'
+API_VERSION = '1.5'
 
 
 class CellConductorAPI(RPCAPIClient):
@@ -97,13 +102,19 @@ class CellConductorAPI(RPCAPIClient):
         self.prepare('remove_compute_hosts', '1.2').cast(
             ctxt, 'remove_compute_hosts', hosts=list(hosts))
 
-    def build_instances(self, ctxt: RequestContext, instance: Instance,
-                        request_spec: RequestSpec, host_list: Sequence[Selection],
-                        attempt: BuildAttempt) -> None:
-        """Cast a reschedule to the cell conductor: the build in ``attempt`` failed."""
-        self.prepare('build_instances', '1.1').cast(
-            ctxt, 'build_instances', instance=instance, request_spec=request_spec,
-            host_list=list(host_list), attempt=attempt)
+    def reschedule_build(self, ctxt: RequestContext, instance: Instance,
+                         request_spec: RequestSpec, host_list: Sequence[Selection],
+                         attempt: BuildAttempt) -> None:
+        """Cast a reschedule to the cell conductor: the build in ``attempt`` failed.
+
+        Named ``build_instances`` (API 1.1) to a cell conductor capped below 1.5.
+        """
+        args = dict(instance=instance, request_spec=request_spec,
+                    host_list=list(host_list), attempt=attempt)
+        if self.can_send_version('1.5'):
+            self.prepare('reschedule_build', '1.5').cast(ctxt, 'reschedule_build', **args)
+            return
+        self.prepare('build_instances', '1.1').cast(ctxt, 'build_instances', **args)
 
     def build_started(self, ctxt: RequestContext, instance_uuid: str, host: str) -> None:
         """Cast: ``host`` began building the instance (API 1.4; nothing below it)."""

@@ -162,7 +162,7 @@ def test_a_killed_cell_conductor_restarted_within_seconds_fails_no_boot(deployme
 
 def test_malformed_casts_to_every_topic_are_logged_and_fail_no_boot(deployment):
     each = 20
-    assert send_malformed(deployment, each) == 5 * each
+    assert send_malformed(deployment, each) == 6 * each
     wanted = set(_create(deployment, 'after-bad', count=2))
     wanted |= set(_create(deployment, 'after-bad-2', count=2))
 
@@ -175,6 +175,7 @@ def test_malformed_casts_to_every_topic_are_logged_and_fail_no_boot(deployment):
     }
     for daemon, line in rejected.items():
         assert deployment.log(daemon).count(line) == each, daemon
+    assert deployment.log('conductor-cell1').count('Rejected reschedule_build') == each
     assert deployment.log('conductor-cell1').count('Rejected build_instances') == each
     for daemon in ('scheduler', 'super-conductor', 'conductor-cell1', 'compute-cell1-a'):
         os.kill(deployment.pid(daemon), 0)    # raises if the daemon died

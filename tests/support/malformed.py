@@ -29,6 +29,9 @@ def targets(deployment: Deployment) -> list[tuple[str, str, str | None, str | No
         host = next(h for c in deployment.computes if c.cell == cell for h in c.hosts)
         found += [(cell, cell_rpcapi.TOPIC, cell_rpcapi.NAMESPACE, None, 'instance_update',
                    {'update': 'garbage'}),
+                  (cell, cell_rpcapi.TOPIC, cell_rpcapi.NAMESPACE, None, 'reschedule_build',
+                   {'instance': 7, 'request_spec': 8, 'host_list': 9, 'attempt': 10}),
+                  # Its name before cell conductor API 1.5, served for one release.
                   (cell, cell_rpcapi.TOPIC, cell_rpcapi.NAMESPACE, None, 'build_instances',
                    {'instance': 7, 'request_spec': 8, 'host_list': 9, 'attempt': 10}),
                   (cell, compute_rpcapi.TOPIC, None, host, 'build_and_run_instance',

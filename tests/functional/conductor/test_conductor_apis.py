@@ -5,6 +5,7 @@ in-memory bus (messages copied through JSON as RabbitMQ would).
 """
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import logging
 
@@ -19,14 +20,18 @@ from cellplane.rpc.client import MethodNotAllowedByCap
 from cellplane.rpc.serializer import PayloadSerializer
 from cellplane_embedded.memory_transport import MemoryBus
 from conductor import conf as conductor_conf
-from cellplane.objects import services
+from cellplane.objects import instance_actions, instances, services
+from cellplane.rpc.server import build_server
 from conductor.cell.rpcapi import CellConductorAPI
 from conductor.cell.wiring import build_cell_conductor
 from conductor.super.rpcapi import SuperConductorAPI
 from placement.client import PlacementClient
 import oslo_messaging as messaging  # noqa: I100
+from rpc_schemas.build_attempt import BuildAttempt
 from rpc_schemas.flavor import Flavor
+from rpc_schemas.instance import Instance
 from rpc_schemas.request_spec import RequestSpec
+from rpc_schemas.selection import Selection
 from rpc_schemas.service_status import ServiceStatus
 from tests.functional.cell_boot.harness import eventually
 
@@ -57,7 +62,7 @@ def test_each_conductor_api_has_its_own_cap(tmp_path, bus):
     assert super_.pick_version('schedule_and_build_instances', '1.2') == '1.2'
 
     conf = _load(tmp_path, 'super_conductor = 1.1')
-    assert CellConductorAPI(bus.transport, conf=conf).version_cap == '1.4'
+    assert CellConductorAPI(bus.transport, conf=conf).version_cap == '1.5'
     assert SuperConductorAPI(bus.transport, conf=conf).version_cap == '1.1'
     with pytest.raises(MethodNotAllowedByCap, match=r'\[upgrade_levels\] super_conductor'):
         SuperConductorAPI(bus.transport, conf=conf).prepare(
@@ -144,3 +149,72 @@ def test_a_client_capped_below_1_4_does_not_send_build_started(tmp_path, bus):
     capped.build_started(new_context(), 'instance-1', 'agent')   # no MethodNotAllowedByCap
     with pytest.raises(MethodNotAllowedByCap):
         capped.prepare('build_started', '1.4')
+
+
+def _failed_build(host: str):
+    """A reschedule's arguments: a build failed on ``host``, one alternate left."""
+    spec = RequestSpec(flavor=Flavor(name='small', vcpus=1, memory_mb=512, root_gb=1),
+                       project_id='p', user_id='u')
+    instance = Instance(uuid=f'00000000-0000-4000-8000-00000000000{len(host)}',
+                        project_id='p', user_id='u', flavor=spec.flavor,
+                        display_name='web')
+    now = datetime.datetime.now(datetime.timezone.utc)
+    attempt = BuildAttempt(host=host, nodename=host, start=now, finish=now,
+                           result='failed', reason='the driver failed')
+    alternate = Selection(service_host='alt', nodename='alt', compute_node_uuid='n-alt',
+                          cell_uuid='c', allocation_request={'allocations': {}},
+                          allocation_request_version='1.36')
+    return instance, spec, [alternate], attempt
+
+
+def _failed_builds_recorded(engine, uuid):
+    with engine.connect() as conn:
+        return [e.host for e in instance_actions.history(conn, uuid) if e.failed_build]
+
+
+@pytest.mark.parametrize('cap, host', [('', 'h-new'), ('cell_conductor = 1.4', 'h-old')])
+def test_a_reschedule_reaches_the_cell_conductor_by_either_name(
+        tmp_path, bus, cell_conductor, cap, host):
+    # Uncapped: reschedule_build (API 1.5). Capped at 1.4: build_instances,
+    # the old name, which this cell conductor still serves for one release.
+    client = CellConductorAPI(bus.transport, conf=_load(tmp_path, cap))
+    instance, spec, alternates, attempt = _failed_build(host)
+    with cell_conductor.begin() as conn:
+        instances.create_instances(conn, [dataclasses.replace(instance, host=host,
+                                                              node=host)])
+
+    client.reschedule_build(new_context(), instance, spec, alternates, attempt)
+
+    assert eventually(lambda: _failed_builds_recorded(cell_conductor, instance.uuid),
+                      'the failed build recorded by the reschedule') == [host]
+
+
+class _CellConductor14:
+    """A cell conductor of the previous release (API 1.4): the reschedule only as build_instances."""
+
+    target = messaging.Target(namespace='cell_conductor', version='1.4')
+
+    def __init__(self):
+        self.rescheduled = []
+
+    def build_instances(self, ctxt, instance, request_spec, host_list, attempt):
+        self.rescheduled.append((instance.uuid, attempt.host))
+
+
+def test_a_client_capped_below_1_5_names_the_reschedule_as_a_1_4_conductor_knows_it(
+        tmp_path, bus):
+    old = _CellConductor14()
+    server = build_server(bus.transport, topic='conductor', server='old-cond',
+                          endpoints=[old])
+    server.start()
+    try:
+        capped = CellConductorAPI(bus.transport, conf=_load(tmp_path, 'cell_conductor = 1.4'))
+        instance, spec, alternates, attempt = _failed_build('h-1')
+
+        capped.reschedule_build(new_context(), instance, spec, alternates, attempt)
+
+        assert eventually(lambda: old.rescheduled, 'the reschedule served') == [
+            (instance.uuid, 'h-1')]
+    finally:
+        server.stop()
+        server.wait()

@@ -37,8 +37,8 @@ class _Conductor:
     def __init__(self):
         self.sent = []
 
-    def build_instances(self, ctxt, instance, request_spec, host_list, attempt):
-        self.sent.append(('build_instances', attempt, host_list))
+    def reschedule_build(self, ctxt, instance, request_spec, host_list, attempt):
+        self.sent.append(('reschedule_build', attempt, host_list))
 
     def instance_update(self, ctxt, update):
         self.sent.append(('instance_update', update))
@@ -84,7 +84,7 @@ def test_a_build_for_a_host_the_agent_does_not_run_is_a_failed_attempt_with_its_
     manager.build_and_run_instance(None, instance, spec, selections)
 
     (method, attempt, alternates), = conductor.sent
-    assert (method, attempt.result, attempt.host) == ('build_instances', 'failed', 'other')
+    assert (method, attempt.result, attempt.host) == ('reschedule_build', 'failed', 'other')
     assert attempt.reason == 'build sent to other, which this agent (h-1, h-2) does not run'
     assert [s.service_host for s in alternates] == ['h-1']
 
