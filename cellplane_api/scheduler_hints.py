@@ -17,7 +17,7 @@ from typing import Iterable
 from sqlalchemy.engine import Engine
 
 from cellplane.cells.databases import CellDatabases
-from cellplane.objects import failure_domains
+from cellplane.objects import failure_domain_levels
 from cellplane_api import servers
 from cellplane_api.conf import DEFAULT_CELL_TIMEOUT
 from rpc_schemas.request_spec import HOST_LEVEL
@@ -60,7 +60,7 @@ def resolve(api_engine: Engine, cells: CellDatabases, texts: Iterable[str], *,
             # At the host level a domain hint is the host hint.
             name, level = (SAME_HOST if name == SAME_DOMAIN else DIFFERENT_HOST), None
         if level is not None:
-            levels = failure_domains.levels(api_engine) if levels is None else levels
+            levels = failure_domain_levels.levels(api_engine) if levels is None else levels
             if level not in levels:
                 raise servers.ServerError(
                     f'{name}: unknown level {level!r} (host, or one the scheduler uses: '

@@ -26,6 +26,7 @@ import argparse
 
 from cliff import lister, show
 
+from cellplane.objects import failure_domain_levels
 from cellplane.objects import failure_domains as domains_db
 from cellplane.objects.failure_domains import FailureDomain
 from cellplane_api import failure_domains
@@ -41,6 +42,25 @@ PROGRAM = 'cellplane failure-domain'
 def _row(domain: FailureDomain) -> tuple:
     return (domain.uuid, domain.level, domain.name, list(domain.hosts),
             list(domain.own_hosts), list(domain.contains), list(domain.contained_in))
+
+
+class Refused(Exception):
+    """A failure-domain request refused, worded for the operator (cliff prints it; exit 1)."""
+
+
+def for_operator(exc: domains_db.FailureDomainError) -> str:
+    """What is wrong, and for the refusals that have one, the command that repairs it."""
+    if isinstance(exc, domains_db.DomainNotFound):
+        return f'{exc} (give LEVEL:NAME or its uuid); see `cellplane failure-domain list`'
+    if isinstance(exc, domains_db.HostNotMapped):
+        return (f'{exc} (the scheduler maps the hosts it reads; `cellplane-manage cell '
+                f'discover-hosts` maps new ones now)')
+    if isinstance(exc, domains_db.DomainInUse):
+        if exc.containers:
+            return (f'{exc}; take it out first (`{PROGRAM} remove-domain '
+                    f'{exc.containers[0]} {exc.label}`)')
+        return f'{exc}; remove them first (`{PROGRAM} remove-host {exc.label} HOST ...`)'
+    return str(exc)
 
 
 def domain_ref(text: str) -> str:
@@ -70,6 +90,12 @@ class _Command(base.ConfigOptionsMixin):
 
     def placement(self):
         return client_conf.client_from_conf(self.conf, PROGRAM)
+
+    def run(self, parsed_args):
+        try:
+            return super().run(parsed_args)
+        except domains_db.FailureDomainError as exc:
+            raise Refused(for_operator(exc)) from exc
 
 
 class _WriteCommand(_Command, show.ShowOne):
@@ -226,7 +252,7 @@ class FailureDomainLevels(base.SaysWhatItFound, _Command, lister.Lister):
 
     def take_action(self, parsed_args):
         return ('position', 'level'), list(enumerate(
-            domains_db.levels(self.api_engine(parsed_args)), start=1))
+            failure_domain_levels.levels(self.api_engine(parsed_args)), start=1))
 
 
 class FailureDomainSync(_WriteCommand):
@@ -253,7 +279,7 @@ class FailureDomainRecordLevels(_Command, lister.Lister):
     def take_action(self, parsed_args):
         engine = self.api_engine(parsed_args)
         domains_db.record_levels(engine, self.conf.scheduler.failure_domain_levels)
-        return ('position', 'level'), list(enumerate(domains_db.levels(engine), start=1))
+        return ('position', 'level'), list(enumerate(failure_domain_levels.levels(engine), start=1))
 
 
 COMMANDS = {'failure-domain create': FailureDomainCreate,

@@ -25,7 +25,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
 from cellplane.db.api.models import server_group_members, server_groups
-from cellplane.objects import failure_domains
+from cellplane.objects import failure_domain_levels
 from rpc_schemas.request_spec import (
     AFFINITY, ANTI_AFFINITY, HOST_LEVEL, POLICIES, SOFT_ANTI_AFFINITY)
 
@@ -119,7 +119,7 @@ def create(engine: Engine, *, project_id: str, user_id: str | None, name: str,
             raise MaxPerDomainError(f'is for anti-affinity policies, not {policy}')
         if max_per_domain < 1:
             raise MaxPerDomainError(f'must be at least 1, not {max_per_domain}')
-    levels = failure_domains.levels(engine)
+    levels = failure_domain_levels.levels(engine)
     with engine.begin() as conn:
         if level != HOST_LEVEL and level not in levels:
             raise UnknownLevel(

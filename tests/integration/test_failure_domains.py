@@ -20,7 +20,8 @@ import sqlalchemy as sa
 
 from cellplane.db import engines, migrate
 from cellplane.db.api.models import failure_domain_levels
-from cellplane.objects import cell_mappings, compute_nodes, failure_domains, host_mappings
+from cellplane.objects import (cell_mappings, compute_nodes, failure_domain_levels,
+                               failure_domains, host_mappings)
 from tests.support.deployment import ComputePlan, Deployment
 
 HOSTS = ('cell1-fd-1', 'cell1-fd-2')
@@ -49,7 +50,7 @@ def test_the_scheduler_records_its_levels_and_the_cli_refuses_any_other(deployme
     assert 'failure_domain_levels' not in deployment.config('top.conf').read_text()
     api = engines.create_engine(deployment.databases['api'])
     try:
-        assert failure_domains.levels(api) == ['rack', 'row']
+        assert failure_domain_levels.levels(api) == ['rack', 'row']
     finally:
         api.dispose()
     assert [lv['level'] for lv in deployment.cli('failure-domain', 'levels')] == \

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from cellplane.db import engines, migrate
-from cellplane.objects import cell_mappings, failure_domains, host_mappings
+from cellplane.objects import cell_mappings, failure_domain_levels, failure_domains, host_mappings
 
 HOSTS = ('h1', 'h2', 'h3', 'h4')
 
@@ -62,7 +62,7 @@ def test_levels_in_use_cannot_be_dropped_or_reordered(api):
         failure_domains.record_levels(api, ['rack'])
     with pytest.raises(failure_domains.LevelsInUse, match='does not put rack below row'):
         failure_domains.record_levels(api, ['row', 'rack'])
-    assert failure_domains.levels(api) == ['rack', 'row', 'room']
+    assert failure_domain_levels.levels(api) == ['rack', 'row', 'room']
     assert failure_domains.record_levels(api, ['rack', 'row', 'room']) is False
     assert failure_domains.record_levels(api, ['rack', 'row']) is True
 
@@ -70,8 +70,9 @@ def test_levels_in_use_cannot_be_dropped_or_reordered(api):
 def test_delete_leaves_the_contained_domains(api):
     failure_domains.create(api, 'rack', 'r1', hosts=['h1'])
     failure_domains.create(api, 'row', 'A', contains=['rack:r1'])
-    with pytest.raises(failure_domains.DomainInUse, match='part of row:A'):
+    with pytest.raises(failure_domains.DomainInUse, match='part of row:A') as refused:
         failure_domains.delete(api, 'rack:r1')
+    assert (refused.value.label, refused.value.containers) == ('rack:r1', ('row:A',))
     gone = failure_domains.delete(api, 'row:A')
     assert gone.hosts_changed == ('h1',)
     assert [d.label for d in failure_domains.list_all(api)] == ['rack:r1']
