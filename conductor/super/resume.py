@@ -83,8 +83,9 @@ class Resumption:
                         ', '.join(uuids), str(exc).splitlines()[0])
             manager.release(uuids)
             return 0
-        # The manager's own undo (its claim removal and deleted-request
-        # cleanup log and carry on the same way for a lost run as for its own).
+        # Through the manager's own undo, so that a claim that cannot be
+        # removed (or a deleted request not forgotten) is logged and left
+        # exactly as for the manager's own boots.
         for uuid in uuids:
             manager._unclaim(uuid)
         requests = build_requests.get_many(self._api_engine, uuids)
