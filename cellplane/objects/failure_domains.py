@@ -55,8 +55,8 @@ from cellplane.objects import change_stamps, failure_domain_levels, host_mapping
 from cellplane.objects.failure_domain_graph import (  # noqa: F401
     DomainGraph, DomainInUse, DomainNotFound, FailureDomain, FailureDomainError,
     HostConflict, HostNotMapped, HostRows, LevelsInUse, UnknownLevel, hosts_changed)
-
 from rpc_schemas.request_spec import HOST_LEVEL  # one name for the host level: the wire contract's
+
 MAX_NAME_LENGTH = 255
 _LEVEL_NAME = re.compile(r'^[A-Za-z0-9_.-]{1,64}$')
 
