@@ -114,6 +114,8 @@ class CellConductorAPI(RPCAPIClient):
         if self.can_send_version('1.5'):
             self.prepare('reschedule_build', '1.5').cast(ctxt, 'reschedule_build', **args)
             return
+        # A cell conductor before 1.4 knows the reschedule only by its old name
+        # (served by newer ones for one release; then this branch goes).
         self.prepare('build_instances', '1.1').cast(ctxt, 'build_instances', **args)
 
     def build_started(self, ctxt: RequestContext, instance_uuid: str, host: str) -> None:
