@@ -12,7 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-UNITS = Path(__file__).resolve().parents[2] / 'deploy' / 'systemd'
+UNITS = Path(__file__).resolve().parents[3] / 'deploy' / 'systemd'
 INSTANCES = {'cellplane-scheduler@.service': 'cellplane-scheduler@1.service',
              'cellplane-cell-conductor@.service': 'cellplane-cell-conductor@cell1.service',
              'cellplane-compute@.service': 'cellplane-compute@host1.service'}

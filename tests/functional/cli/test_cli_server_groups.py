@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from cellplane.db.api.models import server_group_members
 from cellplane.objects import server_groups
 from cellplane_cli import cli, manage
-from tests.functional.test_cli_servers import DEADLINE_SECONDS, top  # noqa: F401
+from tests.functional.cli.test_cli_servers import DEADLINE_SECONDS, top  # noqa: F401
 
 
 @pytest.fixture
