@@ -154,13 +154,22 @@ def record_levels(engine: Engine, wanted: Sequence[str]) -> bool:
     The levels are read with ``failure_domain_levels.levels``.
     """
     names = check_level_names(wanted)
-    with engine.begin() as conn:
-        graph, _ = _load(conn, lock=True)
-        if graph.levels == names:
-            return False
-        graph.check_levels_fit(names)
-        failure_domain_levels.replace(conn, names)
-    return True
+    for attempt in (1, 2):
+        try:
+            with engine.begin() as conn:
+                graph, _ = _load(conn, lock=True)
+                if graph.levels == names:
+                    return False
+                graph.check_levels_fit(names)
+                failure_domain_levels.replace(conn, names)
+            return True
+        except sa.exc.IntegrityError:
+            # FOR UPDATE locks no row of an empty table: two schedulers
+            # starting at once both insert the first levels and the later
+            # one meets the unique names. Read again: they are recorded now.
+            if attempt == 2:
+                raise
+    raise AssertionError('unreachable')
 
 
 # -- reads --------------------------------------------------------------------

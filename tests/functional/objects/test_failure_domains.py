@@ -1,7 +1,10 @@
-"""Failure domains in a migrated (SQLite) API database: levels, containment and one domain per level."""
+"""Failure domains in a migrated API database (SQLite; PostgreSQL for a race): levels, containment, one domain per level."""
 from __future__ import annotations
 
+import threading
+
 import pytest
+import sqlalchemy as sa
 
 from cellplane.db import engines, migrate
 from cellplane.objects import cell_mappings, failure_domain_levels, failure_domains, host_mappings
@@ -78,3 +81,44 @@ def test_delete_leaves_the_contained_domains(api):
     assert [d.label for d in failure_domains.list_all(api)] == ['rack:r1']
     assert failure_domains.host_domains(api) == {
         'h1': {'rack': failure_domains.get(api, 'rack:r1').uuid}}
+
+
+def test_two_schedulers_recording_the_first_levels_at_once_both_start(postgres_url):
+    # FOR UPDATE locks no row of an empty levels table: both writers read
+    # nothing and insert; the later one meets the unique names and must read
+    # again instead of failing its scheduler's start.
+    engine = engines.create_engine(postgres_url)
+    try:
+        migrate.sync('api', engine)
+        first = engine.connect()
+        transaction = first.begin()
+        assert failure_domain_levels.read(first, lock=True) == []
+        failure_domain_levels.replace(first, ['rack', 'row'])
+        outcome = {}
+
+        def second():
+            try:
+                outcome['changed'] = failure_domains.record_levels(engine, ['rack', 'row'])
+            except Exception as exc:  # noqa: BLE001 - the assertion below shows it
+                outcome['error'] = exc
+        racer = threading.Thread(target=second)
+        racer.start()
+        # The second writer waits on the first's uncommitted names.
+        deadline = 50
+        while deadline and not _waiting_on_a_lock(engine):
+            deadline -= 1
+            racer.join(0.1)
+        transaction.commit()
+        first.close()
+        racer.join(30)
+        assert outcome == {'changed': False}
+        assert failure_domain_levels.levels(engine) == ['rack', 'row']
+    finally:
+        engine.dispose()
+
+
+def _waiting_on_a_lock(engine) -> bool:
+    with engine.connect() as conn:
+        return bool(conn.execute(sa.text(
+            "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+            "AND datname = current_database()")).scalar())
