@@ -30,8 +30,10 @@ def test_affinity_keeps_only_the_group_host():
 
 def test_affinity_follows_the_host_chosen_for_an_earlier_instance_of_the_request():
     f = affinity.ServerGroupAffinityFilter()
-    assert _check(f, host('h2'), _group('affinity'), chosen_hosts=['h1']).reason == \
-        affinity.NOT_GROUP_HOST
+    rejection = _check(f, host('h2'), _group('affinity'), chosen_hosts=['h1'])
+    assert rejection.reason == affinity.NOT_GROUP_HOST
+    assert 'h1' in rejection.detail
+    assert _check(f, host('h1'), _group('affinity'), chosen_hosts=['h1']) is None
 
 
 def test_affinity_ignores_anti_affinity_groups():
@@ -50,6 +52,7 @@ def test_anti_affinity_rejects_the_host_chosen_for_an_earlier_instance():
     f = anti_affinity.ServerGroupAntiAffinityFilter()
     assert _check(f, host('h1'), _group('anti-affinity'), chosen_hosts=['h1']).reason == \
         anti_affinity.RUNS_GROUP_MEMBER
+    assert _check(f, host('h2'), _group('anti-affinity'), chosen_hosts=['h1']) is None
 
 
 def test_anti_affinity_ignores_affinity_groups():
@@ -93,8 +96,11 @@ def test_rack_anti_affinity_refuses_a_host_in_no_known_rack():
 
 def test_rack_anti_affinity_follows_racks_chosen_earlier_in_the_request():
     f = anti_affinity.ServerGroupAntiAffinityFilter()
-    assert _check(f, _racked('h2'), _rack_group('anti-affinity'), chosen_hosts=['h1'],
-                  domain_of_host=_rack_of).reason == anti_affinity.DOMAIN_HAS_GROUP_MEMBER
+    chosen = dict(chosen_hosts=['h1'], domain_of_host=_rack_of)
+    rejection = _check(f, _racked('h2'), _rack_group('anti-affinity'), **chosen)
+    assert rejection.reason == anti_affinity.DOMAIN_HAS_GROUP_MEMBER
+    assert 'rack rack-1' in rejection.detail
+    assert _check(f, _racked('h3'), _rack_group('anti-affinity'), **chosen) is None
 
 
 def test_rack_affinity_accepts_another_host_of_the_members_rack():
@@ -140,9 +146,13 @@ def test_rack_anti_affinity_admits_up_to_max_per_domain_members():
 
 def test_rack_anti_affinity_refuses_a_rack_another_scheduler_filled_meanwhile():
     f = anti_affinity.ServerGroupAntiAffinityFilter()
-    assert _check(f, _racked('h1'), _rack_group('anti-affinity'), domain_of_host=_rack_of,
-                  full_domains=frozenset({'rack-1'})).reason == \
-        anti_affinity.DOMAIN_HAS_GROUP_MEMBER
+    assert _check(f, _racked('h1'), _rack_group('anti-affinity'),
+                  domain_of_host=_rack_of) is None
+    filled = dict(domain_of_host=_rack_of, full_domains=frozenset({'rack-1'}))
+    rejection = _check(f, _racked('h1'), _rack_group('anti-affinity'), **filled)
+    assert rejection.reason == anti_affinity.DOMAIN_HAS_GROUP_MEMBER
+    assert 'rack rack-1' in rejection.detail
+    assert _check(f, _racked('h3'), _rack_group('anti-affinity'), **filled) is None
 
 
 def test_soft_groups_are_left_to_the_weighers():
