@@ -6,7 +6,9 @@ keystonemiddleware (its own AuthTokenFixture stands in for the
 validation)."""
 from __future__ import annotations
 
+import json
 import threading
+import urllib.request
 from wsgiref import simple_server
 
 import pytest
@@ -54,11 +56,26 @@ def _service_conf(tmp_path, placement_section: str) -> cfg.ConfigOpts:
     return conf
 
 
+def _provider_name(url: str, token: str) -> str:
+    """The name of provider CN1 as the Placement at ``url`` shows it, read past the client."""
+    request = urllib.request.Request(f'{url}/resource_providers/{CN1}',
+                                     headers={'X-Auth-Token': token, 'Accept': 'application/json'})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.load(response)['name']
+
+
 def test_noauth2_static_token(serve, tmp_path):
     url = serve(placement_conf(api={'auth_strategy': 'noauth2'}))
-    conf = _service_conf(tmp_path, f'endpoint_url = {url}\n')
-    client = client_conf.client_from_conf(conf, 'test')
-    assert client.ensure_provider(CN1, 'cn1') is not None
+    # No token option: the default, admin.
+    admin = client_conf.client_from_conf(_service_conf(tmp_path, f'endpoint_url = {url}\n'), 'test')
+    admin.ensure_provider(CN1, 'cn1')
+    assert _provider_name(url, 'admin') == 'cn1'
+    # [placement] token is what is sent: a user noauth2 gives no role is refused by the policy.
+    nobody = client_conf.client_from_conf(
+        _service_conf(tmp_path, f'endpoint_url = {url}\ntoken = someone:p\n'), 'test')
+    with pytest.raises(PlacementClientError) as raised:
+        nobody.get_provider(CN1)
+    assert raised.value.status == 403
 
 
 @pytest.fixture
@@ -101,9 +118,11 @@ def test_keystone_user_the_policy_refuses(keystone_placement, tmp_path):
 
 
 def test_keystone_endpoint_url_overrides_the_catalog(keystone_placement, tmp_path):
+    # One attempt: were the catalog's endpoint used, this fails at once instead of retrying.
     client = _keystone_client(tmp_path, 'http://catalog.invalid', 'service-token',
-                              f'endpoint_url = {keystone_placement}\n')
-    assert client.ensure_provider(CN1, 'cn1') is not None
+                              f'endpoint_url = {keystone_placement}\nconnect_attempts = 1\n')
+    client.ensure_provider(CN1, 'cn1')
+    assert _provider_name(keystone_placement, 'service-token') == 'cn1'
 
 
 def test_missing_keystone_option_is_named(tmp_path):
