@@ -36,7 +36,11 @@ def test_cell_service_given_a_top_level_file_is_refused_even_without_connection(
 def test_cell_conductor_config_with_only_cell_options_is_accepted(tmp_path):
     conf = _load(tmp_path, cell1='[DEFAULT]\ntransport_url = rabbit://h/cell1\n'
                                  '[database]\nconnection = sqlite:///c1\n')
-    cell_guard.refuse_top_level_options(conf, 'cell conductor')
+    # The guard is shown a cell's bus and database, not an empty config.
+    assert conf.database.connection == 'sqlite:///c1'
+    assert config.config_files(conf) == [str(tmp_path / 'cell1.conf')]
+    # Accepted: it returns, raising nothing.
+    assert cell_guard.refuse_top_level_options(conf, 'cell conductor') is None
 
 
 def test_compute_agent_with_cell_database_connection_is_refused(tmp_path):
