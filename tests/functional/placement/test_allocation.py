@@ -4,11 +4,13 @@ In-process app on a fresh SQLite database per test (see inprocess.py).
 """
 from __future__ import annotations
 
+import socket
+import threading
 import uuid
 
 import pytest
 
-from tests.functional.placement.inprocess import _postgres_engine, api  # noqa: F401  (fixtures)
+from tests.functional.placement.inprocess import Api, _postgres_engine, api  # noqa: F401  (fixtures)
 
 CONSUMER = '599ffd2d-526a-4b2e-8683-f13ad25f9958'
 OTHER = 'da78521f-bf7e-4e6e-9901-3f79bd94d55d'
@@ -436,19 +438,74 @@ def test_warm_up_opens_the_pool_and_changes_nothing(api, rp):
         'generation': before, 'resources': {'VCPU': 1}}
 
 
-def test_a_worker_whose_warm_up_fails_still_builds_its_app(tmp_path, caplog):
+class _Relay:
+    """A TCP relay from a local port to ``target``, started when asked: a database that comes up."""
+
+    def __init__(self, target: tuple[str, int]):
+        self.target = target
+        self._sockets: list[socket.socket] = []
+        probe = socket.socket()
+        probe.bind(('127.0.0.1', 0))
+        self.port = probe.getsockname()[1]
+        probe.close()   # nothing listens here until start()
+
+    def start(self) -> None:
+        listener = socket.create_server(('127.0.0.1', self.port))
+        self._sockets.append(listener)
+        threading.Thread(target=self._accept, args=(listener,), daemon=True).start()
+
+    def _accept(self, listener: socket.socket) -> None:
+        while True:
+            try:
+                client, _ = listener.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(self.target)
+            self._sockets += [client, upstream]
+            for source, sink in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pipe, args=(source, sink), daemon=True).start()
+
+    @staticmethod
+    def _pipe(source: socket.socket, sink: socket.socket) -> None:
+        try:
+            while data := source.recv(65536):
+                sink.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for s in (source, sink):
+                try:
+                    s.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    def close(self) -> None:
+        for s in self._sockets:
+            s.close()
+
+
+def test_a_worker_whose_warm_up_fails_still_serves_once_the_database_is_up(
+        _postgres_engine, caplog):
     # The warm-up is a head start, not a condition: a database that is down
     # when a worker (re)starts must not keep the worker from serving later.
     from oslo_config import cfg
     from placement import conf as placement_conf
     from placement import wsgi
+    database = _postgres_engine.url
+    relay = _Relay((database.host, database.port or 5432))
     conf = cfg.ConfigOpts()
     placement_conf.register_opts(conf)
     conf([], project='cellplane', default_config_files=[])
-    # Nothing listens on port 1: every connection attempt is refused.
-    conf.set_override('connection', 'postgresql+psycopg2://nobody@127.0.0.1:1/none',
-                      group='placement_database')
+    conf.set_override('connection', database.set(host='127.0.0.1', port=relay.port)
+                      .render_as_string(hide_password=False), group='placement_database')
     conf.set_override('auth_strategy', 'noauth2', group='api')
-    app = wsgi.app_from_conf(conf, sync_standards=False)
-    assert callable(app)
-    assert 'could not warm the database connections' in caplog.text
+    try:
+        # Nothing listens on the relay's port yet: every connection attempt is refused.
+        app = wsgi.app_from_conf(conf, sync_standards=False)
+        assert 'could not warm the database connections' in caplog.text
+        relay.start()
+        served = Api(app, None)
+        provider = served.provider('warmed-later')
+        assert served.get(f'/resource_providers/{provider}').json['name'] == 'warmed-later'
+    finally:
+        relay.close()
