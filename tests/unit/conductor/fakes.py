@@ -9,9 +9,9 @@ test sees the order of unclaim, claim and cast.
 """
 from __future__ import annotations
 
-import dataclasses
 from typing import Callable
 
+from placement.client import ConsumerAllocations
 from rpc_schemas.flavor import Flavor
 from rpc_schemas.selection import Selection
 
@@ -32,12 +32,6 @@ def selection(host: str) -> Selection:
                      allocation_request={'allocations': {node(host): {
                          'resources': dict(RESOURCES)}}},
                      allocation_request_version='1.36')
-
-
-@dataclasses.dataclass(frozen=True)
-class Allocations:
-    """The part of Placement's answer to GET /allocations/{consumer} the conductor reads."""
-    allocations: dict[str, dict[str, int]]
 
 
 class FakePlacement:
@@ -68,10 +62,12 @@ class FakePlacement:
         self.journal.append(('unclaim', consumer_uuid))
         return self.allocations.pop(consumer_uuid, None) is not None
 
-    def get_allocations(self, consumer_uuid: str) -> Allocations:
+    def get_allocations(self, consumer_uuid: str) -> ConsumerAllocations:
         if self.fail_reads is not None:
             raise self.fail_reads
-        return Allocations(dict(self.allocations.get(consumer_uuid, {})))
+        held = self.allocations.get(consumer_uuid)
+        return ConsumerAllocations(dict(held or {}), 1 if held else None,
+                                   'proj' if held else None, 'user' if held else None)
 
     def get_aggregates(self, uuid: str) -> tuple[frozenset[str], int]:
         if self.fail_reads is not None:
