@@ -5,8 +5,10 @@ which aggregates a provider is in; the rule is ``cellplane.server_group_policy``
 """
 from __future__ import annotations
 
+import pytest
+
 from conductor.cell.group_check import breaks_group
-from placement.client import ConsumerAllocations, PlacementUnreachable
+from placement.client import ConsumerAllocations, PlacementClientError, PlacementUnreachable
 from rpc_schemas.request_spec import InstanceGroup, RequestSpec
 from rpc_schemas.selection import Selection
 from tests.unit.scheduler.factories import flavor
@@ -15,18 +17,22 @@ RACK = {'n1': 'r1', 'n2': 'r1', 'n3': 'r2', 'n4': 'r3'}
 
 
 class FakePlacement:
-    def __init__(self, nodes, unreachable=False):
+    def __init__(self, nodes, unreachable=False, *, fail_with=None):
         self._nodes = nodes           # instance -> its compute node provider
-        self._unreachable = unreachable
+        # What every read raises, if anything.
+        self._failure = fail_with or (
+            PlacementUnreachable('connection refused') if unreachable else None)
 
     def get_allocations(self, instance_uuid):
-        if self._unreachable:
-            raise PlacementUnreachable('connection refused')
+        if self._failure is not None:
+            raise self._failure
         node = self._nodes.get(instance_uuid)
         allocations = {} if node is None else {node: {'VCPU': 1}}
         return ConsumerAllocations(allocations, None, None, None)
 
     def get_aggregates(self, node):
+        if self._failure is not None:
+            raise self._failure
         return frozenset({RACK[node]} if node in RACK else ()), 1
 
 
@@ -55,7 +61,31 @@ def test_anti_affinity_admits_max_per_domain_members_in_one_rack():
     spec = _spec(members=['me', 'a', 'b'], domains=['r1', 'r2'], max_per_domain=2)
     assert breaks_group(FakePlacement({'a': 'n1'}), spec, 'me', _alternate('n2')) is None
     full = FakePlacement({'a': 'n1', 'b': 'n2'})
-    assert 'member(s) a, b of group web' in breaks_group(full, spec, 'me', _alternate('n2'))
+    assert breaks_group(full, spec, 'me', _alternate('n2')) == (
+        'anti-affinity at rack: host-n2 is in the rack of member(s) a, b of group web')
+    # The third goes to another rack.
+    assert breaks_group(full, spec, 'me', _alternate('n3')) is None
+
+
+def test_anti_affinity_admits_max_per_domain_members_on_one_host():
+    spec = _spec(level=None, members=['me', 'a', 'b'], max_per_domain=2)
+    assert breaks_group(FakePlacement({'a': 'n1'}), spec, 'me', _alternate('n1')) is None
+    assert breaks_group(FakePlacement({'a': 'n1', 'b': 'n1'}), spec, 'me',
+                        _alternate('n1')) == (
+        'anti-affinity at host: host-n1 is in the host of member(s) a, b of group web')
+
+
+def test_the_rescheduled_instance_does_not_count_against_itself():
+    # Its old allocation, were it still there, is not a member's.
+    spec = _spec(members=['me', 'a'], domains=['r1', 'r2'], max_per_domain=2)
+    placement = FakePlacement({'a': 'n1', 'me': 'n2'})
+    assert breaks_group(placement, spec, 'me', _alternate('n2')) is None
+
+
+def test_an_anti_affinity_member_with_no_allocation_holds_no_rack():
+    # b failed, was deleted, or is between two hosts.
+    spec = _spec(members=['me', 'a', 'b'], domains=['r1', 'r2'])
+    assert breaks_group(FakePlacement({'a': 'n3'}), spec, 'me', _alternate('n1')) is None
 
 
 def test_the_request_s_own_other_instances_count_as_members():
@@ -90,6 +120,18 @@ def test_members_that_cannot_be_located_refuse_the_alternate_saying_why():
     assert breaks_group(FakePlacement({}, unreachable=True), spec, 'me', _alternate('n3')) == (
         'anti-affinity at rack: the members of group web could not be located in Placement '
         '(connection refused), so the alternate cannot be shown to keep the policy')
+
+
+@pytest.mark.parametrize('failure', [PlacementUnreachable('connection refused'),
+                                     PlacementClientError(500, 'the database is gone')],
+                         ids=['unreachable', 'error'])
+@pytest.mark.parametrize('policy', ['anti-affinity', 'affinity'])
+def test_a_placement_error_refuses_the_alternate_under_either_policy(policy, failure):
+    spec = _spec(policy=policy, members=['me', 'a'], domains=['r1'])
+    placement = FakePlacement({'a': 'n1'}, fail_with=failure)
+    assert breaks_group(placement, spec, 'me', _alternate('n1')) == (
+        f'{policy} at rack: the members of group web could not be located in Placement '
+        f'({failure}), so the alternate cannot be shown to keep the policy')
 
 
 def test_soft_groups_and_lone_members_are_never_refused():

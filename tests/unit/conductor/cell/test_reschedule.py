@@ -22,7 +22,7 @@ from rpc_schemas.build_attempt import BuildAttempt
 from rpc_schemas.instance import Instance
 from rpc_schemas.request_spec import InstanceGroup, RequestSpec
 from rpc_schemas.service_status import ServiceStatus
-from tests.unit.conductor.fakes import (
+from tests.unit.conductor.cell.fakes import (
     CELL, FLAVOR, FakeCompute, FakePlacement, node, selection)
 
 NO_IP = 'No more IP addresses'
