@@ -63,26 +63,27 @@ from pathlib import Path
 # Run as a script from the repository: the deployment helper lives in tests/.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import sqlalchemy as sa  # noqa: E402
-from oslo_config import cfg  # noqa: E402
+import sqlalchemy as sa
+from oslo_config import cfg
 
-from cellplane import config  # noqa: E402
-from cellplane.objects import flavors as api_flavors  # noqa: E402
-from cellplane_api import servers  # noqa: E402
-from cellplane.context import new_context  # noqa: E402
-from cellplane.db import engines  # noqa: E402
-from cellplane.db.cell.models import (  # noqa: E402
-    instance_action_events, instance_actions, instances)
-from cellplane.rpc import options as rpc_options  # noqa: E402
-from cellplane.rpc.server import build_server  # noqa: E402
-from cellplane.rpc.transport import get_transport  # noqa: E402
-from conductor.super.rpcapi import SuperConductorAPI  # noqa: E402
-from conductor.super.cell_writes import EVENT_SCHEDULE  # noqa: E402
-import oslo_messaging as messaging  # noqa: E402,I100
-from tests.support import backing_services  # noqa: E402
-from tests.support.deployment import ComputePlan, Deployment  # noqa: E402
+from cellplane import config
+from cellplane.context import new_context
+from cellplane.db import engines
+from cellplane.db.cell.models import instance_action_events, instance_actions, instances
+from cellplane.objects import flavors as api_flavors
+from cellplane.rpc import options as rpc_options
+from cellplane.rpc.server import build_server
+from cellplane.rpc.transport import get_transport
+from cellplane_api import servers
+from conductor.super.cell_writes import EVENT_SCHEDULE
+from conductor.super.rpcapi import SuperConductorAPI
 
-import machine as machine_facts  # noqa: E402 - the sibling benchmarks/machine.py
+# isort: split
+import machine as machine_facts  # the sibling benchmarks/machine.py
+import oslo_messaging as messaging
+
+from tests.support import backing_services
+from tests.support.deployment import ComputePlan, Deployment
 
 PROJECT = 'bench'
 FLAVOR = ('bench.small', 1, 256, 1)

@@ -36,20 +36,20 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from cellplane.context import new_context  # noqa: E402
-from cellplane.db import engines, migrate  # noqa: E402
-from cellplane.objects import build_request_leases, build_requests, cell_mappings  # noqa: E402
-from conductor.cell.manager import CellConductorManager  # noqa: E402
-from conductor.super import cell_writes  # noqa: E402
-from rpc_schemas.build_attempt import BuildAttempt  # noqa: E402
-from rpc_schemas.flavor import Flavor  # noqa: E402
-from rpc_schemas.instance import ACTIVE, Instance  # noqa: E402
-from rpc_schemas.instance_update import InstanceUpdate  # noqa: E402
-from rpc_schemas.request_spec import RequestSpec  # noqa: E402
-from rpc_schemas.selection import Selection  # noqa: E402
-from tests.support import backing_services  # noqa: E402
+import machine as machine_facts  # the sibling benchmarks/machine.py
 
-import machine as machine_facts  # noqa: E402 - the sibling benchmarks/machine.py
+from cellplane.context import new_context
+from cellplane.db import engines, migrate
+from cellplane.objects import build_request_leases, build_requests, cell_mappings
+from conductor.cell.manager import CellConductorManager
+from conductor.super import cell_writes
+from rpc_schemas.build_attempt import BuildAttempt
+from rpc_schemas.flavor import Flavor
+from rpc_schemas.instance import ACTIVE, Instance
+from rpc_schemas.instance_update import InstanceUpdate
+from rpc_schemas.request_spec import RequestSpec
+from rpc_schemas.selection import Selection
+from tests.support import backing_services
 
 STEPS = ('lease', 'cell write', 'place', 'report')
 
@@ -90,7 +90,7 @@ def measure(api, cell, cell_uuid: str, instances: int, batch: int) -> dict[str, 
         build_requests.place_many(api, {u: cell_uuid for u in uuids}, holder)
         t4 = time.process_time()
         now = datetime.datetime.now(datetime.timezone.utc)
-        for instance, host_list in placed:
+        for instance, _host_list in placed:
             conductor.instance_update(ctxt, InstanceUpdate(
                 instance_uuid=instance.uuid, vm_state=ACTIVE, host=instance.host,
                 node=instance.node, launched_at=now, attempt=BuildAttempt(

@@ -346,9 +346,9 @@ def print_ratios(bases: list[str], results: list[list[dict]]) -> None:
     baseline): its latency divided into the baseline's, or its rate
     divided by the baseline's."""
     baseline = results[0]
-    for other_base, other in zip(bases[1:], results[1:]):
+    for other_base, other in zip(bases[1:], results[1:], strict=True):
         print(f'\n== {other_base} against {bases[0]}, same run (x = times faster) ==')
-        for b_step, o_step in zip(baseline, other):
+        for b_step, o_step in zip(baseline, other, strict=True):
             print(f"-- {b_step['providers']} providers")
             for name, b in b_step['candidates'].items():
                 o = o_step['candidates'][name]
@@ -418,14 +418,14 @@ def main(argv=None) -> int:
         print('cleaning up...', file=sys.stderr)
         for bench in benches:
             bench.cleanup()
-    for base, result in zip(args.base_url, results):
+    for base, result in zip(args.base_url, results, strict=True):
         print_report(base, result)
     if len(benches) > 1:
         print_ratios(args.base_url, results)
     if args.json:
         with open(args.json, 'w') as f:
             json.dump({'base_urls': args.base_url, 'machine': machine(),
-                       'results': dict(zip(args.base_url, results))}, f, indent=2)
+                       'results': dict(zip(args.base_url, results, strict=True))}, f, indent=2)
     return 0
 
 

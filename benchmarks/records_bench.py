@@ -34,20 +34,19 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from cellplane.db import engines, migrate  # noqa: E402
-from scheduler.destinations import DestinationSelector  # noqa: E402
-from scheduler.host_cache import HostStateCache  # noqa: E402
-from scheduler.manager import SchedulerManager  # noqa: E402
-from scheduler.plugins import load_filters, load_weighers  # noqa: E402
-from scheduler.records.database import DatabaseBackend  # noqa: E402
-from scheduler.records.jsonlines import JsonLinesBackend  # noqa: E402
-from scheduler.records.record import SchedulingRecord  # noqa: E402
-from scheduler.records.writer import RecordWriter  # noqa: E402
-from scheduler.conf import DEFAULT_FILTERS, DEFAULT_WEIGHERS  # noqa: E402
+import machine as machine_facts  # the sibling benchmarks/machine.py
 
-import machine as machine_facts  # noqa: E402 - the sibling benchmarks/machine.py
-from tests.unit.scheduler.factories import (  # noqa: E402
-    FakePlacement, flavor, record, spec)
+from cellplane.db import engines, migrate
+from scheduler.conf import DEFAULT_FILTERS, DEFAULT_WEIGHERS
+from scheduler.destinations import DestinationSelector
+from scheduler.host_cache import HostStateCache
+from scheduler.manager import SchedulerManager
+from scheduler.plugins import load_filters, load_weighers
+from scheduler.records.database import DatabaseBackend
+from scheduler.records.jsonlines import JsonLinesBackend
+from scheduler.records.record import SchedulingRecord
+from scheduler.records.writer import RecordWriter
+from tests.unit.scheduler.factories import FakePlacement, flavor, record, spec
 
 QUEUE_SIZE = 1000
 
@@ -70,6 +69,7 @@ def _manager(hosts: int, on_trace) -> SchedulerManager:
 
 def _weighers():
     from oslo_config import cfg
+
     from scheduler import conf as scheduler_conf
     conf = cfg.ConfigOpts()
     scheduler_conf.register_opts(conf)

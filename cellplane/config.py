@@ -170,10 +170,10 @@ def _registered(conf: cfg.ConfigOpts) -> bool:
 def check_values(conf: cfg.ConfigOpts) -> None:
     """Read every registered option once; name option and file on a bad value."""
     for name in conf:
-        value = _read(conf, name, None, lambda: conf[name])
+        value = _read(conf, name, None, lambda name=name: conf[name])
         if isinstance(value, cfg.ConfigOpts.GroupAttr):
             for sub in value:
-                _read(conf, sub, name, lambda: value[sub])
+                _read(conf, sub, name, lambda value=value, sub=sub: value[sub])
 
 
 def _read(conf: cfg.ConfigOpts, opt_name: str, group_name: str | None, getter):

@@ -36,7 +36,7 @@ class PeriodicTask:
         while not self._stopped.is_set():
             try:
                 self._func()
-            except Exception:  # noqa: BLE001 - keep reporting; the log says why
+            except Exception:  # keep reporting; the log says why
                 LOG.exception('Periodic task %s failed; next run in %s s',
                               self.name, self.interval)
             self._stopped.wait(self.interval)

@@ -42,7 +42,9 @@ from cellplane import metrics
 from cellplane.periodic import PeriodicTask
 from cellplane.rpc.diagnostics import DiagnosticsEndpoint
 from cellplane.rpc.server import build_server
-import oslo_messaging as messaging  # noqa: I100 - after cellplane.rpc's filter
+
+# isort: split
+import oslo_messaging as messaging  # after cellplane.rpc's filter
 
 LOG = logging.getLogger(__name__)
 
@@ -108,7 +110,7 @@ class Service:
         for name, hook in self._reload_hooks:
             try:
                 hook()
-            except Exception:  # noqa: BLE001 - a failed reload must not kill the daemon
+            except Exception:  # a failed reload must not kill the daemon
                 LOG.exception('Reload hook %s failed; keeping the previous state', name)
         LOG.info('%s reloaded its configuration', self.binary)
 

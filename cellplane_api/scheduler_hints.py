@@ -22,8 +22,14 @@ from cellplane_api import servers
 from cellplane_api.conf import DEFAULT_CELL_TIMEOUT
 from rpc_schemas.request_spec import HOST_LEVEL
 from rpc_schemas.scheduler_hints import (
-    DIFFERENT_HOST, HINTS, HOST_HINTS, SAME_DOMAIN, SAME_HOST, domain_value,
-    split_domain_value)
+    DIFFERENT_HOST,
+    HINTS,
+    HOST_HINTS,
+    SAME_DOMAIN,
+    SAME_HOST,
+    domain_value,
+    split_domain_value,
+)
 
 
 class HintError(ValueError):

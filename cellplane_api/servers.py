@@ -25,16 +25,23 @@ from typing import Callable, Iterable, Mapping, Sequence
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from cellplane.objects import build_requests
-from cellplane.objects import flavors as api_flavors
-from cellplane_api.conf import DEFAULT_CELL_TIMEOUT
 from cellplane.cells.databases import CellDatabases
 from cellplane.cells.scatter_gather import CellTimeout, gather
-from cellplane.objects.cell_mappings import CellMapping
 from cellplane.context import RequestContext
-from cellplane.objects import aggregates, compute_nodes, server_groups
-from cellplane.objects import cell_mappings, instance_actions, instance_mappings, instances
+from cellplane.objects import (
+    aggregates,
+    build_requests,
+    cell_mappings,
+    compute_nodes,
+    instance_actions,
+    instance_mappings,
+    instances,
+    server_groups,
+)
+from cellplane.objects import flavors as api_flavors
+from cellplane.objects.cell_mappings import CellMapping
 from cellplane.objects.instance_actions import AttemptEvent
+from cellplane_api.conf import DEFAULT_CELL_TIMEOUT
 from compute_agent.rpcapi import ComputeAPI
 from conductor.super.rpcapi import SuperConductorAPI
 from rpc_schemas import instance as instance_states

@@ -16,7 +16,7 @@ import os
 import sys
 from typing import Callable, Iterable
 
-from cliff import app, commandmanager, command
+from cliff import app, command, commandmanager
 from oslo_config import cfg
 
 from cellplane import config

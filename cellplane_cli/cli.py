@@ -26,9 +26,16 @@ import sys
 from cliff import command, lister, show
 
 from cellplane.objects import flavors
-from cellplane_cli import (aggregate_commands, base, databases, demo,
-                           failure_domain_commands, scheduler_commands, server_commands,
-                           server_group_commands)
+from cellplane_cli import (
+    aggregate_commands,
+    base,
+    databases,
+    demo,
+    failure_domain_commands,
+    scheduler_commands,
+    server_commands,
+    server_group_commands,
+)
 
 
 class _ApiCommand(base.ConfigOptionsMixin):

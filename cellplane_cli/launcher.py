@@ -57,8 +57,8 @@ import sqlalchemy as sa
 from oslo_config import cfg
 from sqlalchemy.engine import make_url
 
-from cellplane.objects import cell_mappings
 from cellplane.db import engines, migrate
+from cellplane.objects import cell_mappings
 
 DEFAULT_CONFIG_DIR = 'deploy/two-cell'
 DEFAULT_RUN_DIR = '.run/two-cell'
@@ -688,7 +688,7 @@ def status_table(rows: list[dict]) -> list[str]:
                       format_uptime(row['uptime_seconds']), _shown(row['log']),
                       '-' if error is None else f'{_shown(error["file"])}:{error["line"]}'))
     widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
-    return ['  '.join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in table]
+    return ['  '.join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in table]
 
 
 def _parser() -> argparse.ArgumentParser:

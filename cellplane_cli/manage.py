@@ -24,6 +24,7 @@ from urllib.parse import urlsplit, urlunsplit
 from cliff import command, lister, show
 
 from cellplane.cells.databases import CellDatabases
+from cellplane.db import migrate
 from cellplane.objects import cell_mappings, compute_nodes, host_mappings
 from cellplane_cli import base
 from cellplane_cli.databases import engine_for
@@ -31,7 +32,7 @@ from cellplane_cli.failure_domain_commands import MANAGE_COMMANDS as FAILURE_DOM
 from cellplane_cli.placement_commands import PlacementAudit
 from cellplane_cli.rpc_commands import RpcPing
 from cellplane_cli.service_commands import ServiceDisable, ServiceEnable, ServiceList
-from cellplane.db import migrate
+
 
 def _placement_registrar(conf):
     from placement import conf as placement_conf

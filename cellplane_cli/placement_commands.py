@@ -11,9 +11,9 @@ from cliff import lister
 from tqdm import tqdm
 
 from cellplane.cells.databases import CellDatabases
-from conductor.super import placement_audit
 from cellplane_cli import base
 from cellplane_cli.databases import engine_for
+from conductor.super import placement_audit
 from placement import client_conf
 
 COLUMNS = ('kind', 'consumer', 'reason', 'cell', 'held', 'fixed')

@@ -15,14 +15,16 @@ import time
 from cliff import lister
 
 from cellplane import config
-from cellplane.objects import cell_mappings
-from cellplane_cli import base
-from cellplane_cli.databases import engine_for
 from cellplane.context import new_context
+from cellplane.objects import cell_mappings
 from cellplane.rpc import diagnostics
 from cellplane.rpc import options as rpc_options
 from cellplane.rpc.transport import get_transport
-import oslo_messaging as messaging  # noqa: I100 - after cellplane.rpc's filter
+from cellplane_cli import base
+from cellplane_cli.databases import engine_for
+
+# isort: split
+import oslo_messaging as messaging  # after cellplane.rpc's filter
 
 
 class RpcPing(base.ConfigOptionsMixin, lister.Lister):

@@ -22,16 +22,16 @@ import yaml
 from cliff import command, lister, show
 from tqdm import tqdm
 
-from cellplane_api import conf as api_conf
-from cellplane.objects.instance_actions import AttemptEvent
-from cellplane_api import scheduler_hints, servers
 from cellplane.cells.databases import CellDatabases
-from cellplane.objects.cell_mappings import CellMapping
-from cellplane_cli import base, databases
 from cellplane.context import new_context
 from cellplane.db import engines
+from cellplane.objects.cell_mappings import CellMapping
+from cellplane.objects.instance_actions import AttemptEvent
 from cellplane.rpc import options as rpc_options
 from cellplane.rpc.transport import TransportCache, get_transport
+from cellplane_api import conf as api_conf
+from cellplane_api import scheduler_hints, servers
+from cellplane_cli import base, databases
 from compute_agent.rpcapi import ComputeAPI
 from conductor.super.rpcapi import SuperConductorAPI
 from scheduler import conf as scheduler_conf

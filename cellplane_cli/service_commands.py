@@ -1,4 +1,6 @@
-"""``cellplane-manage service list|disable|enable``: every service, up or down; take a compute host out of scheduling and back.
+"""``cellplane-manage service list|disable|enable``: every service, up or down.
+
+``disable`` takes a compute host out of scheduling and ``enable`` puts it back.
 
 Top-level services (schedulers, super conductors) heartbeat into the API
 database; a cell's conductor and compute agents into that cell's database.
@@ -6,9 +8,10 @@ The columns are Nova's: ``status`` is enabled or disabled (``service
 disable``), ``state`` is up or down: a service is up when its last
 heartbeat (``updated_at``, ISO 8601 UTC) is younger than ``[service]
 service_down_time``. ``zone`` is a compute host's availability zone (from
-the aggregates; none when it is in no zone), ``internal`` for the others. The cells are read at the same time, each bounded by
-``[cells] read_timeout``: a cell that cannot be read gets one row saying so
-and why, and the others are listed all the same.
+the aggregates; none when it is in no zone), ``internal`` for the others.
+The cells are read at the same time, each bounded by ``[cells]
+read_timeout``: a cell that cannot be read gets one row saying so and why,
+and the others are listed all the same.
 
 ``service disable HOST --reason TEXT`` marks the compute service of HOST
 disabled in its cell's database (the scheduler's ComputeFilter skips it,

@@ -29,9 +29,9 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from cellplane.context import new_context
 from cellplane.objects import flavors as api_flavors
 from cellplane_api import servers
-from cellplane.context import new_context
 from cellplane_embedded.outcome import read_outcome
 from cellplane_embedded.runtime import CloudPlan, EmbeddedCloud
 from compute_agent.virt.fake import FakeSettings

@@ -33,9 +33,11 @@ from oslo_config import cfg
 from oslo_serialization import jsonutils
 
 from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
-import oslo_messaging as messaging  # noqa: E402,I100
-from oslo_messaging import transport as messaging_transport  # noqa: E402,I100
-from oslo_messaging._drivers import impl_fake  # noqa: E402,I100
+
+# isort: split
+import oslo_messaging as messaging
+from oslo_messaging import transport as messaging_transport
+from oslo_messaging._drivers import impl_fake
 
 URL = 'fake://'
 

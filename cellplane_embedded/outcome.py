@@ -22,11 +22,12 @@ from typing import Any
 
 from sqlalchemy.engine import Engine
 
-from cellplane_api import servers
 from cellplane.cells.databases import CellDatabases
 from cellplane.objects import flavors as api_flavors
 from cellplane.objects.instance_actions import EVENT_BUILD, RESULT_FAILED
+from cellplane_api import servers
 from placement.client import PlacementClient
+
 
 @dataclasses.dataclass(frozen=True)
 class InstanceOutcome:

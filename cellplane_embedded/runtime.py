@@ -41,16 +41,15 @@ import sqlalchemy as sa
 from oslo_config import cfg
 
 from cellplane import conf as shared_conf
-from cellplane.objects import cell_mappings
 from cellplane.cells.databases import CellDatabases
-from cellplane.objects.cell_mappings import CellMapping
 from cellplane.db import engines, migrate
-from cellplane.objects import compute_nodes
+from cellplane.objects import cell_mappings, compute_nodes
+from cellplane.objects.cell_mappings import CellMapping
 from cellplane.service import Service
 from cellplane_embedded.memory_transport import MemoryBus
 from compute_agent import conf as compute_conf
-from compute_agent.virt.fake import FakeDriver, FakeSettings
 from compute_agent.hosted_host import HostedHost
+from compute_agent.virt.fake import FakeDriver, FakeSettings
 from compute_agent.wiring import ComputeAgent, build_compute_agent
 from conductor import conf as conductor_conf
 from conductor.cell.wiring import build_cell_conductor

@@ -19,7 +19,11 @@ import threading
 from typing import Callable
 
 from compute_agent.local_claims import (
-    InsufficientLocalResources, LocalClaims, driver_capacity, requested_resources)
+    InsufficientLocalResources,
+    LocalClaims,
+    driver_capacity,
+    requested_resources,
+)
 from compute_agent.virt.driver import BuildFailed, BuildRequest, VirtDriver
 from rpc_schemas.build_attempt import FAILED, OK, BuildAttempt
 from rpc_schemas.instance import Instance
@@ -82,7 +86,7 @@ class InstanceBuilder:
             self._build(instance, selection)
         except (BuildFailed, InsufficientLocalResources) as exc:
             reason = exc.reason if isinstance(exc, BuildFailed) else str(exc)
-        except Exception as exc:  # noqa: BLE001 - a driver bug is a failed build, not a lost one
+        except Exception as exc:  # a driver bug is a failed build, not a lost one
             LOG.exception('Build of instance %s failed unexpectedly in the driver',
                           instance.uuid)
             reason = f'unexpected error in the virt driver: {type(exc).__name__}: {exc}'

@@ -34,7 +34,10 @@ from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
 from compute_agent.hosted_host import HostedHost
 from compute_agent.pending_unclaims import PendingUnclaims
 from conductor.cell.rpcapi import CellConductorAPI
-import oslo_messaging as messaging  # noqa: E402,I100
+
+# isort: split
+import oslo_messaging as messaging
+
 from placement.client import PlacementClient
 from rpc_schemas.build_attempt import FAILED, OK, BuildAttempt
 from rpc_schemas.instance import ACTIVE, DELETED, Instance

@@ -47,8 +47,7 @@ from cellplane.periodic import PeriodicTask
 from cellplane.service import Service
 from compute_agent import rpcapi
 from compute_agent.builder import InstanceBuilder
-from compute_agent.hosted_host import (
-    HOLLOW_HOST_TRAIT, HostedHost, hosted_host_names, removed_host_index)
+from compute_agent.hosted_host import HOLLOW_HOST_TRAIT, HostedHost, hosted_host_names, removed_host_index
 from compute_agent.manager import ComputeManager
 from compute_agent.resource_reporter import ResourceReporter
 from compute_agent.virt.driver import VirtDriver
@@ -130,7 +129,7 @@ def _run_all(work: Iterable[Callable[[], None]]) -> None:
     for item in work:
         try:
             item()
-        except Exception:  # noqa: BLE001 - one held message must not stop the rest
+        except Exception:  # one held message must not stop the rest
             LOG.exception('A message held while its host was stopped failed')
 
 
@@ -213,7 +212,7 @@ class HostReports:
                 max_workers=FIRST_SYNC_THREADS,
                 thread_name_prefix=f'{self._name}-first-sync') as pool:
             done = list(pool.map(self._sync, hosts))
-        synced = [h for h, ok in zip(hosts, done) if ok]
+        synced = [h for h, ok in zip(hosts, done, strict=True) if ok]
         LOG.info('%d of %d hosted host(s) in sync with Placement', len(synced), len(hosts))
         return synced
 

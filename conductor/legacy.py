@@ -18,7 +18,9 @@ from __future__ import annotations
 import logging
 
 from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
-import oslo_messaging as messaging  # noqa: E402,I100
+
+# isort: split
+import oslo_messaging as messaging
 
 LOG = logging.getLogger(__name__)
 

@@ -113,6 +113,7 @@ def worker_app(argv: list[str]):
     5,000 providers, one request in five took 35-50 ms instead of 21.
     """
     from oslo_config import cfg
+
     from placement import wsgi
     conf = config.load(argv, prog='cellplane-placement', conf=cfg.ConfigOpts(),
                        registrars=[placement_conf.register_opts])

@@ -6,8 +6,7 @@ operator's existing placement.conf mostly carries over.
 from __future__ import annotations
 
 from keystonemiddleware import auth_token
-from oslo_config import cfg
-from oslo_config import types
+from oslo_config import cfg, types
 from oslo_middleware import cors
 from oslo_middleware.healthcheck import opts as healthcheck_opts
 

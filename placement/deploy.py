@@ -15,8 +15,7 @@ From the outside in, a request meets:
 from __future__ import annotations
 
 from oslo_config import cfg
-from oslo_middleware import cors
-from oslo_middleware import healthcheck
+from oslo_middleware import cors, healthcheck
 
 from placement import auth
 from placement.requestlog import RequestLog

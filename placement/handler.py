@@ -10,17 +10,19 @@ from __future__ import annotations
 import re
 
 from placement import errors
-from placement.handlers import aggregate
-from placement.handlers import allocation
-from placement.handlers import allocation_candidate
-from placement.handlers import inventory
-from placement.handlers import provider_usage
-from placement.handlers import reshaper
-from placement.handlers import resource_class
-from placement.handlers import resource_provider
-from placement.handlers import root
-from placement.handlers import trait
-from placement.handlers import usage
+from placement.handlers import (
+    aggregate,
+    allocation,
+    allocation_candidate,
+    inventory,
+    provider_usage,
+    reshaper,
+    resource_class,
+    resource_provider,
+    root,
+    trait,
+    usage,
+)
 
 ROUTES = {
     '': {'GET': root.home},

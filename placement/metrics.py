@@ -53,6 +53,7 @@ def start(conf) -> Endpoint | None:
     os.environ[MULTIPROC_DIR_ENV] = directory
     # Imported only now, with the directory set.
     from prometheus_client import CollectorRegistry, multiprocess
+
     from cellplane import metrics
     registry = CollectorRegistry()
     multiprocess.MultiProcessCollector(registry)

@@ -69,10 +69,10 @@ _PARSED = [microversion_parse.parse_version_string(v) for v in VERSIONS]
 MIN_VERSION = _PARSED[0]
 MAX_VERSION = _PARSED[-1]
 # Header value -> Version, for the values clients actually send.
-_KNOWN = {v: p for v, p in zip(VERSIONS, _PARSED)}
+_KNOWN = {v: p for v, p in zip(VERSIONS, _PARSED, strict=True)}
 _KNOWN['latest'] = MAX_VERSION
 
-RESPONSE_HEADER_VALUES = {p: f'placement {v}' for v, p in zip(VERSIONS, _PARSED)}
+RESPONSE_HEADER_VALUES = {p: f'placement {v}' for v, p in zip(VERSIONS, _PARSED, strict=True)}
 
 
 def max_version_string() -> str:

@@ -24,8 +24,7 @@ from oslo_context import context as oslo_context
 from oslo_policy import opts as policy_opts
 from oslo_policy import policy as oslo_policy
 
-from placement import errors
-from placement import policies
+from placement import errors, policies
 
 
 def rules_by_route(rules) -> dict[tuple[str, str], str]:

@@ -26,14 +26,10 @@ import webob.acceptparse
 from oslo_config import cfg
 from sqlalchemy.engine import Engine
 
-from placement import auth
+from placement import auth, deploy, errors, microversion, policy
 from placement import conf as placement_conf
-from placement import deploy
-from placement import errors
 from placement import handler as handler_mod
 from placement import metrics as placement_metrics
-from placement import microversion
-from placement import policy
 from placement.context import RequestContext
 from placement.request import PlacementRequest
 
@@ -128,7 +124,7 @@ class PlacementApp:
         except errors.PlacementError as exc:
             status, headers, body = errors.render(exc, environ, request_id, version)
             body = [body]
-        except Exception as raised:  # noqa: BLE001 - the API never returns a traceback
+        except Exception as raised:  # the API never returns a traceback
             exc = errors.database_busy(raised)
             if exc is not None:
                 LOG.warning('%s %s answered 503: %s', environ.get('REQUEST_METHOD'),

@@ -4,7 +4,15 @@ Importing this package registers every payload cellplane defines in
 ``rpc_schemas.registry.REGISTRY``.
 """
 from rpc_schemas import (  # noqa: F401 - registers payloads
-    build_attempt, compute_node, flavor, instance, instance_update, ping,
-    request_spec, selection, service_status)
+    build_attempt,
+    compute_node,
+    flavor,
+    instance,
+    instance_update,
+    ping,
+    request_spec,
+    selection,
+    service_status,
+)
 from rpc_schemas.base import Payload, field  # noqa: F401
 from rpc_schemas.registry import REGISTRY  # noqa: F401

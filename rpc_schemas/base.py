@@ -31,8 +31,7 @@ from typing import Any, Callable, ClassVar
 import fastjsonschema
 import jsonschema
 
-from rpc_schemas.errors import (
-    MalformedPayload, PayloadDowngradeError, UnsupportedPayloadVersion)
+from rpc_schemas.errors import MalformedPayload, PayloadDowngradeError, UnsupportedPayloadVersion
 
 ENVELOPE_NAME = 'cellplane.name'
 ENVELOPE_VERSION = 'cellplane.version'

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, TypeVar
 
-from rpc_schemas.base import (
-    ENVELOPE_DATA, ENVELOPE_NAME, ENVELOPE_VERSION, Payload, parse_version)
+from rpc_schemas.base import ENVELOPE_DATA, ENVELOPE_NAME, ENVELOPE_VERSION, Payload, parse_version
 from rpc_schemas.errors import MalformedPayload, UnknownPayload, UnsupportedPayloadVersion
 
 P = TypeVar('P', bound=type[Payload])

@@ -30,11 +30,11 @@ from __future__ import annotations
 import logging
 from typing import Callable, Mapping, Sequence
 
+from cellplane.reservations import ReservationStack
 from rpc_schemas.request_spec import RequestSpec
 from rpc_schemas.selection import Selection
-from cellplane.reservations import ReservationStack
-from scheduler.claims import ClaimRefused, RequestClaims, removed_claims
 from scheduler import no_valid_host
+from scheduler.claims import ClaimRefused, RequestClaims, removed_claims
 from scheduler.errors import NoValidHost
 from scheduler.filter_chain import run_filters
 from scheduler.filters.base import HostFilter
@@ -42,8 +42,16 @@ from scheduler.host_state import HostState
 from scheduler.request import SchedulingRequest
 from scheduler.server_group.places import GroupPlace, GroupPlaces
 from scheduler.trace import (
-    CLAIMED, CONFLICT, DOMAIN_TAKEN, TRACE_WEIGHED_LIMIT, ClaimAttempt, InstanceTrace,
-    SchedulingTrace, SelectedHost, WeighedEntry)
+    CLAIMED,
+    CONFLICT,
+    DOMAIN_TAKEN,
+    TRACE_WEIGHED_LIMIT,
+    ClaimAttempt,
+    InstanceTrace,
+    SchedulingTrace,
+    SelectedHost,
+    WeighedEntry,
+)
 from scheduler.weighers.base import HostWeigher, WeighedHost, weigh_hosts
 
 LOG = logging.getLogger(__name__)
@@ -158,7 +166,7 @@ def _why_not(trace: SchedulingTrace, places: GroupPlaces | None, asked: int,
     if domain_names is not None:
         try:
             names = domain_names()
-        except Exception:  # noqa: BLE001 - a message must not hide the outcome
+        except Exception:  # a message must not hide the outcome
             LOG.warning('Could not read the failure domains\' names for a NoValidHost '
                         'message; it shows their uuids', exc_info=True)
     trace.aggregate_names = {u: f'{level} {name}' for u, (level, name) in names.items()}

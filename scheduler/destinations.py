@@ -12,22 +12,22 @@ import dataclasses
 import time
 from typing import Mapping, Protocol, Sequence
 
+from placement.client import Candidates
 from rpc_schemas.request_spec import AFFINITY, RequestSpec
 from rpc_schemas.scheduler_hints import DIFFERENT_DOMAIN, SAME_DOMAIN, split_domain_value
 from rpc_schemas.selection import Selection
-from placement.client import Candidates
+from scheduler import no_valid_host
 from scheduler.candidates_query import CandidatesQuery, build_query
+from scheduler.claim_walk import select_hosts
 from scheduler.claims import BatchClaimRefused, Claimer, RequestClaims
+from scheduler.errors import NoValidHost
 from scheduler.filters.base import HostFilter
+from scheduler.hints.domains import hinted_domains, hinted_instances
 from scheduler.host_cache import HostStateCache
 from scheduler.instance_locator import InstanceLocator
-from scheduler.hints.domains import hinted_domains, hinted_instances
+from scheduler.no_valid_host import INSIDE, OUTSIDE
 from scheduler.server_group.book import GroupBook
 from scheduler.server_group.places import GroupPlaces
-from scheduler.claim_walk import select_hosts
-from scheduler.errors import NoValidHost
-from scheduler import no_valid_host
-from scheduler.no_valid_host import INSIDE, OUTSIDE
 from scheduler.trace import BATCH_CLAIMED, BATCH_FELL_BACK, SchedulingTrace
 from scheduler.weighers.base import HostWeigher
 

@@ -18,15 +18,22 @@ from typing import Callable
 from oslo_config import cfg
 
 from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
-import oslo_messaging as messaging  # noqa: E402,I100
+
+# isort: split
+import oslo_messaging as messaging
+
 from placement.client import PlacementUnreachable
 from rpc_schemas.request_spec import RequestSpec
 from rpc_schemas.selection import Selection
+from scheduler import metrics
 from scheduler.claims import Claimer
 from scheduler.destinations import CandidateSource, DestinationSelector
 from scheduler.errors import (
-    ConsumerAlreadyAllocated, InvalidFlavorExtraSpec, InvalidSchedulingRequest, NoValidHost)
-from scheduler import metrics
+    ConsumerAlreadyAllocated,
+    InvalidFlavorExtraSpec,
+    InvalidSchedulingRequest,
+    NoValidHost,
+)
 from scheduler.host_cache import HostStateCache
 from scheduler.instance_locator import InstanceLocator
 from scheduler.plugins import load_from_conf
@@ -118,7 +125,7 @@ class SchedulerManager:
         trace.request_id = getattr(ctxt, 'request_id', None) or ''
         try:
             self._on_trace(trace)
-        except Exception:  # noqa: BLE001 - a lost record must not fail the boot
+        except Exception:  # a lost record must not fail the boot
             LOG.exception('Could not record the scheduling trace')
 
 

@@ -15,11 +15,10 @@ from typing import Any, Mapping
 
 from placement import client as placement_client
 from placement.client import Candidates
-from scheduler.candidates_query import CandidatesQuery
 from rpc_schemas.selection import allocations_of
+from scheduler.candidates_query import CandidatesQuery
 from scheduler.claims import ClaimRefused
 from scheduler.errors import ConsumerAlreadyAllocated
-
 
 # Placement's (and the reference implementation's) wording for a write whose
 # consumer generation is stale: "consumer generation conflict - expected ...".

@@ -12,10 +12,13 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
 from cellplane.context import RequestContext
 from cellplane.rpc.client import RPCAPIClient
-from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
-import oslo_messaging as messaging  # noqa: E402,I100
+
+# isort: split
+import oslo_messaging as messaging
+
 from rpc_schemas.request_spec import RequestSpec
 from rpc_schemas.selection import Selection
 from scheduler import errors

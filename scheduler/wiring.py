@@ -34,11 +34,11 @@ from scheduler.failure_domains import record_levels
 from scheduler.host_cache import HostStateCache
 from scheduler.host_refresher import HostRefresher
 from scheduler.instance_locator import PlacementInstanceLocator
-from scheduler.server_group.book import ApiGroupBook
 from scheduler.manager import SchedulerManager
 from scheduler.placement_adapter import PlacementAdapter
 from scheduler.records.backend import RecordBackend
 from scheduler.records.writer import RecordWriter
+from scheduler.server_group.book import ApiGroupBook
 from scheduler.trace import SchedulingTrace
 
 LOG = logging.getLogger(__name__)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from tests.support import backing_services as services
+
 # The session's real Keystone, started by the first test that asks for it.
 from tests.support.keystone import keystone  # noqa: F401
 

@@ -35,18 +35,18 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from cellplane import config  # noqa: E402
-from cellplane.cells.databases import CellDatabases  # noqa: E402
-from cellplane.context import new_context  # noqa: E402
-from cellplane.db import engines  # noqa: E402
-from cellplane.objects import flavors as api_flavors  # noqa: E402
-from cellplane.rpc import options as rpc_options  # noqa: E402
-from cellplane.rpc.transport import get_transport  # noqa: E402
-from cellplane_api import servers  # noqa: E402
-from conductor.super.rpcapi import SuperConductorAPI  # noqa: E402
-from tests.support import backing_services  # noqa: E402
-from tests.support.deployment import ComputePlan, Deployment  # noqa: E402
-from tests.support.malformed import send_malformed  # noqa: E402
+from cellplane import config
+from cellplane.cells.databases import CellDatabases
+from cellplane.context import new_context
+from cellplane.db import engines
+from cellplane.objects import flavors as api_flavors
+from cellplane.rpc import options as rpc_options
+from cellplane.rpc.transport import get_transport
+from cellplane_api import servers
+from conductor.super.rpcapi import SuperConductorAPI
+from tests.support import backing_services
+from tests.support.deployment import ComputePlan, Deployment
+from tests.support.malformed import send_malformed
 
 PROJECT = 'faults'
 FLAVOR = ('fault.small', 1, 256, 1)

@@ -79,8 +79,7 @@ def main(argv: list[str]) -> int:
     # every sys.path entry), the reference's last, for gabbi and its kin.
     sys.path.insert(0, REPO)
     sys.path.append(site)
-    from reference_gabbits import (expectations, fixtures, in_process, live_daemon,
-                                   profiles, report)
+    from reference_gabbits import expectations, fixtures, in_process, live_daemon, profiles, report
 
     functional = os.path.join(site, 'placement', 'tests', 'functional')
     gabbits = os.path.join(functional, 'gabbits')

@@ -16,9 +16,9 @@ from typing import Callable
 
 from sqlalchemy.engine import Engine
 
+from cellplane.db import engines
 from cellplane.objects import cell_mappings
 from cellplane.objects.cell_mappings import CellMapping
-from cellplane.db import engines
 
 LOG = logging.getLogger(__name__)
 
@@ -51,7 +51,7 @@ class CellDatabases:
         fresh = {m.uuid: m for m in cell_mappings.list_all(self._api_engine)}
         stale: list[Engine] = []
         with self._lock:
-            for uuid, engine in list(self._engines.items()):
+            for uuid in list(self._engines):
                 old, new = self._mappings.get(uuid), fresh.get(uuid)
                 if new is None or old is None \
                         or new.database_connection != old.database_connection:

@@ -33,8 +33,13 @@ from sqlalchemy.engine import Engine
 
 from cellplane.db.api.models import build_requests
 from cellplane.db.columns import utcnow
-from cellplane.objects import (cell_mappings, instance_mappings, request_specs,
-                               server_group_places, server_groups)
+from cellplane.objects import (
+    cell_mappings,
+    instance_mappings,
+    request_specs,
+    server_group_places,
+    server_groups,
+)
 from rpc_schemas.instance import Instance
 from rpc_schemas.request_spec import RequestSpec
 

@@ -19,7 +19,6 @@ from cellplane.db.cell.models import compute_nodes, services
 from cellplane.db.columns import utcnow
 from rpc_schemas.compute_node import ComputeNodeRecord
 
-
 COMPUTE_BINARY = 'cellplane-compute'
 
 

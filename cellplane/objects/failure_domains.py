@@ -50,11 +50,22 @@ from sqlalchemy.engine import Connection, Engine
 
 from cellplane.db.api.models import failure_domain_contents, failure_domain_hosts, failure_domains
 from cellplane.objects import change_stamps, failure_domain_levels, host_mappings
+
 # The errors this module's functions raise (with the domain they are
 # about), and what they return: callers find them here.
 from cellplane.objects.failure_domain_graph import (  # noqa: F401
-    DomainGraph, DomainInUse, DomainNotFound, FailureDomain, FailureDomainError,
-    HostConflict, HostNotMapped, HostRows, LevelsInUse, UnknownLevel, hosts_changed)
+    DomainGraph,
+    DomainInUse,
+    DomainNotFound,
+    FailureDomain,
+    FailureDomainError,
+    HostConflict,
+    HostNotMapped,
+    HostRows,
+    LevelsInUse,
+    UnknownLevel,
+    hosts_changed,
+)
 from rpc_schemas.request_spec import HOST_LEVEL  # one name for the host level: the wire contract's
 
 MAX_NAME_LENGTH = 255

@@ -1,4 +1,6 @@
-"""Instance actions and their events in a cell DB (``instance_actions``, ``instance_action_events``): an instance's attempt history.
+"""Instance actions and their events in a cell DB: an instance's attempt history.
+
+Tables ``instance_actions`` and ``instance_action_events``.
 
 One ``create`` action per instance, one event per try.
 
@@ -179,7 +181,7 @@ def record_scheduled(conn: Connection, event: str, scheduled: Sequence[Scheduled
         dict(action_id=action_id, event=event, host=s.host, node=s.node,
              start_time=naive_utc(s.start), finish_time=naive_utc(s.finish),
              result=RESULT_OK, reason=s.reason, created_at=now, updated_at=now)
-        for action_id, s in zip(action_ids, scheduled)])
+        for action_id, s in zip(action_ids, scheduled, strict=True)])
 
 
 def delete_for_instance(conn: Connection, instance_uuid: str) -> None:

@@ -1,4 +1,4 @@
-"""Request specs in the API DB (``request_specs``): what each instance was asked with, as a versioned ``RequestSpec``."""
+"""Request specs in the API DB (``request_specs``): what each instance was asked with, as a ``RequestSpec``."""
 from __future__ import annotations
 
 import sqlalchemy as sa

@@ -39,7 +39,7 @@ def insert_many(conn: Connection, records: Sequence[NewRecord]) -> None:
         [{'request_id': r.request_id, 'project_id': r.project_id, 'outcome': r.outcome,
           'record': r.body, 'created_at': r.created_at} for r in records]).scalars().all()
     rows = [{'record_id': record_id, 'instance_uuid': u}
-            for record_id, r in zip(ids, records) for u in dict.fromkeys(r.instance_uuids)]
+            for record_id, r in zip(ids, records, strict=True) for u in dict.fromkeys(r.instance_uuids)]
     if rows:
         conn.execute(scheduling_record_instances.insert(), rows)
 

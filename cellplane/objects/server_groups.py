@@ -26,8 +26,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from cellplane.db.api.models import server_group_members, server_groups
 from cellplane.objects import failure_domain_levels
-from rpc_schemas.request_spec import (
-    AFFINITY, ANTI_AFFINITY, HOST_LEVEL, POLICIES, SOFT_ANTI_AFFINITY)
+from rpc_schemas.request_spec import AFFINITY, ANTI_AFFINITY, HOST_LEVEL, POLICIES, SOFT_ANTI_AFFINITY
 
 NAME_MAX = 255
 

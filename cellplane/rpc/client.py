@@ -18,7 +18,10 @@ from oslo_config import cfg
 from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
 from cellplane.rpc import diagnostics
 from cellplane.rpc.serializer import PayloadSerializer
-import oslo_messaging as messaging  # noqa: E402,I100
+
+# isort: split
+import oslo_messaging as messaging
+
 from rpc_schemas.base import parse_version
 from rpc_schemas.ping import Pong
 

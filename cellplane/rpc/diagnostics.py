@@ -11,7 +11,10 @@ import time
 
 from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
 from cellplane.rpc.serializer import PayloadSerializer
-import oslo_messaging as messaging  # noqa: E402,I100
+
+# isort: split
+import oslo_messaging as messaging
+
 from rpc_schemas.ping import MAX_HOLD_SECONDS, Ping, Pong
 
 LOG = logging.getLogger(__name__)

@@ -35,9 +35,11 @@ import time
 from typing import Sequence
 
 from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
-import oslo_messaging as messaging  # noqa: E402,I100
-from oslo_messaging._drivers import amqpdriver, base, common, impl_fake  # noqa: E402,I100
-from oslo_messaging.rpc.server import RPCServer  # noqa: E402,I100
+
+# isort: split
+import oslo_messaging as messaging
+from oslo_messaging._drivers import amqpdriver, base, common, impl_fake
+from oslo_messaging.rpc.server import RPCServer
 
 
 class UnsupportedTransport(Exception):

@@ -10,7 +10,9 @@ from __future__ import annotations
 from oslo_config import cfg
 
 from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
-from oslo_messaging import opts as messaging_opts  # noqa: E402,I100
+
+# isort: split
+from oslo_messaging import opts as messaging_opts
 
 RABBIT_GROUP = 'oslo_messaging_rabbit'
 # Beyond the handler threads: the heartbeat thread's casts and one spare.

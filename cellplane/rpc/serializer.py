@@ -17,8 +17,11 @@ from typing import Any
 from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
 from cellplane.context import RequestContext
 from cellplane.rpc import rejections
-from cellplane.rpc.rejections import PayloadRejected  # noqa: F401 - re-exported
-import oslo_messaging as messaging  # noqa: E402,I100
+from cellplane.rpc.rejections import PayloadRejected  # re-exported
+
+# isort: split
+import oslo_messaging as messaging
+
 from rpc_schemas import REGISTRY
 from rpc_schemas.base import Payload
 from rpc_schemas.errors import PayloadError

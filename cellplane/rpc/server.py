@@ -16,13 +16,17 @@ from __future__ import annotations
 import logging
 from typing import Any, Iterable, Sequence
 
-from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
+from cellplane import (
+    metrics,
+    rpc,  # noqa: F401 - filters the eventlet warning first
+)
 from cellplane.rpc.multi_listen import MultiServerRPCServer
-from cellplane import metrics
 from cellplane.rpc.rejections import MalformedMessage, MessageRejected
 from cellplane.rpc.serializer import PayloadSerializer
-import oslo_messaging as messaging  # noqa: E402,I100
-from oslo_messaging.rpc.server import RPCServer  # noqa: E402,I100
+
+# isort: split
+import oslo_messaging as messaging
+from oslo_messaging.rpc.server import RPCServer
 
 LOG = logging.getLogger(__name__)
 

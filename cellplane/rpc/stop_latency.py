@@ -15,7 +15,9 @@ either way: the wait ends when data comes.
 from __future__ import annotations
 
 from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
-from oslo_messaging._drivers import amqpdriver  # noqa: E402,I100
+
+# isort: split
+from oslo_messaging._drivers import amqpdriver
 
 IDLE_POLL_SECONDS = 0.5
 

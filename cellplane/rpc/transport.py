@@ -14,7 +14,9 @@ from oslo_config import cfg
 
 from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
 from cellplane.rpc import broker_outage, close_warning, options, stop_latency
-import oslo_messaging as messaging  # noqa: E402,I100
+
+# isort: split
+import oslo_messaging as messaging
 
 close_warning.install()
 broker_outage.install()

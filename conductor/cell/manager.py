@@ -28,11 +28,14 @@ from sqlalchemy.engine import Engine
 
 from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
 from cellplane.objects import build_plans, compute_nodes, instance_actions, instances, services
+from compute_agent.rpcapi import ComputeAPI
 from conductor import metrics
 from conductor.cell import rpcapi
-from compute_agent.rpcapi import ComputeAPI
 from conductor.cell.reschedule import Rescheduler
-import oslo_messaging as messaging  # noqa: E402,I100
+
+# isort: split
+import oslo_messaging as messaging
+
 from rpc_schemas.build_attempt import BuildAttempt
 from rpc_schemas.compute_node import ComputeNodeRecord
 from rpc_schemas.instance import ACTIVE, DELETED, ERROR, Instance
@@ -137,7 +140,7 @@ class CellConductorManager:
             self.rescheduler.reschedule(ctxt, instance, request_spec, host_list, attempt)
         except instances.InstanceNotFound as exc:
             LOG.error('Rejected %s: %s', method, exc)
-        except Exception as exc:  # noqa: BLE001 - the instance must not stay building
+        except Exception as exc:  # the instance must not stay building
             LOG.exception('Reschedule of instance %s failed unexpectedly', instance.uuid)
             message = (f'Reschedule after the failed build on {attempt.host} failed '
                        f'unexpectedly: {type(exc).__name__}: {exc}')
@@ -253,5 +256,5 @@ class CellConductorManager:
                                          host=host)
                 build_plans.finish(conn, uuid, None)
             metrics.BUILDS_ENDED.labels('error').inc()
-        except Exception:  # noqa: BLE001 - already reporting a failure
+        except Exception:  # already reporting a failure
             LOG.exception('Could not set instance %s to ERROR either', uuid)

@@ -36,13 +36,15 @@ from sqlalchemy.engine import Engine
 
 from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
 from cellplane.context import RequestContext
+from cellplane.objects import build_plans, compute_nodes, instance_actions, instances, services
 from compute_agent.rpcapi import ComputeAPI
 from conductor import metrics
 from conductor.cell import group_check
-from cellplane.objects import build_plans, compute_nodes, instance_actions, instances, services
-import oslo_messaging as messaging  # noqa: E402,I100
-from placement.client import (
-    ClaimConflict, PlacementClient, PlacementClientError, PlacementUnreachable)
+
+# isort: split
+import oslo_messaging as messaging
+
+from placement.client import ClaimConflict, PlacementClient, PlacementClientError, PlacementUnreachable
 from rpc_schemas.build_attempt import BuildAttempt
 from rpc_schemas.instance import SCHEDULING, Instance
 from rpc_schemas.request_spec import RequestSpec

@@ -37,8 +37,8 @@ from __future__ import annotations
 import datetime
 import logging
 
-from sqlalchemy.engine import Engine
 import sqlalchemy as sa
+from sqlalchemy.engine import Engine
 
 from cellplane.context import new_context
 from cellplane.db.columns import utcnow
@@ -118,7 +118,7 @@ class StalledBuilds:
                     continue    # another conductor moved it, or the build ended
                 self._move(plan)
                 moved += 1
-            except Exception:  # noqa: BLE001 - one plan must not stop the others
+            except Exception:  # one plan must not stop the others
                 LOG.exception('Moving the build of %s off %s failed; trying again at '
                               'the next check', plan.instance.uuid, plan.host)
         if moved:

@@ -24,16 +24,16 @@ from oslo_config import cfg
 from sqlalchemy.engine import Engine
 
 from cellplane.heartbeat import current_status
+from cellplane.objects import services
 from cellplane.periodic import PeriodicTask
 from cellplane.service import Service
 from compute_agent.rpcapi import ComputeAPI
 from conductor import conf as conductor_conf
-from cellplane.objects import services
-from conductor.cell import rpcapi
 from conductor import metrics
-from conductor.cell.stalled_builds import StalledBuilds
+from conductor.cell import rpcapi
 from conductor.cell.manager import CellConductorManager
 from conductor.cell.reschedule import Rescheduler
+from conductor.cell.stalled_builds import StalledBuilds
 from conductor.legacy import LegacyConductorEndpoint
 from placement import client_conf
 from placement.client import PlacementClient

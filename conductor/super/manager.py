@@ -1,4 +1,6 @@
-"""The super conductor's RPC endpoint (``conductor/super/rpcapi.py``): ``schedule_and_build_instances`` (boot flow steps 2 and 4).
+"""The super conductor's RPC endpoint: ``schedule_and_build_instances`` (boot flow steps 2 and 4).
+
+Its client is ``conductor/super/rpcapi.py``.
 
 For one boot request it asks the scheduler for a claimed host plus
 ``[conductor] max_attempts - 1`` alternates per instance, then creates the
@@ -45,15 +47,17 @@ import tenacity
 from sqlalchemy.engine import Engine
 
 from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
-from cellplane.objects import build_request_leases, build_requests
 from cellplane.cells.databases import CellDatabases, UnknownCell
+from cellplane.objects import build_request_leases, build_requests
 from cellplane.objects.cell_mappings import CellMapping
 from cellplane.reservations import Reservation, ReservationStack
 from compute_agent.rpcapi import ComputeAPI
 from conductor import metrics
-from conductor.super import cell_writes, group_places
-from conductor.super import rpcapi
-import oslo_messaging as messaging  # noqa: E402,I100
+from conductor.super import cell_writes, group_places, rpcapi
+
+# isort: split
+import oslo_messaging as messaging
+
 from rpc_schemas.instance import Instance
 from rpc_schemas.request_spec import RequestSpec
 from rpc_schemas.selection import Selection
@@ -216,7 +220,7 @@ class SuperConductorManager:
             return
         self._place_and_build(ctxt, request_spec, [
             (requests[uuid].instance, host_list)
-            for uuid, host_list in zip(uuids, host_lists)], started)
+            for uuid, host_list in zip(uuids, host_lists, strict=True)], started)
 
     def _select_destinations(self, ctxt, spec: RequestSpec,
                              uuids: list[str]) -> list[list[Selection]]:
@@ -363,7 +367,7 @@ class SuperConductorManager:
         try:
             self._compute_api_for(cell).build_and_run_instance(
                 ctxt, instance.host, instance, spec, placed.host_list)
-        except Exception:  # noqa: BLE001 - one lost cast must not stop the others
+        except Exception:  # one lost cast must not stop the others
             LOG.exception('Could not cast the build of %s to %s in cell %s; the '
                           'cell conductor moves it to its next alternate once '
                           '[conductor] build_start_timeout has passed',

@@ -23,11 +23,11 @@ from sqlalchemy.engine import Engine
 
 from cellplane import config
 from cellplane.cells.databases import CellDatabases
-from cellplane.objects.cell_mappings import CellMapping
 from cellplane.db.engines import DatabaseNotConfigured
 from cellplane.heartbeat import current_status
-from cellplane.periodic import PeriodicTask
 from cellplane.objects import services
+from cellplane.objects.cell_mappings import CellMapping
+from cellplane.periodic import PeriodicTask
 from cellplane.service import Service
 from compute_agent.rpcapi import ComputeAPI
 from conductor import conf as conductor_conf

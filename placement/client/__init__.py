@@ -33,13 +33,29 @@ import urllib.parse
 from typing import Any, Sequence
 
 from placement.client.errors import (
-    CONCURRENT_UPDATE, ClaimConflict, MalformedCandidates, PlacementClientError,
-    PlacementUnreachable)
+    CONCURRENT_UPDATE,
+    ClaimConflict,
+    MalformedCandidates,
+    PlacementClientError,
+    PlacementUnreachable,
+)
 from placement.client.transport import (
-    MICROVERSION, CountedTransport, HttpTransport, InProcessTransport, KeystoneTransport,
-    Response, Transport)
+    MICROVERSION,
+    CountedTransport,
+    HttpTransport,
+    InProcessTransport,
+    KeystoneTransport,
+    Response,
+    Transport,
+)
 from placement.client.types import (
-    Candidates, ConsumerAllocations, Inventory, Provider, ProviderSummary, Usage)
+    Candidates,
+    ConsumerAllocations,
+    Inventory,
+    Provider,
+    ProviderSummary,
+    Usage,
+)
 
 __all__ = [
     'CONCURRENT_UPDATE', 'MICROVERSION', 'Candidates', 'ClaimConflict', 'ConsumerAllocations',

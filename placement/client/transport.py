@@ -17,9 +17,9 @@ import time
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from keystoneauth1 import exceptions as ks_exc
 import requests
 import tenacity
+from keystoneauth1 import exceptions as ks_exc
 
 from cellplane import metrics, outage
 from placement.client.errors import PlacementUnreachable

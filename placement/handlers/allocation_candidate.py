@@ -19,8 +19,7 @@ import re
 import msgspec
 import webob
 
-from placement import errors
-from placement import querystring
+from placement import errors, querystring
 from placement.microversion import min_version
 from placement.objects import allocation_candidates as ac_obj
 from placement.response import http_date

@@ -7,8 +7,8 @@
 from __future__ import annotations
 
 from placement.microversion import min_version
-from placement.policy import policy_target
 from placement.objects import usage as usage_obj
+from placement.policy import policy_target
 from placement.response import json_response
 from placement.schemas import usage as schema
 

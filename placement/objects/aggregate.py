@@ -5,8 +5,8 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from placement.db import api as db_api
-from placement.db.models import (placement_aggregates as agg_t,
-                                 resource_provider_aggregates as rpa_t)
+from placement.db.models import placement_aggregates as agg_t
+from placement.db.models import resource_provider_aggregates as rpa_t
 
 
 def for_provider(conn: Connection, rp_id: int):

@@ -19,7 +19,8 @@ from sqlalchemy.engine import Connection
 
 from placement import errors
 from placement.db import api as db_api
-from placement.db.models import allocations as alloc_t, inventories as inv_t
+from placement.db.models import allocations as alloc_t
+from placement.db.models import inventories as inv_t
 
 LOG = logging.getLogger(__name__)
 

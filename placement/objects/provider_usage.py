@@ -4,7 +4,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from placement.db.models import allocations as alloc_t, inventories as inv_t
+from placement.db.models import allocations as alloc_t
+from placement.db.models import inventories as inv_t
 from placement.objects import resource_class
 
 

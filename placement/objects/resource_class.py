@@ -7,15 +7,14 @@ standard class needs no query.
 """
 from __future__ import annotations
 
-from placement.db import api as db_api
-
 import os_resource_classes
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from placement import errors
-from placement.db.models import CUSTOM_RESOURCE_CLASS_ID_BASE, inventories, \
-    allocations, resource_classes as rc_t
+from placement.db import api as db_api
+from placement.db.models import CUSTOM_RESOURCE_CLASS_ID_BASE, allocations, inventories
+from placement.db.models import resource_classes as rc_t
 
 STANDARDS: list[str] = list(os_resource_classes.STANDARDS)
 STANDARD_IDS: dict[str, int] = {name: i for i, name in enumerate(STANDARDS)}

@@ -13,10 +13,12 @@ from sqlalchemy.engine import Connection
 
 from placement import errors
 from placement.db import api as db_api
-from placement.db.models import (
-    allocations as alloc_t, inventories as inv_t, placement_aggregates as agg_t,
-    resource_provider_aggregates as rpa_t, resource_provider_traits as rpt_t,
-    resource_providers as rp_t)
+from placement.db.models import allocations as alloc_t
+from placement.db.models import inventories as inv_t
+from placement.db.models import placement_aggregates as agg_t
+from placement.db.models import resource_provider_aggregates as rpa_t
+from placement.db.models import resource_provider_traits as rpt_t
+from placement.db.models import resource_providers as rp_t
 from placement.objects import resource_class, trait
 
 _parent = rp_t.alias('parent')

@@ -7,7 +7,8 @@ from sqlalchemy.engine import Connection
 
 from placement import errors
 from placement.db import api as db_api
-from placement.db.models import resource_provider_traits as rpt_t, traits as trait_t
+from placement.db.models import resource_provider_traits as rpt_t
+from placement.db.models import traits as trait_t
 
 STANDARD_TRAITS: frozenset[str] = frozenset(os_traits.get_traits())
 

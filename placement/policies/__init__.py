@@ -9,8 +9,17 @@ from __future__ import annotations
 from oslo_policy import policy
 
 from placement.policies import (
-    aggregate, allocation, allocation_candidate, base, inventory, reshaper,
-    resource_class, resource_provider, trait, usage)
+    aggregate,
+    allocation,
+    allocation_candidate,
+    base,
+    inventory,
+    reshaper,
+    resource_class,
+    resource_provider,
+    trait,
+    usage,
+)
 
 _MODULES = (base, resource_provider, resource_class, inventory, aggregate, usage,
             trait, allocation, allocation_candidate, reshaper)

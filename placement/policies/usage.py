@@ -1,6 +1,5 @@
 """Policies of a provider's usages and of a project's total usages."""
-from placement.policies.base import (
-    ADMIN_OR_PROJECT_READER_OR_SERVICE, ADMIN_OR_SERVICE, api_rule)
+from placement.policies.base import ADMIN_OR_PROJECT_READER_OR_SERVICE, ADMIN_OR_SERVICE, api_rule
 
 PROVIDER_USAGES = 'placement:resource_providers:usages'
 TOTAL_USAGES = 'placement:usages'

@@ -12,7 +12,12 @@ from typing import Callable, Mapping
 
 from rpc_schemas.request_spec import RequestSpec
 from rpc_schemas.scheduler_hints import (
-    DIFFERENT_DOMAIN, DOMAIN_HINTS, HOST_HINTS, SAME_DOMAIN, split_domain_value)
+    DIFFERENT_DOMAIN,
+    DOMAIN_HINTS,
+    HOST_HINTS,
+    SAME_DOMAIN,
+    split_domain_value,
+)
 
 
 def hinted_instances(spec: RequestSpec) -> list[str]:

@@ -48,5 +48,5 @@ class RecordBackend(abc.ABC):
     def find(self, query: RecordQuery) -> list[SchedulingRecord]:
         """The newest records matching ``query``, newest first."""
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 - a backend holding nothing has nothing to release
         """Release files or connections."""

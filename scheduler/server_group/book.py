@@ -16,8 +16,14 @@ from typing import Iterable, Mapping, Protocol, Sequence
 import sqlalchemy as sa
 
 from cellplane.cells.databases import CellDatabases, UnknownCell
-from cellplane.objects import (build_requests, cell_mappings, failure_domains,
-                               instance_mappings, instances, server_group_places)
+from cellplane.objects import (
+    build_requests,
+    cell_mappings,
+    failure_domains,
+    instance_mappings,
+    instances,
+    server_group_places,
+)
 from cellplane.objects.server_group_places import Member
 from rpc_schemas import instance as instance_states
 

@@ -57,7 +57,7 @@ def weigh_hosts(weighers: Sequence[HostWeigher], hosts: Sequence[HostState],
         if not weigher.multiplier:
             continue
         raw = [float(weigher.raw_weight(h, request)) for h in hosts]
-        for entry, value in zip(weighed, normalize(raw)):
+        for entry, value in zip(weighed, normalize(raw), strict=True):
             part = value * weigher.multiplier
             entry.parts[weigher.name] = part
             entry.weight += part

@@ -15,7 +15,6 @@ from cellplane.rpc import options as rpc_options
 from cellplane.rpc.transport import get_transport
 from tests.integration.daemons import DaemonLauncher
 
-
 # Fixtures whose resources daemons use: set up before ``daemons`` so that
 # pytest tears them down after it (a daemon whose vhost is deleted under it
 # logs a storm of connection errors and is slow to stop).

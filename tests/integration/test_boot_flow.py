@@ -144,7 +144,7 @@ def test_instances_sent_to_the_failing_host_are_rebuilt_on_an_alternate_of_its_c
     assert tried_there, 'no instance was ever scheduled to the failing host'
     assert tried_there <= {s['id'] for s in fifty}
     hit = {uuid: _show(deployment, uuid) for uuid in sorted(tried_there)}
-    for uuid, shown in hit.items():
+    for shown in hit.values():
         builds = [e for e in shown['events'] if e['event'] == BUILD_EVENT]
         failed = [e for e in builds if e['result'] == 'failed']
         assert [(e['host'], e['reason']) for e in failed] == [(FAILING_HOST, NO_IP)], shown

@@ -24,16 +24,15 @@ import pytest
 
 from cellplane.context import RequestContext
 from cellplane.db import engines, migrate
+from cellplane.objects import instance_actions, instances
 from compute_agent.resource_reporter import compute_node_uuid
 from compute_agent.rpcapi import ComputeAPI
-from cellplane.objects import instance_actions, instances
 from placement.client import PlacementClient
 from rpc_schemas.flavor import Flavor
 from rpc_schemas.instance import Instance
 from rpc_schemas.request_spec import RequestSpec
 from rpc_schemas.selection import Selection
-from tests.integration.daemons import (
-    EVENTUALLY_SECONDS, cell_conductor_config, compute_config)
+from tests.integration.daemons import EVENTUALLY_SECONDS, cell_conductor_config, compute_config
 
 # noauth2: the user admin in the project 'service'.
 SERVICE_TOKEN = 'admin:service'

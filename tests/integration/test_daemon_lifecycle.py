@@ -11,7 +11,6 @@ from cellplane.context import new_context
 from conductor.cell.rpcapi import CellConductorAPI
 from tests.integration.daemons import cell_conductor_config, compute_config
 
-
 # A liveness deadline (it stopped at all without a kill), not a speed bound.
 IDLE_STOP_DEADLINE_SECONDS = 5
 
@@ -181,7 +180,7 @@ def test_cell_conductor_without_its_cell_database_refuses_to_start(daemons):
 def test_a_daemon_the_broker_refuses_says_which_bus_in_one_line(daemons, url, says):
     code, stderr = daemons.compute('cmp1', compute_config(url, host='cmp1')).run_to_exit()
     assert code == 1
-    [line] = [l for l in stderr.splitlines() if l.startswith('cellplane-compute:')]
+    [line] = [text for text in stderr.splitlines() if text.startswith('cellplane-compute:')]
     assert 'cannot use the message bus at rabbit://guest:***@127.0.0.1:5672/' in line
     assert '[DEFAULT] transport_url, in ' in line and says in line
     assert 'wrong-password' not in stderr and 'Traceback' not in stderr

@@ -13,8 +13,7 @@ from compute_agent.rpcapi import ComputeAPI
 from conductor.cell.rpcapi import CellConductorAPI
 from conductor.super.rpcapi import SuperConductorAPI
 from rpc_schemas.ping import Pong
-from tests.integration.daemons import (
-    EVENTUALLY_SECONDS, cell_conductor_config, compute_config)
+from tests.integration.daemons import EVENTUALLY_SECONDS, cell_conductor_config, compute_config
 
 
 def _service_rows(db_url: str) -> dict[tuple[str, str], dict]:

@@ -20,8 +20,13 @@ import sqlalchemy as sa
 
 from cellplane.db import engines, migrate
 from cellplane.db.api.models import failure_domain_levels
-from cellplane.objects import (cell_mappings, compute_nodes, failure_domain_levels,
-                               failure_domains, host_mappings)
+from cellplane.objects import (
+    cell_mappings,
+    compute_nodes,
+    failure_domain_levels,
+    failure_domains,
+    host_mappings,
+)
 from tests.support.deployment import ComputePlan, Deployment
 
 HOSTS = ('cell1-fd-1', 'cell1-fd-2')

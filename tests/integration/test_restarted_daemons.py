@@ -1,4 +1,6 @@
-"""Rows of the fault table: a daemon killed mid-stream and restarted within seconds, or a stream of malformed messages, fails no boot.
+"""Rows of the fault table: a daemon killed mid-stream and restarted within seconds fails no boot.
+
+Nor does a stream of malformed messages.
 
 One cell, one hollow agent of 4 hosts (1 s builds), real RabbitMQ,
 PostgreSQL and daemons (``deploy/run-local.sh``). Each test kills one

@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from tests.support.deployment import ComputePlan, Deployment, EVENTUALLY_SECONDS
+from tests.support.deployment import EVENTUALLY_SECONDS, ComputePlan, Deployment
 
 RACKS = {'r1': ['c1-1', 'c1-2'], 'r2': ['c1-3', 'c1-4'], 'r3': ['c2-1', 'c2-2']}
 ROWS = {'A': ['r1', 'r2'], 'B': ['r3']}

@@ -25,19 +25,18 @@ import uuid as uuidlib
 import pytest
 import sqlalchemy as sa
 
-from cellplane.objects import build_requests
-from cellplane_api import servers
-from cellplane.objects import cell_mappings
 from cellplane.context import new_context
 from cellplane.db import engines, migrate
-from cellplane.db.api.models import cell_mappings as cell_mappings_table, instance_mappings
+from cellplane.db.api.models import cell_mappings as cell_mappings_table
+from cellplane.db.api.models import instance_mappings
 from cellplane.db.cell.models import compute_nodes, instances, services
+from cellplane.objects import build_requests, cell_mappings
 from cellplane.rpc.server import build_server
+from cellplane_api import servers
 from conductor.super.rpcapi import SuperConductorAPI
 from placement.client import Inventory, PlacementClient
 from tests.functional.boot.harness import ComputeRecorder
-from tests.integration.daemons import (
-    EVENTUALLY_SECONDS, cell_conductor_config, compute_config)
+from tests.integration.daemons import EVENTUALLY_SECONDS, cell_conductor_config, compute_config
 
 FLAVOR = {'VCPU': 2, 'MEMORY_MB': 1024, 'DISK_GB': 10}
 HOSTS = {'cell1': ['c1-a', 'c1-b', 'c1-c'], 'cell2': ['c2-a', 'c2-b']}

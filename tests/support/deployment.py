@@ -33,8 +33,8 @@ from typing import Any
 import sqlalchemy as sa
 
 from cellplane.db import engines
-from cellplane_cli.launcher import Launcher
 from cellplane.objects import compute_nodes
+from cellplane_cli.launcher import Launcher
 from compute_agent.hosted_host import hosted_host_names
 from placement.client import KeystoneTransport, PlacementClient
 from tests.support.backing_services import PostgresServer, RabbitServer

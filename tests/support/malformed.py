@@ -13,7 +13,10 @@ from cellplane.rpc.transport import get_transport
 from compute_agent import rpcapi as compute_rpcapi
 from conductor.cell import rpcapi as cell_rpcapi
 from conductor.super import rpcapi as super_rpcapi
-import oslo_messaging as messaging  # noqa: I100
+
+# isort: split
+import oslo_messaging as messaging
+
 from scheduler import rpcapi as scheduler_rpcapi
 from tests.support.deployment import Deployment
 

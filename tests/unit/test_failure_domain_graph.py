@@ -3,9 +3,15 @@ from __future__ import annotations
 
 import pytest
 
-from cellplane.objects.failure_domain_graph import (DomainGraph, DomainInUse, DomainNotFound,
-                                                    FailureDomainError, HostConflict,
-                                                    LevelsInUse, hosts_changed)
+from cellplane.objects.failure_domain_graph import (
+    DomainGraph,
+    DomainInUse,
+    DomainNotFound,
+    FailureDomainError,
+    HostConflict,
+    LevelsInUse,
+    hosts_changed,
+)
 
 RACK1, RACK2, ROW_A, ROW_B = 1, 2, 3, 4
 

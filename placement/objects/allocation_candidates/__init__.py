@@ -35,9 +35,17 @@ between two of its statements may show in one and not the other. That is
 harmless, candidates are advice: the claim re-checks everything.
 """
 from placement.objects.allocation_candidates.request import (
-    CandidateQueryError, RequestGroup, RequestWide, UnknownResourceClass, UnknownTraits)
+    CandidateQueryError,
+    RequestGroup,
+    RequestWide,
+    UnknownResourceClass,
+    UnknownTraits,
+)
 from placement.objects.allocation_candidates.result import (
-    AllocationRequest, CandidateResult, CandidateSummary)
+    AllocationRequest,
+    CandidateResult,
+    CandidateSummary,
+)
 from placement.objects.allocation_candidates.search import find_candidates
 
 __all__ = ['AllocationRequest', 'CandidateQueryError', 'CandidateResult',

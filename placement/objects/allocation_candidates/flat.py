@@ -12,7 +12,11 @@ from placement.objects import resource_class as rc_obj
 from placement.objects.allocation_candidates.request import RequestGroup
 from placement.objects.allocation_candidates.resolve import ResolvedRequest
 from placement.objects.allocation_candidates.result import (
-    EMPTY, AllocationRequest, CandidateResult, CandidateSummary)
+    EMPTY,
+    AllocationRequest,
+    CandidateResult,
+    CandidateSummary,
+)
 from placement.objects.allocation_candidates.sql import fetch, in_list, traits_of
 
 

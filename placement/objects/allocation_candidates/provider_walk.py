@@ -7,7 +7,11 @@ from placement.objects import resource_class as rc_obj
 from placement.objects.allocation_candidates.request import RequestGroup
 from placement.objects.allocation_candidates.resolve import ResolvedRequest
 from placement.objects.allocation_candidates.result import (
-    EMPTY, AllocationRequest, CandidateResult, CandidateSummary)
+    EMPTY,
+    AllocationRequest,
+    CandidateResult,
+    CandidateSummary,
+)
 from placement.objects.allocation_candidates.sql import fetch, in_list, names_of_traits
 
 
@@ -123,7 +127,7 @@ class ProviderWalk:
             summaries.append(CandidateSummary(
                 uuid, None, uuid,
                 {names[rc]: {'capacity': cap, 'used': int(u)}
-                 for rc, cap, u in zip(rcs or (), caps or (), used or ())},
+                 for rc, cap, u in zip(rcs or (), caps or (), used or (), strict=True)},
                 [trait_names[t] for t in traits]))   # in trait id order, as the reference
             requests.append(AllocationRequest({uuid: resources}, {suffix: [uuid]}))
         return CandidateResult(requests, summaries)

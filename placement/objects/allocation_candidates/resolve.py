@@ -10,7 +10,12 @@ from sqlalchemy.engine import Connection
 
 from placement.objects import resource_class as rc_obj
 from placement.objects.allocation_candidates.request import (
-    SHARING_TRAIT, RequestGroup, RequestWide, UnknownResourceClass, UnknownTraits)
+    SHARING_TRAIT,
+    RequestGroup,
+    RequestWide,
+    UnknownResourceClass,
+    UnknownTraits,
+)
 from placement.objects.allocation_candidates.sql import in_list
 
 # ------------------------------------------------------------------ queries

@@ -17,7 +17,11 @@ from placement.objects import resource_class as rc_obj
 from placement.objects.allocation_candidates.request import SHARING_TRAIT, RequestGroup
 from placement.objects.allocation_candidates.resolve import ResolvedRequest
 from placement.objects.allocation_candidates.result import (
-    EMPTY, AllocationRequest, CandidateResult, CandidateSummary)
+    EMPTY,
+    AllocationRequest,
+    CandidateResult,
+    CandidateSummary,
+)
 from placement.objects.allocation_candidates.sql import in_list, traits_of
 
 
@@ -188,7 +192,7 @@ class TreeSearch:
                 if not ok or not all(any_of & traits for any_of in required):
                     continue
                 out.append(_AReq(
-                    root, tuple((rp, rc, amounts[rc]) for rp, rc in zip(combo, rcs)),
+                    root, tuple((rp, rc, amounts[rc]) for rp, rc in zip(combo, rcs, strict=True)),
                     frozenset(used), g.suffix, False))
         return out
 

@@ -17,24 +17,27 @@ import time
 import uuid as uuidlib
 from dataclasses import dataclass, field
 
-from oslo_config import cfg
 import sqlalchemy as sa
+from oslo_config import cfg
 
 from cellplane import conf as shared_conf
 from cellplane import config
-from cellplane.objects import flavors
-from cellplane.objects import cell_mappings
 from cellplane.cells.databases import CellDatabases
-from cellplane.objects.cell_mappings import CellMapping
 from cellplane.db import engines, migrate
 from cellplane.db.cell.models import compute_nodes, services
-from cellplane_embedded.memory_transport import MemoryBus
+from cellplane.objects import cell_mappings, flavors
+from cellplane.objects.cell_mappings import CellMapping
 from cellplane.rpc import options as rpc_options
 from cellplane.rpc.server import build_server
+from cellplane_embedded.memory_transport import MemoryBus
 from compute_agent.rpcapi import ComputeAPI
-from conductor.super.rpcapi import SuperConductorAPI
 from conductor import conf as conductor_conf
-import oslo_messaging as messaging  # noqa: I100
+from conductor.super.rpcapi import SuperConductorAPI
+
+# isort: split
+import oslo_messaging as messaging
+
+from conductor.super.wiring import build_super_conductor
 from placement.client import Inventory, PlacementClient
 from rpc_schemas.instance import Instance
 from rpc_schemas.request_spec import RequestSpec
@@ -42,7 +45,6 @@ from rpc_schemas.selection import Selection
 from scheduler import conf as scheduler_conf
 from scheduler.rpcapi import SchedulerAPI
 from scheduler.wiring import build_scheduler
-from conductor.super.wiring import build_super_conductor
 
 # A bound on something that must happen, not a performance expectation.
 DEADLINE_SECONDS = 30

@@ -8,11 +8,10 @@ from __future__ import annotations
 import pytest
 import sqlalchemy as sa
 
-from cellplane.objects import build_requests
-from cellplane.objects import aggregates, flavors
-from cellplane_api import servers
 from cellplane.context import new_context
 from cellplane.db.cell.models import instances
+from cellplane.objects import aggregates, build_requests, flavors
+from cellplane_api import servers
 from tests.functional.boot.harness import TopLevel
 
 CELLS = {

@@ -18,8 +18,7 @@ from cellplane.db.api.models import build_requests as build_requests_table
 from cellplane.db.api.models import services as services_table
 from cellplane.db.cell.models import instances
 from cellplane.db.columns import utcnow
-from cellplane.objects import (build_request_leases, build_requests, cell_mappings,
-                               instance_mappings, services)
+from cellplane.objects import build_request_leases, build_requests, cell_mappings, instance_mappings, services
 from conductor.super import cell_writes
 from rpc_schemas.flavor import Flavor
 from rpc_schemas.instance import Instance
@@ -76,7 +75,7 @@ def _lost_run(top, spec, asked, holder):
     uuids = [i.uuid for i in asked]
     assert list(build_request_leases.lease_and_read(top.api_engine, uuids, holder)) == uuids
     host_lists = top.scheduler_api.select_destinations(new_context(), spec, uuids, 2)
-    for instance, host_list in zip(asked, host_lists):
+    for instance, host_list in zip(asked, host_lists, strict=True):
         cell = top.cell_of_host(host_list[0].service_host)
         cell_writes.create_many(top.cell_engines[cell], [(instance, host_list)], spec,
                                 request_id=None, scheduling_started=datetime.datetime.now())

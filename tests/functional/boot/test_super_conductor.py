@@ -15,18 +15,21 @@ import uuid as uuidlib
 import pytest
 import sqlalchemy as sa
 
-from cellplane.objects import build_requests
-from cellplane_api import servers
-from cellplane.objects import cell_mappings
 from cellplane.context import new_context
 from cellplane.db.api.models import build_requests as build_requests_table
-from cellplane.db.api.models import cell_mappings as cell_mappings_table, instance_mappings
+from cellplane.db.api.models import cell_mappings as cell_mappings_table
 from cellplane.db.api.models import host_mappings as host_mappings_table
+from cellplane.db.api.models import instance_mappings
 from cellplane.db.cell.models import instance_action_events, instance_actions, instances
+from cellplane.objects import build_requests, cell_mappings
+from cellplane_api import servers
 from conductor.super import cell_writes
 from conductor.super.cell_writes import EVENT_SCHEDULE
 from conductor.super.manager import SuperConductorManager
-import oslo_messaging as messaging  # noqa: I100
+
+# isort: split
+import oslo_messaging as messaging
+
 from rpc_schemas.flavor import Flavor
 from rpc_schemas.instance import Instance
 from rpc_schemas.request_spec import RequestSpec

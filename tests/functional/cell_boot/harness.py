@@ -18,13 +18,13 @@ from sqlalchemy.engine import Engine
 
 from cellplane import conf as shared_conf
 from cellplane.context import RequestContext
+from cellplane.objects import build_plans, compute_nodes, instance_actions, instances
 from cellplane_embedded.memory_transport import MemoryBus
 from compute_agent import conf as compute_conf
 from compute_agent.hosted_host import HostedHost
 from compute_agent.rpcapi import ComputeAPI
 from compute_agent.virt.fake import FakeDriver, FakeSettings
 from compute_agent.wiring import ComputeAgent, build_compute_agent
-from cellplane.objects import build_plans, compute_nodes, instance_actions, instances
 from conductor import conf as conductor_conf
 from conductor.cell.rpcapi import CellConductorAPI
 from conductor.cell.wiring import build_cell_conductor

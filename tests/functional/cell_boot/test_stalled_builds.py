@@ -1,4 +1,4 @@
-"""Stalled builds (host down, never started, or past build_timeout) are moved to their alternates; the first host is fenced.
+"""Stalled builds (host down, never started, past build_timeout) move to their alternates; the first host is fenced.
 
 A hosted host of a hollow agent stopped alone is a dead host: it holds the
 builds cast to it and sends no heartbeat. The cell conductor's check
@@ -17,8 +17,8 @@ import pytest
 from cellplane.context import RequestContext
 from cellplane.db.columns import utcnow
 from cellplane.objects import build_plans, services
-from conductor.cell.stalled_builds import StalledBuilds
 from conductor.cell.reschedule import Rescheduler
+from conductor.cell.stalled_builds import StalledBuilds
 from tests.functional.cell_boot.harness import eventually
 
 DOWN_AFTER = 1.0

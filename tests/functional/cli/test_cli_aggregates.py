@@ -9,7 +9,6 @@ from cellplane.db import engines
 from cellplane.objects import cell_mappings, host_mappings
 from cellplane_cli import cli, manage
 
-
 HOSTS = ('h1', 'h2', 'h3')
 
 

@@ -17,7 +17,7 @@ from tests.functional.cli.test_cli_servers import DEADLINE_SECONDS, top  # noqa:
 
 
 @pytest.fixture
-def conf(top):  # noqa: F811
+def conf(top):
     path, recorder, engine = top
     with open(path, 'a') as f:
         f.write('[scheduler]\nfailure_domain_levels = rack,row\n')

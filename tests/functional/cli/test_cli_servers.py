@@ -14,13 +14,16 @@ import threading
 
 import pytest
 
-from cellplane.objects import build_requests, cell_mappings
-from conductor.super import rpcapi as super_rpcapi
-from cellplane_cli import cli, manage
 from cellplane.db import engines
+from cellplane.objects import build_requests, cell_mappings
 from cellplane.rpc.server import build_server
 from cellplane.rpc.transport import get_transport
-import oslo_messaging as messaging  # noqa: I100
+from cellplane_cli import cli, manage
+from conductor.super import rpcapi as super_rpcapi
+
+# isort: split
+import oslo_messaging as messaging
+
 from rpc_schemas.request_spec import RequestSpec
 
 DEADLINE_SECONDS = 30

@@ -16,11 +16,12 @@ import sys
 import pytest
 import sqlalchemy as sa
 
-from cellplane.objects import cell_mappings
 from cellplane.cells.scatter_gather import CellTimeout, gather
-from cellplane_cli import manage
 from cellplane.db import engines
-from cellplane.db.api.models import cell_mappings as cell_mappings_table, instance_mappings
+from cellplane.db.api.models import cell_mappings as cell_mappings_table
+from cellplane.db.api.models import instance_mappings
+from cellplane.objects import cell_mappings
+from cellplane_cli import manage
 
 # Far above read_timeout (1 s) + connect_timeout (2 s): only a hang reaches it.
 HANG_SECONDS = 60

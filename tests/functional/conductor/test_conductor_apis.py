@@ -15,18 +15,21 @@ from oslo_config import cfg
 from cellplane import config
 from cellplane.context import new_context
 from cellplane.db import engines, migrate
+from cellplane.objects import instance_actions, instances, services
 from cellplane.rpc import options as rpc_options
 from cellplane.rpc.client import MethodNotAllowedByCap
 from cellplane.rpc.serializer import PayloadSerializer
+from cellplane.rpc.server import build_server
 from cellplane_embedded.memory_transport import MemoryBus
 from conductor import conf as conductor_conf
-from cellplane.objects import instance_actions, instances, services
-from cellplane.rpc.server import build_server
 from conductor.cell.rpcapi import CellConductorAPI
 from conductor.cell.wiring import build_cell_conductor
 from conductor.super.rpcapi import SuperConductorAPI
 from placement.client import PlacementClient
-import oslo_messaging as messaging  # noqa: I100
+
+# isort: split
+import oslo_messaging as messaging
+
 from rpc_schemas.build_attempt import BuildAttempt
 from rpc_schemas.flavor import Flavor
 from rpc_schemas.instance import Instance

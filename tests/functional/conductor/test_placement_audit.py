@@ -16,9 +16,9 @@ from cellplane.context import new_context
 from cellplane.db import engines
 from cellplane.objects import cell_mappings, flavors, instances
 from cellplane_api import servers
-from conductor.super import placement_audit
 from cellplane_cli import manage
 from cellplane_embedded.runtime import CloudPlan, EmbeddedCloud
+from conductor.super import placement_audit
 from rpc_schemas.instance_update import InstanceUpdate
 
 DEADLINE_SECONDS = 30

@@ -1,4 +1,4 @@
-"""A misspelled option in a known section, or a misspelled section, is reported, naming the file and the closest name."""
+"""A misspelled option in a known section, or a misspelled section, is reported with the file and the closest name."""
 from __future__ import annotations
 
 import logging

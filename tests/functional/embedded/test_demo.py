@@ -5,9 +5,9 @@ import json
 import subprocess
 import sys
 
+from cellplane.db import engines
 from cellplane_cli import cli
 from cellplane_cli.demo import render
-from cellplane.db import engines
 from scheduler.records.backend import RecordQuery
 from scheduler.records.database import DatabaseBackend
 

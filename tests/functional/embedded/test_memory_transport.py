@@ -6,10 +6,13 @@ import threading
 import pytest
 
 from cellplane.context import new_context
-from cellplane_embedded.memory_transport import MemoryBus
-from cellplane.rpc.server import build_server
 from cellplane.rpc.serializer import PayloadSerializer
-import oslo_messaging as messaging  # noqa: I100
+from cellplane.rpc.server import build_server
+from cellplane_embedded.memory_transport import MemoryBus
+
+# isort: split
+import oslo_messaging as messaging
+
 from rpc_schemas.flavor import Flavor
 
 DEADLINE = 30  # seconds; a bound on something that must happen, not a speed check

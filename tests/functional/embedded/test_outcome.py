@@ -1,4 +1,4 @@
-"""The demo's outcome: each flavor's Placement resources as the scheduler reads them, every allocation by provider name."""
+"""The demo's outcome: each flavor's resources as the scheduler reads them, every allocation by provider name."""
 from __future__ import annotations
 
 import uuid as uuidlib

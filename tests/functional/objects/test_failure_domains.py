@@ -1,4 +1,4 @@
-"""Failure domains in a migrated API database (SQLite; PostgreSQL for a race): levels, containment, one domain per level."""
+"""Failure domains in a migrated API database (SQLite; PostgreSQL for a race): levels, containment, one per level."""
 from __future__ import annotations
 
 import threading

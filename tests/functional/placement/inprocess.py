@@ -157,9 +157,10 @@ def api(request, tmp_path):
     """The app on SQLite (a fresh file) and on PostgreSQL (emptied tables):
     the writer has a separate PostgreSQL path (one server-side call), so
     every case runs on both."""
+    import sqlalchemy as sa
+
     from placement.objects import consumer, standards
     from placement.wsgi import make_app
-    import sqlalchemy as sa
     if request.param == 'sqlite':
         path = tmp_path / 'placement.db'
         shutil.copy(_migrated_template(), path)

@@ -377,6 +377,7 @@ def test_postgresql_claim_leaves_the_pooled_connection_transactional(api, rp):
     # statement; a success and a refusal must both switch it back, or the
     # next request on that connection would write outside a transaction.
     import sqlalchemy as sa
+
     from placement.db import api as db_api
     from placement.objects import allocation as alloc_obj
     write = alloc_obj.ConsumerWrite(CONSUMER, 'p', 'u', {rp: {'VCPU': 1}})
@@ -401,6 +402,7 @@ def test_postgresql_claim_reports_database_errors_as_sqlalchemy_errors(api):
     # The writer retries IntegrityError (two requests creating one consumer)
     # and deadlocks; the raw driver error must arrive in SQLAlchemy's types.
     from sqlalchemy import exc as sa_exc
+
     from placement.db import api as db_api
     with api.engine.connect() as conn:
         db_api.execute_in_autocommit(
@@ -489,6 +491,7 @@ def test_a_worker_whose_warm_up_fails_still_serves_once_the_database_is_up(
     # The warm-up is a head start, not a condition: a database that is down
     # when a worker (re)starts must not keep the worker from serving later.
     from oslo_config import cfg
+
     from placement import conf as placement_conf
     from placement import wsgi
     database = _postgres_engine.url

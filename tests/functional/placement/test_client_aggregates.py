@@ -1,4 +1,6 @@
-"""PlacementClient.change_aggregates: some aggregates added and removed, the provider's others kept, even when another writer comes in between."""
+"""PlacementClient.change_aggregates: some aggregates added and removed, the others kept.
+
+The others are kept even when another writer comes in between."""
 from __future__ import annotations
 
 import uuid

@@ -31,8 +31,7 @@ from scheduler.plugins import load_from_conf
 from scheduler.server_group.book import ApiGroupBook
 from scheduler.trace import CLAIMED, DOMAIN_TAKEN
 from tests.functional.scheduler.conftest import add_compute_node
-from tests.functional.scheduler.test_two_workers_race import (
-    CELL, _conf, _OtherWorkerClaimsDuringRead)
+from tests.functional.scheduler.test_two_workers_race import CELL, _conf, _OtherWorkerClaimsDuringRead
 
 R1, R2 = str(uuidlib.uuid4()), str(uuidlib.uuid4())
 RACK_OF = {'big1': R1, 'big2': R1, 'small': R2}

@@ -12,11 +12,10 @@ import uuid as uuidlib
 import pytest
 import sqlalchemy as sa
 
-from cellplane.objects import aggregates
-from cellplane.objects import cell_mappings
 from cellplane.cells.databases import CellDatabases
 from cellplane.db import engines, migrate
 from cellplane.db.cell.models import compute_nodes, services
+from cellplane.objects import aggregates, cell_mappings
 from rpc_schemas.flavor import Flavor
 from rpc_schemas.request_spec import RequestSpec
 from scheduler.destinations import DestinationSelector

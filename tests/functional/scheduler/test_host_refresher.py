@@ -6,11 +6,11 @@ import datetime
 import pytest
 import sqlalchemy as sa
 
-from cellplane.objects import cell_mappings, host_mappings
 from cellplane.cells.databases import CellDatabases, UnknownCell
 from cellplane.db import engines, migrate
 from cellplane.db.api.models import cell_mappings as cell_mappings_table
 from cellplane.db.cell.models import compute_nodes, services
+from cellplane.objects import cell_mappings, host_mappings
 from scheduler.host_cache import HostStateCache
 from scheduler.host_refresher import HostRefresher
 

@@ -8,8 +8,8 @@ import json
 import pytest
 from oslo_config import cfg
 
-from cellplane_cli import cli, manage
 from cellplane.db import engines, migrate
+from cellplane_cli import cli, manage
 from scheduler import conf as scheduler_conf
 from scheduler.records import database as record_database
 from scheduler.records.backend import RecordBackendError, RecordQuery

@@ -4,7 +4,11 @@ from __future__ import annotations
 import pytest
 
 from compute_agent.local_claims import (
-    InsufficientLocalResources, LocalClaims, driver_capacity, requested_resources)
+    InsufficientLocalResources,
+    LocalClaims,
+    driver_capacity,
+    requested_resources,
+)
 from compute_agent.virt.driver import DriverInventory
 from rpc_schemas.flavor import Flavor
 from rpc_schemas.instance import Instance

@@ -11,7 +11,11 @@ import pytest
 from rpc_schemas import REGISTRY
 from rpc_schemas.base import Payload, field, parse_version, stored_schema
 from rpc_schemas.errors import (
-    MalformedPayload, PayloadDowngradeError, UnknownPayload, UnsupportedPayloadVersion)
+    MalformedPayload,
+    PayloadDowngradeError,
+    UnknownPayload,
+    UnsupportedPayloadVersion,
+)
 from rpc_schemas.ping import Ping, Pong
 from rpc_schemas.registry import PayloadRegistry
 from rpc_schemas.service_status import ServiceStatus

@@ -16,8 +16,7 @@ from placement.client import Candidates, ProviderSummary, Usage
 from rpc_schemas.flavor import Flavor
 from rpc_schemas.request_spec import RequestSpec
 from scheduler.claims import ClaimRefused
-from scheduler.host_state import (
-    CellNodeRecord, HostAggregate, HostState)
+from scheduler.host_state import CellNodeRecord, HostAggregate, HostState
 from scheduler.request import SchedulingRequest
 
 CELL1 = 'cell-1'

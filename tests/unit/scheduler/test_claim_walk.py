@@ -4,18 +4,17 @@ from __future__ import annotations
 import pytest
 
 from rpc_schemas.request_spec import InstanceGroup
+from scheduler.claim_walk import select_hosts
 from scheduler.claims import RequestClaims
 from scheduler.errors import NoValidHost
-from scheduler.server_group.anti_affinity_filter import ServerGroupAntiAffinityFilter
 from scheduler.filters.availability_zone import AvailabilityZoneFilter
 from scheduler.filters.compute import ComputeFilter
 from scheduler.filters.resource_fit import ResourceFitFilter
 from scheduler.host_cache import HostStateCache
-from scheduler.claim_walk import select_hosts
+from scheduler.server_group.anti_affinity_filter import ServerGroupAntiAffinityFilter
 from scheduler.trace import CLAIMED, CONFLICT, SchedulingTrace
 from scheduler.weighers.ram import RAMWeigher
-from tests.unit.scheduler.factories import (
-    CELL1, CELL2, DEFAULT_REQUEST, FakeClaimer, host, spec)
+from tests.unit.scheduler.factories import CELL1, CELL2, DEFAULT_REQUEST, FakeClaimer, host, spec
 
 FILTERS = [ComputeFilter(), ResourceFitFilter(), AvailabilityZoneFilter(),
            ServerGroupAntiAffinityFilter()]

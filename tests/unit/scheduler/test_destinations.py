@@ -195,7 +195,7 @@ def test_a_multi_create_is_claimed_in_one_batch_when_batch_claims_are_on():
     assert placement.single_claims == []
     assert {u: rp for u, (rp, _) in placement.allocations.items()} == {
         u: f'rp-{s[0].service_host}' for u, s in zip(['i-1', 'i-2', 'i-3'],
-                                                     result.selections)}
+                                                     result.selections, strict=True)}
     assert result.trace.batch_claim == 'claimed'
 
 

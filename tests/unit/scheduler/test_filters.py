@@ -1,12 +1,18 @@
 """Each filter: passes the hosts that answer yes, rejects the others with its named reason."""
 from __future__ import annotations
 
-from rpc_schemas.request_spec import (
-    InstanceGroup, RequestedDestination, SchedulingRetry)
+from rpc_schemas.request_spec import InstanceGroup, RequestedDestination, SchedulingRetry
 from scheduler.filter_chain import run_filters
 from scheduler.filters import (
-    aggregate_extra_specs, availability_zone, compute, ignore_hosts, image_properties,
-    requested_destination, resource_fit, retry)
+    aggregate_extra_specs,
+    availability_zone,
+    compute,
+    ignore_hosts,
+    image_properties,
+    requested_destination,
+    resource_fit,
+    retry,
+)
 from scheduler.hints import different_host_filter as different_host
 from scheduler.hints import same_host_filter as same_host
 from scheduler.host_state import HostAggregate

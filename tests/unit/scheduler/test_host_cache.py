@@ -4,8 +4,7 @@ from __future__ import annotations
 from placement.client import Candidates
 from scheduler.filters.resource_fit import ResourceFitFilter
 from scheduler.host_cache import HostStateCache
-from tests.unit.scheduler.factories import (
-    allocation_request, candidates_body, record, scheduling_request)
+from tests.unit.scheduler.factories import allocation_request, candidates_body, record, scheduling_request
 
 FLAVOR_MB = 400
 NODE_MB = 1489  # fits three 400 MB instances, as in the bug report

@@ -6,7 +6,10 @@ import logging
 import pytest
 
 from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
-import oslo_messaging as messaging  # noqa: I100
+
+# isort: split
+import oslo_messaging as messaging
+
 from placement.client import PlacementUnreachable
 from rpc_schemas.flavor import Flavor
 from rpc_schemas.request_spec import RequestSpec

@@ -9,8 +9,7 @@ from rpc_schemas import REGISTRY
 from rpc_schemas.base import stored_schema
 from rpc_schemas.errors import MalformedPayload
 from rpc_schemas.flavor import Flavor
-from rpc_schemas.request_spec import (
-    InstanceGroup, RequestedDestination, RequestSpec, SchedulingRetry)
+from rpc_schemas.request_spec import InstanceGroup, RequestedDestination, RequestSpec, SchedulingRetry
 from rpc_schemas.selection import Selection
 
 

@@ -7,8 +7,7 @@ from stevedore import extension
 
 from scheduler import conf as scheduler_conf
 from scheduler.errors import UnknownPlugin
-from scheduler.plugins import (
-    FILTER_NAMESPACE, WEIGHER_NAMESPACE, load_filters, load_from_conf)
+from scheduler.plugins import FILTER_NAMESPACE, WEIGHER_NAMESPACE, load_filters, load_from_conf
 
 
 def _conf(**filter_scheduler):

@@ -4,12 +4,12 @@ from __future__ import annotations
 import pytest
 
 from rpc_schemas.request_spec import InstanceGroup
+from scheduler.claim_walk import select_hosts
 from scheduler.claims import BatchClaimRefused, ClaimRefused, RequestClaims
 from scheduler.errors import NoValidHost
-from scheduler.server_group.anti_affinity_filter import ServerGroupAntiAffinityFilter
 from scheduler.filters.compute import ComputeFilter
 from scheduler.host_cache import HostStateCache
-from scheduler.claim_walk import select_hosts
+from scheduler.server_group.anti_affinity_filter import ServerGroupAntiAffinityFilter
 from scheduler.server_group.places import GroupPlaces
 from scheduler.trace import SchedulingTrace
 from scheduler.weighers.ram import RAMWeigher

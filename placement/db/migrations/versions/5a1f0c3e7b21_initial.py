@@ -8,8 +8,8 @@ Revision ID: 5a1f0c3e7b21
 Revises:
 Create Date: 2026-11-22
 """
-from alembic import op
 import sqlalchemy as sa
+from alembic import op
 
 revision = '5a1f0c3e7b21'
 down_revision = None

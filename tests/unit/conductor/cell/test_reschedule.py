@@ -16,14 +16,13 @@ from cellplane.context import RequestContext
 from cellplane.db.cell.models import services as services_table
 from cellplane.db.columns import utcnow
 from cellplane.objects import build_plans, compute_nodes, instance_actions, instances, services
-from conductor.cell.reschedule import Rescheduler, RescheduleOutcome
+from conductor.cell.reschedule import RescheduleOutcome, Rescheduler
 from placement.client import CONCURRENT_UPDATE, ClaimConflict, PlacementUnreachable
 from rpc_schemas.build_attempt import BuildAttempt
 from rpc_schemas.instance import Instance
 from rpc_schemas.request_spec import InstanceGroup, RequestSpec
 from rpc_schemas.service_status import ServiceStatus
-from tests.unit.conductor.cell.fakes import (
-    CELL, FLAVOR, FakeCompute, FakePlacement, node, selection)
+from tests.unit.conductor.cell.fakes import CELL, FLAVOR, FakeCompute, FakePlacement, node, selection
 
 NO_IP = 'No more IP addresses'
 DOWN_TIME = 60
@@ -215,6 +214,6 @@ def test_members_that_cannot_be_located_leave_no_alternate_usable(cell_db):
     assert outcome.host is None
     assert [c for c in cell.journal if c[0] == 'claim'] == []
     details = cell.fault()['details'].splitlines()
-    for host, line in zip(('h2', 'h3'), details[2:4]):
+    for host, line in zip(('h2', 'h3'), details[2:4], strict=True):
         assert line.startswith(f'{host}: claim refused by Placement: anti-affinity at host: '
                                f'the members of group web could not be located in Placement')

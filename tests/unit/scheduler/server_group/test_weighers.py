@@ -3,8 +3,7 @@ from __future__ import annotations
 
 from rpc_schemas.request_spec import InstanceGroup
 from scheduler.server_group.soft_affinity_weigher import ServerGroupSoftAffinityWeigher
-from scheduler.server_group.soft_anti_affinity_weigher import (
-    ServerGroupSoftAntiAffinityWeigher)
+from scheduler.server_group.soft_anti_affinity_weigher import ServerGroupSoftAntiAffinityWeigher
 from scheduler.weighers.base import weigh_hosts
 from tests.unit.scheduler.factories import host, scheduling_request, spec
 

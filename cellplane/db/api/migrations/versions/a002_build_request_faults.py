@@ -8,8 +8,8 @@ Revision ID: a002
 Revises: a001
 Create Date: 2026-11-22
 """
-from alembic import op
 import sqlalchemy as sa
+from alembic import op
 
 revision = 'a002'
 down_revision = 'a001'

@@ -9,8 +9,8 @@ Revision ID: a003
 Revises: a002
 Create Date: 2026-11-22
 """
-from alembic import op
 import sqlalchemy as sa
+from alembic import op
 
 revision = 'a003'
 down_revision = 'a002'

@@ -10,8 +10,8 @@ Revision ID: a004
 Revises: a003
 Create Date: 2026-11-22
 """
-from alembic import op
 import sqlalchemy as sa
+from alembic import op
 
 revision = 'a004'
 down_revision = 'a003'

@@ -9,8 +9,8 @@ Revision ID: a005
 Revises: a004
 Create Date: 2026-11-25
 """
-from alembic import op
 import sqlalchemy as sa
+from alembic import op
 
 revision = 'a005'
 down_revision = 'a004'

@@ -10,8 +10,8 @@ Revision ID: a006
 Revises: a005
 Create Date: 2026-11-25
 """
-from alembic import op
 import sqlalchemy as sa
+from alembic import op
 
 revision = 'a006'
 down_revision = 'a005'

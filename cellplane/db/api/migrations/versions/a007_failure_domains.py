@@ -12,8 +12,8 @@ Revision ID: a007
 Revises: a006
 Create Date: 2026-11-26
 """
-from alembic import op
 import sqlalchemy as sa
+from alembic import op
 
 revision = 'a007'
 down_revision = 'a006'

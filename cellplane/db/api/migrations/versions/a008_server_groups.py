@@ -11,8 +11,8 @@ Revision ID: a008
 Revises: a007
 Create Date: 2026-11-26
 """
-from alembic import op
 import sqlalchemy as sa
+from alembic import op
 
 revision = 'a008'
 down_revision = 'a007'

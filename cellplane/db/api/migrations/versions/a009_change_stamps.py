@@ -8,8 +8,8 @@ Revision ID: a009
 Revises: a008
 Create Date: 2026-11-26
 """
-from alembic import op
 import sqlalchemy as sa
+from alembic import op
 
 revision = 'a009'
 down_revision = 'a008'

@@ -4,8 +4,8 @@ Revision ID: c001
 Revises:
 Create Date: 2026-11-22
 """
-from alembic import op
 import sqlalchemy as sa
+from alembic import op
 
 revision = 'c001'
 down_revision = None

@@ -4,8 +4,8 @@ Revision ID: c002
 Revises: c001
 Create Date: 2026-11-25
 """
-from alembic import op
 import sqlalchemy as sa
+from alembic import op
 
 revision = 'c002'
 down_revision = 'c001'

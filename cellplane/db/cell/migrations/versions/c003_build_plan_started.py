@@ -9,8 +9,8 @@ Revision ID: c003
 Revises: c002
 Create Date: 2026-11-25
 """
-from alembic import op
 import sqlalchemy as sa
+from alembic import op
 
 revision = 'c003'
 down_revision = 'c002'
