@@ -14,18 +14,15 @@ at ``/metrics`` (``placement/metrics.py``).
 """
 from __future__ import annotations
 
-import ctypes
 import functools
-import gc
 import logging
-import os
-import signal
 import sys
 
 import sqlalchemy as sa
 
 from cellplane import config
 from cellplane.db import engines, migrate
+from cellplane.wsgi import server
 from placement import conf as placement_conf
 from placement import metrics as placement_metrics
 
@@ -64,87 +61,23 @@ def prepare_database(conf) -> None:
 
 
 def serve(conf, argv: list[str]) -> None:
-    """Serve HTTP with granian until SIGTERM or SIGINT (graceful stop).
-
-    granian parses HTTP in Rust and hands each request to a thread of the
-    worker process; measured against gunicorn's threaded workers on the
-    same app, it cut the server's CPU per claim by about half (1.0 -> 0.5
-    ms) and raised claims per second by 20-30 %. Each worker reads the
-    configuration files again and builds its own engine: no connection
-    crosses a fork, and SIGHUP (which respawns the workers) picks up a
-    changed file.
-    """
-    from granian.constants import Interfaces
-    from granian.server import Server
-
-    api = conf.api
-    server = Server(
-        'placement.wsgi:app_from_conf',   # a label: the app comes from the loader
-        address=api.bind_host,
-        port=api.bind_port,
-        interface=Interfaces.WSGI,
-        workers=api.workers,
-        blocking_threads=api.worker_threads,
-        websockets=False,
-        workers_kill_timeout=api.graceful_timeout,
-        # granian's own messages go through our logging, not its console.
-        log_dictconfig={'version': 1, 'disable_existing_loggers': False,
-                        'loggers': {'_granian': {'propagate': True},
-                                    'granian.access': {'propagate': True,
-                                                       'level': 'WARNING'}}},
-    )
-    server.serve(target_loader=functools.partial(_worker_app, list(argv), os.getpid()))
-
-
-def _worker_app(argv: list[str], main_pid: int, _label: str):
-    """The WSGI app of one worker process (granian's loader calls it)."""
-    _die_with(main_pid)
-    return worker_app(argv)
+    """Serve HTTP with granian until SIGTERM or SIGINT (``cellplane/wsgi/server.py``)."""
+    server.serve(conf.api, 'placement.wsgi:app_from_conf',
+                 functools.partial(worker_app, list(argv)))
 
 
 def worker_app(argv: list[str]):
     """Build a worker's WSGI app from the configuration files, then freeze
-    the heap it leaves.
-
-    gc.freeze() moves every object alive now (modules, the app, the engine
-    and its warmed connections) out of the collector's sight. Without it a
-    full collection, which the thousands of objects a candidates answer
-    allocate trigger every few requests, walked them all again: measured at
-    5,000 providers, one request in five took 35-50 ms instead of 21.
-    """
+    the heap it leaves (``server.freeze_heap``: the thousands of objects a
+    candidates answer allocates trigger a full collection every few requests)."""
     from oslo_config import cfg
 
     from placement import wsgi
     conf = config.load(argv, prog='cellplane-placement', conf=cfg.ConfigOpts(),
                        registrars=[placement_conf.register_opts])
     app = wsgi.app_from_conf(conf, sync_standards=False)
-    gc.collect()   # what is garbage now must not be kept forever
-    gc.freeze()
+    server.freeze_heap()
     return app
-
-
-def _die_with(main_pid: int) -> None:
-    """Linux: the kernel sends this worker SIGTERM when the main process
-    dies, however it dies.
-
-    granian's workers outlive a main process killed with SIGKILL (the OOM
-    killer, an impatient operator): they would go on serving the port
-    beside the next daemon started. SIGTERM stops a worker gracefully.
-    """
-    if not sys.platform.startswith('linux'):
-        return
-    # Until granian installs its worker's own handlers (after this app is
-    # built), the worker holds the main process's handlers, inherited by
-    # fork, which only set a flag on the main process's copy: a SIGTERM
-    # now would be swallowed. While it loads, a worker may simply die.
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    pr_set_pdeathsig = 1
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.prctl(pr_set_pdeathsig, signal.SIGTERM, 0, 0, 0) != 0:
-        LOG.warning('prctl(PR_SET_PDEATHSIG) failed: errno %d', ctypes.get_errno())
-        return
-    if os.getppid() != main_pid:   # it died before the line above
-        os.kill(os.getpid(), signal.SIGTERM)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -17,10 +17,10 @@ from __future__ import annotations
 from oslo_config import cfg
 from oslo_middleware import cors, healthcheck
 
+from cellplane.wsgi import stack
+from cellplane.wsgi.stack import HEALTHCHECK_PATH  # noqa: F401 - part of this module's API
 from placement import auth
 from placement.requestlog import RequestLog
-
-HEALTHCHECK_PATH = '/healthcheck'
 
 
 def wrap(app, conf: cfg.ConfigOpts) -> Stack:
@@ -33,17 +33,10 @@ def wrap(app, conf: cfg.ConfigOpts) -> Stack:
     return Stack(RequestLog(stack), healthcheck.Healthcheck(None, conf), app)
 
 
-class Stack:
-    """The outermost WSGI callable: ``/healthcheck`` to oslo.middleware's
-    health check (an app since oslo.middleware 8, no longer a filter),
-    everything else down the middleware to ``placement``, the app inside."""
 
-    def __init__(self, application, check, placement):
-        self.application = application
-        self.check = check
-        self.placement = placement
+class Stack(stack.Stack):
+    """The ground's ``Stack`` (``cellplane/wsgi/stack.py``); ``placement`` is the app inside."""
 
-    def __call__(self, environ, start_response):
-        if environ.get('PATH_INFO') == HEALTHCHECK_PATH:
-            return self.check(environ, start_response)
-        return self.application(environ, start_response)
+    @property
+    def placement(self):
+        return self.app

@@ -13,73 +13,15 @@ so no UUID or name makes a series of its own.
 """
 from __future__ import annotations
 
-import dataclasses
-import functools
-import os
-import shutil
-import sys
-import tempfile
-
-MULTIPROC_DIR_ENV = 'PROMETHEUS_MULTIPROC_DIR'
-UNMATCHED = 'unmatched'
-
-
-@dataclasses.dataclass
-class Endpoint:
-    """The main process's /metrics server and the directory the workers write to."""
-
-    directory: str
-    server: object
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-        shutil.rmtree(self.directory, ignore_errors=True)
+from cellplane.wsgi import metrics
+from cellplane.wsgi.metrics import MULTIPROC_DIR_ENV, UNMATCHED, Endpoint  # noqa: F401 - this module's API
 
 
 def start(conf) -> Endpoint | None:
-    """In the main process, before the workers fork: the endpoint, or None when off.
-
-    A port it cannot open is ``cellplane.metrics.MetricsEndpointError``, a
-    ``ConfigError``, as for every other daemon.
-    """
-    if not conf.metrics.bind_port:
-        return None
-    if 'prometheus_client' in sys.modules:
-        # Its values would already be per process: the workers' counts lost.
-        raise RuntimeError('prometheus_client was imported before Placement set up '
-                           'its multiprocess metrics')
-    directory = tempfile.mkdtemp(prefix='cellplane-placement-metrics-')
-    os.environ[MULTIPROC_DIR_ENV] = directory
-    # Imported only now, with the directory set.
-    from prometheus_client import CollectorRegistry, multiprocess
-
-    from cellplane import metrics
-    registry = CollectorRegistry()
-    multiprocess.MultiProcessCollector(registry)
-    try:
-        return Endpoint(directory, metrics.serve(conf, registry))
-    except metrics.MetricsEndpointError:
-        shutil.rmtree(directory, ignore_errors=True)
-        raise
-
-
-@functools.lru_cache(maxsize=None)
-def _request_metrics():
-    # Created on first use, in the worker: after the main set the directory.
-    import prometheus_client
-    requests = prometheus_client.Counter(
-        'cellplane_placement_requests', 'Requests Placement served, by method, route '
-        'template and status.', ['method', 'route', 'status'])
-    seconds = prometheus_client.Histogram(
-        'cellplane_placement_request_seconds', 'Time Placement took to answer, by '
-        'method and route template.', ['method', 'route'],
-        buckets=(.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10))
-    return requests, seconds
+    """In the main process, before the workers fork: the endpoint, or None when off."""
+    return metrics.start(conf, 'placement')
 
 
 def observe(method: str, route: str, status: str, seconds: float) -> None:
     """Count one request served (``status``: ``'200 OK'`` or the code alone)."""
-    requests, histogram = _request_metrics()
-    requests.labels(method, route, status.split(' ', 1)[0]).inc()
-    histogram.labels(method, route).observe(seconds)
+    metrics.observe('placement', 'Placement', method, route, status, seconds)

@@ -12,46 +12,14 @@ app (keystonemiddleware's 401) are logged too; ``/healthcheck`` is not.
 from __future__ import annotations
 
 import logging
-import time
+
+from cellplane.wsgi import requestlog
 
 LOG = logging.getLogger('placement.requestlog')
 
 
-class RequestLog:
-    """WSGI middleware that logs each request it passes on (see the module's docstring)."""
+class RequestLog(requestlog.RequestLog):
+    """The ground's request log (``cellplane/wsgi/requestlog.py``) on ``placement.requestlog``."""
 
     def __init__(self, application) -> None:
-        self.application = application
-
-    def __call__(self, environ, start_response):
-        if not LOG.isEnabledFor(logging.INFO):
-            return self.application(environ, start_response)
-        started = time.monotonic()
-        seen: dict = {}
-
-        def logged_start_response(status, headers, *args):
-            seen['status'] = status.split(None, 1)[0]
-            seen['headers'] = headers
-            return start_response(status, headers, *args)
-        body = self.application(environ, logged_start_response)
-        self._log(environ, seen, body, time.monotonic() - started)
-        return body
-
-    @staticmethod
-    def _log(environ, seen: dict, body, seconds: float) -> None:
-        headers = {k.lower(): v for k, v in seen.get('headers', ())}
-        if isinstance(body, (list, tuple)):
-            length = str(sum(len(chunk) for chunk in body))
-        else:
-            length = headers.get('content-length', '-')
-        path = environ.get('SCRIPT_NAME', '') + environ.get('PATH_INFO', '')
-        if environ.get('QUERY_STRING'):
-            path += '?' + environ['QUERY_STRING']
-        request_id = (headers.get('x-openstack-request-id')
-                      or environ.get('openstack.request_id') or '-')
-        # The version the answer was given at (``latest`` resolved).
-        microversion = headers.get('openstack-api-version', '-').replace('placement ', '')
-        LOG.info('%s "%s %s" status: %s len: %s microversion: %s time: %.3f '
-                 'request_id: %s', environ.get('REMOTE_ADDR', '-'),
-                 environ.get('REQUEST_METHOD', '-'), path, seen.get('status', '-'),
-                 length, microversion, seconds, request_id)
+        super().__init__(application, LOG, 'placement')

@@ -1,0 +1,6 @@
+"""The WSGI pieces every HTTP daemon shares (Placement, the compute API).
+
+``server``: granian's workers and their loader; ``requestlog``: one INFO
+line per request; ``stack``: the health check in front of the middleware.
+A service's own errors, routes and microversions stay in its package.
+"""
