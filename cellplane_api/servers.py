@@ -90,6 +90,13 @@ class Server:
     fault: str | None
     created_at: datetime.datetime | None
     events: tuple[AttemptEvent, ...] = ()
+    # Who owns it and where it was asked to run (None while its cell cannot be read).
+    project_id: str | None = None
+    user_id: str | None = None
+    availability_zone: str | None = None
+    flavor_id: str | None = None
+    updated_at: datetime.datetime | None = None
+    launched_at: datetime.datetime | None = None
 
 
 def flavor_payload(flavor: api_flavors.FlavorRecord) -> Flavor:
@@ -218,7 +225,17 @@ def _from_build_request(request: build_requests.BuildRequest) -> Server:
                   status=ERROR if request.failed else BUILD,
                   task_state=None if request.failed else instance.task_state,
                   flavor=instance.flavor.name, cell=None, host=None, node=None,
-                  fault=request.fault_message, created_at=request.created_at)
+                  fault=request.fault_message, created_at=request.created_at,
+                  project_id=instance.project_id, user_id=instance.user_id,
+                  availability_zone=instance.availability_zone,
+                  flavor_id=instance.flavor.flavorid, updated_at=request.created_at)
+
+
+def _flavor_id(stored) -> str | None:
+    try:
+        return Flavor.from_primitive(stored).flavorid
+    except Exception:  # noqa: BLE001 - a row written by another version still lists
+        return None
 
 
 def _flavor_name(stored) -> str:
@@ -243,7 +260,10 @@ def _read_cell(engine: Engine, cell: CellMapping, uuids: Sequence[str], *,
         task_state=row['task_state'], flavor=_flavor_name(row['flavor']),
         cell=cell.name, host=row['host'], node=row['node'],
         fault=faults.get(row['uuid']) if row['vm_state'] == instance_states.ERROR else None,
-        created_at=row['created_at'], events=tuple(events.get(row['uuid'], ())))
+        created_at=row['created_at'], events=tuple(events.get(row['uuid'], ())),
+        project_id=row['project_id'], user_id=row['user_id'],
+        availability_zone=row['availability_zone'], flavor_id=_flavor_id(row['flavor']),
+        updated_at=row.get('updated_at'), launched_at=row['launched_at'])
         for row in rows}
 
 

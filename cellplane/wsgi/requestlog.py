@@ -1,6 +1,6 @@
 """One INFO line per request, as the reference Placement's and Nova's request logs write.
 
-    127.0.0.1 "GET /resource_providers?name=c1" status: 200 len: 97 microversion: 1.39 time: 0.004 request_id: req-...
+    127.0.0.1 "GET /servers?name=web" status: 200 len: 97 microversion: 2.1 time: 0.004 request_id: req-...
 
 on the logger the service names: the caller, method and path with its
 query, the status, the body's length, the microversion it was answered at

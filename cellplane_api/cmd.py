@@ -1,0 +1,79 @@
+"""``cellplane-api``: the compute API daemon (Nova's v2.1 API over the API role).
+
+    cellplane-api --config-file api.conf
+
+Serves on ``[api] bind_host``:``[api] bind_port`` (127.0.0.1:8774) with
+granian, as ``cellplane-placement`` does (``cellplane/wsgi/server.py``):
+``[api] workers`` processes, each building its own API database engine,
+cell database engines and top-level transport. A configuration problem is
+reported on stderr with exit status 2. With ``[metrics] bind_port`` the
+main process serves the workers' request counts at ``/metrics``.
+"""
+from __future__ import annotations
+
+import functools
+import sys
+
+from cellplane import config
+from cellplane.wsgi import metrics, server
+from cellplane_api import service_conf
+
+EXIT_CONFIG = 2
+
+
+def app_from_conf(conf):
+    """The WSGI app over the databases and buses ``conf`` names."""
+    from cellplane.cells.databases import CellDatabases
+    from cellplane.db import engines
+    from cellplane.rpc import options as rpc_options
+    from cellplane.rpc.transport import TransportCache, get_transport
+    from cellplane_api import policy, wsgi
+    from cellplane_api.request import Services
+    from compute_agent.rpcapi import ComputeAPI
+    from conductor.super.rpcapi import SuperConductorAPI
+
+    api_engine = engines.create_engine(conf.api_database.connection)
+    timeout = conf.cells.read_timeout
+    cells = CellDatabases(api_engine, engine_factory=functools.partial(
+        engines.create_engine, connect_timeout=timeout))
+    cells.reload()
+    transport = get_transport(rpc_options.require_transport_url(conf, 'cellplane-api'), conf)
+    transports = TransportCache(conf)
+    services = Services(
+        api_engine=api_engine, cells=cells, conductor=SuperConductorAPI(transport, conf=conf),
+        compute_api_for=lambda cell: ComputeAPI(transports.get(cell.transport_url), conf=conf),
+        enforcer=policy.PolicyEnforcer(conf), cell_timeout=timeout,
+        max_body_size=conf.api.max_request_body_size)
+    return wsgi.make_app(services, conf=conf, count_requests=bool(conf.metrics.bind_port))
+
+
+def worker_app(argv: list[str]):
+    """One worker's app, from the configuration files; its heap frozen afterwards."""
+    from oslo_config import cfg
+    conf = config.load(argv, prog='cellplane-api', conf=cfg.ConfigOpts(),
+                       registrars=[service_conf.register_opts])
+    app = app_from_conf(conf)
+    server.freeze_heap()
+    return app
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        conf = config.load(argv, prog='cellplane-api', registrars=[service_conf.register_opts])
+        service_conf.check(conf)
+        metrics_endpoint = metrics.start(conf, 'api')
+    except config.ConfigError as exc:
+        print(f'cellplane-api: {exc}', file=sys.stderr)
+        return EXIT_CONFIG
+    try:
+        server.serve(conf.api, 'cellplane_api.cmd:app_from_conf',
+                     functools.partial(worker_app, list(argv)))
+    finally:
+        if metrics_endpoint is not None:
+            metrics_endpoint.close()
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,32 @@
+"""The middleware around the compute API, as the configuration asks.
+
+From the outside in, a request meets: the health check (oslo.middleware,
+``GET /healthcheck``, no token); HTTPProxyToWSGI (the scheme and host a
+TLS-terminating proxy saw, when ``[oslo_middleware] enable_proxy_headers_parsing``);
+the request log (``cellplane_api.requestlog``); CORS when ``[cors]
+allowed_origin`` is set; keystonemiddleware's auth_token with ``[api]
+auth_strategy = keystone``; then ``cellplane_api.wsgi.ComputeApp``.
+"""
+from __future__ import annotations
+
+import logging
+
+from oslo_config import cfg
+from oslo_middleware import cors, healthcheck, http_proxy_to_wsgi
+
+from cellplane.wsgi import requestlog, stack
+from cellplane_api import auth
+
+LOG = logging.getLogger('cellplane_api.requestlog')
+
+
+def wrap(app, conf: cfg.ConfigOpts) -> stack.Stack:
+    """``app`` inside the middleware ``conf`` asks for."""
+    outer = app
+    if conf.api.auth_strategy == 'keystone':
+        outer = auth.keystone_auth(outer, conf)
+    if conf.cors.allowed_origin:
+        outer = cors.CORS(outer, conf)
+    outer = requestlog.RequestLog(outer, LOG, 'compute')
+    outer = http_proxy_to_wsgi.HTTPProxyToWSGI(outer, conf)
+    return stack.Stack(outer, healthcheck.Healthcheck(None, conf), app)

@@ -1,0 +1,71 @@
+"""The route table of the compute API: every URL and method it serves, and the handler for each.
+
+Paths are matched after the version prefix ``/v2.1`` and an optional
+``/{project_id}`` (Nova's legacy form: ``/v2.1/{project_id}/servers``).
+A known URL with a method not listed answers 405 with ``Allow``; an
+unknown URL 404.
+"""
+from __future__ import annotations
+
+import re
+
+from cellplane_api import errors
+from cellplane_api.handlers import flavors, root, servers
+
+# Served without the /v2.1 prefix.
+ROOT_ROUTES = {
+    '': {'GET': root.versions},
+    '/': {'GET': root.versions},
+}
+
+ROUTES = {
+    '': {'GET': root.version},
+    '/': {'GET': root.version},
+    '/flavors': {'GET': flavors.list_flavors, 'POST': flavors.create_flavor},
+    '/flavors/detail': {'GET': flavors.list_flavors_detail},
+    '/flavors/{flavor_id}': {'GET': flavors.show_flavor, 'DELETE': flavors.delete_flavor},
+    '/flavors/{flavor_id}/os-extra_specs': {'GET': flavors.list_extra_specs},
+    '/flavors/{flavor_id}/os-extra_specs/{key}': {'GET': flavors.show_extra_spec},
+    '/servers': {'GET': servers.list_servers, 'POST': servers.create_server},
+    '/servers/detail': {'GET': servers.list_servers_detail},
+    '/servers/{server_id}': {'GET': servers.show_server, 'DELETE': servers.delete_server},
+}
+
+# The first segment of every route: anything else there is a project id.
+_COLLECTIONS = frozenset(t.split('/')[1] for t in ROUTES if t.count('/') >= 1 and t != '/')
+
+
+class Router:
+    """Match a path to (handler, urlvars, template, prefix); raise 404 or 405."""
+
+    def __init__(self, routes: dict = ROUTES, root_routes: dict = ROOT_ROUTES):
+        self._root = root_routes
+        self._routes = [(template, methods, re.compile(
+            '^' + re.sub(r'\{(\w+)\}', r'(?P<\1>[^/]+)', template) + '$'))
+            for template, methods in routes.items()]
+
+    def match(self, path: str, method: str):
+        if path in self._root:
+            return self._pick(self._root[path], method), {}, path or '/', ''
+        if not (path == '/v2.1' or path.startswith('/v2.1/')):
+            raise errors.NotFound('The resource could not be found.')
+        rest, prefix = path[len('/v2.1'):], '/v2.1'
+        parts = rest.split('/', 2)
+        if len(parts) > 1 and parts[1] and parts[1] not in _COLLECTIONS:
+            prefix = f'/v2.1/{parts[1]}'
+            rest = '/' + parts[2] if len(parts) > 2 else ''
+            if not rest:
+                raise errors.NotFound('The resource could not be found.')
+        for template, methods, regex in self._routes:
+            found = regex.match(rest)
+            if found is not None:
+                return self._pick(methods, method), found.groupdict(), template, prefix
+        raise errors.NotFound('The resource could not be found.')
+
+    @staticmethod
+    def _pick(methods: dict, method: str):
+        handler = methods.get(method)
+        if handler is None:
+            raise errors.MethodNotAllowed('The method specified is not allowed for this '
+                                          'resource.', headers={'Allow': ', '.join(methods)})
+        return handler

@@ -1,0 +1,62 @@
+"""Compute API microversions: negotiation from either header, and what this API advertises.
+
+A request's version comes from ``OpenStack-API-Version: compute X.Y`` or
+the legacy ``X-OpenStack-Nova-API-Version: X.Y`` (the first wins when both
+are sent, as in Nova); ``latest`` is the maximum; without either it is the
+minimum, 2.1. A version outside the range is 406; a malformed one 400.
+
+``MAX_VERSION`` is the highest version at which every route this API serves
+answers as Nova does at that version (checked by tests against tempest's
+response schemas): 2.1 today. Later versions change the server and flavor
+documents (2.3's extended attributes, 2.47's flavor dict, ...) that this
+API does not produce yet; raise it only with the routes that honour it.
+"""
+from __future__ import annotations
+
+import microversion_parse
+
+from cellplane_api import errors
+
+SERVICE_TYPE = 'compute'
+Version = microversion_parse.Version
+MIN_VERSION = Version(2, 1)
+MAX_VERSION = Version(2, 1)
+HEADERS = ('OpenStack-API-Version', 'X-OpenStack-Nova-API-Version')
+VARY = 'OpenStack-API-Version, X-OpenStack-Nova-API-Version'
+
+
+def as_string(version: Version) -> str:
+    return f'{version.major}.{version.minor}'
+
+
+def from_environ(environ: dict) -> Version:
+    """The version the request asks for; 400 if malformed, 406 if outside the range."""
+    headers = [(name, environ[key]) for name, key in (
+        ('OpenStack-API-Version', 'HTTP_OPENSTACK_API_VERSION'),
+        ('X-OpenStack-Nova-API-Version', 'HTTP_X_OPENSTACK_NOVA_API_VERSION'))
+        if key in environ]
+    if not headers:
+        return MIN_VERSION
+    value = microversion_parse.get_version(headers, service_type=SERVICE_TYPE,
+                                           legacy_headers=['X-OpenStack-Nova-API-Version'])
+    if value is None:
+        return MIN_VERSION
+    if value == 'latest':
+        return MAX_VERSION
+    try:
+        version = microversion_parse.parse_version_string(value)
+    except TypeError:
+        raise errors.BadRequest(f'Invalid API version request: {value!r} is not '
+                                f'of the form X.Y') from None
+    if not MIN_VERSION <= version <= MAX_VERSION:
+        raise errors.NotAcceptable(
+            f'Version {value} is not supported by the API. Minimum is '
+            f'{as_string(MIN_VERSION)} and maximum is {as_string(MAX_VERSION)}.')
+    return version
+
+
+def answer_headers(version: Version) -> list[tuple[str, str]]:
+    """The headers that echo ``version``, as Nova sends them."""
+    text = as_string(version)
+    return [('OpenStack-API-Version', f'{SERVICE_TYPE} {text}'),
+            ('X-OpenStack-Nova-API-Version', text), ('Vary', VARY)]

@@ -1,0 +1,10 @@
+"""Every policy rule of the compute API, with Nova's names and defaults (``list_rules``)."""
+from __future__ import annotations
+
+import itertools
+
+from cellplane_api.policies import base, flavors, servers
+
+
+def list_rules():
+    return list(itertools.chain(base.rules, flavors.rules, servers.rules))

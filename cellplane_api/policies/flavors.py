@@ -1,0 +1,32 @@
+"""Flavor rules (Nova's ``os-flavor-manage``, ``os-flavor-extra-specs``); listing flavors has none, as in Nova."""
+from __future__ import annotations
+
+from oslo_policy import policy
+
+from cellplane_api.policies import base
+
+CREATE = 'os_compute_api:os-flavor-manage:create'
+DELETE = 'os_compute_api:os-flavor-manage:delete'
+EXTRA_SPECS_INDEX = 'os_compute_api:os-flavor-extra-specs:index'
+EXTRA_SPECS_SHOW = 'os_compute_api:os-flavor-extra-specs:show'
+
+rules = [
+    policy.DocumentedRuleDefault(
+        name=CREATE, check_str=base.ADMIN, description='Create a flavor',
+        operations=[{'method': 'POST', 'path': '/flavors'}], scope_types=base.PROJECT_SCOPE),
+    policy.DocumentedRuleDefault(
+        name=DELETE, check_str=base.ADMIN, description='Delete a flavor',
+        operations=[{'method': 'DELETE', 'path': '/flavors/{flavor_id}'}],
+        scope_types=base.PROJECT_SCOPE),
+    policy.DocumentedRuleDefault(
+        name=EXTRA_SPECS_INDEX, check_str=base.PROJECT_READER_OR_ADMIN,
+        description='List extra specs for a flavor',
+        operations=[{'method': 'GET', 'path': '/flavors/{flavor_id}/os-extra_specs'}],
+        scope_types=base.PROJECT_SCOPE),
+    policy.DocumentedRuleDefault(
+        name=EXTRA_SPECS_SHOW, check_str=base.PROJECT_READER_OR_ADMIN,
+        description='Show an extra spec for a flavor',
+        operations=[{'method': 'GET',
+                     'path': '/flavors/{flavor_id}/os-extra_specs/{flavor_extra_spec_key}'}],
+        scope_types=base.PROJECT_SCOPE),
+]

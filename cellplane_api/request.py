@@ -1,0 +1,65 @@
+"""What a compute API handler is given: the request, its version, its caller and the services it may use."""
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Callable
+
+import webob
+from oslo_context import context as oslo_context
+from sqlalchemy.engine import Engine
+
+from cellplane.cells.databases import CellDatabases
+from cellplane_api import errors
+from cellplane_api.policy import PolicyEnforcer
+
+
+@dataclasses.dataclass
+class Services:
+    """The API role's parts a handler calls: databases, the super conductor, the cells' computes."""
+
+    api_engine: Engine
+    cells: CellDatabases
+    conductor: object           # conductor.super.rpcapi.SuperConductorAPI
+    compute_api_for: Callable   # CellMapping -> compute_agent.rpcapi.ComputeAPI
+    enforcer: PolicyEnforcer
+    cell_timeout: float
+    max_body_size: int
+
+
+class ComputeRequest(webob.Request):
+    mv = None
+    credentials: oslo_context.RequestContext | None = None
+    services: Services | None = None
+    urlvars: dict = {}
+    # '/v2.1' or '/v2.1/{project_id}': the links this request's answers carry start with it.
+    prefix = '/v2.1'
+
+    def link_base(self) -> str:
+        return self.host_url + self.prefix
+
+    def json_body(self):
+        if not self.body:
+            raise errors.BadRequest('The request body is missing: a JSON object is required.')
+        try:
+            return json.loads(self.body)
+        except ValueError as exc:
+            raise errors.BadRequest(f'Malformed request body: {exc}') from None
+
+    def authorize(self, rule: str, target: dict | None = None) -> None:
+        self.services.enforcer.authorize(rule, self.credentials, target)
+
+    def allowed(self, rule: str, target: dict | None = None) -> bool:
+        return self.services.enforcer.allowed(rule, self.credentials, target)
+
+
+def json_response(body, status: int = 200) -> webob.Response:
+    resp = webob.Response(status=status, content_type='application/json', charset=None)
+    resp.body = json.dumps(body).encode()
+    return resp
+
+
+def empty_response(status: int) -> webob.Response:
+    resp = webob.Response(status=status, charset=None)
+    resp.content_type = None
+    return resp

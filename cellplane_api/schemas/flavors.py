@@ -1,0 +1,32 @@
+"""``POST /flavors`` at 2.1, as Nova's ``flavor_manage.create`` schema (without private flavors yet)."""
+from __future__ import annotations
+
+from cellplane_api.schemas import compile_schema
+
+_NAME = {'type': 'string', 'minLength': 1, 'maxLength': 255, 'pattern': r'^(?! )[^\x00-\x1f]*(?<! )$'}
+_AMOUNT = {'type': ['integer', 'string'], 'pattern': '^[0-9]+$', 'minimum': 0}
+
+CREATE = compile_schema({
+    'type': 'object',
+    'properties': {
+        'flavor': {
+            'type': 'object',
+            'properties': {
+                'name': _NAME,
+                'id': {'type': ['string', 'null'], 'minLength': 1, 'maxLength': 255,
+                       'pattern': r'^(?! )[a-zA-Z0-9. _-]+(?<! )$'},
+                'ram': dict(_AMOUNT, minimum=1),
+                'vcpus': dict(_AMOUNT, minimum=1),
+                'disk': _AMOUNT,
+                'OS-FLV-EXT-DATA:ephemeral': _AMOUNT,
+                'swap': _AMOUNT,
+                'rxtx_factor': {'type': ['number', 'string'], 'minimum': 0},
+                'os-flavor-access:is_public': {'type': 'boolean'},
+            },
+            'required': ['name', 'ram', 'vcpus', 'disk'],
+            'additionalProperties': False,
+        },
+    },
+    'required': ['flavor'],
+    'additionalProperties': False,
+})

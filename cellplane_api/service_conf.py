@@ -1,0 +1,85 @@
+"""Options of the compute API daemon (``cellplane-api``), beside the API role's ``[cells]``.
+
+Names follow Nova and Placement where they have one (``[api]
+auth_strategy``, ``[oslo_middleware] max_request_body_size``).
+``register_opts`` adds them to a ConfigOpts; ``list_opts`` feeds
+``oslo-config-generator`` (entry point ``cellplane.compute_api``).
+"""
+from __future__ import annotations
+
+from keystonemiddleware import auth_token
+from oslo_config import cfg
+from oslo_middleware import cors, http_proxy_to_wsgi
+from oslo_middleware.healthcheck import opts as healthcheck_opts
+from oslo_policy import opts as policy_opts
+
+from cellplane import conf as shared_conf
+from cellplane import config
+from cellplane.rpc import options as rpc_options
+from cellplane_api import conf as api_role_conf
+
+api_group = cfg.OptGroup('api', title='Compute HTTP API')
+api_opts = [
+    cfg.StrOpt('auth_strategy', default='keystone', choices=[
+        ('keystone', 'keystonemiddleware validates the token; production'),
+        ('noauth2', 'nothing is checked; tests and the demo only')],
+        help='keystone: keystonemiddleware\'s auth_token validates each request\'s '
+             'X-Auth-Token with Keystone, configured by [keystone_authtoken]. '
+             'noauth2: for tests and the demo only, no credential is checked: the '
+             'token "user[:project]" names the caller, its roles are the X-Roles '
+             'header (or admin for the user "admin"), as in Nova. Version discovery '
+             'and /healthcheck never need a token.'),
+    cfg.HostAddressOpt('bind_host', default='127.0.0.1',
+                       help='Address the HTTP server listens on.'),
+    cfg.PortOpt('bind_port', default=8774, help='Port the HTTP server listens on.'),
+    cfg.IntOpt('workers', default=2, min=1, help='HTTP worker processes.'),
+    cfg.IntOpt('worker_threads', default=4, min=1,
+               help='Threads per worker process: requests one worker serves at once.'),
+    cfg.IntOpt('graceful_timeout', default=30, min=1,
+               help='Seconds a worker gets to finish its requests after SIGTERM '
+                    'before it is killed.'),
+    cfg.IntOpt('max_request_body_size', default=114688, min=1,
+               help='Largest request body accepted, in bytes (Nova\'s default); '
+                    'larger is 413.'),
+]
+
+
+def register_opts(conf: cfg.ConfigOpts) -> None:
+    conf.register_group(cfg.OptGroup(api_group.name, title=api_group.title))
+    conf.register_opts(api_opts, group=api_group.name)
+    api_role_conf.register_opts(conf)
+    rpc_options.register_opts(conf)
+    conf.register_opts(shared_conf.metrics_opts, group='metrics')
+    policy_opts.set_defaults(conf)
+    conf.register_opts(cors.CORS_OPTS, group='cors')
+    conf.register_opts(healthcheck_opts.HEALTHCHECK_OPTS, group='healthcheck')
+    conf.register_opts(http_proxy_to_wsgi.OPTS, group='oslo_middleware')
+    for group, opts in auth_token.list_opts():
+        conf.register_opts(opts, group=group)
+
+
+def check(conf: cfg.ConfigOpts) -> None:
+    """What oslo.config cannot check alone; a ``config.ConfigError`` naming the option."""
+    if not conf.api_database.connection:
+        raise config.ConfigError('[api_database] connection is not set: the compute API '
+                                 'reads and writes the API database')
+    if conf.api.auth_strategy == 'keystone':
+        for name in ('www_authenticate_uri', 'auth_type'):
+            if not conf.keystone_authtoken[name]:
+                where = config.name_option(conf, 'auth_strategy', 'api')
+                raise config.ConfigError(
+                    f'{where} is keystone, which needs [keystone_authtoken] {name}; '
+                    f'noauth2 is for tests only')
+
+
+def defaults() -> cfg.ConfigOpts:
+    """The options at their defaults, read from no file (tests)."""
+    conf = cfg.ConfigOpts()
+    shared_conf.register_opts(conf)
+    register_opts(conf)
+    conf([], project='cellplane', default_config_files=[], default_config_dirs=[])
+    return conf
+
+
+def list_opts():
+    return [(api_group, api_opts)]

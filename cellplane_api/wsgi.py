@@ -1,0 +1,114 @@
+"""The compute API's WSGI application, built in-process from the API role's parts.
+
+    app = make_app(services, conf=conf)   # middleware as [api], [cors], [keystone_authtoken] ask
+
+One callable does, in order: request id, noauth2 and the caller's
+credentials (401), microversion (400/406), body size (413), routing
+(404/405), the handler (which asks the policy: 403); any unexpected
+exception is Nova's 500 ``computeFault``. Every answer echoes the version
+with ``Vary``. Middleware around it: ``cellplane_api/deploy.py``.
+"""
+from __future__ import annotations
+
+import logging
+import re
+import time
+import uuid
+
+from cellplane.wsgi import metrics
+from cellplane_api import auth, errors, microversion
+from cellplane_api.handler import Router
+from cellplane_api.request import ComputeRequest, Services
+
+LOG = logging.getLogger(__name__)
+_REQUEST_ID_RE = re.compile(
+    r'^req-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$')
+
+
+class ComputeApp:
+    """The WSGI callable. Thread-safe: it keeps no per-request state."""
+
+    def __init__(self, services: Services, *, noauth2: bool = False,
+                 count_requests: bool = False):
+        self.services = services
+        self.noauth2 = noauth2
+        self.router = Router()
+        self.count_requests = count_requests
+
+    def __call__(self, environ, start_response):
+        if not self.count_requests:
+            return self._answer(environ, start_response, {})
+        started = time.monotonic()
+        seen: dict = {}
+
+        def counted_start_response(status, headers, *args):
+            seen['status'] = status
+            return start_response(status, headers, *args)
+        body = self._answer(environ, counted_start_response, seen)
+        metrics.observe('api', 'the compute API', environ.get('REQUEST_METHOD', '?'),
+                        seen.get('route', metrics.UNMATCHED), seen.get('status', '500'),
+                        time.monotonic() - started)
+        return body
+
+    def _answer(self, environ, start_response, seen: dict):
+        request_id = environ.get('HTTP_X_OPENSTACK_REQUEST_ID')
+        if not request_id or not _REQUEST_ID_RE.match(request_id):
+            request_id = f'req-{uuid.uuid4()}'
+        environ['openstack.request_id'] = request_id
+        version = None
+        try:
+            req = ComputeRequest(environ)
+            path = req.path_info
+            method = environ['REQUEST_METHOD']
+            credentials = None
+            if path not in auth.OPEN_PATHS:
+                if self.noauth2:
+                    auth.noauth2(environ)
+                credentials = auth.credentials(environ, request_id)
+            version = microversion.from_environ(environ)
+            clen = environ.get('CONTENT_LENGTH')
+            if clen and clen.isdigit() and int(clen) > self.services.max_body_size:
+                raise errors.RequestTooLarge(
+                    f'Request is too large: the body has {clen} bytes, at most '
+                    f'{self.services.max_body_size} are accepted.')
+            handler, urlvars, template, prefix = self.router.match(path, method)
+            seen['route'] = template
+            req.mv = version
+            req.credentials = credentials
+            req.services = self.services
+            req.urlvars = urlvars
+            req.prefix = prefix or '/v2.1'
+            resp = handler(req)
+            status, headers, body = resp.status, resp.headerlist, resp.app_iter
+        except errors.ComputeError as exc:
+            status, headers, raw = errors.render(exc)
+            body = [raw]
+        except Exception:  # noqa: BLE001 - the API never returns a traceback
+            LOG.exception('Unexpected error in %s %s', environ.get('REQUEST_METHOD'),
+                          environ.get('PATH_INFO'))
+            status, headers, raw = errors.render(errors.ComputeError(
+                'Unexpected API Error. Please report this and attach the request id.'))
+            body = [raw]
+        headers.append(('x-openstack-request-id', request_id))
+        headers.append(('x-compute-request-id', request_id))
+        headers.extend(microversion.answer_headers(version or microversion.MIN_VERSION))
+        start_response(status, headers)
+        return body
+
+
+def make_app(services: Services, *, conf=None, auth_strategy: str | None = None,
+             count_requests: bool = False):
+    """The compute API's WSGI app over ``services``, in the middleware ``conf`` asks for.
+
+    ``conf``: the options of ``cellplane_api/service_conf.py``; None (tests):
+    their defaults, with noauth2.
+    """
+    from cellplane_api import deploy, service_conf
+    if conf is None:
+        conf = service_conf.defaults()
+        auth_strategy = auth_strategy or 'noauth2'
+    if auth_strategy is not None:
+        conf.set_override('auth_strategy', auth_strategy, group='api')
+    app = ComputeApp(services, noauth2=conf.api.auth_strategy == 'noauth2',
+                     count_requests=count_requests)
+    return deploy.wrap(app, conf)

@@ -1,0 +1,163 @@
+"""The compute API's version discovery, microversion negotiation, errors and flavors, in-process.
+
+Answers are validated against tempest's published response schemas at 2.1,
+the only version advertised (cellplane_api/microversion.py says why).
+"""
+from __future__ import annotations
+
+import pytest
+from tempest.lib.api_schema.response.compute.v2_1 import flavors as flavor_schemas
+from tempest.lib.api_schema.response.compute.v2_1 import flavors_extra_specs
+from tempest.lib.api_schema.response.compute.v2_1 import versions as version_schemas
+
+from cellplane.objects import flavors
+from tests.functional.compute_api.harness import ComputeCloud, check
+
+ADMIN = 'admin:admin'
+
+
+@pytest.fixture(scope='module')
+def api(tmp_path_factory):
+    cloud = ComputeCloud(tmp_path_factory.mktemp('compute-api'), cells=1, hosts_per_cell=1)
+    yield cloud
+    cloud.stop()
+
+
+def test_version_discovery_needs_no_token_and_matches_tempest(api):
+    listed = check(version_schemas.list_versions, api.request('GET', '/', token=None))
+    assert [(v['id'], v['min_version'], v['version']) for v in listed['versions']] == [
+        ('v2.1', '2.1', '2.1')]
+    one = check(version_schemas.get_one_version, api.request('GET', '/v2.1', token=None))
+    assert one['version']['id'] == 'v2.1'
+
+
+def test_a_request_without_a_token_is_401(api):
+    answer = api.request('GET', '/v2.1/flavors', token=None)
+    assert answer.status == 401
+    assert answer.json['unauthorized']['code'] == 401
+
+
+@pytest.mark.parametrize('headers', [
+    {'OpenStack-API-Version': 'compute 2.1'},
+    {'X-OpenStack-Nova-API-Version': '2.1'},
+    {'OpenStack-API-Version': 'compute latest'},
+    {},
+])
+def test_the_version_asked_either_way_is_echoed_with_vary(api, headers):
+    answer = api.request('GET', '/v2.1/flavors', headers=headers)
+    assert answer.status == 200
+    assert answer.headers['OpenStack-API-Version'] == 'compute 2.1'
+    assert answer.headers['X-OpenStack-Nova-API-Version'] == '2.1'
+    assert 'OpenStack-API-Version' in answer.headers['Vary']
+
+
+@pytest.mark.parametrize('asked', ['2.2', '2.0', '3.0'])
+def test_a_version_outside_the_range_is_406(api, asked):
+    answer = api.request('GET', '/v2.1/flavors', version=asked)
+    assert answer.status == 406, answer.text
+    assert answer.json['notAcceptable']['message'] == (
+        f'Version {asked} is not supported by the API. Minimum is 2.1 and maximum is 2.1.')
+
+
+def test_a_malformed_version_is_400(api):
+    answer = api.request('GET', '/v2.1/flavors', version='two')
+    assert answer.status == 400
+    assert 'two' in answer.json['badRequest']['message']
+
+
+def test_unknown_route_is_404_and_wrong_method_405_with_allow(api):
+    assert api.request('GET', '/v2.1/nothing-here/at/all').status == 404
+    answer = api.request('PUT', '/v2.1/flavors')
+    assert answer.status == 405
+    assert answer.headers['Allow'] == 'GET, POST'
+
+
+def _create(api, flavor_id, **fields):
+    body = {'flavor': {'name': flavor_id, 'ram': 512, 'vcpus': 1, 'disk': 5, 'id': flavor_id,
+                       **fields}}
+    return api.request('POST', '/v2.1/flavors', body, token=ADMIN)
+
+
+def test_an_admin_creates_a_flavor_every_user_lists_and_shows(api):
+    created = check(flavor_schemas.create_update_get_flavor_details,
+                    _create(api, 'f-small', ram=1024, vcpus=2, disk=20))['flavor']
+    assert (created['id'], created['ram'], created['vcpus'], created['disk']) == (
+        'f-small', 1024, 2, 20)
+    listed = check(flavor_schemas.list_flavors, api.request('GET', '/v2.1/flavors'))
+    assert 'f-small' in [f['id'] for f in listed['flavors']]
+    detail = check(flavor_schemas.list_flavors_details,
+                   api.request('GET', '/v2.1/flavors/detail'))
+    assert {'id': 'f-small', 'ram': 1024} in [
+        {'id': f['id'], 'ram': f['ram']} for f in detail['flavors']]
+    shown = check(flavor_schemas.create_update_get_flavor_details,
+                  api.request('GET', '/v2.1/demo/flavors/f-small'))['flavor']
+    assert shown['links'][0]['href'].endswith('/v2.1/demo/flavors/f-small')
+
+
+def test_a_member_may_not_create_or_delete_a_flavor(api):
+    body = {'flavor': {'name': 'mine', 'ram': 512, 'vcpus': 1, 'disk': 1}}
+    answer = api.request('POST', '/v2.1/flavors', body)
+    assert answer.status == 403
+    assert answer.json == {'forbidden': {
+        'code': 403, 'message': "Policy doesn't allow os_compute_api:os-flavor-manage:create "
+                                "to be performed."}}
+    check(flavor_schemas.create_update_get_flavor_details, _create(api, 'f-kept'))
+    assert api.request('DELETE', '/v2.1/flavors/f-kept').status == 403
+    assert api.request('GET', '/v2.1/flavors/f-kept').status == 200
+
+
+def test_a_deleted_flavor_is_gone(api):
+    check(flavor_schemas.create_update_get_flavor_details, _create(api, 'f-gone'))
+    check(flavor_schemas.delete_flavor, api.request('DELETE', '/v2.1/flavors/f-gone',
+                                                    token=ADMIN))
+    answer = api.request('GET', '/v2.1/flavors/f-gone')
+    assert answer.status == 404
+    assert answer.json['itemNotFound']['message'] == 'Flavor f-gone could not be found.'
+
+
+def test_a_second_flavor_with_the_same_id_is_409(api):
+    check(flavor_schemas.create_update_get_flavor_details, _create(api, 'f-twice'))
+    answer = _create(api, 'f-twice')
+    assert answer.status == 409
+    assert 'conflictingRequest' in answer.json
+
+
+@pytest.mark.parametrize('fields, named', [
+    ({'ram': 'lots'}, 'flavor.ram'),
+    ({'vcpus': 0}, 'flavor.vcpus'),
+    ({'colour': 'red'}, 'flavor'),
+    ({'os-flavor-access:is_public': False}, 'os-flavor-access:is_public'),
+    ({'swap': 512}, 'swap'),
+])
+def test_a_bad_flavor_body_is_400_naming_the_field_and_nothing_is_written(api, fields, named):
+    answer = _create(api, 'f-bad', **fields)
+    assert answer.status == 400, answer.text
+    message = answer.json['badRequest']['message']
+    assert named in message and '\n' not in message
+    assert 'f-bad' not in [f.flavorid for f in flavors.list_all(api.services.api_engine)]
+
+
+def test_malformed_json_and_an_oversized_body_are_refused(api):
+    answer = api.request('POST', '/v2.1/flavors', raw=b'{"flavor": ', token=ADMIN)
+    assert answer.status == 400
+    assert answer.json['badRequest']['message'].startswith('Malformed request body')
+    big = b'{"flavor": {"name": "' + b'x' * 200_000 + b'"}}'
+    answer = api.request('POST', '/v2.1/flavors', raw=big, token=ADMIN)
+    assert answer.status == 413
+
+
+def test_extra_specs_are_listed_and_shown(api):
+    flavors.create(api.services.api_engine, name='f-specs', vcpus=1, memory_mb=256,
+                   flavorid='f-specs', extra_specs={'trait:HW_CPU_X86_AVX2': 'required'})
+    listed = check(flavors_extra_specs.set_get_flavor_extra_specs,
+                   api.request('GET', '/v2.1/flavors/f-specs/os-extra_specs'))
+    assert listed == {'extra_specs': {'trait:HW_CPU_X86_AVX2': 'required'}}
+    one = check(flavors_extra_specs.set_get_flavor_extra_specs_key, api.request(
+        'GET', '/v2.1/flavors/f-specs/os-extra_specs/trait:HW_CPU_X86_AVX2'))
+    assert one == {'trait:HW_CPU_X86_AVX2': 'required'}
+    assert api.request('GET', '/v2.1/flavors/f-specs/os-extra_specs/nope').status == 404
+
+
+def test_healthcheck_answers_without_a_token(api):
+    answer = api.request('GET', '/healthcheck', token=None)
+    assert answer.status == 200
