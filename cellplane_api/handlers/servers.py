@@ -216,7 +216,11 @@ def _listed(req, rule_all: str) -> tuple[list[servers.Server], bool]:
     if params.get('changes-since'):
         since = _parse_time('changes-since', params['changes-since'])
         found = [s for s in found if (s.updated_at or s.created_at or _EPOCH) >= since]
-    found.sort(key=lambda s: (s.created_at or _EPOCH, s.uuid), reverse=True)
+    # Newest first; within one second (the timestamps' resolution) the later
+    # created first, as Nova's id descending does: listed in creation order,
+    # reversed, then a stable sort.
+    found.reverse()
+    found.sort(key=lambda s: s.created_at or _EPOCH, reverse=True)
     marker = params.get('marker')
     if marker:
         at = next((i for i, s in enumerate(found) if s.uuid == marker), None)

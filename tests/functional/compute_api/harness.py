@@ -77,6 +77,13 @@ class ComputeCloud:
                 raise AssertionError(f'server {server_id} never {wanted}: {server["status"]}')
             time.sleep(0.05)
 
+    def wait_until(self, predicate, what: str) -> None:
+        deadline = time.monotonic() + DEADLINE_SECONDS
+        while not predicate():
+            if time.monotonic() > deadline:
+                raise AssertionError(f'never happened: {what}')
+            time.sleep(0.05)
+
     def stop(self) -> None:
         self.cloud.stop()
 
