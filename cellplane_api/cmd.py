@@ -49,9 +49,10 @@ def app_from_conf(conf):
 
 def worker_app(argv: list[str]):
     """One worker's app, from the configuration files; its heap frozen afterwards."""
-    from oslo_config import cfg
-    conf = config.load(argv, prog='cellplane-api', conf=cfg.ConfigOpts(),
-                       registrars=[service_conf.register_opts])
+    # The global ConfigOpts, read again in the worker (SIGHUP respawns workers,
+    # so a changed file is picked up): oslo.messaging's RPC clients read their
+    # tracing options from it, as in every cellplane process that casts.
+    conf = config.load(argv, prog='cellplane-api', registrars=[service_conf.register_opts])
     app = app_from_conf(conf)
     server.freeze_heap()
     return app

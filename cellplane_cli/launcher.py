@@ -14,7 +14,10 @@ each), ``compute-*.conf`` (one compute agent each, of one host or, with
 more scheduler worker each, reading ``top.conf`` then that file, which names
 its ``[DEFAULT] host``), ``scheduler.conf`` and ``super-conductor.conf`` (read
 after ``top.conf`` by the first scheduler and by the super conductor: what
-only that daemon sets, such as its ``[metrics] bind_port``). ``start``:
+only that daemon sets, such as its ``[metrics] bind_port``) and ``api.conf``
+(cellplane-api, the compute API: reads ``top.conf``, for the API database and
+the top-level bus, then ``api.conf``, its ``[api]``; started last, ready when
+it answers HTTP at its ``[api] bind_host:bind_port``). ``start``:
 
 1. creates what the files point at and is missing: the RabbitMQ vhosts of
    every ``transport_url`` (with ``rabbitmqctl``, granting the URL's user) and
@@ -72,7 +75,10 @@ MODULES = {
     'scheduler': 'scheduler.cmd',
     'conductor': 'conductor.cmd',
     'compute': 'compute_agent.cmd',
+    'api': 'cellplane_api.cmd',
 }
+# The daemons that are ready when they answer HTTP at their address.
+HTTP_KINDS = ('placement', 'api')
 
 
 class LaunchError(Exception):
@@ -108,6 +114,8 @@ class Deployment:
     # Read after top.conf by the first scheduler, and by the super conductor.
     scheduler_own: Path | None = None
     super_conductor_own: Path | None = None
+    # The compute API (cellplane-api), read after top.conf; None: not run.
+    api: Path | None = None
 
     @classmethod
     def from_dir(cls, config_dir: str | Path) -> 'Deployment':
@@ -125,12 +133,13 @@ class Deployment:
                                   glob.glob(str(config_dir / 'scheduler-*.conf'))))
         own = {name: config_dir / f'{name}.conf' for name in ('scheduler', 'super-conductor')}
         own = {name: path if path.exists() else None for name, path in own.items()}
+        api = config_dir / 'api.conf'
         return cls(config_dir, placement, top, cells, computes, schedulers,
-                   own['scheduler'], own['super-conductor'])
+                   own['scheduler'], own['super-conductor'], api if api.exists() else None)
 
     def stages(self) -> list[list[DaemonSpec]]:
         """Every daemon, in start stages: a stage needs only the ones before it."""
-        return [
+        stages = [
             [DaemonSpec('placement', 'placement', (str(self.placement),))],
             [DaemonSpec(f'conductor-{p.stem}', 'conductor', (str(p),)) for p in self.cells],
             [DaemonSpec(p.stem, 'compute', (str(p),)) for p in self.computes],
@@ -140,6 +149,10 @@ class Deployment:
              DaemonSpec('super-conductor', 'conductor',
                         self._top_and(self.super_conductor_own))],
         ]
+        if self.api is not None:
+            # Users' requests go to the super conductor and the scheduler: after them.
+            stages.append([DaemonSpec('api', 'api', self._top_and(self.api))])
+        return stages
 
     def _top_and(self, own: Path | None) -> tuple[str, ...]:
         return (str(self.top),) + ((str(own),) if own is not None else ())
@@ -473,7 +486,8 @@ class Launcher:
                     report.not_started.append(spec.name)
                 else:
                     spawned.append(self._spawn(spec))
-            failed = self._wait_ready(spawned, placement_url)
+            failed = self._wait_ready(spawned, {'placement': placement_url,
+                                                'api': _api_url(deployment)})
             report.failed += failed
             report.started += [d.spec.name for d in spawned
                                if d.spec.name not in {f.name for f in failed}]
@@ -559,7 +573,7 @@ class Launcher:
                 _signal(daemon.pid, signal.SIGKILL)
 
     def _wait_ready(self, daemons: list[RunningDaemon],
-                    placement_url: str) -> list[StartFailure]:
+                    urls: dict[str, str]) -> list[StartFailure]:
         """Wait until each serves or dies; the ones that did not serve, with why."""
         failed = []
         pending = list(daemons)
@@ -570,7 +584,7 @@ class Launcher:
                     failed.append(self._failure(daemon, f'exited while starting'
                                                         f'{self._exit_status(daemon)}'))
                     pending.remove(daemon)
-                elif self._serves(daemon, placement_url):
+                elif self._serves(daemon, urls):
                     daemon.ready = True
                     self._record(daemon)
                     pending.remove(daemon)
@@ -581,8 +595,8 @@ class Launcher:
                     _signal(daemon.pid, signal.SIGTERM)
                 self._wait_gone(pending)
                 for daemon in pending:
-                    what = (f'did not answer at {placement_url}'
-                            if daemon.spec.kind == 'placement' else 'did not start serving')
+                    what = (f'did not answer at {urls[daemon.spec.kind]}'
+                            if daemon.spec.kind in HTTP_KINDS else 'did not start serving')
                     failed.append(self._failure(
                         daemon, f'{what} within {READY_SECONDS} s (stopped)'))
                 pending = []
@@ -605,10 +619,10 @@ class Launcher:
         return StartFailure(daemon.spec.name, reason, path, tuple(lines))
 
     @staticmethod
-    def _serves(daemon: RunningDaemon, placement_url: str) -> bool:
-        if daemon.spec.kind == 'placement':
+    def _serves(daemon: RunningDaemon, urls: dict[str, str]) -> bool:
+        if daemon.spec.kind in HTTP_KINDS:
             try:
-                return requests.get(placement_url, timeout=2).status_code == 200
+                return requests.get(urls[daemon.spec.kind], timeout=2).status_code == 200
             except requests.RequestException:
                 return False
         return any(SERVING.search(line) for line in daemon.log_lines()[1])
@@ -633,7 +647,15 @@ def _stop_rank(daemon: RunningDaemon) -> int:
         return 1
     if daemon.spec.name.startswith('conductor-'):
         return 2
-    return 0    # scheduler, super conductor
+    return 0    # scheduler, super conductor, the compute API
+
+
+def _api_url(deployment: Deployment) -> str:
+    if deployment.api is None:
+        return ''
+    host = option(deployment.api, 'api', 'bind_host') or '127.0.0.1'
+    port = option(deployment.api, 'api', 'bind_port') or '8774'
+    return f'http://{host}:{port}/'
 
 
 def _placement_url(deployment: Deployment) -> str:

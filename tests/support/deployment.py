@@ -100,7 +100,8 @@ class Deployment:
                  durable_queues: bool | None = None,
                  metrics_ports: dict[str, int] | None = None,
                  scheduler_only: dict[str, dict[str, Any]] | None = None,
-                 keystone: Keystone | None = None) -> None:
+                 keystone: Keystone | None = None,
+                 compute_api: bool = False) -> None:
         self.workdir = Path(workdir)
         self.config_dir = self.workdir / 'etc'
         self.run_dir = self.workdir / 'run'
@@ -144,6 +145,9 @@ class Deployment:
         self.keystone = keystone
         self.region = f'cp-{uuid.uuid4().hex[:10]}'
         self.region_registered = False
+        # Run cellplane-api too (api.conf, noauth2) at compute_api_url.
+        self.compute_api = compute_api
+        self.compute_api_url = ''
         self.vhosts: dict[str, str] = {}
         self.databases: dict[str, str] = {}
         self.placement_url = ''
@@ -159,6 +163,8 @@ class Deployment:
             if self.keystone is not None:
                 self.region_registered = True
                 self.keystone.add_endpoint('placement', self.placement_url, self.region)
+            if self.compute_api:
+                self.compute_api_url = f'http://127.0.0.1:{free_port()}'
             self._write_configs()
             self.launch('start', '--no-create')
             self.wait_until_schedulable()
@@ -225,6 +231,10 @@ class Deployment:
                     sections[name] = {**sections.get(name, {}), **options}
             if sections:
                 self._write(f'{daemon}.conf', sections)
+        if self.compute_api:
+            self._write('api.conf', {'api': {
+                'bind_host': '127.0.0.1', 'bind_port': self.compute_api_url.rsplit(':', 1)[1],
+                'auth_strategy': 'noauth2', 'workers': 1}})
         for n in range(2, self.scheduler_workers + 1):
             # Read after top.conf by the launcher: a worker of its own name.
             self._write(f'scheduler-{n}.conf', {'DEFAULT': {'host': f'scheduler-{n}'}})

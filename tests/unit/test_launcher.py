@@ -23,6 +23,7 @@ def test_two_cell_example_starts_in_dependency_stages():
         ['compute-cell1-host1', 'compute-cell1-host2', 'compute-cell2-host1',
          'compute-cell2-host2'],
         ['scheduler', 'super-conductor'],
+        ['api'],
     ]
     # Each daemon gets its own file only: cell daemons never read top.conf.
     by_name = {spec.name: spec for stage in stages for spec in stage}
@@ -31,6 +32,9 @@ def test_two_cell_example_starts_in_dependency_stages():
         str(TWO_CELL / 'compute-cell2-host1.conf'),)
     assert by_name['scheduler'].config_files == by_name['super-conductor'].config_files \
         == (str(TWO_CELL / 'top.conf'),)
+    # The compute API reads top.conf (API database, top-level bus), then its own.
+    assert by_name['api'].config_files == (str(TWO_CELL / 'top.conf'),
+                                           str(TWO_CELL / 'api.conf'))
 
 
 def test_what_the_two_cell_files_point_at():
