@@ -26,9 +26,10 @@ api_opts = [
         help='keystone: keystonemiddleware\'s auth_token validates each request\'s '
              'X-Auth-Token with Keystone, configured by [keystone_authtoken]. '
              'noauth2: for tests and the demo only, no credential is checked: the '
-             'token "user[:project]" names the caller, its roles are the X-Roles '
-             'header (or admin for the user "admin"), as in Nova. Version discovery '
-             'and /healthcheck never need a token.'),
+             'token "user[:project]" names the caller; its roles are the X-Roles '
+             'header, else admin,member,reader for the user "admin" and '
+             'member,reader for any other. Version discovery and /healthcheck '
+             'never need a token.'),
     cfg.HostAddressOpt('bind_host', default='127.0.0.1',
                        help='Address the HTTP server listens on.'),
     cfg.PortOpt('bind_port', default=8774, help='Port the HTTP server listens on.'),

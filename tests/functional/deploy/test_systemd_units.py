@@ -20,7 +20,8 @@ INSTANCES = {'cellplane-scheduler@.service': 'cellplane-scheduler@1.service',
 
 def test_every_unit_verifies_with_its_templates_instantiated(tmp_path):
     names = sorted(p.name for p in UNITS.glob('*.service'))
-    assert names == ['cellplane-cell-conductor@.service', 'cellplane-compute@.service',
+    assert names == ['cellplane-api.service', 'cellplane-cell-conductor@.service',
+                     'cellplane-compute@.service',
                      'cellplane-placement.service', 'cellplane-scheduler@.service',
                      'cellplane-super-conductor.service']
     for name in names:
