@@ -115,3 +115,36 @@ def delete(engine: Engine, name_or_id: str) -> None:
     flavor = get(engine, name_or_id)
     with engine.begin() as conn:
         conn.execute(flavors.delete().where(flavors.c.flavorid == flavor.flavorid))
+
+
+class FlavorNotFound(FlavorError):
+    """No flavor has this id."""
+
+
+def _by_id(conn, flavorid: str):
+    row = conn.execute(sa.select(flavors).where(flavors.c.flavorid == flavorid)
+                       .with_for_update()).first()
+    if row is None:
+        raise FlavorNotFound(f'no flavor with id {flavorid!r}')
+    return row
+
+
+def set_extra_specs(engine: Engine, flavorid: str, extra_specs: dict[str, str]) -> dict[str, str]:
+    """Add or change ``extra_specs`` of the flavor with this id (checked first); all of them after."""
+    check_extra_specs(extra_specs)
+    with engine.begin() as conn:
+        merged = {**dict(_by_id(conn, flavorid).extra_specs or {}), **extra_specs}
+        conn.execute(flavors.update().where(flavors.c.flavorid == flavorid)
+                     .values(extra_specs=merged))
+    return merged
+
+
+def unset_extra_spec(engine: Engine, flavorid: str, key: str) -> None:
+    """Remove one extra spec; ``KeyError`` if the flavor has none by that key."""
+    with engine.begin() as conn:
+        specs = dict(_by_id(conn, flavorid).extra_specs or {})
+        if key not in specs:
+            raise KeyError(key)
+        del specs[key]
+        conn.execute(flavors.update().where(flavors.c.flavorid == flavorid)
+                     .values(extra_specs=specs))

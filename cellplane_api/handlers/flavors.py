@@ -1,4 +1,4 @@
-"""``/flavors``: list, detail, show, create, delete, and ``os-extra_specs`` (read), at 2.1.
+"""``/flavors``: list, detail, show, create, delete, and ``os-extra_specs``, at 2.1.
 
 A flavor document at 2.1::
 
@@ -110,3 +110,53 @@ def show_extra_spec(req):
         raise errors.NotFound(f'Flavor {req.urlvars["flavor_id"]} has no extra specs with '
                               f'key {key}.')
     return json_response({key: specs[key]})
+
+
+def _specs_refused(exc: flavors.FlavorError) -> errors.BadRequest:
+    return errors.BadRequest(f'Invalid input for field/attribute extra_specs: {exc}')
+
+
+def create_extra_specs(req):
+    """``{"extra_specs": {"trait:HW_CPU_X86_AVX2": "required"}}``: the ones asked, as set."""
+    req.authorize(rules.EXTRA_SPECS_CREATE)
+    body = req.json_body()
+    validate(schemas.SET_EXTRA_SPECS, body)
+    asked = {k: str(v) for k, v in body['extra_specs'].items()}
+    flavor = _get(req)
+    try:
+        flavors.set_extra_specs(req.services.api_engine, flavor.flavorid, asked)
+    except flavors.FlavorNotFound:
+        raise errors.NotFound(f'Flavor {flavor.flavorid} could not be found.') from None
+    except flavors.FlavorError as exc:
+        raise _specs_refused(exc) from None
+    return json_response({'extra_specs': asked})
+
+
+def update_extra_spec(req):
+    """``{"KEY": "VALUE"}``, KEY the one of the URL."""
+    req.authorize(rules.EXTRA_SPECS_UPDATE)
+    body = req.json_body()
+    validate(schemas.UPDATE_EXTRA_SPEC, body)
+    key = req.urlvars['key']
+    if key not in body:
+        raise errors.BadRequest('Request body and URI mismatch')
+    flavor = _get(req)
+    try:
+        flavors.set_extra_specs(req.services.api_engine, flavor.flavorid, {key: str(body[key])})
+    except flavors.FlavorNotFound:
+        raise errors.NotFound(f'Flavor {flavor.flavorid} could not be found.') from None
+    except flavors.FlavorError as exc:
+        raise _specs_refused(exc) from None
+    return json_response({key: str(body[key])})
+
+
+def delete_extra_spec(req):
+    req.authorize(rules.EXTRA_SPECS_DELETE)
+    key = req.urlvars['key']
+    flavor = _get(req)
+    try:
+        flavors.unset_extra_spec(req.services.api_engine, flavor.flavorid, key)
+    except (KeyError, flavors.FlavorNotFound):
+        raise errors.NotFound(f'Flavor {flavor.flavorid} has no extra specs with key '
+                              f'{key}.') from None
+    return empty_response(200)

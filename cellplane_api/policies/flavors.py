@@ -1,4 +1,7 @@
-"""Flavor rules (Nova's ``os-flavor-manage``, ``os-flavor-extra-specs``); listing flavors has none, as in Nova."""
+"""Flavor rules (Nova's ``os-flavor-manage`` and ``os-flavor-extra-specs``).
+
+Listing and showing flavors has no rule, as in Nova.
+"""
 from __future__ import annotations
 
 from oslo_policy import policy
@@ -9,6 +12,9 @@ CREATE = 'os_compute_api:os-flavor-manage:create'
 DELETE = 'os_compute_api:os-flavor-manage:delete'
 EXTRA_SPECS_INDEX = 'os_compute_api:os-flavor-extra-specs:index'
 EXTRA_SPECS_SHOW = 'os_compute_api:os-flavor-extra-specs:show'
+EXTRA_SPECS_CREATE = 'os_compute_api:os-flavor-extra-specs:create'
+EXTRA_SPECS_UPDATE = 'os_compute_api:os-flavor-extra-specs:update'
+EXTRA_SPECS_DELETE = 'os_compute_api:os-flavor-extra-specs:delete'
 
 rules = [
     policy.DocumentedRuleDefault(
@@ -27,6 +33,20 @@ rules = [
         name=EXTRA_SPECS_SHOW, check_str=base.PROJECT_READER_OR_ADMIN,
         description='Show an extra spec for a flavor',
         operations=[{'method': 'GET',
+                     'path': '/flavors/{flavor_id}/os-extra_specs/{flavor_extra_spec_key}'}],
+        scope_types=base.PROJECT_SCOPE),
+    policy.DocumentedRuleDefault(
+        name=EXTRA_SPECS_CREATE, check_str=base.ADMIN, description='Create extra specs for a flavor',
+        operations=[{'method': 'POST', 'path': '/flavors/{flavor_id}/os-extra_specs'}],
+        scope_types=base.PROJECT_SCOPE),
+    policy.DocumentedRuleDefault(
+        name=EXTRA_SPECS_UPDATE, check_str=base.ADMIN, description='Update an extra spec for a flavor',
+        operations=[{'method': 'PUT',
+                     'path': '/flavors/{flavor_id}/os-extra_specs/{flavor_extra_spec_key}'}],
+        scope_types=base.PROJECT_SCOPE),
+    policy.DocumentedRuleDefault(
+        name=EXTRA_SPECS_DELETE, check_str=base.ADMIN, description='Delete an extra spec for a flavor',
+        operations=[{'method': 'DELETE',
                      'path': '/flavors/{flavor_id}/os-extra_specs/{flavor_extra_spec_key}'}],
         scope_types=base.PROJECT_SCOPE),
 ]

@@ -1,4 +1,5 @@
-"""``POST /flavors`` at 2.1, as Nova's ``flavor_manage.create`` schema (without private flavors yet)."""
+"""Flavor request bodies at 2.1: ``POST /flavors`` (Nova's ``flavor_manage.create``, without
+private flavors yet) and extra specs (``flavors_extraspecs``)."""
 from __future__ import annotations
 
 from cellplane_api.schemas import compile_schema
@@ -29,4 +30,27 @@ CREATE = compile_schema({
     },
     'required': ['flavor'],
     'additionalProperties': False,
+})
+
+_SPEC_VALUE = {'type': ['string', 'number', 'boolean'], 'minLength': 0, 'maxLength': 255}
+
+SET_EXTRA_SPECS = compile_schema({
+    'type': 'object',
+    'properties': {
+        'extra_specs': {
+            'type': 'object',
+            'patternProperties': {r'^[a-zA-Z0-9-_:. ]{1,255}$': _SPEC_VALUE},
+            'additionalProperties': False,
+        },
+    },
+    'required': ['extra_specs'],
+    'additionalProperties': False,
+})
+
+UPDATE_EXTRA_SPEC = compile_schema({
+    'type': 'object',
+    'patternProperties': {r'^[a-zA-Z0-9-_:. ]{1,255}$': _SPEC_VALUE},
+    'additionalProperties': False,
+    'minProperties': 1,
+    'maxProperties': 1,
 })

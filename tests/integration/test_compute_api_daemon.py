@@ -84,5 +84,5 @@ def test_a_server_booted_over_http_becomes_active_and_is_deleted(deployment):
                               ).status_code == 404, f'server {server_id} gone')
     # One request log line per request, with the version it was answered at.
     log = deployment.log('api')
-    assert f'"POST /v2.1/servers" status: 202' in log
+    assert '"POST /v2.1/servers" status: 202' in log
     assert 'microversion: 2.1' in log

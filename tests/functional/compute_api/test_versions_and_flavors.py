@@ -161,3 +161,37 @@ def test_extra_specs_are_listed_and_shown(api):
 def test_healthcheck_answers_without_a_token(api):
     answer = api.request('GET', '/healthcheck', token=None)
     assert answer.status == 200
+
+
+def test_an_admin_sets_changes_and_unsets_extra_specs(api):
+    check(flavor_schemas.create_update_get_flavor_details, _create(api, 'f-edit'))
+    path = '/v2.1/flavors/f-edit/os-extra_specs'
+    set_ = check(flavors_extra_specs.set_get_flavor_extra_specs, api.request(
+        'POST', path, {'extra_specs': {'trait:HW_CPU_X86_AVX2': 'required',
+                                       'resources:CUSTOM_GPU': 1}}, token=ADMIN))
+    assert set_ == {'extra_specs': {'trait:HW_CPU_X86_AVX2': 'required',
+                                    'resources:CUSTOM_GPU': '1'}}
+    changed = check(flavors_extra_specs.set_get_flavor_extra_specs_key, api.request(
+        'PUT', f'{path}/resources:CUSTOM_GPU', {'resources:CUSTOM_GPU': '2'}, token=ADMIN))
+    assert changed == {'resources:CUSTOM_GPU': '2'}
+    check(flavors_extra_specs.unset_flavor_extra_specs, api.request(
+        'DELETE', f'{path}/trait:HW_CPU_X86_AVX2', token=ADMIN))
+    # What the scheduler will read: the API database's flavor.
+    stored = flavors.get(api.services.api_engine, 'f-edit').extra_specs
+    assert stored == {'resources:CUSTOM_GPU': '2'}
+    assert api.request('DELETE', f'{path}/trait:HW_CPU_X86_AVX2', token=ADMIN).status == 404
+
+
+def test_extra_specs_are_checked_and_only_an_admin_writes_them(api):
+    check(flavor_schemas.create_update_get_flavor_details, _create(api, 'f-guarded'))
+    path = '/v2.1/flavors/f-guarded/os-extra_specs'
+    refused = api.request('POST', path, {'extra_specs': {'trait:NO_SUCH_TRAIT': 'required'}},
+                          token=ADMIN)
+    assert refused.status == 400
+    assert 'NO_SUCH_TRAIT' in refused.json['badRequest']['message']
+    mismatch = api.request('PUT', f'{path}/a', {'b': '1'}, token=ADMIN)
+    assert mismatch.json == {'badRequest': {'code': 400,
+                                            'message': 'Request body and URI mismatch'}}
+    member = api.request('POST', path, {'extra_specs': {'hw:cpu_policy': 'dedicated'}})
+    assert member.status == 403
+    assert flavors.get(api.services.api_engine, 'f-guarded').extra_specs == {}
