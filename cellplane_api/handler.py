@@ -24,6 +24,8 @@ ROUTES = {
     '/flavors': {'GET': flavors.list_flavors, 'POST': flavors.create_flavor},
     '/flavors/detail': {'GET': flavors.list_flavors_detail},
     '/flavors/{flavor_id}': {'GET': flavors.show_flavor, 'DELETE': flavors.delete_flavor},
+    '/flavors/{flavor_id}/os-flavor-access': {'GET': flavors.list_flavor_access},
+    '/flavors/{flavor_id}/action': {'POST': flavors.flavor_action},
     '/flavors/{flavor_id}/os-extra_specs': {'GET': flavors.list_extra_specs,
                                             'POST': flavors.create_extra_specs},
     '/flavors/{flavor_id}/os-extra_specs/{key}': {'GET': flavors.show_extra_spec,

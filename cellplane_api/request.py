@@ -52,6 +52,10 @@ class ComputeRequest(webob.Request):
     def allowed(self, rule: str, target: dict | None = None) -> bool:
         return self.services.enforcer.allowed(rule, self.credentials, target)
 
+    def is_admin(self) -> bool:
+        """The caller passes ``context_is_admin`` (what Nova's ``context.is_admin`` is)."""
+        return self.allowed('context_is_admin')
+
 
 def json_response(body, status: int = 200) -> webob.Response:
     resp = webob.Response(status=status, content_type='application/json', charset=None)

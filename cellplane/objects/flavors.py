@@ -16,7 +16,7 @@ import os_traits
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from cellplane.db.api.models import flavors
+from cellplane.db.api.models import flavor_projects, flavors
 
 _CUSTOM = re.compile(r'^CUSTOM_[A-Z0-9_]+$')
 
@@ -34,6 +34,8 @@ class FlavorRecord:
     root_gb: int
     extra_specs: dict[str, str] = field(default_factory=dict)
     disabled: bool = False
+    # False: only the projects given access (``add_access``) and admins see it.
+    is_public: bool = True
 
 
 def check_extra_specs(extra_specs: dict[str, str]) -> None:
@@ -62,7 +64,8 @@ AMOUNT_MAX = 2**31 - 1    # the amounts are 32-bit integer columns
 
 
 def create(engine: Engine, *, name: str, vcpus: int, memory_mb: int, root_gb: int = 0,
-           extra_specs: dict[str, str] | None = None, flavorid: str | None = None) -> FlavorRecord:
+           extra_specs: dict[str, str] | None = None, flavorid: str | None = None,
+           is_public: bool = True) -> FlavorRecord:
     extra_specs = dict(extra_specs or {})
     if not name or not name.strip():
         raise FlavorError('a flavor name must not be empty or blank')
@@ -75,7 +78,8 @@ def create(engine: Engine, *, name: str, vcpus: int, memory_mb: int, root_gb: in
             raise FlavorError(f'{what} must be at most {AMOUNT_MAX}, not {amount}')
     check_extra_specs(extra_specs)
     flavor = FlavorRecord(flavorid=flavorid or str(uuidlib.uuid4()), name=name, vcpus=vcpus,
-                    memory_mb=memory_mb, root_gb=root_gb, extra_specs=extra_specs)
+                    memory_mb=memory_mb, root_gb=root_gb, extra_specs=extra_specs,
+                    is_public=is_public)
     with engine.begin() as conn:
         clash = conn.execute(sa.select(flavors.c.name, flavors.c.flavorid).where(
             (flavors.c.name == name) | (flavors.c.flavorid == flavor.flavorid))).first()
@@ -86,14 +90,15 @@ def create(engine: Engine, *, name: str, vcpus: int, memory_mb: int, root_gb: in
                               f'(named {clash.name!r})')
         conn.execute(flavors.insert().values(
             flavorid=flavor.flavorid, name=name, vcpus=vcpus, memory_mb=memory_mb,
-            root_gb=root_gb, extra_specs=extra_specs))
+            root_gb=root_gb, extra_specs=extra_specs, is_public=is_public))
     return flavor
 
 
 def _from_row(row) -> FlavorRecord:
     return FlavorRecord(flavorid=row.flavorid, name=row.name, vcpus=row.vcpus,
                   memory_mb=row.memory_mb, root_gb=row.root_gb,
-                  extra_specs=dict(row.extra_specs or {}), disabled=bool(row.disabled))
+                  extra_specs=dict(row.extra_specs or {}), disabled=bool(row.disabled),
+                  is_public=bool(row.is_public))
 
 
 def list_all(engine: Engine) -> list[FlavorRecord]:
@@ -114,7 +119,10 @@ def get(engine: Engine, name_or_id: str) -> FlavorRecord:
 def delete(engine: Engine, name_or_id: str) -> None:
     flavor = get(engine, name_or_id)
     with engine.begin() as conn:
-        conn.execute(flavors.delete().where(flavors.c.flavorid == flavor.flavorid))
+        row_id = conn.execute(sa.select(flavors.c.id).where(
+            flavors.c.flavorid == flavor.flavorid)).scalar()
+        conn.execute(flavor_projects.delete().where(flavor_projects.c.flavor_id == row_id))
+        conn.execute(flavors.delete().where(flavors.c.id == row_id))
 
 
 class FlavorNotFound(FlavorError):
@@ -148,3 +156,49 @@ def unset_extra_spec(engine: Engine, flavorid: str, key: str) -> None:
         del specs[key]
         conn.execute(flavors.update().where(flavors.c.flavorid == flavorid)
                      .values(extra_specs=specs))
+
+
+class FlavorAccessError(FlavorError):
+    """An access change that cannot be made: a public flavor, a project already or never there."""
+
+
+def projects_with_access(engine: Engine, flavorids: list[str] | None = None) -> dict[str, list[str]]:
+    """Flavor id -> the projects given access to it (private flavors only have any), sorted."""
+    query = (sa.select(flavors.c.flavorid, flavor_projects.c.project_id)
+             .join(flavors, flavors.c.id == flavor_projects.c.flavor_id)
+             .order_by(flavor_projects.c.project_id))
+    if flavorids is not None:
+        query = query.where(flavors.c.flavorid.in_(list(flavorids)))
+    found: dict[str, list[str]] = {}
+    with engine.connect() as conn:
+        for flavorid, project_id in conn.execute(query):
+            found.setdefault(flavorid, []).append(project_id)
+    return found
+
+
+def add_access(engine: Engine, flavorid: str, project_id: str) -> list[str]:
+    """Let ``project_id`` see and boot the private flavor; the projects that may, after."""
+    with engine.begin() as conn:
+        row = _by_id(conn, flavorid)
+        if row.is_public:
+            raise FlavorAccessError(f'flavor {flavorid} is public: every project has access')
+        there = conn.execute(sa.select(flavor_projects.c.id).where(
+            (flavor_projects.c.flavor_id == row.id)
+            & (flavor_projects.c.project_id == project_id))).first()
+        if there:
+            raise FlavorAccessError(f'flavor {flavorid} already has access for project '
+                                    f'{project_id}')
+        conn.execute(flavor_projects.insert().values(flavor_id=row.id, project_id=project_id))
+    return projects_with_access(engine, [flavorid]).get(flavorid, [])
+
+
+def remove_access(engine: Engine, flavorid: str, project_id: str) -> list[str]:
+    """Take the private flavor away from ``project_id``; the projects that may still, after."""
+    with engine.begin() as conn:
+        row = _by_id(conn, flavorid)
+        gone = conn.execute(flavor_projects.delete().where(
+            (flavor_projects.c.flavor_id == row.id)
+            & (flavor_projects.c.project_id == project_id))).rowcount
+        if not gone:
+            raise FlavorAccessError(f'flavor {flavorid} has no access for project {project_id}')
+    return projects_with_access(engine, [flavorid]).get(flavorid, [])

@@ -7,8 +7,11 @@ A flavor document at 2.1::
      "os-flavor-access:is_public": true, "swap": "", "rxtx_factor": 1.0,
      "links": [{"rel": "self", ...}, {"rel": "bookmark", ...}]}
 
-cellplane's flavors have no ephemeral disk, swap or RX/TX factor and are
-all public: a create asking for other values is refused naming the field.
+cellplane's flavors have no ephemeral disk, swap or RX/TX factor: a create
+asking for other values is refused naming the field. A private flavor
+(``os-flavor-access:is_public: false``) is listed, shown and booted only by
+admins and the projects ``os-flavor-access`` gives it to; to anyone else it
+does not exist (404), as in Nova.
 """
 from __future__ import annotations
 
@@ -35,20 +38,46 @@ def _detail(req, flavor: flavors.FlavorRecord) -> dict:
     return {**_brief(req, flavor), 'ram': flavor.memory_mb, 'disk': flavor.root_gb,
             'vcpus': flavor.vcpus, 'OS-FLV-EXT-DATA:ephemeral': 0,
             'OS-FLV-DISABLED:disabled': flavor.disabled,
-            'os-flavor-access:is_public': True, 'swap': '', 'rxtx_factor': 1.0}
+            'os-flavor-access:is_public': flavor.is_public, 'swap': '', 'rxtx_factor': 1.0}
+
+
+def visible(req, flavor_id: str) -> flavors.FlavorRecord | None:
+    """The flavor if the caller may see it: public, an admin, or its project given access."""
+    found = [f for f in flavors.list_all(req.services.api_engine) if f.flavorid == flavor_id]
+    if not found:
+        return None
+    flavor = found[0]
+    if flavor.is_public or req.is_admin():
+        return flavor
+    granted = flavors.projects_with_access(req.services.api_engine, [flavor_id])
+    return flavor if req.credentials.project_id in granted.get(flavor_id, ()) else None
 
 
 def _get(req) -> flavors.FlavorRecord:
     flavor_id = req.urlvars['flavor_id']
-    found = [f for f in flavors.list_all(req.services.api_engine) if f.flavorid == flavor_id]
-    if not found:
+    flavor = visible(req, flavor_id)
+    if flavor is None:
         raise errors.NotFound(f'Flavor {flavor_id} could not be found.')
-    return found[0]
+    return flavor
 
 
 def _listed(req) -> list[flavors.FlavorRecord]:
+    """As Nova lists: public ones and the private ones the caller's project has access to;
+    an admin may ask ``is_public=false`` (private only) or ``is_public=none`` (all)."""
+    asked = req.GET.get('is_public', 'true').strip().lower() if req.is_admin() else 'true'
+    if asked not in ('true', 't', 'yes', '1', 'on', 'false', 'f', 'no', '0', 'off', 'none'):
+        raise errors.BadRequest(f'Invalid is_public filter [{asked}]')
+    every = flavors.list_all(req.services.api_engine)
+    if asked == 'none':
+        chosen = every
+    elif asked in ('false', 'f', 'no', '0', 'off'):
+        chosen = [f for f in every if not f.is_public]
+    else:
+        granted = flavors.projects_with_access(req.services.api_engine)
+        project = req.credentials.project_id
+        chosen = [f for f in every if f.is_public or project in granted.get(f.flavorid, ())]
     # Nova sorts by flavorid ascending by default.
-    return sorted(flavors.list_all(req.services.api_engine), key=lambda f: f.flavorid)
+    return sorted(chosen, key=lambda f: f.flavorid)
 
 
 def list_flavors(req):
@@ -75,13 +104,11 @@ def create_flavor(req):
     if float(asked.get('rxtx_factor', 1.0)) != 1.0:
         raise errors.BadRequest('Invalid input for field/attribute rxtx_factor: only 1.0 '
                                 'is accepted.')
-    if asked.get('os-flavor-access:is_public', True) is not True:
-        raise errors.BadRequest('Invalid input for field/attribute os-flavor-access:is_public: '
-                                'private flavors are not supported yet.')
     try:
         created = flavors.create(req.services.api_engine, name=asked['name'],
                                  vcpus=int(asked['vcpus']), memory_mb=int(asked['ram']),
-                                 root_gb=int(asked['disk']), flavorid=asked.get('id'))
+                                 root_gb=int(asked['disk']), flavorid=asked.get('id'),
+                                 is_public=asked.get('os-flavor-access:is_public', True))
     except flavors.FlavorError as exc:
         if 'exists' in str(exc):
             raise errors.Conflict(f'Flavor with name {asked["name"]} or id '
@@ -160,3 +187,44 @@ def delete_extra_spec(req):
         raise errors.NotFound(f'Flavor {flavor.flavorid} has no extra specs with key '
                               f'{key}.') from None
     return empty_response(200)
+
+
+def _access(flavor_id: str, projects: list[str]):
+    return json_response({'flavor_access': [{'flavor_id': flavor_id, 'tenant_id': project}
+                                            for project in projects]})
+
+
+def list_flavor_access(req):
+    """``{"flavor_access": [{"flavor_id": "f", "tenant_id": "p"}, ...]}``; 404 for a public flavor."""
+    req.authorize(rules.ACCESS_INDEX)
+    flavor = _get(req)
+    if flavor.is_public:
+        raise errors.NotFound('Access list not available for public flavors.')
+    granted = flavors.projects_with_access(req.services.api_engine, [flavor.flavorid])
+    return _access(flavor.flavorid, granted.get(flavor.flavorid, []))
+
+
+def flavor_action(req):
+    """``{"addTenantAccess": {"tenant": "p"}}`` or ``{"removeTenantAccess": {"tenant": "p"}}``."""
+    body = req.json_body()
+    validate(schemas.ACCESS_ACTION, body)
+    adding = 'addTenantAccess' in body
+    req.authorize(rules.ACCESS_ADD if adding else rules.ACCESS_REMOVE)
+    project = (body['addTenantAccess'] if adding else body['removeTenantAccess'])['tenant']
+    flavor = _get(req)
+    engine = req.services.api_engine
+    if adding:
+        if flavor.is_public:
+            raise errors.Conflict('Can not add access to a public flavor.')
+        try:
+            projects = flavors.add_access(engine, flavor.flavorid, project)
+        except flavors.FlavorAccessError:
+            raise errors.Conflict(f'Flavor access already exists for flavor '
+                                  f'{flavor.flavorid} and project {project} combination.') from None
+    else:
+        try:
+            projects = flavors.remove_access(engine, flavor.flavorid, project)
+        except flavors.FlavorAccessError:
+            raise errors.NotFound(f'Flavor access not found for {flavor.flavorid} / '
+                                  f'{project} combination.') from None
+    return _access(flavor.flavorid, projects)

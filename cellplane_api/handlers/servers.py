@@ -17,9 +17,8 @@ from urllib.parse import urlencode
 from oslo_utils import timeutils
 
 from cellplane.context import new_context
-from cellplane.objects import flavors
 from cellplane_api import errors, scheduler_hints, servers
-from cellplane_api.handlers.flavors import links
+from cellplane_api.handlers.flavors import links, visible
 from cellplane_api.policies import servers as rules
 from cellplane_api.request import empty_response, json_response
 from cellplane_api.schemas import servers as schemas
@@ -148,7 +147,8 @@ def create_server(req):
                                 f'{servers.MAX_COUNT}, not {max_count}.')
     services = req.services
     flavor_id = _flavor_ref(asked['flavorRef'])
-    if not any(f.flavorid == flavor_id for f in flavors.list_all(services.api_engine)):
+    # A private flavor the caller's project has no access to does not exist for it.
+    if visible(req, flavor_id) is None:
         raise errors.BadRequest(f'Invalid input for field/attribute flavorRef: flavor '
                                 f'{flavor_id} could not be found.')
     caller = req.credentials

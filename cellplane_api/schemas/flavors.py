@@ -1,5 +1,5 @@
-"""Flavor request bodies at 2.1: ``POST /flavors`` (Nova's ``flavor_manage.create``, without
-private flavors yet) and extra specs (``flavors_extraspecs``)."""
+"""Flavor request bodies at 2.1: ``POST /flavors`` (Nova's ``flavor_manage.create``), flavor
+access actions and extra specs (``flavors_extraspecs``)."""
 from __future__ import annotations
 
 from cellplane_api.schemas import compile_schema
@@ -53,4 +53,17 @@ UPDATE_EXTRA_SPEC = compile_schema({
     'additionalProperties': False,
     'minProperties': 1,
     'maxProperties': 1,
+})
+
+_TENANT = {'type': 'object', 'properties': {'tenant': {'type': 'string', 'minLength': 1,
+                                                       'maxLength': 255}},
+           'required': ['tenant'], 'additionalProperties': False}
+
+ACCESS_ACTION = compile_schema({
+    'oneOf': [
+        {'type': 'object', 'properties': {'addTenantAccess': _TENANT},
+         'required': ['addTenantAccess'], 'additionalProperties': False},
+        {'type': 'object', 'properties': {'removeTenantAccess': _TENANT},
+         'required': ['removeTenantAccess'], 'additionalProperties': False},
+    ],
 })

@@ -86,6 +86,18 @@ flavors = sa.Table(
     sa.Column('extra_specs', sa.JSON, nullable=False),
     sa.Column('disabled', sa.Boolean, nullable=False, server_default=sa.false()),
     *timestamps(),
+    # A private flavor is listed and booted only by the projects of flavor_projects.
+    sa.Column('is_public', sa.Boolean, nullable=False, server_default=sa.true()),
+)
+
+flavor_projects = sa.Table(
+    'flavor_projects', metadata,
+    sa.Column('id', sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column('flavor_id', sa.Integer, sa.ForeignKey('flavors.id'), nullable=False),
+    sa.Column('project_id', sa.String(255), nullable=False),
+    sa.UniqueConstraint('flavor_id', 'project_id',
+                        name='uniq_flavor_projects0flavor_id0project_id'),
+    *timestamps(),
 )
 
 # Host aggregates: named groups of hosts with operator metadata. The metadata

@@ -226,3 +226,16 @@ def test_the_project_id_prefix_form_serves_the_same_routes(api, project):
     assert created['links'][0]['href'].endswith(f'/v2.1/{name}/servers/{created["id"]}')
     shown = api.request('GET', f'/v2.1/{name}/servers/{created["id"]}', token=token)
     assert check(schemas.get_server, shown)['server']['name'] == 'prefixed'
+
+
+def test_a_private_flavor_boots_only_for_a_project_given_access(api, project):
+    name, token = project
+    flavors.create(api.services.api_engine, name=f'private-{name}', vcpus=1, memory_mb=128,
+                   flavorid=f'private-{name}', is_public=False)
+    before = _written(api)
+    refused = _boot(api, token, 'secret', flavorRef=f'private-{name}')
+    assert refused.status == 400
+    assert 'flavorRef' in refused.json['badRequest']['message']
+    assert _written(api) == before
+    flavors.add_access(api.services.api_engine, f'private-{name}', name)
+    check(schemas.create_server, _boot(api, token, 'secret', flavorRef=f'private-{name}'))

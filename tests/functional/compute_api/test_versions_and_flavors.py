@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import pytest
 from tempest.lib.api_schema.response.compute.v2_1 import flavors as flavor_schemas
-from tempest.lib.api_schema.response.compute.v2_1 import flavors_extra_specs
+from tempest.lib.api_schema.response.compute.v2_1 import (
+    flavors_access,
+    flavors_extra_specs,
+)
 from tempest.lib.api_schema.response.compute.v2_1 import versions as version_schemas
 
 from cellplane.objects import flavors
@@ -126,7 +129,7 @@ def test_a_second_flavor_with_the_same_id_is_409(api):
     ({'ram': 'lots'}, 'flavor.ram'),
     ({'vcpus': 0}, 'flavor.vcpus'),
     ({'colour': 'red'}, 'flavor'),
-    ({'os-flavor-access:is_public': False}, 'os-flavor-access:is_public'),
+    ({'os-flavor-access:is_public': 'no'}, 'os-flavor-access:is_public'),
     ({'swap': 512}, 'swap'),
 ])
 def test_a_bad_flavor_body_is_400_naming_the_field_and_nothing_is_written(api, fields, named):
@@ -195,3 +198,54 @@ def test_extra_specs_are_checked_and_only_an_admin_writes_them(api):
     member = api.request('POST', path, {'extra_specs': {'hw:cpu_policy': 'dedicated'}})
     assert member.status == 403
     assert flavors.get(api.services.api_engine, 'f-guarded').extra_specs == {}
+
+
+def test_a_private_flavor_is_for_the_projects_given_access(api):
+    created = check(flavor_schemas.create_update_get_flavor_details,
+                    _create(api, 'f-private', **{'os-flavor-access:is_public': False}))
+    assert created['flavor']['os-flavor-access:is_public'] is False
+    access = '/v2.1/flavors/f-private/os-flavor-access'
+    assert check(flavors_access.add_remove_list_flavor_access,
+                 api.request('GET', access, token=ADMIN)) == {'flavor_access': []}
+
+    def seen_by(token):
+        listed = check(flavor_schemas.list_flavors, api.request('GET', '/v2.1/flavors',
+                                                                token=token))
+        return 'f-private' in [f['id'] for f in listed['flavors']]
+    assert not seen_by('alice:team-a')
+    assert api.request('GET', '/v2.1/flavors/f-private', token='alice:team-a').status == 404
+    assert not seen_by(ADMIN)   # an admin lists public ones by default, as in Nova
+    everything = api.request('GET', '/v2.1/flavors?is_public=none', token=ADMIN).json
+    assert 'f-private' in [f['id'] for f in everything['flavors']]
+
+    added = check(flavors_access.add_remove_list_flavor_access, api.request(
+        'POST', '/v2.1/flavors/f-private/action', {'addTenantAccess': {'tenant': 'team-a'}},
+        token=ADMIN))
+    assert added == {'flavor_access': [{'flavor_id': 'f-private', 'tenant_id': 'team-a'}]}
+    assert seen_by('alice:team-a') and not seen_by('bob:team-b')
+    again = api.request('POST', '/v2.1/flavors/f-private/action',
+                        {'addTenantAccess': {'tenant': 'team-a'}}, token=ADMIN)
+    assert again.status == 409 and 'conflictingRequest' in again.json
+
+    removed = check(flavors_access.add_remove_list_flavor_access, api.request(
+        'POST', '/v2.1/flavors/f-private/action', {'removeTenantAccess': {'tenant': 'team-a'}},
+        token=ADMIN))
+    assert removed == {'flavor_access': []}
+    assert not seen_by('alice:team-a')
+
+
+def test_flavor_access_is_for_admins_and_private_flavors(api):
+    check(flavor_schemas.create_update_get_flavor_details, _create(api, 'f-open'))
+    public = api.request('GET', '/v2.1/flavors/f-open/os-flavor-access', token=ADMIN)
+    assert public.status == 404
+    assert public.json['itemNotFound']['message'] == 'Access list not available for public flavors.'
+    add = api.request('POST', '/v2.1/flavors/f-open/action',
+                      {'addTenantAccess': {'tenant': 'team-a'}}, token=ADMIN)
+    assert add.status == 409
+    member = api.request('POST', '/v2.1/flavors/f-open/action',
+                         {'addTenantAccess': {'tenant': 'team-a'}})
+    assert member.status == 403
+    assert 'os_compute_api:os-flavor-access:add_tenant_access' in member.json['forbidden'][
+        'message']
+    bad = api.request('POST', '/v2.1/flavors/f-open/action', {'shareWith': 'x'}, token=ADMIN)
+    assert bad.status == 400
