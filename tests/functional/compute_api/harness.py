@@ -52,9 +52,19 @@ class ComputeCloud:
             max_body_size=conf.api.max_request_body_size)
         self.app = wsgi.make_app(self.services, conf=conf, auth_strategy='noauth2')
 
+    def make_app(self, **overrides: dict):
+        """Another app over the same cloud (noauth2 unless overridden), with
+        ``{group: {option: value}}`` overrides."""
+        conf = service_conf.defaults()
+        conf.set_override('auth_strategy', 'noauth2', group='api')
+        for group, options in overrides.items():
+            for name, value in options.items():
+                conf.set_override(name, value, group=group)
+        return wsgi.make_app(self.services, conf=conf, count_requests=True)
+
     def request(self, method: str, path: str, body=None, *, token: str | None = 'demo:demo',
                 version: str | None = None, headers: dict | None = None,
-                raw: bytes | None = None) -> Answer:
+                raw: bytes | None = None, app=None) -> Answer:
         req = webob.Request.blank(path, method=method)
         if token is not None:
             req.headers['X-Auth-Token'] = token
@@ -64,7 +74,7 @@ class ComputeCloud:
             req.body = raw if raw is not None else json.dumps(body).encode()
             req.content_type = 'application/json'
         req.headers.update(headers or {})
-        resp = req.get_response(self.app)
+        resp = req.get_response(app or self.app)
         return Answer(resp.status_int, resp.headers, resp.text)
 
     def wait_for_status(self, server_id: str, wanted: str, *, token: str = 'demo:demo') -> dict:
