@@ -5,7 +5,10 @@ this module only reads the request, asks the policy and writes Nova's
 documents. A project sees only its own servers: another project's server
 is 404, as in Nova; an admin lists every project's with ``all_tenants``.
 Lists are sorted as Nova sorts by default (newest first: ``created_at``
-descending, then id descending) and paged with ``limit``/``marker``.
+descending, then id descending) and paged with ``limit``/``marker``; with
+``changes-since`` deleted servers are listed too. At 2.1 a server whose
+cell cannot be read is left out of lists, and showing it is a 500 naming
+the cell, as in Nova below 2.69.
 """
 from __future__ import annotations
 
@@ -89,6 +92,10 @@ def _one(req) -> servers.Server:
                               cell_timeout=services.cell_timeout)
     except servers.ServerNotFound:
         server = None
+    if server is not None and server.status == servers.UNKNOWN:
+        # Below 2.69 Nova has no partial record to show: the cell's failure is the answer.
+        raise errors.ComputeError(f'Cell {server.cell} is not responding and hence instance '
+                                  f'info is not available.')
     if server is None or server.status == servers.DELETED or not (
             server.project_id == req.credentials.project_id
             or req.allowed(rules.INDEX_ALL_TENANTS)):
@@ -194,8 +201,13 @@ def _listed(req, rule_all: str) -> tuple[list[servers.Server], bool]:
         req.authorize(rule_all)
         admin_all = True
     services = req.services
+    changes_since = params.get('changes-since')
     found = servers.list_servers(services.api_engine, services.cells,
+                                 include_deleted=bool(changes_since),
                                  cell_timeout=services.cell_timeout)
+    # Below 2.69 a server of a cell that cannot be read is left out, as Nova
+    # does ([api] list_records_by_skipping_down_cells, its default).
+    found = [s for s in found if s.status != servers.UNKNOWN]
     project = params.get('project_id') or params.get('tenant_id') if admin_all else None
     if not admin_all:
         project = req.credentials.project_id
@@ -213,8 +225,9 @@ def _listed(req, rule_all: str) -> tuple[list[servers.Server], bool]:
         found = [s for s in found if s.status == wanted]
     if params.get('host') and req.allowed(rules.ALLOW_ALL_FILTERS):
         found = [s for s in found if s.host == params['host']]
-    if params.get('changes-since'):
-        since = _parse_time('changes-since', params['changes-since'])
+    if changes_since:
+        # As in Nova, servers deleted since then are listed too (DELETED).
+        since = _parse_time('changes-since', changes_since)
         found = [s for s in found if (s.updated_at or s.created_at or _EPOCH) >= since]
     # Newest first; within one second (the timestamps' resolution) the later
     # created first, as Nova's id descending does: listed in creation order,

@@ -239,3 +239,20 @@ def test_a_private_flavor_boots_only_for_a_project_given_access(api, project):
     assert _written(api) == before
     flavors.add_access(api.services.api_engine, f'private-{name}', name)
     check(schemas.create_server, _boot(api, token, 'secret', flavorRef=f'private-{name}'))
+
+
+def test_changes_since_lists_servers_deleted_since_then_as_nova_does(api, project):
+    _, token = project
+    kept = _boot(api, token, 'kept').json['server']['id']
+    gone = _boot(api, token, 'gone').json['server']['id']
+    api.wait_for_status(kept, 'ACTIVE', token=token)
+    api.wait_for_status(gone, 'ACTIVE', token=token)
+    assert api.request('DELETE', f'/v2.1/servers/{gone}', token=token).status == 204
+    api.wait_until(lambda: api.request('GET', f'/v2.1/servers/{gone}', token=token).status
+                   == 404, 'the server gone')
+    assert [s['id'] for s in api.request('GET', '/v2.1/servers/detail',
+                                         token=token).json['servers']] == [kept]
+    since = check(schemas.list_servers_detail, api.request(
+        'GET', '/v2.1/servers/detail?changes-since=2000-01-01T00:00:00Z', token=token))
+    assert {s['id']: s['status'] for s in since['servers']} == {kept: 'ACTIVE',
+                                                                gone: 'DELETED'}
