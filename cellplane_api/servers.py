@@ -97,6 +97,7 @@ class Server:
     flavor_id: str | None = None
     updated_at: datetime.datetime | None = None
     launched_at: datetime.datetime | None = None
+    image_ref: str | None = None
 
 
 def flavor_payload(flavor: api_flavors.FlavorRecord) -> Flavor:
@@ -141,13 +142,15 @@ def create(api_engine: Engine, conductor: SuperConductorAPI, ctxt: RequestContex
            image_properties: Mapping[str, str] | None = None,
            availability_zone: str | None = None, cells: CellDatabases | None = None,
            group: str | None = None, hints: Mapping[str, Sequence[str]] | None = None,
+           image_ref: str | None = None,
            cell_timeout: float = DEFAULT_CELL_TIMEOUT) -> list[str]:
     """Record ``count`` instances and cast their scheduling; their UUIDs.
 
     With ``cells``, an availability zone no host is in is refused
     (``check_zone``) before anything is written. ``group`` (a server
     group's id, or name in ``project_id``) makes the instances its members;
-    ``hints`` are scheduler hints (``scheduling_hints.parse``).
+    ``hints`` are scheduler hints (``scheduling_hints.parse``); ``image_ref``
+    is stored with each instance as given (no image service is asked).
     """
     if not 1 <= count <= MAX_COUNT:
         raise ServerError(f'--count must be between 1 and {MAX_COUNT}, not {count}')
@@ -179,7 +182,8 @@ def create(api_engine: Engine, conductor: SuperConductorAPI, ctxt: RequestContex
                        instance_group=instance_group)
     asked = [Instance(uuid=str(uuidlib.uuid4()), project_id=project_id, user_id=user_id,
                       flavor=payload_flavor, display_name=display_name,
-                      image_properties=properties, availability_zone=availability_zone)
+                      image_properties=properties, availability_zone=availability_zone,
+                      image_ref=image_ref)
              for display_name in display_names(name, count)]
     build_requests.record(api_engine, asked, spec)
     uuids = [i.uuid for i in asked]
@@ -228,7 +232,8 @@ def _from_build_request(request: build_requests.BuildRequest) -> Server:
                   fault=request.fault_message, created_at=request.created_at,
                   project_id=instance.project_id, user_id=instance.user_id,
                   availability_zone=instance.availability_zone,
-                  flavor_id=instance.flavor.flavorid, updated_at=request.created_at)
+                  flavor_id=instance.flavor.flavorid, updated_at=request.created_at,
+                  image_ref=instance.image_ref)
 
 
 def _flavor_id(stored) -> str | None:
@@ -263,7 +268,8 @@ def _read_cell(engine: Engine, cell: CellMapping, uuids: Sequence[str], *,
         created_at=row['created_at'], events=tuple(events.get(row['uuid'], ())),
         project_id=row['project_id'], user_id=row['user_id'],
         availability_zone=row['availability_zone'], flavor_id=_flavor_id(row['flavor']),
-        updated_at=row.get('updated_at'), launched_at=row['launched_at'])
+        updated_at=row.get('updated_at'), launched_at=row['launched_at'],
+        image_ref=row.get('image_ref'))
         for row in rows}
 
 

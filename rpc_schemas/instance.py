@@ -32,7 +32,8 @@ TASK_STATES = (SCHEDULING, SPAWNING, DELETING)
 @dataclasses.dataclass(frozen=True)
 class Instance(Payload):
     NAME = 'Instance'
-    VERSION = '1.0'
+    # 1.1: image_ref, the image the user asked for (the compute API's imageRef).
+    VERSION = '1.1'
     DESCRIPTION = ('One instance as a build needs it: who owns it, its size, '
                    'its image properties and where it is (to be) built.')
 
@@ -49,3 +50,4 @@ class Instance(Payload):
     node: str | None = field(default=None, maxLength=255)
     cell_uuid: str | None = field(default=None, maxLength=36)
     launched_at: datetime.datetime | None = None
+    image_ref: str | None = field(default=None, maxLength=255, since='1.1')

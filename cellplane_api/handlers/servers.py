@@ -55,7 +55,9 @@ def _detail(req, server: servers.Server, *, admin: bool) -> dict:
     doc = {
         **_brief(req, server), 'status': server.status,
         'tenant_id': server.project_id or '', 'user_id': server.user_id or '',
-        'metadata': {}, 'hostId': _host_id(server), 'image': '',
+        'metadata': {}, 'hostId': _host_id(server),
+        'image': ({'id': server.image_ref, 'links': [links(req, 'images', server.image_ref)[1]]}
+                  if server.image_ref else ''),
         'flavor': ({'id': server.flavor_id, 'links': links(req, 'flavors', server.flavor_id)}
                    if server.flavor_id else {}),
         'created': _time(server.created_at), 'updated': _time(server.updated_at or server.created_at),
@@ -173,7 +175,7 @@ def create_server(req):
             flavor=flavor_id, count=max_count, project_id=caller.project_id,
             user_id=caller.user_id, availability_zone=asked.get('availability_zone'),
             cells=services.cells, group=hints.get('group'), hints=resolved,
-            cell_timeout=services.cell_timeout)
+            image_ref=asked.get('imageRef') or None, cell_timeout=services.cell_timeout)
     except servers.ServerError as exc:
         message = str(exc)
         field = ('availability_zone' if 'availability zone' in message

@@ -66,6 +66,7 @@ def test_a_server_booted_over_http_becomes_active_and_is_deleted(deployment):
         return server if server['status'] == 'ACTIVE' else None
     server = _eventually(active, f'server {server_id} ACTIVE')
     assert (server['tenant_id'], server['user_id']) == ('demo', 'demo')
+    assert server['image']['id'] == 'cirros'
 
     # The CLI runs the same code over the same databases: the same server, host and all.
     shown = deployment.cli('server', 'show', server_id)

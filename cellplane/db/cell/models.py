@@ -50,6 +50,8 @@ instances = sa.Table(
     sa.Column('availability_zone', sa.String(255), nullable=True),
     sa.Column('launched_at', sa.DateTime, nullable=True),
     sa.Column('deleted_at', sa.DateTime, nullable=True),
+    # The image asked for (the compute API's imageRef); no image service is consulted.
+    sa.Column('image_ref', sa.String(255), nullable=True),
     sa.Index('instances_host_idx', 'host'),
     sa.Index('instances_project_id_idx', 'project_id'),
     *timestamps(),

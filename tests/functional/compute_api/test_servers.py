@@ -57,6 +57,9 @@ def test_a_member_boots_a_server_that_becomes_active_on_a_real_host(api, project
     assert (shown['tenant_id'], shown['user_id'], shown['flavor']['id']) == (
         name, f'{name}-user', 'small')
     assert shown['OS-EXT-STS:vm_state'] == 'active' and shown['progress'] == 100
+    # The imageRef asked for is stored with the instance in its cell and shown.
+    assert shown['image'] == {'id': 'cirros', 'links': [
+        {'rel': 'bookmark', 'href': 'http://localhost/images/cirros'}]}
     # A member is not shown the host; an admin is, and it is one of the cloud's.
     assert 'OS-EXT-SRV-ATTR:host' not in shown
     as_admin = check(schemas.get_server, api.request(
