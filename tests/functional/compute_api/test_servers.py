@@ -12,7 +12,7 @@ import uuid as uuidlib
 import pytest
 from tempest.lib.api_schema.response.compute.v2_1 import servers as schemas
 
-from cellplane.objects import build_requests, flavors, instance_mappings
+from cellplane.objects import aggregates, build_requests, flavors, instance_mappings, server_groups
 from tests.functional.compute_api.harness import ComputeCloud, check
 
 ADMIN = 'admin:admin'
@@ -259,3 +259,56 @@ def test_changes_since_lists_servers_deleted_since_then_as_nova_does(api, projec
         'GET', '/v2.1/servers/detail?changes-since=2000-01-01T00:00:00Z', token=token))
     assert {s['id']: s['status'] for s in since['servers']} == {kept: 'ACTIVE',
                                                                 gone: 'DELETED'}
+
+
+def test_an_availability_zone_places_the_server_on_a_host_in_it(api, project):
+    _, token = project
+    engine = api.services.api_engine
+    aggregates.create(engine, 'zone-b-hosts', zone='zone-b')
+    aggregates.add_host(engine, 'zone-b-hosts', 'cell2-host1')
+    api.cloud.refresher.refresh()   # the scheduler reads the zone now, not at its next tick
+    server_id = check(schemas.create_server, _boot(api, token, 'zoned',
+                                                   availability_zone='zone-b'))['server']['id']
+    shown = api.wait_for_status(server_id, 'ACTIVE', token=token)
+    assert shown['OS-EXT-AZ:availability_zone'] == 'zone-b'
+    assert api.request('GET', f'/v2.1/servers/{server_id}', token=ADMIN).json['server'][
+        'OS-EXT-SRV-ATTR:host'] == 'cell2-host1'
+
+
+def test_a_group_hint_makes_members_and_anti_affinity_spreads_them(api, project):
+    name, token = project
+    group = server_groups.create(api.services.api_engine, project_id=name,
+                                 user_id=f'{name}-user', name='spread',
+                                 policy='anti-affinity')
+    ids = [check(schemas.create_server, _boot(api, token, f'member-{n}',
+                                              hints={'group': group.uuid}))['server']['id']
+           for n in range(2)]
+    hosts = set()
+    for server_id in ids:
+        api.wait_for_status(server_id, 'ACTIVE', token=token)
+        hosts.add(api.request('GET', f'/v2.1/servers/{server_id}', token=ADMIN).json[
+            'server']['OS-EXT-SRV-ATTR:host'])
+    assert len(hosts) == 2
+    assert sorted(server_groups.get(api.services.api_engine, group.uuid).members) == sorted(ids)
+
+
+def test_another_projects_group_is_refused_naming_the_hint(api, project):
+    _, token = project
+    theirs = server_groups.create(api.services.api_engine, project_id='someone-else',
+                                  user_id='them', name='theirs', policy='affinity')
+    before = _written(api)
+    answer = _boot(api, token, 'intruder', hints={'group': theirs.uuid})
+    assert answer.status == 400
+    assert 'os:scheduler_hints.group' in answer.json['badRequest']['message']
+    assert _written(api) == before
+
+
+def test_same_host_hint_places_beside_the_server_named(api, project):
+    _, token = project
+    first = _boot(api, token, 'anchor').json['server']['id']
+    api.wait_for_status(first, 'ACTIVE', token=token)
+    second = _boot(api, token, 'beside', hints={'same_host': first}).json['server']['id']
+    api.wait_for_status(second, 'ACTIVE', token=token)
+    hosts = {api.request('GET', f'/v2.1/servers/{uuid}', token=ADMIN).json['server'][
+        'OS-EXT-SRV-ATTR:host'] for uuid in (first, second)}
+    assert len(hosts) == 1
