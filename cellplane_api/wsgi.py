@@ -91,7 +91,11 @@ class ComputeApp:
             body = [raw]
         headers.append(('x-openstack-request-id', request_id))
         headers.append(('x-compute-request-id', request_id))
-        headers.extend(microversion.answer_headers(version or microversion.MIN_VERSION))
+        if version is not None:
+            headers.extend(microversion.answer_headers(version))
+        else:
+            # Refused before a version was settled (401, a 400 or 406 version): none to echo.
+            headers.append(('Vary', microversion.VARY))
         start_response(status, headers)
         return body
 

@@ -60,6 +60,7 @@ def test_a_version_outside_the_range_is_406(api, asked):
     assert answer.status == 406, answer.text
     assert answer.json['notAcceptable']['message'] == (
         f'Version {asked} is not supported by the API. Minimum is 2.1 and maximum is 2.1.')
+    assert 'OpenStack-API-Version' not in answer.headers
 
 
 def test_a_malformed_version_is_400(api):
