@@ -13,16 +13,17 @@ API does not produce yet; raise it only with the routes that honour it.
 """
 from __future__ import annotations
 
-import microversion_parse
-
+from cellplane.wsgi import microversion as negotiation
 from cellplane_api import errors
 
 SERVICE_TYPE = 'compute'
-Version = microversion_parse.Version
+Version = negotiation.Version
 MIN_VERSION = Version(2, 1)
 MAX_VERSION = Version(2, 1)
-HEADERS = ('OpenStack-API-Version', 'X-OpenStack-Nova-API-Version')
 VARY = 'OpenStack-API-Version, X-OpenStack-Nova-API-Version'
+# The negotiation itself is the ground's (cellplane/wsgi/microversion.py).
+_NEGOTIATOR = negotiation.Negotiator(SERVICE_TYPE, '2.1', '2.1',
+                                     legacy_header='X-OpenStack-Nova-API-Version')
 
 
 def as_string(version: Version) -> str:
@@ -31,28 +32,15 @@ def as_string(version: Version) -> str:
 
 def from_environ(environ: dict) -> Version:
     """The version the request asks for; 400 if malformed, 406 if outside the range."""
-    headers = [(name, environ[key]) for name, key in (
-        ('OpenStack-API-Version', 'HTTP_OPENSTACK_API_VERSION'),
-        ('X-OpenStack-Nova-API-Version', 'HTTP_X_OPENSTACK_NOVA_API_VERSION'))
-        if key in environ]
-    if not headers:
-        return MIN_VERSION
-    value = microversion_parse.get_version(headers, service_type=SERVICE_TYPE,
-                                           legacy_headers=['X-OpenStack-Nova-API-Version'])
-    if value is None:
-        return MIN_VERSION
-    if value == 'latest':
-        return MAX_VERSION
     try:
-        version = microversion_parse.parse_version_string(value)
-    except TypeError:
-        raise errors.BadRequest(f'Invalid API version request: {value!r} is not '
+        return _NEGOTIATOR.from_environ(environ)
+    except negotiation.MalformedVersion as exc:
+        raise errors.BadRequest(f'Invalid API version request: {exc.value!r} is not '
                                 f'of the form X.Y') from None
-    if not MIN_VERSION <= version <= MAX_VERSION:
+    except negotiation.UnacceptableVersion as exc:
         raise errors.NotAcceptable(
-            f'Version {value} is not supported by the API. Minimum is '
-            f'{as_string(MIN_VERSION)} and maximum is {as_string(MAX_VERSION)}.')
-    return version
+            f'Version {exc.value} is not supported by the API. Minimum is '
+            f'{as_string(MIN_VERSION)} and maximum is {as_string(MAX_VERSION)}.') from None
 
 
 def answer_headers(version: Version) -> list[tuple[str, str]]:

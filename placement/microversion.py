@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import microversion_parse
 
+from cellplane.wsgi import microversion as negotiation
 from placement import errors
 
 SERVICE_TYPE = 'placement'
@@ -68,11 +69,10 @@ VERSIONS = [
 _PARSED = [microversion_parse.parse_version_string(v) for v in VERSIONS]
 MIN_VERSION = _PARSED[0]
 MAX_VERSION = _PARSED[-1]
-# Header value -> Version, for the values clients actually send.
-_KNOWN = {v: p for v, p in zip(VERSIONS, _PARSED, strict=True)}
-_KNOWN['latest'] = MAX_VERSION
 
 RESPONSE_HEADER_VALUES = {p: f'placement {v}' for v, p in zip(VERSIONS, _PARSED, strict=True)}
+# The negotiation itself is the ground's (cellplane/wsgi/microversion.py).
+_NEGOTIATOR = negotiation.Negotiator(SERVICE_TYPE, VERSIONS[0], VERSIONS[-1])
 
 
 def max_version_string() -> str:
@@ -83,42 +83,28 @@ def min_version_string() -> str:
     return VERSIONS[0]
 
 
+def _refused(exc: negotiation.VersionError) -> errors.PlacementError:
+    if isinstance(exc, negotiation.MalformedVersion):
+        return errors.BadRequest(f'invalid version string: {exc.value}')
+    return errors.UnacceptableVersion(f'Unacceptable version header: {exc.value}',
+                                      min_version=min_version_string(),
+                                      max_version=max_version_string())
+
+
 def parse(value: str) -> Version:
     """A version from a parsed header value; raise 400 or 406 as the reference."""
-    found = _KNOWN.get(value)
-    if found is not None:
-        return found
     try:
-        version = microversion_parse.parse_version_string(value)
-    except TypeError:
-        raise errors.BadRequest(f'invalid version string: {value}') from None
-    if not MIN_VERSION <= version <= MAX_VERSION:
-        raise errors.UnacceptableVersion(f'Unacceptable version header: {value}',
-                                         min_version=min_version_string(),
-                                         max_version=max_version_string())
-    return version
-
-
-# Raw header value -> Version: clients send the same few values over and
-# over, so parse each once. Bounded, and only successes are kept.
-_SEEN: dict[str, Version] = {}
-_SEEN_MAX = 256
+        return _NEGOTIATOR.parse(value)
+    except negotiation.VersionError as exc:
+        raise _refused(exc) from None
 
 
 def from_environ(environ: dict) -> Version:
     """The version the request asks for (1.0 when it does not say)."""
-    raw = environ.get('HTTP_OPENSTACK_API_VERSION')
-    if raw is None:
-        return MIN_VERSION
-    found = _SEEN.get(raw)
-    if found is not None:
-        return found
-    value = microversion_parse.get_version(
-        [(HEADER, raw)], service_type=SERVICE_TYPE)
-    version = MIN_VERSION if value is None else parse(value)
-    if len(_SEEN) < _SEEN_MAX:
-        _SEEN[raw] = version
-    return version
+    try:
+        return _NEGOTIATOR.from_environ(environ)
+    except negotiation.VersionError as exc:
+        raise _refused(exc) from None
 
 
 def header_value(version: Version) -> str:
