@@ -13,10 +13,10 @@ request's X-Roles header, else ``admin`` for the user ``admin``, else
 """
 from __future__ import annotations
 
-from keystonemiddleware import auth_token
 from oslo_config import cfg
 from oslo_context import context as oslo_context
 
+from cellplane.wsgi import auth as wsgi_auth
 from cellplane_api import errors
 
 OPEN_PATHS = frozenset(('', '/', '/v2.1', '/v2.1/'))
@@ -42,19 +42,6 @@ def credentials(environ: dict, request_id: str) -> oslo_context.RequestContext:
     return ctx
 
 
-class _OpenDiscoveryAuthProtocol(auth_token.AuthProtocol):
-    """auth_token, except for version discovery, which anyone may read."""
-
-    def __init__(self, app, conf: dict):
-        self._compute_app = app
-        super().__init__(app, conf)
-
-    def __call__(self, environ, start_response):
-        if environ.get('PATH_INFO', '') in OPEN_PATHS:
-            return self._compute_app(environ, start_response)
-        return super().__call__(environ, start_response)
-
-
 def keystone_auth(app, conf: cfg.ConfigOpts):
     """``app`` behind keystonemiddleware's auth_token, configured by ``[keystone_authtoken]``."""
-    return _OpenDiscoveryAuthProtocol(app, {'oslo_config_config': conf})
+    return wsgi_auth.keystone_auth(app, conf, OPEN_PATHS)

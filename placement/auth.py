@@ -21,10 +21,10 @@ reference's tests.
 """
 from __future__ import annotations
 
-from keystonemiddleware import auth_token
 from oslo_config import cfg
 from oslo_context import context as oslo_context
 
+from cellplane.wsgi import auth as wsgi_auth
 from placement import errors
 
 # Paths every strategy serves without a token.
@@ -52,19 +52,6 @@ def credentials(environ: dict, request_id: str) -> oslo_context.RequestContext:
     return ctx
 
 
-class _OpenRootAuthProtocol(auth_token.AuthProtocol):
-    """auth_token, except for the version document at ``/``, which anyone may read."""
-
-    def __init__(self, app, conf: dict):
-        self._placement_app = app
-        super().__init__(app, conf)
-
-    def __call__(self, environ, start_response):
-        if environ.get('PATH_INFO', '') in OPEN_PATHS:
-            return self._placement_app(environ, start_response)
-        return super().__call__(environ, start_response)
-
-
 def keystone_auth(app, conf: cfg.ConfigOpts):
     """``app`` behind keystonemiddleware's auth_token, configured by ``conf``'s ``[keystone_authtoken]``."""
-    return _OpenRootAuthProtocol(app, {'oslo_config_config': conf})
+    return wsgi_auth.keystone_auth(app, conf, OPEN_PATHS)
