@@ -4,7 +4,10 @@ From the outside in, a request meets: the health check (oslo.middleware,
 ``GET /healthcheck``, no token); HTTPProxyToWSGI (the scheme and host a
 TLS-terminating proxy saw, when ``[oslo_middleware] enable_proxy_headers_parsing``);
 the request log (``cellplane_api.requestlog``); CORS when ``[cors]
-allowed_origin`` is set; keystonemiddleware's auth_token with ``[api]
+allowed_origin`` is set; oslo.middleware's request id, as Nova's (a new
+``req-...`` per request in ``x-openstack-request-id`` and
+``x-compute-request-id``; a caller's valid ``X-OpenStack-Request-ID`` becomes
+the global request id); keystonemiddleware's auth_token with ``[api]
 auth_strategy = keystone``; then ``cellplane_api.wsgi.ComputeApp``.
 """
 from __future__ import annotations
@@ -12,7 +15,7 @@ from __future__ import annotations
 import logging
 
 from oslo_config import cfg
-from oslo_middleware import cors, healthcheck, http_proxy_to_wsgi
+from oslo_middleware import cors, healthcheck, http_proxy_to_wsgi, request_id
 
 from cellplane.wsgi import requestlog, stack
 from cellplane_api import auth
@@ -20,11 +23,18 @@ from cellplane_api import auth
 LOG = logging.getLogger('cellplane_api.requestlog')
 
 
+class ComputeRequestId(request_id.RequestId):
+    """oslo.middleware's request id with Nova's compat header."""
+
+    compat_headers = ['x-compute-request-id']
+
+
 def wrap(app, conf: cfg.ConfigOpts) -> stack.Stack:
     """``app`` inside the middleware ``conf`` asks for."""
     outer = app
     if conf.api.auth_strategy == 'keystone':
         outer = auth.keystone_auth(outer, conf)
+    outer = ComputeRequestId(outer)
     if conf.cors.allowed_origin:
         outer = cors.CORS(outer, conf)
     outer = requestlog.RequestLog(outer, LOG, 'compute')

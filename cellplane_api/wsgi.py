@@ -2,7 +2,7 @@
 
     app = make_app(services, conf=conf)   # middleware as [api], [cors], [keystone_authtoken] ask
 
-One callable does, in order: request id, noauth2 and the caller's
+One callable does, in order: noauth2 and the caller's
 credentials (401), microversion (400/406), body size (413), routing
 (404/405), the handler (which asks the policy: 403); any unexpected
 exception is Nova's 500 ``computeFault``. Every answer echoes the version
@@ -11,7 +11,6 @@ with ``Vary``. Middleware around it: ``cellplane_api/deploy.py``.
 from __future__ import annotations
 
 import logging
-import re
 import time
 import uuid
 
@@ -21,8 +20,6 @@ from cellplane_api.handler import Router
 from cellplane_api.request import ComputeRequest, Services
 
 LOG = logging.getLogger(__name__)
-_REQUEST_ID_RE = re.compile(
-    r'^req-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$')
 
 
 class ComputeApp:
@@ -51,9 +48,8 @@ class ComputeApp:
         return body
 
     def _answer(self, environ, start_response, seen: dict):
-        request_id = environ.get('HTTP_X_OPENSTACK_REQUEST_ID')
-        if not request_id or not _REQUEST_ID_RE.match(request_id):
-            request_id = f'req-{uuid.uuid4()}'
+        # Set by oslo.middleware's request id around this app (deploy.py).
+        request_id = environ.get('openstack.request_id') or f'req-{uuid.uuid4()}'
         environ['openstack.request_id'] = request_id
         version = None
         try:
@@ -89,8 +85,6 @@ class ComputeApp:
             status, headers, raw = errors.render(errors.ComputeError(
                 'Unexpected API Error. Please report this and attach the request id.'))
             body = [raw]
-        headers.append(('x-openstack-request-id', request_id))
-        headers.append(('x-compute-request-id', request_id))
         if version is not None:
             headers.extend(microversion.answer_headers(version))
         else:

@@ -112,3 +112,12 @@ def test_requests_are_counted_by_route_template_and_status(api):
     api.request('GET', '/v2.1/flavors/nope', app=app)
     assert (count('/flavors/{flavor_id}', '200'), count('/flavors/{flavor_id}', '404')) == (
         before[0] + 1, before[1] + 2)
+
+
+def test_every_answer_has_its_own_request_id_as_novas_do(api):
+    callers = 'req-11111111-2222-3333-4444-555555555555'
+    answer = api.request('GET', '/v2.1/flavors', headers={'X-OpenStack-Request-ID': callers})
+    own = answer.headers['x-openstack-request-id']
+    assert own.startswith('req-') and own != callers
+    assert answer.headers['x-compute-request-id'] == own
+    assert api.request('GET', '/v2.1/flavors').headers['x-openstack-request-id'] != own
