@@ -3,10 +3,10 @@
 The deployment (tests/support/deployment.py) runs every daemon with the
 local launcher, as ``deploy/run-local.sh start`` does, on real RabbitMQ
 and PostgreSQL, with ``api.conf``: the launcher starts ``cellplane-api``
-last, reading ``top.conf`` then ``api.conf``. A user's HTTP requests
-create a flavor (as admin), boot a server, watch it become ACTIVE on a
-real (fake-driver) compute agent, and delete it; the ``cellplane`` CLI sees
-the same server, since both run ``cellplane_api.servers``.
+last, reading ``top.conf`` then ``api.conf`` (with ``[metrics] bind_port``).
+A user's HTTP requests create a flavor (as admin), boot a server, watch it
+become ACTIVE on a real (fake-driver) compute agent, and delete it; the
+``cellplane`` CLI sees the same server, since both run ``cellplane_api.servers``.
 """
 from __future__ import annotations
 
@@ -15,14 +15,17 @@ import time
 import pytest
 import requests
 
-from tests.support.deployment import EVENTUALLY_SECONDS, ComputePlan, Deployment
+from tests.support.deployment import EVENTUALLY_SECONDS, ComputePlan, Deployment, free_port
+
+METRICS_PORT = free_port()
 
 
 @pytest.fixture(scope='module')
 def deployment(tmp_path_factory, rabbit_server, postgres_server):
     deployment = Deployment(
         tmp_path_factory.mktemp('compute-api'), rabbit_server, postgres_server,
-        [ComputePlan('cell1-api', 'cell1')], compute_api=True).create()
+        [ComputePlan('cell1-api', 'cell1')], compute_api=True,
+        metrics_ports={'api': METRICS_PORT}).create()
     try:
         yield deployment
     finally:
@@ -87,3 +90,10 @@ def test_a_server_booted_over_http_becomes_active_and_is_deleted(deployment):
     log = deployment.log('api')
     assert '"POST /v2.1/servers" status: 202' in log
     assert 'microversion: 2.1' in log
+
+
+def test_the_workers_requests_are_counted_at_metrics_by_route_and_status(deployment):
+    assert _call(deployment, 'GET', '/v2.1/flavors/none-such').status_code == 404
+    scraped = requests.get(f'http://127.0.0.1:{METRICS_PORT}/metrics', timeout=10).text
+    assert ('cellplane_api_requests_total{method="GET",route="/flavors/{flavor_id}",'
+            'status="404"}') in scraped

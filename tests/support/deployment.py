@@ -136,7 +136,7 @@ class Deployment:
         if service_down_time is not None:
             self.service_section['service_down_time'] = service_down_time
         # [metrics] bind_port per daemon: 'scheduler', 'super-conductor', a
-        # cell's name (its conductor) or 'compute-<host>'.
+        # cell's name (its conductor), 'compute-<host>' or 'api' (cellplane-api).
         self.metrics_ports = dict(metrics_ports or {})
         # Sections of scheduler.conf, read by the scheduler alone after
         # top.conf (the CLI, which reads top.conf, does not see them).
@@ -234,7 +234,7 @@ class Deployment:
         if self.compute_api:
             self._write('api.conf', {'api': {
                 'bind_host': '127.0.0.1', 'bind_port': self.compute_api_url.rsplit(':', 1)[1],
-                'auth_strategy': 'noauth2', 'workers': 1}})
+                'auth_strategy': 'noauth2', 'workers': 1}, **self._metrics('api')})
         for n in range(2, self.scheduler_workers + 1):
             # Read after top.conf by the launcher: a worker of its own name.
             self._write(f'scheduler-{n}.conf', {'DEFAULT': {'host': f'scheduler-{n}'}})
