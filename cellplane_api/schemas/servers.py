@@ -1,7 +1,10 @@
 """``POST /servers`` at 2.1, as Nova's ``servers.create`` schema (the parts this API honours).
 
 Unknown top-level server attributes are refused (400 naming them), so a
-client learns at once what is not supported rather than being ignored.
+client learns at once what is not supported rather than being ignored:
+``return_reservation_id`` (no reservation ids yet), ``key_name``, ``user_data``,
+non-empty ``metadata``... ``networks`` and ``security_groups`` are accepted
+and not recorded (no network service).
 """
 from __future__ import annotations
 
@@ -26,7 +29,6 @@ CREATE = compile_schema({
                 'availability_zone': {'type': 'string', 'minLength': 1, 'maxLength': 255},
                 'min_count': _COUNT,
                 'max_count': _COUNT,
-                'return_reservation_id': {'type': 'boolean'},
                 'metadata': {'type': 'object', 'maxProperties': 0},
                 'networks': {'type': 'array', 'items': {'type': 'object'}},
                 'security_groups': {'type': 'array'},

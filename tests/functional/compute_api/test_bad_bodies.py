@@ -43,6 +43,7 @@ SERVER = [
     {'server': {'name': 'x', 'flavorRef': 'small'},
      'os:scheduler_hints': {'different_domain': 'rack:not-a-server'}},
     {'server': {'name': 'x', 'flavorRef': 'small'}, 'extra': 1},
+    {'server': {'name': 'x', 'flavorRef': 'small', 'return_reservation_id': True}},
 ]
 
 FLAVOR = [
