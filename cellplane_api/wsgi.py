@@ -79,7 +79,7 @@ class ComputeApp:
         except errors.ComputeError as exc:
             status, headers, raw = errors.render(exc)
             body = [raw]
-        except Exception:  # noqa: BLE001 - the API never returns a traceback
+        except Exception:  # the API never returns a traceback
             LOG.exception('Unexpected error in %s %s', environ.get('REQUEST_METHOD'),
                           environ.get('PATH_INFO'))
             status, headers, raw = errors.render(errors.ComputeError(
