@@ -145,7 +145,8 @@ class Deployment:
         self.keystone = keystone
         self.region = f'cp-{uuid.uuid4().hex[:10]}'
         self.region_registered = False
-        # Run cellplane-api too (api.conf, noauth2) at compute_api_url.
+        # Run cellplane-api too (api.conf; keystone when given one, else noauth2)
+        # at compute_api_url.
         self.compute_api = compute_api
         self.compute_api_url = ''
         self.vhosts: dict[str, str] = {}
@@ -232,9 +233,13 @@ class Deployment:
             if sections:
                 self._write(f'{daemon}.conf', sections)
         if self.compute_api:
-            self._write('api.conf', {'api': {
-                'bind_host': '127.0.0.1', 'bind_port': self.compute_api_url.rsplit(':', 1)[1],
-                'auth_strategy': 'noauth2', 'workers': 1}, **self._metrics('api')})
+            # The same authentication as Placement's: keystone with a Keystone, else noauth2.
+            api_auth = self._placement_auth()
+            self._write('api.conf', {
+                'api': {'bind_host': '127.0.0.1',
+                        'bind_port': self.compute_api_url.rsplit(':', 1)[1],
+                        'workers': 1, **api_auth.pop('api')},
+                **api_auth, **self._metrics('api')})
         for n in range(2, self.scheduler_workers + 1):
             # Read after top.conf by the launcher: a worker of its own name.
             self._write(f'scheduler-{n}.conf', {'DEFAULT': {'host': f'scheduler-{n}'}})
