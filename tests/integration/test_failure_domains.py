@@ -19,7 +19,7 @@ import pytest
 import sqlalchemy as sa
 
 from cellplane.db import engines, migrate
-from cellplane.db.api.models import failure_domain_levels
+from cellplane.db.api.models import failure_domain_levels as levels_table
 from cellplane.objects import (
     cell_mappings,
     compute_nodes,
@@ -123,7 +123,7 @@ def test_two_operators_putting_one_host_in_two_racks_at_once_on_postgresql(postg
 
         with api.begin() as holder:
             # Hold the lock every writer takes first, so both wait on it at once.
-            holder.execute(sa.select(failure_domain_levels).with_for_update())
+            holder.execute(sa.select(levels_table).with_for_update())
             writers = [threading.Thread(target=add, args=(r,)) for r in ('r1', 'r2')]
             for writer in writers:
                 writer.start()

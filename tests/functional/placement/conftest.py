@@ -18,6 +18,9 @@ import webob
 
 from cellplane.db import engines, migrate
 
+# The ``api`` fixture (SQLite and PostgreSQL) and the PostgreSQL engine it uses.
+from tests.functional.placement.inprocess import _postgres_engine, api  # noqa: F401
+
 LATEST = 'latest'
 
 

@@ -10,7 +10,7 @@ import uuid
 
 import pytest
 
-from tests.functional.placement.inprocess import Api, _postgres_engine, api  # noqa: F401  (fixtures)
+from tests.functional.placement.inprocess import Api
 
 CONSUMER = '599ffd2d-526a-4b2e-8683-f13ad25f9958'
 OTHER = 'da78521f-bf7e-4e6e-9901-3f79bd94d55d'

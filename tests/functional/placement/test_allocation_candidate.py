@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import pytest
 
-from tests.functional.placement.inprocess import _postgres_engine, api  # noqa: F401  (fixtures)
-
 AGG_A = '60a06521-8650-5341-9d4b-cb929eeabb65'
 AGG_B = '5be22378-a8b8-5499-a1bd-cf92f89b494e'
 

@@ -6,7 +6,6 @@ import uuid
 import pytest
 
 from placement.client import ClaimConflict, InProcessTransport, Inventory, PlacementClient
-from tests.functional.placement.inprocess import _postgres_engine, api  # noqa: F401  (fixtures)
 
 
 class InterleavingTransport(InProcessTransport):

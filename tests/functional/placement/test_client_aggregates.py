@@ -6,7 +6,6 @@ from __future__ import annotations
 import uuid
 
 from placement.client import InProcessTransport, PlacementClient
-from tests.functional.placement.inprocess import _postgres_engine, api  # noqa: F401  (fixtures)
 from tests.functional.placement.test_client import InterleavingTransport
 
 MINE, OLD, THEIRS, KEPT = (str(uuid.uuid4()) for _ in range(4))

@@ -3,8 +3,6 @@ from __future__ import annotations
 
 import pytest
 
-from tests.functional.placement.inprocess import _postgres_engine, api  # noqa: F401  (fixtures)
-
 C1 = '11111111-1111-4111-8111-111111111111'
 C2 = '22222222-2222-4222-8222-222222222222'
 
