@@ -11,9 +11,10 @@ import threading
 
 
 class TcpProxy:
-    def __init__(self, target_host: str, target_port: int) -> None:
+    def __init__(self, target_host: str, target_port: int, port: int = 0) -> None:
+        """``port``: where to listen once started (0: any free port, chosen at the first start)."""
         self.target = (target_host, target_port)
-        self.port = 0
+        self.port = port
         self._listener: socket.socket | None = None
         self._open: list[socket.socket] = []
         self._lock = threading.Lock()

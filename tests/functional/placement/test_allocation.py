@@ -4,13 +4,13 @@ In-process app on a fresh SQLite database per test (see inprocess.py).
 """
 from __future__ import annotations
 
-import socket
-import threading
 import uuid
 
 import pytest
 
 from tests.functional.placement.inprocess import Api
+from tests.support.deployment import free_port
+from tests.support.tcp_proxy import TcpProxy
 
 CONSUMER = '599ffd2d-526a-4b2e-8683-f13ad25f9958'
 OTHER = 'da78521f-bf7e-4e6e-9901-3f79bd94d55d'
@@ -440,52 +440,6 @@ def test_warm_up_opens_the_pool_and_changes_nothing(api, rp):
         'generation': before, 'resources': {'VCPU': 1}}
 
 
-class _Relay:
-    """A TCP relay from a local port to ``target``, started when asked: a database that comes up."""
-
-    def __init__(self, target: tuple[str, int]):
-        self.target = target
-        self._sockets: list[socket.socket] = []
-        probe = socket.socket()
-        probe.bind(('127.0.0.1', 0))
-        self.port = probe.getsockname()[1]
-        probe.close()   # nothing listens here until start()
-
-    def start(self) -> None:
-        listener = socket.create_server(('127.0.0.1', self.port))
-        self._sockets.append(listener)
-        threading.Thread(target=self._accept, args=(listener,), daemon=True).start()
-
-    def _accept(self, listener: socket.socket) -> None:
-        while True:
-            try:
-                client, _ = listener.accept()
-            except OSError:
-                return
-            upstream = socket.create_connection(self.target)
-            self._sockets += [client, upstream]
-            for source, sink in ((client, upstream), (upstream, client)):
-                threading.Thread(target=self._pipe, args=(source, sink), daemon=True).start()
-
-    @staticmethod
-    def _pipe(source: socket.socket, sink: socket.socket) -> None:
-        try:
-            while data := source.recv(65536):
-                sink.sendall(data)
-        except OSError:
-            pass
-        finally:
-            for s in (source, sink):
-                try:
-                    s.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
-
-    def close(self) -> None:
-        for s in self._sockets:
-            s.close()
-
-
 def test_a_worker_whose_warm_up_fails_still_serves_once_the_database_is_up(
         _postgres_engine, caplog):
     # The warm-up is a head start, not a condition: a database that is down
@@ -495,7 +449,8 @@ def test_a_worker_whose_warm_up_fails_still_serves_once_the_database_is_up(
     from placement import conf as placement_conf
     from placement import wsgi
     database = _postgres_engine.url
-    relay = _Relay((database.host, database.port or 5432))
+    # A relay that nothing listens on until started: a database that comes up.
+    relay = TcpProxy(database.host, database.port or 5432, port=free_port())
     conf = cfg.ConfigOpts()
     placement_conf.register_opts(conf)
     conf([], project='cellplane', default_config_files=[])
@@ -511,4 +466,4 @@ def test_a_worker_whose_warm_up_fails_still_serves_once_the_database_is_up(
         provider = served.provider('warmed-later')
         assert served.get(f'/resource_providers/{provider}').json['name'] == 'warmed-later'
     finally:
-        relay.close()
+        relay.stop()
