@@ -11,7 +11,6 @@ with ``Vary``. Middleware around it: ``cellplane_api/deploy.py``.
 from __future__ import annotations
 
 import logging
-import time
 import uuid
 
 from cellplane.wsgi import metrics
@@ -20,6 +19,10 @@ from cellplane_api.handler import Router
 from cellplane_api.request import ComputeRequest, Services
 
 LOG = logging.getLogger(__name__)
+
+
+def _observe(method: str, route: str, status: str, seconds: float) -> None:
+    metrics.observe('api', 'the compute API', method, route, status, seconds)
 
 
 class ComputeApp:
@@ -35,17 +38,7 @@ class ComputeApp:
     def __call__(self, environ, start_response):
         if not self.count_requests:
             return self._answer(environ, start_response, {})
-        started = time.monotonic()
-        seen: dict = {}
-
-        def counted_start_response(status, headers, *args):
-            seen['status'] = status
-            return start_response(status, headers, *args)
-        body = self._answer(environ, counted_start_response, seen)
-        metrics.observe('api', 'the compute API', environ.get('REQUEST_METHOD', '?'),
-                        seen.get('route', metrics.UNMATCHED), seen.get('status', '500'),
-                        time.monotonic() - started)
-        return body
+        return metrics.counted(environ, start_response, self._answer, _observe)
 
     def _answer(self, environ, start_response, seen: dict):
         # Set by oslo.middleware's request id around this app (deploy.py).

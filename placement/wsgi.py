@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import logging
 import re
-import time
 import uuid
 
 import sqlalchemy as sa
@@ -26,6 +25,7 @@ import webob.acceptparse
 from oslo_config import cfg
 from sqlalchemy.engine import Engine
 
+from cellplane.wsgi import metrics as request_metrics
 from placement import auth, deploy, errors, microversion, policy
 from placement import conf as placement_conf
 from placement import handler as handler_mod
@@ -58,17 +58,8 @@ class PlacementApp:
     def __call__(self, environ, start_response):
         if not self.count_requests:
             return self._answer(environ, start_response, {})
-        started = time.monotonic()
-        seen: dict = {}
-
-        def counted_start_response(status, headers, *args):
-            seen['status'] = status
-            return start_response(status, headers, *args)
-        body = self._answer(environ, counted_start_response, seen)
-        placement_metrics.observe(environ.get('REQUEST_METHOD', '?'),
-                                  seen.get('route', placement_metrics.UNMATCHED),
-                                  seen.get('status', '500'), time.monotonic() - started)
-        return body
+        return request_metrics.counted(environ, start_response, self._answer,
+                                       placement_metrics.observe)
 
     def _answer(self, environ, start_response, seen: dict):
         request_id = environ.get('HTTP_X_OPENSTACK_REQUEST_ID')

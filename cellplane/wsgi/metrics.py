@@ -19,6 +19,7 @@ import os
 import shutil
 import sys
 import tempfile
+import time
 
 MULTIPROC_DIR_ENV = 'PROMETHEUS_MULTIPROC_DIR'
 UNMATCHED = 'unmatched'
@@ -84,3 +85,22 @@ def observe(service: str, title: str, method: str, route: str, status: str,
     requests, histogram = _request_metrics(service, title)
     requests.labels(method, route, status.split(' ', 1)[0]).inc()
     histogram.labels(method, route).observe(seconds)
+
+
+def counted(environ, start_response, answer, observe_request) -> object:
+    """Serve with ``answer(environ, start_response, seen)`` and observe the request.
+
+    ``answer`` puts the route it matched in ``seen['route']``; the status is
+    read as it is started. ``observe_request(method, route, status,
+    seconds)`` counts it (each service's ``observe``).
+    """
+    started = time.monotonic()
+    seen: dict = {}
+
+    def counted_start_response(status, headers, *args):
+        seen['status'] = status
+        return start_response(status, headers, *args)
+    body = answer(environ, counted_start_response, seen)
+    observe_request(environ.get('REQUEST_METHOD', '?'), seen.get('route', UNMATCHED),
+                    seen.get('status', '500'), time.monotonic() - started)
+    return body
