@@ -173,7 +173,9 @@ class Keystone:
             try:
                 if requests.get(self.url + '/', timeout=5).status_code == 200:
                     return
-            except requests.ConnectionError:
+            except (requests.ConnectionError, requests.Timeout):
+                # Not listening yet, or a worker still loading Keystone under
+                # load: ask again until the deadline.
                 pass
             if self.process.poll() is not None:
                 raise RuntimeError(f'Keystone (gunicorn) exited with {self.process.returncode}:\n'
