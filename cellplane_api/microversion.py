@@ -7,9 +7,7 @@ minimum, 2.1. A version outside the range is 406; a malformed one 400.
 
 ``MAX_VERSION`` is the highest version at which every route this API serves
 answers as Nova does at that version (checked by tests against tempest's
-response schemas): 2.1 today. Later versions change the server and flavor
-documents (2.3's extended attributes, 2.47's flavor dict, ...) that this
-API does not produce yet; raise it only with the routes that honour it.
+response schemas): 2.69, servers listed while a cell is down.
 """
 from __future__ import annotations
 
@@ -19,10 +17,10 @@ from cellplane_api import errors
 SERVICE_TYPE = 'compute'
 Version = negotiation.Version
 MIN_VERSION = Version(2, 1)
-MAX_VERSION = Version(2, 1)
+MAX_VERSION = Version(2, 69)
 VARY = 'OpenStack-API-Version, X-OpenStack-Nova-API-Version'
 # The negotiation itself is the ground's (cellplane/wsgi/microversion.py).
-_NEGOTIATOR = negotiation.Negotiator(SERVICE_TYPE, '2.1', '2.1',
+_NEGOTIATOR = negotiation.Negotiator(SERVICE_TYPE, '2.1', '2.69',
                                      legacy_header='X-OpenStack-Nova-API-Version')
 
 
