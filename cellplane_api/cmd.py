@@ -43,7 +43,8 @@ def app_from_conf(conf):
         api_engine=api_engine, cells=cells, conductor=SuperConductorAPI(transport, conf=conf),
         compute_api_for=lambda cell: ComputeAPI(transports.get(cell.transport_url), conf=conf),
         enforcer=policy.PolicyEnforcer(conf), cell_timeout=timeout,
-        max_body_size=conf.api.max_request_body_size)
+        max_body_size=conf.api.max_request_body_size,
+        service_down_time=conf.service.service_down_time)
     return wsgi.make_app(services, conf=conf, count_requests=bool(conf.metrics.bind_port))
 
 

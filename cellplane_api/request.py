@@ -25,6 +25,8 @@ class Services:
     enforcer: PolicyEnforcer
     cell_timeout: float
     max_body_size: int
+    # A compute service silent longer than this is down ([service] service_down_time).
+    service_down_time: float = 60.0
 
 
 class ComputeRequest(webob.Request):

@@ -37,6 +37,7 @@ from cellplane.objects import (
     instance_mappings,
     instances,
     server_groups,
+    services,
 )
 from cellplane.objects import flavors as api_flavors
 from cellplane.objects.cell_mappings import CellMapping
@@ -98,6 +99,11 @@ class Server:
     updated_at: datetime.datetime | None = None
     launched_at: datetime.datetime | None = None
     image_ref: str | None = None
+    # The flavor the instance was built with (None while its cell cannot be read).
+    flavor_spec: Flavor | None = None
+    cell_uuid: str | None = None
+    description: str | None = None
+    launch_index: int = 0
 
 
 def flavor_payload(flavor: api_flavors.FlavorRecord) -> Flavor:
@@ -142,7 +148,8 @@ def create(api_engine: Engine, conductor: SuperConductorAPI, ctxt: RequestContex
            image_properties: Mapping[str, str] | None = None,
            availability_zone: str | None = None, cells: CellDatabases | None = None,
            group: str | None = None, hints: Mapping[str, Sequence[str]] | None = None,
-           image_ref: str | None = None,
+           image_ref: str | None = None, description: str | None = None,
+           requested_networks: str | None = None,
            cell_timeout: float = DEFAULT_CELL_TIMEOUT) -> list[str]:
     """Record ``count`` instances and cast their scheduling; their UUIDs.
 
@@ -150,7 +157,9 @@ def create(api_engine: Engine, conductor: SuperConductorAPI, ctxt: RequestContex
     (``check_zone``) before anything is written. ``group`` (a server
     group's id, or name in ``project_id``) makes the instances its members;
     ``hints`` are scheduler hints (``scheduling_hints.parse``); ``image_ref``
-    is stored with each instance as given (no image service is asked).
+    is stored with each instance as given (no image service is asked), and
+    so is ``description``; each instance's ``launch_index`` is its place
+    among the ``count``, from 0.
     """
     if not 1 <= count <= MAX_COUNT:
         raise ServerError(f'--count must be between 1 and {MAX_COUNT}, not {count}')
@@ -179,12 +188,12 @@ def create(api_engine: Engine, conductor: SuperConductorAPI, ctxt: RequestContex
                        num_instances=count, image_properties=properties,
                        availability_zone=availability_zone,
                        scheduler_hints={k: list(v) for k, v in (hints or {}).items()},
-                       instance_group=instance_group)
+                       instance_group=instance_group, requested_networks=requested_networks)
     asked = [Instance(uuid=str(uuidlib.uuid4()), project_id=project_id, user_id=user_id,
                       flavor=payload_flavor, display_name=display_name,
                       image_properties=properties, availability_zone=availability_zone,
-                      image_ref=image_ref)
-             for display_name in display_names(name, count)]
+                      image_ref=image_ref, description=description, launch_index=index)
+             for index, display_name in enumerate(display_names(name, count))]
     build_requests.record(api_engine, asked, spec)
     uuids = [i.uuid for i in asked]
     try:
@@ -233,21 +242,21 @@ def _from_build_request(request: build_requests.BuildRequest) -> Server:
                   project_id=instance.project_id, user_id=instance.user_id,
                   availability_zone=instance.availability_zone,
                   flavor_id=instance.flavor.flavorid, updated_at=request.created_at,
-                  image_ref=instance.image_ref)
+                  image_ref=instance.image_ref, flavor_spec=instance.flavor,
+                  description=instance.description, launch_index=instance.launch_index)
 
 
-def _flavor_id(stored) -> str | None:
+def _flavor(stored) -> Flavor | None:
     try:
-        return Flavor.from_primitive(stored).flavorid
+        return Flavor.from_primitive(stored)
     except Exception:  # noqa: BLE001 - a row written by another version still lists
         return None
 
 
-def _flavor_name(stored) -> str:
-    try:
-        return Flavor.from_primitive(stored).name
-    except Exception:  # noqa: BLE001 - a row written by another version still lists
-        return str((stored or {}).get('name', '?')) if isinstance(stored, dict) else '?'
+def _flavor_name(stored, flavor: Flavor | None) -> str:
+    if flavor is not None:
+        return flavor.name
+    return str((stored or {}).get('name', '?')) if isinstance(stored, dict) else '?'
 
 
 def _read_cell(engine: Engine, cell: CellMapping, uuids: Sequence[str], *,
@@ -259,17 +268,21 @@ def _read_cell(engine: Engine, cell: CellMapping, uuids: Sequence[str], *,
                       f'\n{found[-1]["details"]}' if found[-1]['details'] else '')
                   for uuid, found in instances.faults_of_many(conn, uuids).items()}
         events = instance_actions.histories(conn, uuids) if with_events else {}
+    flavors = {row['uuid']: _flavor(row['flavor']) for row in rows}
     return {row['uuid']: Server(
         uuid=row['uuid'], name=row['display_name'],
         status=_STATUS_OF_VM_STATE.get(row['vm_state'], row['vm_state'].upper()),
-        task_state=row['task_state'], flavor=_flavor_name(row['flavor']),
+        task_state=row['task_state'],
+        flavor=_flavor_name(row['flavor'], flavors[row['uuid']]),
         cell=cell.name, host=row['host'], node=row['node'],
         fault=faults.get(row['uuid']) if row['vm_state'] == instance_states.ERROR else None,
         created_at=row['created_at'], events=tuple(events.get(row['uuid'], ())),
         project_id=row['project_id'], user_id=row['user_id'],
-        availability_zone=row['availability_zone'], flavor_id=_flavor_id(row['flavor']),
+        availability_zone=row['availability_zone'],
+        flavor_id=flavors[row['uuid']].flavorid if flavors[row['uuid']] else None,
         updated_at=row.get('updated_at'), launched_at=row['launched_at'],
-        image_ref=row.get('image_ref'))
+        image_ref=row.get('image_ref'), flavor_spec=flavors[row['uuid']], cell_uuid=cell.uuid,
+        description=row.get('description'), launch_index=row.get('launch_index') or 0)
         for row in rows}
 
 
@@ -324,10 +337,16 @@ def _list_servers(api_engine: Engine, cells: CellDatabases, uuids, *, with_event
                   f'{type(answer).__name__}: {(str(answer).splitlines() or [""])[0]}')
         # A server whose delete was asked is not listed again while its
         # cell cannot say whether it is gone yet (unless deleted are wanted).
+        # Its owner and creation time are the API database's.
+        owners = instance_mappings.owners_of(api_engine, by_cell[cell_uuid])
         found.update({u: Server(uuid=u, name=None,
                                 status=DELETED if u in delete_asked else UNKNOWN,
                                 task_state=None, flavor='?', cell=cell.name, host=None,
-                                node=None, fault=reason, created_at=None)
+                                node=None, fault=reason,
+                                created_at=owners.get(u, {}).get('created_at'),
+                                project_id=owners.get(u, {}).get('project_id'),
+                                user_id=owners.get(u, {}).get('user_id'),
+                                cell_uuid=cell_uuid)
                       for u in by_cell[cell_uuid]})
     pending = build_requests.get_many(
         api_engine, [u for u, _ in mapped if u not in found])
@@ -416,3 +435,43 @@ def delete(api_engine: Engine, cells: CellDatabases,
     # A deleted member holds no place and does not keep its group alive.
     server_groups.remove_members(api_engine, [instance_uuid])
     return f'terminate cast to {server.host} in cell {cell.name}'
+
+
+COMPUTE_BINARY = 'cellplane-compute'
+
+
+def host_statuses(cells: CellDatabases, found: Sequence[Server], *, service_down_time: float,
+                  cell_timeout: float = DEFAULT_CELL_TIMEOUT) -> dict[str, str]:
+    """Server uuid -> the state of its host's compute service, in Nova's words.
+
+    ``UP``; ``MAINTENANCE`` (disabled); ``UNKNOWN`` (no heartbeat within
+    ``service_down_time`` seconds, or its cell cannot be read); ``""`` (no
+    host, or a host without a service row). Nova's ``DOWN`` (forced down)
+    is not told apart: cellplane's services have no forced-down flag.
+    """
+    hosts_by_cell: dict[str, set[str]] = {}
+    for server in found:
+        if server.host and server.cell_uuid:
+            hosts_by_cell.setdefault(server.cell_uuid, set()).add(server.host)
+
+    def reader(cell_uuid: str) -> Callable[[], dict[str, dict]]:
+        return lambda: {row['host']: row for row in services.list_all(cells.engine(cell_uuid))
+                        if row['binary'] == COMPUTE_BINARY}
+    answers = gather({cell_uuid: reader(cell_uuid) for cell_uuid in hosts_by_cell},
+                     cell_timeout)
+    liveness = services.Liveness.at(service_down_time)
+    statuses = {}
+    for server in found:
+        rows = answers.get(server.cell_uuid) if server.host else None
+        if rows is None:
+            statuses[server.uuid] = ''
+        elif isinstance(rows, BaseException):
+            statuses[server.uuid] = 'UNKNOWN'
+        elif server.host not in rows:
+            statuses[server.uuid] = ''
+        elif rows[server.host]['disabled']:
+            statuses[server.uuid] = 'MAINTENANCE'
+        else:
+            statuses[server.uuid] = ('UNKNOWN' if liveness.is_down(
+                rows[server.host]['last_seen_at']) else 'UP')
+    return statuses

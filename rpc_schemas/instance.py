@@ -33,7 +33,9 @@ TASK_STATES = (SCHEDULING, SPAWNING, DELETING)
 class Instance(Payload):
     NAME = 'Instance'
     # 1.1: image_ref, the image the user asked for (the compute API's imageRef).
-    VERSION = '1.1'
+    # 1.2: description and launch_index (the compute API's server description
+    # and the place of the instance in its create request, from 0).
+    VERSION = '1.2'
     DESCRIPTION = ('One instance as a build needs it: who owns it, its size, '
                    'its image properties and where it is (to be) built.')
 
@@ -51,3 +53,5 @@ class Instance(Payload):
     cell_uuid: str | None = field(default=None, maxLength=36)
     launched_at: datetime.datetime | None = None
     image_ref: str | None = field(default=None, maxLength=255, since='1.1')
+    description: str | None = field(default=None, maxLength=255, since='1.2')
+    launch_index: int = field(default=0, minimum=0, since='1.2')

@@ -102,7 +102,8 @@ class SchedulingRetry(Payload):
 @dataclasses.dataclass(frozen=True)
 class RequestSpec(Payload):
     NAME = 'RequestSpec'
-    VERSION = '1.0'
+    # 1.1: requested_networks, what the compute API's create asked of networks.
+    VERSION = '1.1'
     DESCRIPTION = 'What to place and under which constraints: one boot request.'
 
     flavor: Flavor
@@ -119,3 +120,8 @@ class RequestSpec(Payload):
     requested_destination: RequestedDestination | None = None
     ignore_hosts: list[str] = field(default_factory=list)
     retry: SchedulingRetry | None = None
+    # "auto" or "none" as the compute API's create asked (2.37 and later);
+    # None when it named none. Recorded, not acted on: cellplane has no
+    # network service.
+    requested_networks: str | None = field(default=None, enum=['auto', 'none', None],
+                                           since='1.1')

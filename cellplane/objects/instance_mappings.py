@@ -63,3 +63,21 @@ def cells_of(engine: Engine, instance_uuids: Iterable[str] | None = None
 def count_in_cell(conn: Connection, cell_id: int) -> int:
     return conn.execute(sa.select(sa.func.count()).select_from(instance_mappings).where(
         instance_mappings.c.cell_id == cell_id)).scalar_one()
+
+
+def owners_of(engine: Engine, instance_uuids: Iterable[str]) -> dict[str, dict]:
+    """Instance uuid -> ``{"project_id", "user_id", "created_at"}`` of its mapping.
+
+    What the API database alone knows of an instance, for a cell that cannot
+    be read (the compute API's partial records from 2.69).
+    """
+    uuids = list(instance_uuids)
+    if not uuids:
+        return {}
+    query = sa.select(instance_mappings.c.instance_uuid, instance_mappings.c.project_id,
+                      instance_mappings.c.user_id, instance_mappings.c.created_at).where(
+        instance_mappings.c.instance_uuid.in_(uuids))
+    with engine.connect() as conn:
+        return {row.instance_uuid: {'project_id': row.project_id, 'user_id': row.user_id,
+                                    'created_at': row.created_at}
+                for row in conn.execute(query)}

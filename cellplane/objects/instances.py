@@ -45,7 +45,9 @@ def create_instances(conn: Connection, new: Sequence[Instance]) -> None:
         flavor=instance.flavor.to_primitive(), vm_state=instance.vm_state,
         task_state=instance.task_state, availability_zone=instance.availability_zone,
         launched_at=naive_utc(instance.launched_at) if instance.launched_at else None,
-        image_ref=instance.image_ref, created_at=now, updated_at=now) for instance in new])
+        image_ref=instance.image_ref, description=instance.description,
+        launch_index=instance.launch_index, created_at=now, updated_at=now)
+        for instance in new])
 
 
 def get_instance(conn: Connection, uuid: str) -> dict | None:

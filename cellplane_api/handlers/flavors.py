@@ -21,12 +21,7 @@ from cellplane_api.policies import flavors as rules
 from cellplane_api.request import empty_response, json_response
 from cellplane_api.schemas import flavors as schemas
 from cellplane_api.schemas import validate
-
-
-def links(req, kind: str, ident: str) -> list[dict]:
-    return [{'rel': 'self', 'href': f'{req.link_base()}/{kind}/{ident}'},
-            {'rel': 'bookmark', 'href': f'{req.host_url}{req.prefix.removeprefix("/v2.1")}'
-                                        f'/{kind}/{ident}'}]
+from cellplane_api.views.links import links
 
 
 def _brief(req, flavor: flavors.FlavorRecord) -> dict:

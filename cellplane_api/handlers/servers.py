@@ -1,92 +1,76 @@
-"""``/servers``: create, list, detail, show, delete, at 2.1, over the API role's ``cellplane_api.servers``.
+"""``/servers``: create, list, detail, show, delete, at 2.1 to 2.69, over the API role's ``cellplane_api.servers``.
 
 The same functions the ``cellplane server`` commands run do the work here;
-this module only reads the request, asks the policy and writes Nova's
-documents. A project sees only its own servers: another project's server
+this module reads the request, asks the policy and has
+``cellplane_api.views.servers`` write Nova's documents at the request's
+version. A project sees only its own servers: another project's server
 is 404, as in Nova; an admin lists every project's with ``all_tenants``.
 Lists are sorted as Nova sorts by default (newest first: ``created_at``
 descending, then id descending) and paged with ``limit``/``marker``; with
-``changes-since`` deleted servers are listed too. At 2.1 a server whose
-cell cannot be read is left out of lists, and showing it is a 500 naming
-the cell, as in Nova below 2.69.
+``changes-since`` (or, from 2.66, ``changes-before``) deleted servers are
+listed too. A server whose cell cannot be read is, below 2.69, left out of
+lists and a 500 naming the cell to show, as in Nova; from 2.69 it is a
+partial record with status UNKNOWN, in lists only when no filter, sort or
+paging other than ``all_tenants`` is asked (Nova's rule).
 """
 from __future__ import annotations
 
 import datetime
-import hashlib
 import re
 from urllib.parse import urlencode
 
-from oslo_utils import timeutils
+from oslo_utils import strutils, timeutils
 
 from cellplane.context import new_context
+from cellplane.objects import request_specs
 from cellplane_api import errors, scheduler_hints, servers
 from cellplane_api.handlers.flavors import links, visible
+from cellplane_api.policies import flavors as flavor_rules
 from cellplane_api.policies import servers as rules
 from cellplane_api.request import empty_response, json_response
 from cellplane_api.schemas import servers as schemas
 from cellplane_api.schemas import validate
+from cellplane_api.views import servers as views
 
-_VM_STATE = {servers.BUILD: 'building', servers.ACTIVE: 'active', servers.ERROR: 'error',
-             servers.DELETED: 'deleted', servers.UNKNOWN: 'unknown'}
-# Nova's power states: 0 NOSTATE, 1 RUNNING.
-_POWER_STATE = {servers.ACTIVE: 1}
-_PROGRESS_STATUSES = (servers.BUILD, servers.ACTIVE)
 _EPOCH = datetime.datetime(1970, 1, 1)
 MAX_LIMIT = 1000
+# Nova's statuses a list may be filtered by, and those of them cellplane's
+# servers can be in (any other known one matches nothing).
+_KNOWN_STATUSES = frozenset((
+    'ACTIVE', 'BUILD', 'DELETED', 'ERROR', 'HARD_REBOOT', 'MIGRATING', 'PASSWORD', 'PAUSED',
+    'REBOOT', 'REBUILD', 'RESCUE', 'RESIZE', 'REVERT_RESIZE', 'SHELVED',
+    'SHELVED_OFFLOADED', 'SHUTOFF', 'SOFT_DELETED', 'SUSPENDED', 'UNKNOWN',
+    'VERIFY_RESIZE'))
 
 
-def _time(value: datetime.datetime | None) -> str:
-    return (value or _EPOCH).strftime('%Y-%m-%dT%H:%M:%SZ')
+def _viewer(req, servers_shown, *, target: dict | None = None) -> views.Viewer:
+    """What this caller may see of ``servers_shown``, asked of the policy once."""
+    host_status, unknown_only = None, False
+    if views.at_least(req, 16):
+        if req.allowed(rules.SHOW_HOST_STATUS, target):
+            host_status = {}
+        elif req.allowed(rules.SHOW_HOST_STATUS_UNKNOWN_ONLY, target):
+            host_status, unknown_only = {}, True
+        if host_status is not None:
+            services = req.services
+            host_status = servers.host_statuses(
+                services.cells, [s for s in servers_shown if s.status != servers.UNKNOWN],
+                service_down_time=services.service_down_time,
+                cell_timeout=services.cell_timeout)
+    return views.Viewer(
+        extended_attributes=req.allowed(rules.EXTENDED_ATTRIBUTES, target),
+        is_admin=req.is_admin(),
+        extra_specs=(views.at_least(req, 47)
+                     and req.allowed(flavor_rules.EXTRA_SPECS_INDEX, target)),
+        host_status=host_status, host_status_unknown_only=unknown_only)
 
 
-def _host_id(server: servers.Server) -> str:
-    if not server.host:
-        return ''
-    return hashlib.sha224(f'{server.project_id}{server.host}'.encode()).hexdigest()
+def _one(req, *, partial_ok: bool = False) -> servers.Server:
+    """The server of the URL if the caller's project owns it (or the caller is an admin); else 404.
 
-
-def _brief(req, server: servers.Server) -> dict:
-    return {'id': server.uuid, 'name': server.name or '',
-            'links': links(req, 'servers', server.uuid)}
-
-
-def _detail(req, server: servers.Server, *, admin: bool) -> dict:
-    doc = {
-        **_brief(req, server), 'status': server.status,
-        'tenant_id': server.project_id or '', 'user_id': server.user_id or '',
-        'metadata': {}, 'hostId': _host_id(server),
-        'image': ({'id': server.image_ref, 'links': [links(req, 'images', server.image_ref)[1]]}
-                  if server.image_ref else ''),
-        'flavor': ({'id': server.flavor_id, 'links': links(req, 'flavors', server.flavor_id)}
-                   if server.flavor_id else {}),
-        'created': _time(server.created_at), 'updated': _time(server.updated_at or server.created_at),
-        'addresses': {}, 'accessIPv4': '', 'accessIPv6': '', 'OS-DCF:diskConfig': 'MANUAL',
-        'OS-EXT-AZ:availability_zone': server.availability_zone or '',
-        'config_drive': '', 'key_name': None,
-        'OS-SRV-USG:launched_at': (server.launched_at.isoformat(timespec='microseconds')
-                                   if server.launched_at else None),
-        'OS-SRV-USG:terminated_at': None,
-        'OS-EXT-STS:task_state': server.task_state,
-        'OS-EXT-STS:vm_state': _VM_STATE.get(server.status, server.status.lower()),
-        'OS-EXT-STS:power_state': _POWER_STATE.get(server.status, 0),
-        'os-extended-volumes:volumes_attached': [],
-    }
-    if server.status in _PROGRESS_STATUSES:
-        doc['progress'] = 100 if server.status == servers.ACTIVE else 0
-    if server.status == servers.ERROR and server.fault:
-        message, _, details = server.fault.partition('\n')
-        doc['fault'] = {'code': 500, 'created': _time(server.updated_at or server.created_at),
-                        'message': message, **({'details': details} if details else {})}
-    if admin:
-        doc['OS-EXT-SRV-ATTR:host'] = server.host
-        doc['OS-EXT-SRV-ATTR:hypervisor_hostname'] = server.node
-        doc['OS-EXT-SRV-ATTR:instance_name'] = f'instance-{server.uuid}'
-    return doc
-
-
-def _one(req) -> servers.Server:
-    """The server of the URL if the caller's project owns it (or the caller is an admin); else 404."""
+    One whose cell cannot be read is returned (UNKNOWN) when ``partial_ok``;
+    otherwise it is Nova's 500 naming the cell.
+    """
     uuid = req.urlvars['server_id']
     services = req.services
     try:
@@ -94,22 +78,26 @@ def _one(req) -> servers.Server:
                               cell_timeout=services.cell_timeout)
     except servers.ServerNotFound:
         server = None
-    if server is not None and server.status == servers.UNKNOWN:
-        # Below 2.69 Nova has no partial record to show: the cell's failure is the answer.
-        raise errors.ComputeError(f'Cell {server.cell} is not responding and hence instance '
-                                  f'info is not available.')
     if server is None or server.status == servers.DELETED or not (
             server.project_id == req.credentials.project_id
             or req.allowed(rules.INDEX_ALL_TENANTS)):
         raise errors.NotFound(f'Instance {uuid} could not be found.')
+    if server.status == servers.UNKNOWN and not partial_ok:
+        raise errors.ComputeError(f'Cell {server.cell} is not responding and hence instance '
+                                  f'info is not available.')
     return server
 
 
 def show_server(req):
-    server = _one(req)
-    req.authorize(rules.SHOW, {'project_id': server.project_id})
-    admin = req.allowed(rules.EXTENDED_ATTRIBUTES, {'project_id': server.project_id})
-    return json_response({'server': _detail(req, server, admin=admin)})
+    server = _one(req, partial_ok=views.at_least(req, 69))
+    target = {'project_id': server.project_id}
+    req.authorize(rules.SHOW, target)
+    viewer = _viewer(req, [server], target=target)
+    if server.status == servers.UNKNOWN:
+        # From 2.69, what the API database knows, its request spec included.
+        spec = request_specs.get(req.services.api_engine, server.uuid)
+        return json_response({'server': views.partial(req, server, spec=spec, viewer=viewer)})
+    return json_response({'server': views.detail(req, server, viewer)})
 
 
 def delete_server(req):
@@ -143,8 +131,11 @@ def _hint_texts(hints: dict) -> list[str]:
 def create_server(req):
     req.authorize(rules.CREATE)
     body = req.json_body()
-    validate(schemas.CREATE, body)
+    validate(schemas.for_version(req.mv.minor), body)
     asked = body['server']
+    # Below 2.19 Nova's description is the name asked.
+    description = asked.get('description') if views.at_least(req, 19) else asked['name']
+    networks = asked.get('networks')
     hints = body.get('os:scheduler_hints', {})
     min_count = int(asked.get('min_count', 1))
     max_count = int(asked.get('max_count', min_count))
@@ -175,7 +166,9 @@ def create_server(req):
             flavor=flavor_id, count=max_count, project_id=caller.project_id,
             user_id=caller.user_id, availability_zone=asked.get('availability_zone'),
             cells=services.cells, group=hints.get('group'), hints=resolved,
-            image_ref=asked.get('imageRef') or None, cell_timeout=services.cell_timeout)
+            image_ref=asked.get('imageRef') or None, description=description,
+            requested_networks=networks if isinstance(networks, str) else None,
+            cell_timeout=services.cell_timeout)
     except servers.ServerError as exc:
         message = str(exc)
         field = ('availability_zone' if 'availability zone' in message
@@ -183,7 +176,9 @@ def create_server(req):
         raise errors.BadRequest(f'Invalid input for field/attribute {field}: {message}') from None
     resp = json_response({'server': {'id': uuids[0], 'links': links(req, 'servers', uuids[0]),
                                      'OS-DCF:diskConfig': 'MANUAL',
-                                     'security_groups': [{'name': 'default'}]}}, status=202)
+                                     'security_groups': asked.get(
+                                         'security_groups', [{'name': 'default'}])}},
+                         status=202)
     resp.headers['Location'] = f'{req.link_base()}/servers/{uuids[0]}'
     return resp
 
@@ -196,20 +191,56 @@ def _parse_time(name: str, value: str) -> datetime.datetime:
                                 f'It is not an ISO 8601 time.') from None
 
 
+def _all_tenants(params) -> bool:
+    """Nova's ``is_all_tenants``: present and not false (an empty value is true)."""
+    if 'all_tenants' not in params:
+        return False
+    value = params['all_tenants']
+    try:
+        return value == '' or strutils.bool_from_string(value, strict=True)
+    except ValueError:
+        raise errors.BadRequest(f'Invalid input for query parameters all_tenants. Value: '
+                                f'{value}. It is not a boolean.') from None
+
+
+def _with_statuses(req, found: list[servers.Server]) -> list[servers.Server]:
+    wanted = {value.upper() for value in req.GET.getall('status')}
+    if not wanted & _KNOWN_STATUSES:
+        if views.at_least(req, 38):
+            raise errors.BadRequest('Invalid status value')
+        return []
+    return [s for s in found if s.status in wanted]
+
+
+def _cell_down_records_wanted(req) -> bool:
+    """Nova lists a down cell's servers (2.69) only when nothing but ``all_tenants`` is asked."""
+    return views.at_least(req, 69) and all(k == 'all_tenants' for k in req.GET.keys())
+
+
 def _listed(req, rule_all: str) -> tuple[list[servers.Server], bool]:
     params = req.GET
-    admin_all = False
-    if params.get('all_tenants') is not None:
+    admin_all = _all_tenants(params)
+    if admin_all:
         req.authorize(rule_all)
-        admin_all = True
-    services = req.services
+    statuses = {value.upper() for value in params.getall('status')}
+    if servers.DELETED in statuses and not req.is_admin():
+        raise errors.Forbidden('Only administrators may list deleted instances')
     changes_since = params.get('changes-since')
+    changes_before = params.get('changes-before') if views.at_least(req, 66) else None
+    since = _parse_time('changes-since', changes_since) if changes_since else None
+    before = _parse_time('changes-before', changes_before) if changes_before else None
+    if since and before and before < since:
+        raise errors.BadRequest('The value of changes-since must be less than or equal to '
+                                'changes-before.')
+    services = req.services
     found = servers.list_servers(services.api_engine, services.cells,
-                                 include_deleted=bool(changes_since),
+                                 include_deleted=bool(since or before or servers.DELETED
+                                                      in statuses),
                                  cell_timeout=services.cell_timeout)
-    # Below 2.69 a server of a cell that cannot be read is left out, as Nova
-    # does ([api] list_records_by_skipping_down_cells, its default).
-    found = [s for s in found if s.status != servers.UNKNOWN]
+    if not _cell_down_records_wanted(req):
+        # A server of a cell that cannot be read is left out, as Nova does
+        # ([api] list_records_by_skipping_down_cells, its default).
+        found = [s for s in found if s.status != servers.UNKNOWN]
     project = params.get('project_id') or params.get('tenant_id') if admin_all else None
     if not admin_all:
         project = req.credentials.project_id
@@ -222,20 +253,25 @@ def _listed(req, rule_all: str) -> tuple[list[servers.Server], bool]:
             raise errors.BadRequest(f'Invalid input for query parameters name. Value: '
                                     f'{params["name"]}. It is not a regular expression.') from None
         found = [s for s in found if pattern.search(s.name or '')]
-    if params.get('status'):
-        wanted = params['status'].upper()
-        found = [s for s in found if s.status == wanted]
+    if statuses:
+        found = _with_statuses(req, found)
     if params.get('host') and req.allowed(rules.ALLOW_ALL_FILTERS):
         found = [s for s in found if s.host == params['host']]
-    if changes_since:
+    if views.at_least(req, 26) and (params.get('tags') or params.get('tags-any')):
+        # cellplane's servers have no tags: none has the ones asked for.
+        found = []
+    if since:
         # As in Nova, servers deleted since then are listed too (DELETED).
-        since = _parse_time('changes-since', changes_since)
         found = [s for s in found if (s.updated_at or s.created_at or _EPOCH) >= since]
+    if before:
+        found = [s for s in found if (s.updated_at or s.created_at or _EPOCH) <= before]
     # Newest first; within one second (the timestamps' resolution) the later
     # created first, as Nova's id descending does: listed in creation order,
     # reversed, then a stable sort.
     found.reverse()
     found.sort(key=lambda s: s.created_at or _EPOCH, reverse=True)
+    # Nova puts the partial records of cells that cannot be read first.
+    found.sort(key=lambda s: s.status != servers.UNKNOWN)
     marker = params.get('marker')
     if marker:
         at = next((i for i, s in enumerate(found) if s.uuid == marker), None)
@@ -266,13 +302,13 @@ def _page_links(req, kind: str, page: list[servers.Server], more: bool) -> dict:
 def list_servers(req):
     req.authorize(rules.INDEX)
     page, more = _listed(req, rules.INDEX_ALL_TENANTS)
-    return json_response({'servers': [_brief(req, s) for s in page],
+    return json_response({'servers': [views.brief(req, s) for s in page],
                           **_page_links(req, 'servers', page, more)})
 
 
 def list_servers_detail(req):
     req.authorize(rules.DETAIL)
     page, more = _listed(req, rules.DETAIL_ALL_TENANTS)
-    admin = req.allowed(rules.EXTENDED_ATTRIBUTES)
-    return json_response({'servers': [_detail(req, s, admin=admin) for s in page],
+    viewer = _viewer(req, page)
+    return json_response({'servers': [views.detail(req, s, viewer) for s in page],
                           **_page_links(req, 'servers/detail', page, more)})

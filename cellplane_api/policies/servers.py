@@ -19,6 +19,8 @@ SHOW = 'os_compute_api:servers:show'
 CREATE = 'os_compute_api:servers:create'
 DELETE = 'os_compute_api:servers:delete'
 EXTENDED_ATTRIBUTES = 'os_compute_api:os-extended-server-attributes'
+SHOW_HOST_STATUS = 'os_compute_api:servers:show:host_status'
+SHOW_HOST_STATUS_UNKNOWN_ONLY = 'os_compute_api:servers:show:host_status:unknown-only'
 
 rules = [
     policy.DocumentedRuleDefault(
@@ -57,6 +59,20 @@ rules = [
     policy.DocumentedRuleDefault(
         name=EXTENDED_ATTRIBUTES, check_str=base.ADMIN,
         description='Return extended attributes (OS-EXT-SRV-ATTR:*) for a server',
+        operations=[{'method': 'GET', 'path': '/servers/{server_id}'},
+                    {'method': 'GET', 'path': '/servers/detail'}],
+        scope_types=base.PROJECT_SCOPE),
+    policy.DocumentedRuleDefault(
+        name=SHOW_HOST_STATUS, check_str=base.ADMIN,
+        description='Show a server with its host status (2.16 and later): UP, '
+                    'MAINTENANCE, UNKNOWN or empty',
+        operations=[{'method': 'GET', 'path': '/servers/{server_id}'},
+                    {'method': 'GET', 'path': '/servers/detail'}],
+        scope_types=base.PROJECT_SCOPE),
+    policy.DocumentedRuleDefault(
+        name=SHOW_HOST_STATUS_UNKNOWN_ONLY, check_str=base.ADMIN,
+        description='Show a server with its host status only when it is UNKNOWN '
+                    '(2.16 and later; show:host_status, if allowed, wins)',
         operations=[{'method': 'GET', 'path': '/servers/{server_id}'},
                     {'method': 'GET', 'path': '/servers/detail'}],
         scope_types=base.PROJECT_SCOPE),

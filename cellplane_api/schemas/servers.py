@@ -1,12 +1,21 @@
-"""``POST /servers`` at 2.1, as Nova's ``servers.create`` schema (the parts this API honours).
+"""``POST /servers`` request bodies per microversion, as Nova's ``servers.create`` schemas
+(the parts this API honours).
 
 Unknown top-level server attributes are refused (400 naming them), so a
 client learns at once what is not supported rather than being ignored:
-``return_reservation_id`` (no reservation ids yet), ``key_name``, ``user_data``,
-non-empty ``metadata``... ``networks`` and ``security_groups`` are accepted
-and not recorded (no network service).
+``return_reservation_id`` (no reservation ids), ``key_name``, ``user_data``,
+non-empty ``metadata``, ``tags`` (2.52), ``trusted_image_certificates``
+(2.63)... ``security_groups`` is accepted and not recorded; ``networks``
+may be an empty list, and from 2.37 it is required and may be ``"auto"``
+or ``"none"`` (recorded in the request spec): cellplane has no network
+service, so a list naming networks or ports is refused.
+
+``for_version`` picks the schema of a request's version: 2.1 (to 2.18),
+2.19 (``description``), 2.37 (``networks`` required, ``"auto"``/``"none"``).
 """
 from __future__ import annotations
+
+import copy
 
 from cellplane_api.schemas import compile_schema
 
@@ -15,8 +24,10 @@ _ONE_OR_MANY_UUIDS = {'oneOf': [{'type': 'string', 'minLength': 1, 'maxLength': 
                                  'items': {'type': 'string', 'minLength': 1,
                                            'maxLength': 255}}]}
 _COUNT = {'type': ['integer', 'string'], 'pattern': '^[0-9]+$', 'minimum': 1}
+# No network service: a list may be given only empty.
+_NO_NETWORKS = {'type': 'array', 'maxItems': 0}
 
-CREATE = compile_schema({
+_V21 = {
     'type': 'object',
     'properties': {
         'server': {
@@ -30,7 +41,7 @@ CREATE = compile_schema({
                 'min_count': _COUNT,
                 'max_count': _COUNT,
                 'metadata': {'type': 'object', 'maxProperties': 0},
-                'networks': {'type': 'array', 'items': {'type': 'object'}},
+                'networks': _NO_NETWORKS,
                 'security_groups': {'type': 'array'},
             },
             'required': ['name', 'flavorRef'],
@@ -50,4 +61,24 @@ CREATE = compile_schema({
     },
     'required': ['server'],
     'additionalProperties': False,
-})
+}
+
+_V219 = copy.deepcopy(_V21)
+_V219['properties']['server']['properties']['description'] = {
+    'type': ['string', 'null'], 'maxLength': 255, 'pattern': r'^[^\x00-\x1f]*$'}
+
+_V237 = copy.deepcopy(_V219)
+_V237['properties']['server']['properties']['networks'] = {
+    'oneOf': [_NO_NETWORKS, {'type': 'string', 'enum': ['none', 'auto']}]}
+_V237['properties']['server']['required'].append('networks')
+
+CREATE = compile_schema(_V21)
+CREATE_V219 = compile_schema(_V219)
+CREATE_V237 = compile_schema(_V237)
+
+
+def for_version(minor: int):
+    """The create schema of microversion 2.``minor``."""
+    if minor >= 37:
+        return CREATE_V237
+    return CREATE_V219 if minor >= 19 else CREATE

@@ -52,6 +52,10 @@ instances = sa.Table(
     sa.Column('deleted_at', sa.DateTime, nullable=True),
     # The image asked for (the compute API's imageRef); no image service is consulted.
     sa.Column('image_ref', sa.String(255), nullable=True),
+    # The compute API's server description, and the instance's place in the
+    # request that created it (Nova's launch_index).
+    sa.Column('description', sa.String(255), nullable=True),
+    sa.Column('launch_index', sa.Integer, nullable=False, server_default='0'),
     sa.Index('instances_host_idx', 'host'),
     sa.Index('instances_project_id_idx', 'project_id'),
     *timestamps(),

@@ -1,0 +1,1 @@
+"""Nova's response documents of the compute API, one module per resource."""

@@ -1,0 +1,204 @@
+"""Nova's server documents at each microversion from 2.1 to 2.69, from the API role's ``Server``.
+
+A detailed server at 2.1 (``fault`` only for ERROR and DELETED servers with
+one, ``progress`` only while BUILD or ACTIVE, ``OS-EXT-SRV-ATTR:*`` only for
+callers the ``os-extended-server-attributes`` rule lets see them)::
+
+    {"id": "...", "name": "web", "status": "ACTIVE", "tenant_id": "p", "user_id": "u",
+     "metadata": {}, "hostId": "<sha224>", "image": {"id": "cirros", "links": [...]},
+     "flavor": {"id": "small", "links": [{"rel": "bookmark", ...}]},
+     "created": "2026-11-26T10:00:00Z", "updated": "...", "addresses": {},
+     "accessIPv4": "", "accessIPv6": "", "links": [...], "OS-DCF:diskConfig": "MANUAL",
+     "progress": 0, "OS-EXT-AZ:availability_zone": "", "config_drive": "",
+     "key_name": null, "OS-SRV-USG:launched_at": "...", "OS-SRV-USG:terminated_at": null,
+     "OS-EXT-STS:task_state": null, "OS-EXT-STS:vm_state": "active",
+     "OS-EXT-STS:power_state": 1, "os-extended-volumes:volumes_attached": []}
+
+and, as Nova adds them: 2.3 more ``OS-EXT-SRV-ATTR:*`` (reservation id,
+launch index, hostname, kernel, ramdisk, root device, user data) and
+``delete_on_termination`` in attached volumes; 2.9 ``locked``; 2.16
+``host_status`` (its own rules); 2.19 ``description``; 2.26 ``tags``; 2.47
+the flavor as a dict (``original_name``, sizes, ``extra_specs`` for callers
+the extra-specs index rule allows); 2.63 ``trusted_image_certificates``.
+From 2.69 a server whose cell cannot be read is a partial record (``status``
+UNKNOWN, what the API database knows), as Nova's ``_show_from_down_cell``.
+
+What cellplane does not have is answered as Nova answers a server without
+it: no addresses, metadata, key pair, volumes, tags, lock, trusted
+certificates, reservation id, kernel, ramdisk, user data or root device.
+"""
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import hashlib
+import re
+
+from cellplane_api import servers
+from cellplane_api.views.links import links
+from rpc_schemas.flavor import Flavor
+
+_VM_STATE = {servers.BUILD: 'building', servers.ACTIVE: 'active', servers.ERROR: 'error',
+             servers.DELETED: 'deleted', servers.UNKNOWN: 'unknown'}
+# Nova's power states: 0 NOSTATE, 1 RUNNING.
+_POWER_STATE = {servers.ACTIVE: 1}
+_PROGRESS_STATUSES = (servers.BUILD, servers.ACTIVE)
+_FAULT_STATUSES = (servers.ERROR, servers.DELETED)
+_EPOCH = datetime.datetime(1970, 1, 1)
+# Nova's fault code for a failure of its own (details are for admins only).
+_INTERNAL = 500
+
+
+def at_least(req, minor: int) -> bool:
+    return req.mv is not None and (req.mv.major, req.mv.minor) >= (2, minor)
+
+
+def isotime(value: datetime.datetime | None) -> str:
+    return (value or _EPOCH).strftime('%Y-%m-%dT%H:%M:%SZ')
+
+
+@dataclasses.dataclass(frozen=True)
+class Viewer:
+    """What the caller may be shown, asked of the policy once per request."""
+
+    extended_attributes: bool = False   # os_compute_api:os-extended-server-attributes
+    is_admin: bool = False              # context_is_admin: a fault's details
+    extra_specs: bool = False           # the flavor's extra specs, from 2.47
+    # Server uuid -> host status, from 2.16; None: not shown at all. With
+    # ``unknown_only`` only an UNKNOWN status is shown.
+    host_status: dict[str, str] | None = None
+    host_status_unknown_only: bool = False
+
+
+def hostname(display_name: str | None, uuid: str) -> str:
+    """The hostname Nova derives from a display name (``sanitize_hostname``)."""
+    name = (display_name or '').encode('latin-1', 'ignore').decode('latin-1')[:63]
+    name = re.sub(r'[ _.]', '-', name)
+    name = re.sub(r'[^\w.-]+', '', name).lower().strip('.-')
+    return name or f'Server-{uuid}'
+
+
+def _host_id(server: servers.Server) -> str:
+    if not server.host:
+        return ''
+    return hashlib.sha224(f'{server.project_id}{server.host}'.encode()).hexdigest()
+
+
+def _bookmark(req, kind: str, ident: str) -> list[dict]:
+    return [links(req, kind, ident)[1]]
+
+
+def _image(req, image_ref: str | None):
+    return {'id': image_ref, 'links': _bookmark(req, 'images', image_ref)} if image_ref else ''
+
+
+def _flavor(req, server: servers.Server, flavor: Flavor | None, viewer: Viewer) -> dict:
+    if flavor is None:
+        # Nova answers {} for an instance whose flavor cannot be read.
+        return {}
+    if not at_least(req, 47):
+        return {'id': flavor.flavorid, 'links': _bookmark(req, 'flavors', flavor.flavorid)}
+    doc = {'vcpus': flavor.vcpus, 'ram': flavor.memory_mb, 'disk': flavor.root_gb,
+           'ephemeral': 0, 'swap': 0, 'original_name': flavor.name}
+    if viewer.extra_specs:
+        doc['extra_specs'] = dict(flavor.extra_specs)
+    return doc
+
+
+def _fault(server: servers.Server, viewer: Viewer) -> dict | None:
+    if server.status not in _FAULT_STATUSES or not server.fault:
+        return None
+    message, _, details = server.fault.partition('\n')
+    doc = {'code': _INTERNAL, 'created': isotime(server.updated_at or server.created_at),
+           'message': message}
+    if details and viewer.is_admin:
+        doc['details'] = details
+    return doc
+
+
+def brief(req, server: servers.Server) -> dict:
+    """A server as ``GET /servers`` lists it."""
+    if server.status == servers.UNKNOWN:
+        return {'id': server.uuid, 'status': servers.UNKNOWN,
+                'links': links(req, 'servers', server.uuid)}
+    return {'id': server.uuid, 'name': server.name or '',
+            'links': links(req, 'servers', server.uuid)}
+
+
+def partial(req, server: servers.Server, *, spec=None, viewer: Viewer = Viewer()) -> dict:
+    """A server of a cell that cannot be read, from 2.69: what the API database knows.
+
+    ``spec`` (its ``RequestSpec``, for ``GET /servers/{id}`` only) adds the
+    flavor, zone, user and power state, as Nova does from its request spec.
+    The image is not in cellplane's request spec: it is answered ``""``.
+    """
+    doc = {'id': server.uuid, 'status': servers.UNKNOWN, 'tenant_id': server.project_id or '',
+           'created': isotime(server.created_at), 'links': links(req, 'servers', server.uuid)}
+    if spec is not None:
+        doc['image'] = ''
+        doc['flavor'] = _flavor(req, server, spec.flavor, viewer)
+        doc['OS-EXT-AZ:availability_zone'] = spec.availability_zone or 'UNKNOWN'
+        doc['OS-EXT-STS:power_state'] = 0
+        doc['user_id'] = server.user_id or spec.user_id or 'UNKNOWN'
+    return doc
+
+
+def detail(req, server: servers.Server, viewer: Viewer) -> dict:
+    """A server as ``GET /servers/{id}`` and ``GET /servers/detail`` show it at ``req.mv``."""
+    if server.status == servers.UNKNOWN:
+        return partial(req, server, viewer=viewer)
+    doc = {
+        'id': server.uuid, 'name': server.name or '', 'status': server.status,
+        'tenant_id': server.project_id or '', 'user_id': server.user_id or '',
+        'metadata': {}, 'hostId': _host_id(server), 'image': _image(req, server.image_ref),
+        'flavor': _flavor(req, server, server.flavor_spec, viewer),
+        'created': isotime(server.created_at),
+        'updated': isotime(server.updated_at or server.created_at),
+        'addresses': {}, 'accessIPv4': '', 'accessIPv6': '',
+        'links': links(req, 'servers', server.uuid), 'OS-DCF:diskConfig': 'MANUAL',
+    }
+    fault = _fault(server, viewer)
+    if fault is not None:
+        doc['fault'] = fault
+    if server.status in _PROGRESS_STATUSES:
+        # Nova's instances start at 0; only its migrations and snapshots move it.
+        doc['progress'] = 0
+    doc.update({
+        'OS-EXT-AZ:availability_zone': server.availability_zone or '',
+        'config_drive': '', 'key_name': None,
+        'OS-SRV-USG:launched_at': (server.launched_at.replace(tzinfo=None).isoformat(
+            timespec='microseconds') if server.launched_at else None),
+        'OS-SRV-USG:terminated_at': None,
+    })
+    if viewer.extended_attributes:
+        doc['OS-EXT-SRV-ATTR:host'] = server.host
+        doc['OS-EXT-SRV-ATTR:instance_name'] = f'instance-{server.uuid}'
+        doc['OS-EXT-SRV-ATTR:hypervisor_hostname'] = server.node
+        if at_least(req, 3):
+            doc.update({
+                'OS-EXT-SRV-ATTR:reservation_id': None,
+                'OS-EXT-SRV-ATTR:launch_index': server.launch_index,
+                'OS-EXT-SRV-ATTR:hostname': hostname(server.name, server.uuid),
+                'OS-EXT-SRV-ATTR:kernel_id': '', 'OS-EXT-SRV-ATTR:ramdisk_id': '',
+                'OS-EXT-SRV-ATTR:root_device_name': None,
+                'OS-EXT-SRV-ATTR:user_data': None,
+            })
+    doc.update({
+        'OS-EXT-STS:task_state': server.task_state,
+        'OS-EXT-STS:vm_state': _VM_STATE.get(server.status, server.status.lower()),
+        'OS-EXT-STS:power_state': _POWER_STATE.get(server.status, 0),
+        'os-extended-volumes:volumes_attached': [],
+    })
+    if at_least(req, 16) and viewer.host_status is not None:
+        status = viewer.host_status.get(server.uuid, '')
+        if not viewer.host_status_unknown_only or status == 'UNKNOWN':
+            doc['host_status'] = status
+    if at_least(req, 9):
+        doc['locked'] = False
+    if at_least(req, 19):
+        doc['description'] = server.description
+    if at_least(req, 26):
+        doc['tags'] = []
+    if at_least(req, 63):
+        doc['trusted_image_certificates'] = None
+    return doc
