@@ -36,6 +36,7 @@ class FlavorRecord:
     disabled: bool = False
     # False: only the projects given access (``add_access``) and admins see it.
     is_public: bool = True
+    description: str | None = None
 
 
 def check_extra_specs(extra_specs: dict[str, str]) -> None:
@@ -65,7 +66,7 @@ AMOUNT_MAX = 2**31 - 1    # the amounts are 32-bit integer columns
 
 def create(engine: Engine, *, name: str, vcpus: int, memory_mb: int, root_gb: int = 0,
            extra_specs: dict[str, str] | None = None, flavorid: str | None = None,
-           is_public: bool = True) -> FlavorRecord:
+           is_public: bool = True, description: str | None = None) -> FlavorRecord:
     extra_specs = dict(extra_specs or {})
     if not name or not name.strip():
         raise FlavorError('a flavor name must not be empty or blank')
@@ -79,7 +80,7 @@ def create(engine: Engine, *, name: str, vcpus: int, memory_mb: int, root_gb: in
     check_extra_specs(extra_specs)
     flavor = FlavorRecord(flavorid=flavorid or str(uuidlib.uuid4()), name=name, vcpus=vcpus,
                     memory_mb=memory_mb, root_gb=root_gb, extra_specs=extra_specs,
-                    is_public=is_public)
+                    is_public=is_public, description=description)
     with engine.begin() as conn:
         clash = conn.execute(sa.select(flavors.c.name, flavors.c.flavorid).where(
             (flavors.c.name == name) | (flavors.c.flavorid == flavor.flavorid))).first()
@@ -90,7 +91,8 @@ def create(engine: Engine, *, name: str, vcpus: int, memory_mb: int, root_gb: in
                               f'(named {clash.name!r})')
         conn.execute(flavors.insert().values(
             flavorid=flavor.flavorid, name=name, vcpus=vcpus, memory_mb=memory_mb,
-            root_gb=root_gb, extra_specs=extra_specs, is_public=is_public))
+            root_gb=root_gb, extra_specs=extra_specs, is_public=is_public,
+            description=description))
     return flavor
 
 
@@ -98,7 +100,7 @@ def _from_row(row) -> FlavorRecord:
     return FlavorRecord(flavorid=row.flavorid, name=row.name, vcpus=row.vcpus,
                   memory_mb=row.memory_mb, root_gb=row.root_gb,
                   extra_specs=dict(row.extra_specs or {}), disabled=bool(row.disabled),
-                  is_public=bool(row.is_public))
+                  is_public=bool(row.is_public), description=row.description)
 
 
 def list_all(engine: Engine) -> list[FlavorRecord]:
@@ -145,6 +147,15 @@ def set_extra_specs(engine: Engine, flavorid: str, extra_specs: dict[str, str]) 
         conn.execute(flavors.update().where(flavors.c.flavorid == flavorid)
                      .values(extra_specs=merged))
     return merged
+
+
+def set_description(engine: Engine, flavorid: str, description: str | None) -> FlavorRecord:
+    """Replace (None: remove) the description of the flavor with this id; the flavor after."""
+    with engine.begin() as conn:
+        _by_id(conn, flavorid)
+        conn.execute(flavors.update().where(flavors.c.flavorid == flavorid)
+                     .values(description=description))
+        return _from_row(_by_id(conn, flavorid))
 
 
 def unset_extra_spec(engine: Engine, flavorid: str, key: str) -> None:

@@ -1,4 +1,4 @@
-"""``/flavors``: list, detail, show, create, delete, and ``os-extra_specs``, at 2.1.
+"""``/flavors``: list, detail, show, create, update (2.55), delete, and ``os-extra_specs``.
 
 A flavor document at 2.1::
 
@@ -7,6 +7,13 @@ A flavor document at 2.1::
      "os-flavor-access:is_public": true, "swap": "", "rxtx_factor": 1.0,
      "links": [{"rel": "self", ...}, {"rel": "bookmark", ...}]}
 
+From 2.55 every flavor document (the list's too) has ``description``, and
+``PUT /flavors/{id}`` changes it; from 2.61 the detailed ones have
+``extra_specs`` for callers the extra-specs index rule allows (as Nova).
+Lists take ``minRam``, ``minDisk``, ``sort_key``/``sort_dir`` (by
+``flavorid`` ascending unless asked) and ``limit``/``marker`` with
+``flavors_links``.
+
 cellplane's flavors have no ephemeral disk, swap or RX/TX factor: a create
 asking for other values is refused naming the field. A private flavor
 (``os-flavor-access:is_public: false``) is listed, shown and booted only by
@@ -14,6 +21,8 @@ admins and the projects ``os-flavor-access`` gives it to; to anyone else it
 does not exist (404), as in Nova.
 """
 from __future__ import annotations
+
+from urllib.parse import urlencode
 
 from cellplane.objects import flavors
 from cellplane_api import errors
@@ -24,16 +33,29 @@ from cellplane_api.schemas import validate
 from cellplane_api.views.links import links
 
 
+def _at_least(req, minor: int) -> bool:
+    return req.mv is not None and (req.mv.major, req.mv.minor) >= (2, minor)
+
+
 def _brief(req, flavor: flavors.FlavorRecord) -> dict:
-    return {'id': flavor.flavorid, 'name': flavor.name,
-            'links': links(req, 'flavors', flavor.flavorid)}
+    doc = {'id': flavor.flavorid, 'name': flavor.name,
+           'links': links(req, 'flavors', flavor.flavorid)}
+    if _at_least(req, 55):
+        doc['description'] = flavor.description
+    return doc
 
 
-def _detail(req, flavor: flavors.FlavorRecord) -> dict:
-    return {**_brief(req, flavor), 'ram': flavor.memory_mb, 'disk': flavor.root_gb,
-            'vcpus': flavor.vcpus, 'OS-FLV-EXT-DATA:ephemeral': 0,
-            'OS-FLV-DISABLED:disabled': flavor.disabled,
-            'os-flavor-access:is_public': flavor.is_public, 'swap': '', 'rxtx_factor': 1.0}
+def _detail(req, flavor: flavors.FlavorRecord, *, extra_specs: bool | None = None) -> dict:
+    """``extra_specs``: whether to show them (2.61); None asks the policy."""
+    doc = {**_brief(req, flavor), 'ram': flavor.memory_mb, 'disk': flavor.root_gb,
+           'vcpus': flavor.vcpus, 'OS-FLV-EXT-DATA:ephemeral': 0,
+           'OS-FLV-DISABLED:disabled': flavor.disabled,
+           'os-flavor-access:is_public': flavor.is_public, 'swap': '', 'rxtx_factor': 1.0}
+    if extra_specs is None:
+        extra_specs = _at_least(req, 61) and req.allowed(rules.EXTRA_SPECS_INDEX)
+    if extra_specs:
+        doc['extra_specs'] = dict(flavor.extra_specs)
+    return doc
 
 
 def visible(req, flavor_id: str) -> flavors.FlavorRecord | None:
@@ -71,26 +93,107 @@ def _listed(req) -> list[flavors.FlavorRecord]:
         granted = flavors.projects_with_access(req.services.api_engine)
         project = req.credentials.project_id
         chosen = [f for f in every if f.is_public or project in granted.get(f.flavorid, ())]
-    # Nova sorts by flavorid ascending by default.
-    return sorted(chosen, key=lambda f: f.flavorid)
+    for param, attr in (('minRam', 'memory_mb'), ('minDisk', 'root_gb')):
+        if req.GET.get(param) is not None:
+            least = _whole(param, req.GET[param])
+            chosen = [f for f in chosen if getattr(f, attr) >= least]
+    return _sorted(req, chosen)
+
+
+def _whole(param: str, value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        number = -1
+    if number < 0:
+        raise errors.BadRequest(f'Invalid input for query parameters {param}. Value: {value}. '
+                                f'It is not a whole number >= 0.')
+    return number
+
+
+# Nova's flavor sort keys and the attribute each sorts by.
+_SORT_KEYS = {'created_at': None, 'description': 'description', 'disabled': 'disabled',
+              'ephemeral_gb': None, 'flavorid': 'flavorid', 'id': None, 'is_public': 'is_public',
+              'memory_mb': 'memory_mb', 'name': 'name', 'root_gb': 'root_gb',
+              'rxtx_factor': None, 'swap': None, 'updated_at': None, 'vcpu_weight': None,
+              'vcpus': 'vcpus'}
+
+
+def _sorted(req, chosen: list[flavors.FlavorRecord]) -> list[flavors.FlavorRecord]:
+    """As Nova sorts flavors: ``flavorid`` ascending unless ``sort_key``/``sort_dir`` say."""
+    key = req.GET.get('sort_key', 'flavorid')
+    direction = req.GET.get('sort_dir', 'asc')
+    if key not in _SORT_KEYS:
+        raise errors.BadRequest(f'Invalid input for query parameters sort_key. Value: {key}. '
+                                f'It must be one of {", ".join(sorted(_SORT_KEYS))}.')
+    if direction not in ('asc', 'desc'):
+        raise errors.BadRequest(f'Invalid input for query parameters sort_dir. Value: '
+                                f'{direction}. It must be asc or desc.')
+    # Columns cellplane's flavors do not have hold one value for all: the
+    # order is then flavorid's, Nova's tie-breaker.
+    chosen = sorted(chosen, key=lambda f: f.flavorid, reverse=direction == 'desc')
+    attr = _SORT_KEYS[key]
+    if attr is not None and attr != 'flavorid':
+        chosen.sort(key=lambda f: (getattr(f, attr) is not None, getattr(f, attr) or 0)
+                    if attr == 'description' else getattr(f, attr),
+                    reverse=direction == 'desc')
+    return chosen
+
+
+def _page(req, chosen: list[flavors.FlavorRecord], kind: str) -> tuple[list, dict]:
+    """The page ``limit``/``marker`` ask for, and its ``flavors_links`` when more follow."""
+    marker = req.GET.get('marker')
+    if marker:
+        at = next((i for i, f in enumerate(chosen) if f.flavorid == marker), None)
+        if at is None:
+            raise errors.BadRequest(f'marker [{marker}] not found')
+        chosen = chosen[at + 1:]
+    limit = _whole('limit', req.GET['limit']) if req.GET.get('limit') is not None else 1000
+    page = chosen[:min(limit, 1000)]
+    if len(chosen) <= len(page) or not page:
+        return page, {}
+    query = {k: v for k, v in req.GET.items() if k != 'marker'}
+    query['marker'] = page[-1].flavorid
+    return page, {'flavors_links': [{'rel': 'next', 'href': f'{req.link_base()}/{kind}?'
+                                                          f'{urlencode(query)}'}]}
 
 
 def list_flavors(req):
-    return json_response({'flavors': [_brief(req, f) for f in _listed(req)]})
+    page, more = _page(req, _listed(req), 'flavors')
+    return json_response({'flavors': [_brief(req, f) for f in page], **more})
 
 
 def list_flavors_detail(req):
-    return json_response({'flavors': [_detail(req, f) for f in _listed(req)]})
+    page, more = _page(req, _listed(req), 'flavors/detail')
+    specs = _at_least(req, 61) and req.allowed(rules.EXTRA_SPECS_INDEX)
+    return json_response({'flavors': [_detail(req, f, extra_specs=specs) for f in page],
+                          **more})
 
 
 def show_flavor(req):
     return json_response({'flavor': _detail(req, _get(req))})
 
 
+def update_flavor(req):
+    """2.55: ``{"flavor": {"description": "..."}}``; the flavor as shown. Below 2.55 no such route."""
+    if not _at_least(req, 55):
+        raise errors.NotFound('The resource could not be found.')
+    req.authorize(rules.UPDATE)
+    body = req.json_body()
+    validate(schemas.UPDATE_V255, body)
+    flavor = _get(req)
+    try:
+        updated = flavors.set_description(req.services.api_engine, flavor.flavorid,
+                                          body['flavor']['description'])
+    except flavors.FlavorNotFound:
+        raise errors.NotFound(f'Flavor {flavor.flavorid} could not be found.') from None
+    return json_response({'flavor': _detail(req, updated)})
+
+
 def create_flavor(req):
     req.authorize(rules.CREATE)
     body = req.json_body()
-    validate(schemas.CREATE, body)
+    validate(schemas.CREATE_V255 if _at_least(req, 55) else schemas.CREATE, body)
     asked = body['flavor']
     for field, default in (('OS-FLV-EXT-DATA:ephemeral', 0), ('swap', 0)):
         if int(asked.get(field, default)) != default:
@@ -103,7 +206,8 @@ def create_flavor(req):
         created = flavors.create(req.services.api_engine, name=asked['name'],
                                  vcpus=int(asked['vcpus']), memory_mb=int(asked['ram']),
                                  root_gb=int(asked['disk']), flavorid=asked.get('id'),
-                                 is_public=asked.get('os-flavor-access:is_public', True))
+                                 is_public=asked.get('os-flavor-access:is_public', True),
+                                 description=asked.get('description'))
     except flavors.FlavorError as exc:
         if 'exists' in str(exc):
             raise errors.Conflict(f'Flavor with name {asked["name"]} or id '

@@ -61,7 +61,7 @@ def _viewer(req, servers_shown, *, target: dict | None = None) -> views.Viewer:
         extended_attributes=req.allowed(rules.EXTENDED_ATTRIBUTES, target),
         is_admin=req.is_admin(),
         extra_specs=(views.at_least(req, 47)
-                     and req.allowed(flavor_rules.EXTRA_SPECS_INDEX, target)),
+                     and req.allowed(flavor_rules.EXTRA_SPECS_INDEX)),
         host_status=host_status, host_status_unknown_only=unknown_only)
 
 

@@ -10,6 +10,7 @@ from cellplane_api.policies import base
 
 CREATE = 'os_compute_api:os-flavor-manage:create'
 DELETE = 'os_compute_api:os-flavor-manage:delete'
+UPDATE = 'os_compute_api:os-flavor-manage:update'
 EXTRA_SPECS_INDEX = 'os_compute_api:os-flavor-extra-specs:index'
 EXTRA_SPECS_SHOW = 'os_compute_api:os-flavor-extra-specs:show'
 ACCESS_INDEX = 'os_compute_api:os-flavor-access'
@@ -23,6 +24,11 @@ rules = [
     policy.DocumentedRuleDefault(
         name=CREATE, check_str=base.ADMIN, description='Create a flavor',
         operations=[{'method': 'POST', 'path': '/flavors'}], scope_types=base.PROJECT_SCOPE),
+    policy.DocumentedRuleDefault(
+        name=UPDATE, check_str=base.ADMIN,
+        description="Update a flavor's description (2.55 and later)",
+        operations=[{'method': 'PUT', 'path': '/flavors/{flavor_id}'}],
+        scope_types=base.PROJECT_SCOPE),
     policy.DocumentedRuleDefault(
         name=DELETE, check_str=base.ADMIN, description='Delete a flavor',
         operations=[{'method': 'DELETE', 'path': '/flavors/{flavor_id}'}],

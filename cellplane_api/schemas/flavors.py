@@ -1,13 +1,16 @@
-"""Flavor request bodies at 2.1: ``POST /flavors`` (Nova's ``flavor_manage.create``), flavor
-access actions and extra specs (``flavors_extraspecs``)."""
+"""Flavor request bodies: ``POST /flavors`` (Nova's ``flavor_manage.create``; ``description``
+from 2.55), ``PUT /flavors/{id}`` (2.55: the description only), flavor access actions and
+extra specs (``flavors_extraspecs``)."""
 from __future__ import annotations
+
+import copy
 
 from cellplane_api.schemas import compile_schema
 
 _NAME = {'type': 'string', 'minLength': 1, 'maxLength': 255, 'pattern': r'^(?! )[^\x00-\x1f]*(?<! )$'}
 _AMOUNT = {'type': ['integer', 'string'], 'pattern': '^[0-9]+$', 'minimum': 0}
 
-CREATE = compile_schema({
+_CREATE = {
     'type': 'object',
     'properties': {
         'flavor': {
@@ -28,6 +31,24 @@ CREATE = compile_schema({
             'required': ['name', 'ram', 'vcpus', 'disk'],
             'additionalProperties': False,
         },
+    },
+    'required': ['flavor'],
+    'additionalProperties': False,
+}
+# Nova's parameter_types.description: printable text, or null.
+_DESCRIPTION = {'type': ['string', 'null'], 'minLength': 0, 'maxLength': 65535,
+                'pattern': r'^[^\x00-\x08\x0b\x0c\x0e-\x1f]*$'}
+_CREATE_V255 = copy.deepcopy(_CREATE)
+_CREATE_V255['properties']['flavor']['properties']['description'] = _DESCRIPTION
+
+CREATE = compile_schema(_CREATE)
+CREATE_V255 = compile_schema(_CREATE_V255)
+
+UPDATE_V255 = compile_schema({
+    'type': 'object',
+    'properties': {
+        'flavor': {'type': 'object', 'properties': {'description': _DESCRIPTION},
+                   'required': ['description'], 'additionalProperties': False},
     },
     'required': ['flavor'],
     'additionalProperties': False,

@@ -88,6 +88,8 @@ flavors = sa.Table(
     *timestamps(),
     # A private flavor is listed and booted only by the projects of flavor_projects.
     sa.Column('is_public', sa.Boolean, nullable=False, server_default=sa.true()),
+    # Free text for users (the compute API's flavor description, 2.55).
+    sa.Column('description', sa.Text, nullable=True),
 )
 
 flavor_projects = sa.Table(

@@ -5,6 +5,8 @@ range advertised is 2.1 to 2.69 (cellplane_api/microversion.py).
 """
 from __future__ import annotations
 
+import importlib
+
 import pytest
 from tempest.lib.api_schema.response.compute.v2_1 import flavors as flavor_schemas
 from tempest.lib.api_schema.response.compute.v2_1 import (
@@ -250,3 +252,71 @@ def test_flavor_access_is_for_admins_and_private_flavors(api):
         'message']
     bad = api.request('POST', '/v2.1/flavors/f-open/action', {'shareWith': 'x'}, token=ADMIN)
     assert bad.status == 400
+
+
+def _flavor_schemas(version: str):
+    return importlib.import_module(
+        f'tempest.lib.api_schema.response.compute.v{version.replace(".", "_")}.flavors')
+
+
+@pytest.mark.parametrize('version', ['2.1', '2.55', '2.61'])
+def test_flavors_match_tempests_schema_of_each_version_step(api, version):
+    minor = int(version.split('.')[1])
+    schemas = _flavor_schemas(version)
+    flavor_id = f'f-mv-{minor}'
+    body = {'flavor': {'name': flavor_id, 'ram': 512, 'vcpus': 1, 'disk': 5, 'id': flavor_id}}
+    if minor >= 55:
+        body['flavor']['description'] = 'for tests'
+    created = check(schemas.create_update_get_flavor_details, api.request(
+        'POST', '/v2.1/flavors', body, token=ADMIN, version=version))['flavor']
+    assert created.get('description') == ('for tests' if minor >= 55 else None)
+    flavors.set_extra_specs(api.services.api_engine, flavor_id, {'hw:cpu_policy': 'shared'})
+    for token in ('demo:demo', ADMIN):
+        shown = check(schemas.create_update_get_flavor_details, api.request(
+            'GET', f'/v2.1/flavors/{flavor_id}', token=token, version=version))['flavor']
+        assert ('description' in shown) == (minor >= 55)
+        assert shown.get('extra_specs') == ({'hw:cpu_policy': 'shared'} if minor >= 61
+                                            else None)
+        listed = check(schemas.list_flavors, api.request('GET', '/v2.1/flavors', token=token,
+                                                         version=version))['flavors']
+        assert all(('description' in f) == (minor >= 55) for f in listed)
+        detail = check(schemas.list_flavors_details, api.request(
+            'GET', '/v2.1/flavors/detail', token=token, version=version))['flavors']
+        assert all(('extra_specs' in f) == (minor >= 61) for f in detail)
+
+
+def test_a_flavors_description_is_changed_by_put_from_2_55(api):
+    check(flavor_schemas.create_update_get_flavor_details, _create(api, 'f-described'))
+    body = {'flavor': {'description': 'now described'}}
+    assert api.request('PUT', '/v2.1/flavors/f-described', body, token=ADMIN,
+                       version='2.54').status == 404
+    assert api.request('PUT', '/v2.1/flavors/f-described', body, version='2.55').status == 403
+    updated = check(_flavor_schemas('2.61').create_update_get_flavor_details, api.request(
+        'PUT', '/v2.1/flavors/f-described', body, token=ADMIN, version='2.61'))['flavor']
+    assert (updated['description'], updated['extra_specs']) == ('now described', {})
+    bad = api.request('PUT', '/v2.1/flavors/f-described', {'flavor': {'name': 'renamed'}},
+                      token=ADMIN, version='2.55')
+    assert bad.status == 400 and 'flavor' in bad.json['badRequest']['message']
+    assert api.request('GET', '/v2.1/flavors/f-described', version='2.55').json['flavor'][
+        'description'] == 'now described'
+    cleared = api.request('PUT', '/v2.1/flavors/f-described', {'flavor': {'description': None}},
+                          token=ADMIN, version='2.55')
+    assert cleared.json['flavor']['description'] is None
+
+
+def test_flavor_lists_filter_sort_and_page_as_nova(api):
+    for flavor_id, ram in (('f-page-a', 100), ('f-page-b', 200000), ('f-page-c', 300000)):
+        check(flavor_schemas.create_update_get_flavor_details,
+              _create(api, flavor_id, ram=ram))
+
+    def ids(query):
+        answer = api.request('GET', f'/v2.1/flavors/detail?{query}')
+        assert answer.status == 200, answer.text
+        return [f['id'] for f in answer.json['flavors']], answer.json.get('flavors_links')
+    assert ids('minRam=200000')[0] == ['f-page-b', 'f-page-c']
+    assert ids('minRam=200000&sort_key=memory_mb&sort_dir=desc')[0] == ['f-page-c', 'f-page-b']
+    page, next_links = ids('minRam=200000&limit=1')
+    assert page == ['f-page-b'] and 'marker=f-page-b' in next_links[0]['href']
+    assert ids('minRam=200000&limit=1&marker=f-page-b') == (['f-page-c'], None)
+    for query in ('minRam=lots', 'sort_key=colour', 'marker=no-such-flavor'):
+        assert api.request('GET', f'/v2.1/flavors?{query}').status == 400, query
