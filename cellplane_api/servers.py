@@ -312,9 +312,14 @@ def list_servers(api_engine: Engine, cells: CellDatabases,
 def _list_servers(api_engine: Engine, cells: CellDatabases, uuids, *, with_events: bool,
                   include_deleted: bool, cell_timeout: float,
                   read_again: bool) -> list[Server]:
-    mapped_with_delete = _mappings_with_delete(api_engine, uuids)
-    mapped = [(uuid, cell) for uuid, cell, _ in mapped_with_delete]
-    delete_asked = {uuid for uuid, _, queued in mapped_with_delete if queued}
+    cell_uuids = cell_mappings.uuids_by_id(api_engine)
+    mapped_with_times = instance_mappings.mapped_at(api_engine, uuids)
+    mapped = [(uuid, None if cell_id is None else cell_uuids.get(cell_id))
+              for uuid, cell_id, _, _ in mapped_with_times]
+    delete_asked = {uuid for uuid, _, queued, _ in mapped_with_times if queued}
+    # A server was created when the API accepted it (Nova's created_at), not
+    # when its cell wrote its row: one order whether it is placed yet or not.
+    accepted_at = {uuid: at for uuid, _, _, at in mapped_with_times if at is not None}
     by_cell: dict[str, list[str]] = {}
     for instance_uuid, cell_uuid in mapped:
         if cell_uuid is not None:
@@ -363,6 +368,8 @@ def _list_servers(api_engine: Engine, cells: CellDatabases, uuids, *, with_event
             server = _from_build_request(pending[instance_uuid])
         if server is None or (server.status == DELETED and not include_deleted):
             continue
+        if instance_uuid in accepted_at:
+            server = dataclasses.replace(server, created_at=accepted_at[instance_uuid])
         servers.append(server)
     return servers
 

@@ -6,6 +6,7 @@ cell mapping's id (``cell_mappings.id_of`` turns a uuid into it).
 """
 from __future__ import annotations
 
+import datetime
 from typing import Iterable, Sequence
 
 import sqlalchemy as sa
@@ -63,6 +64,18 @@ def cells_of(engine: Engine, instance_uuids: Iterable[str] | None = None
 def count_in_cell(conn: Connection, cell_id: int) -> int:
     return conn.execute(sa.select(sa.func.count()).select_from(instance_mappings).where(
         instance_mappings.c.cell_id == cell_id)).scalar_one()
+
+
+def mapped_at(engine: Engine, instance_uuids: Iterable[str] | None = None
+              ) -> list[tuple[str, int | None, bool, datetime.datetime | None]]:
+    """``cells_of`` with each mapping's ``created_at``: when the API accepted the instance."""
+    query = (sa.select(instance_mappings.c.instance_uuid, instance_mappings.c.cell_id,
+                       instance_mappings.c.queued_for_delete, instance_mappings.c.created_at)
+             .order_by(instance_mappings.c.id))
+    if instance_uuids is not None:
+        query = query.where(instance_mappings.c.instance_uuid.in_(list(instance_uuids)))
+    with engine.connect() as conn:
+        return [(row[0], row[1], bool(row[2]), row[3]) for row in conn.execute(query)]
 
 
 def owners_of(engine: Engine, instance_uuids: Iterable[str]) -> dict[str, dict]:

@@ -15,15 +15,11 @@ paging other than ``all_tenants`` is asked (Nova's rule).
 """
 from __future__ import annotations
 
-import datetime
-import re
 from urllib.parse import urlencode
-
-from oslo_utils import strutils, timeutils
 
 from cellplane.context import new_context
 from cellplane.objects import request_specs
-from cellplane_api import errors, scheduler_hints, servers
+from cellplane_api import errors, scheduler_hints, server_lists, servers
 from cellplane_api.handlers.flavors import links, visible
 from cellplane_api.policies import flavors as flavor_rules
 from cellplane_api.policies import servers as rules
@@ -31,16 +27,6 @@ from cellplane_api.request import empty_response, json_response
 from cellplane_api.schemas import servers as schemas
 from cellplane_api.schemas import validate
 from cellplane_api.views import servers as views
-
-_EPOCH = datetime.datetime(1970, 1, 1)
-MAX_LIMIT = 1000
-# Nova's statuses a list may be filtered by, and those of them cellplane's
-# servers can be in (any other known one matches nothing).
-_KNOWN_STATUSES = frozenset((
-    'ACTIVE', 'BUILD', 'DELETED', 'ERROR', 'HARD_REBOOT', 'MIGRATING', 'PASSWORD', 'PAUSED',
-    'REBOOT', 'REBUILD', 'RESCUE', 'RESIZE', 'REVERT_RESIZE', 'SHELVED',
-    'SHELVED_OFFLOADED', 'SHUTOFF', 'SOFT_DELETED', 'SUSPENDED', 'UNKNOWN',
-    'VERIFY_RESIZE'))
 
 
 def _viewer(req, servers_shown, *, target: dict | None = None) -> views.Viewer:
@@ -183,113 +169,6 @@ def create_server(req):
     return resp
 
 
-def _parse_time(name: str, value: str) -> datetime.datetime:
-    try:
-        return timeutils.normalize_time(timeutils.parse_isotime(value))
-    except ValueError:
-        raise errors.BadRequest(f'Invalid input for query parameters {name}. Value: {value}. '
-                                f'It is not an ISO 8601 time.') from None
-
-
-def _all_tenants(params) -> bool:
-    """Nova's ``is_all_tenants``: present and not false (an empty value is true)."""
-    if 'all_tenants' not in params:
-        return False
-    value = params['all_tenants']
-    try:
-        return value == '' or strutils.bool_from_string(value, strict=True)
-    except ValueError:
-        raise errors.BadRequest(f'Invalid input for query parameters all_tenants. Value: '
-                                f'{value}. It is not a boolean.') from None
-
-
-def _with_statuses(req, found: list[servers.Server]) -> list[servers.Server]:
-    wanted = {value.upper() for value in req.GET.getall('status')}
-    if not wanted & _KNOWN_STATUSES:
-        if views.at_least(req, 38):
-            raise errors.BadRequest('Invalid status value')
-        return []
-    return [s for s in found if s.status in wanted]
-
-
-def _cell_down_records_wanted(req) -> bool:
-    """Nova lists a down cell's servers (2.69) only when nothing but ``all_tenants`` is asked."""
-    return views.at_least(req, 69) and all(k == 'all_tenants' for k in req.GET.keys())
-
-
-def _listed(req, rule_all: str) -> tuple[list[servers.Server], bool]:
-    params = req.GET
-    admin_all = _all_tenants(params)
-    if admin_all:
-        req.authorize(rule_all)
-    statuses = {value.upper() for value in params.getall('status')}
-    if servers.DELETED in statuses and not req.is_admin():
-        raise errors.Forbidden('Only administrators may list deleted instances')
-    changes_since = params.get('changes-since')
-    changes_before = params.get('changes-before') if views.at_least(req, 66) else None
-    since = _parse_time('changes-since', changes_since) if changes_since else None
-    before = _parse_time('changes-before', changes_before) if changes_before else None
-    if since and before and before < since:
-        raise errors.BadRequest('The value of changes-since must be less than or equal to '
-                                'changes-before.')
-    services = req.services
-    found = servers.list_servers(services.api_engine, services.cells,
-                                 include_deleted=bool(since or before or servers.DELETED
-                                                      in statuses),
-                                 cell_timeout=services.cell_timeout)
-    if not _cell_down_records_wanted(req):
-        # A server of a cell that cannot be read is left out, as Nova does
-        # ([api] list_records_by_skipping_down_cells, its default).
-        found = [s for s in found if s.status != servers.UNKNOWN]
-    project = params.get('project_id') or params.get('tenant_id') if admin_all else None
-    if not admin_all:
-        project = req.credentials.project_id
-    if project:
-        found = [s for s in found if s.project_id == project]
-    if params.get('name'):
-        try:
-            pattern = re.compile(params['name'])
-        except re.error:
-            raise errors.BadRequest(f'Invalid input for query parameters name. Value: '
-                                    f'{params["name"]}. It is not a regular expression.') from None
-        found = [s for s in found if pattern.search(s.name or '')]
-    if statuses:
-        found = _with_statuses(req, found)
-    if params.get('host') and req.allowed(rules.ALLOW_ALL_FILTERS):
-        found = [s for s in found if s.host == params['host']]
-    if views.at_least(req, 26) and (params.get('tags') or params.get('tags-any')):
-        # cellplane's servers have no tags: none has the ones asked for.
-        found = []
-    if since:
-        # As in Nova, servers deleted since then are listed too (DELETED).
-        found = [s for s in found if (s.updated_at or s.created_at or _EPOCH) >= since]
-    if before:
-        found = [s for s in found if (s.updated_at or s.created_at or _EPOCH) <= before]
-    # Newest first; within one second (the timestamps' resolution) the later
-    # created first, as Nova's id descending does: listed in creation order,
-    # reversed, then a stable sort.
-    found.reverse()
-    found.sort(key=lambda s: s.created_at or _EPOCH, reverse=True)
-    # Nova puts the partial records of cells that cannot be read first.
-    found.sort(key=lambda s: s.status != servers.UNKNOWN)
-    marker = params.get('marker')
-    if marker:
-        at = next((i for i, s in enumerate(found) if s.uuid == marker), None)
-        if at is None:
-            raise errors.BadRequest(f'marker [{marker}] not found')
-        found = found[at + 1:]
-    limit = MAX_LIMIT
-    if params.get('limit') is not None:
-        try:
-            limit = int(params['limit'])
-        except ValueError:
-            limit = -1
-        if limit < 0:
-            raise errors.BadRequest(f'Invalid input for query parameters limit. Value: '
-                                    f'{params["limit"]}. It is not a whole number >= 0.')
-    return found[:min(limit, MAX_LIMIT)], len(found) > min(limit, MAX_LIMIT)
-
-
 def _page_links(req, kind: str, page: list[servers.Server], more: bool) -> dict:
     if not more or not page:
         return {}
@@ -301,14 +180,14 @@ def _page_links(req, kind: str, page: list[servers.Server], more: bool) -> dict:
 
 def list_servers(req):
     req.authorize(rules.INDEX)
-    page, more = _listed(req, rules.INDEX_ALL_TENANTS)
+    page, more = server_lists.listed(req, rules.INDEX_ALL_TENANTS)
     return json_response({'servers': [views.brief(req, s) for s in page],
                           **_page_links(req, 'servers', page, more)})
 
 
 def list_servers_detail(req):
     req.authorize(rules.DETAIL)
-    page, more = _listed(req, rules.DETAIL_ALL_TENANTS)
+    page, more = server_lists.listed(req, rules.DETAIL_ALL_TENANTS)
     viewer = _viewer(req, page)
     return json_response({'servers': [views.detail(req, s, viewer) for s in page],
                           **_page_links(req, 'servers/detail', page, more)})

@@ -217,3 +217,29 @@ def test_list_filters_of_later_versions(api, booted):
     assert bad.status == 400 and 'changes-before' in bad.json['badRequest']['message']
     # Listing deleted servers by status is for admins.
     assert api.request('GET', '/v2.1/servers?status=DELETED', token=TOKEN).status == 403
+
+
+def test_lists_sort_by_the_keys_asked_and_filter_as_nova(api, booted):
+    def names(query, token=TOKEN):
+        answer = api.request('GET', f'/v2.1/servers?{query}', token=token)
+        assert answer.status == 200, answer.text
+        return [s['name'] for s in answer.json['servers']]
+    assert names('sort_key=display_name&sort_dir=asc') == [
+        'batch-1', 'batch-2', 'too-big', 'web one']
+    # No direction: descending, as Nova's default.
+    assert names('sort_key=display_name') == ['web one', 'too-big', 'batch-2', 'batch-1']
+    # A key Nova ignores leaves its default order; one it does not know is a 400.
+    assert names('sort_key=vcpus') == names('')
+    assert api.request('GET', '/v2.1/servers?sort_key=colour', token=TOKEN).status == 400
+    assert api.request('GET', '/v2.1/servers?sort_key=name&sort_dir=up',
+                       token=TOKEN).status == 400
+    assert sorted(names('flavor=huge')) == ['too-big']
+    assert len(names('image=cirros')) == 4 and names('image=other') == []
+    # No cellplane server has an address.
+    assert names('ip=10.0.0.1') == []
+    # Admin filters: ignored for a member, applied for an admin.
+    user = api.request('GET', f'/v2.1/servers/{booted["active"]}', token=TOKEN).json[
+        'server']['user_id']
+    assert len(names('user_id=nobody')) == 4
+    assert names(f'all_tenants=1&project_id={PROJECT}&user_id=nobody', ADMIN) == []
+    assert len(names(f'all_tenants=1&project_id={PROJECT}&user_id={user}', ADMIN)) == 4
