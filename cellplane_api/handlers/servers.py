@@ -122,7 +122,8 @@ def create_server(req):
     # Below 2.19 Nova's description is the name asked.
     description = asked.get('description') if views.at_least(req, 19) else asked['name']
     networks = asked.get('networks')
-    hints = body.get('os:scheduler_hints', {})
+    # As Nova: os:scheduler_hints, else its legacy name.
+    hints = body.get('os:scheduler_hints', body.get('OS-SCH-HNT:scheduler_hints', {}))
     min_count = int(asked.get('min_count', 1))
     max_count = int(asked.get('max_count', min_count))
     if min_count > max_count:

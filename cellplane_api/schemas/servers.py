@@ -27,6 +27,18 @@ _COUNT = {'type': ['integer', 'string'], 'pattern': '^[0-9]+$', 'minimum': 1}
 # No network service: a list may be given only empty.
 _NO_NETWORKS = {'type': 'array', 'maxItems': 0}
 
+_HINTS = {
+    'type': 'object',
+    'properties': {
+        'group': {'type': 'string', 'minLength': 1, 'maxLength': 255},
+        'same_host': _ONE_OR_MANY_UUIDS,
+        'different_host': _ONE_OR_MANY_UUIDS,
+        'same_domain': _ONE_OR_MANY_UUIDS,
+        'different_domain': _ONE_OR_MANY_UUIDS,
+    },
+    'additionalProperties': False,
+}
+
 _V21 = {
     'type': 'object',
     'properties': {
@@ -47,17 +59,9 @@ _V21 = {
             'required': ['name', 'flavorRef'],
             'additionalProperties': False,
         },
-        'os:scheduler_hints': {
-            'type': 'object',
-            'properties': {
-                'group': {'type': 'string', 'minLength': 1, 'maxLength': 255},
-                'same_host': _ONE_OR_MANY_UUIDS,
-                'different_host': _ONE_OR_MANY_UUIDS,
-                'same_domain': _ONE_OR_MANY_UUIDS,
-                'different_domain': _ONE_OR_MANY_UUIDS,
-            },
-            'additionalProperties': False,
-        },
+        'os:scheduler_hints': _HINTS,
+        # Nova's other name for them (openstacksdk sends this one).
+        'OS-SCH-HNT:scheduler_hints': _HINTS,
     },
     'required': ['server'],
     'additionalProperties': False,

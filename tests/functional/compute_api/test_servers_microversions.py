@@ -14,7 +14,7 @@ import uuid as uuidlib
 
 import pytest
 
-from cellplane.objects import flavors, request_specs, services
+from cellplane.objects import flavors, request_specs, server_groups, services
 from tests.functional.compute_api.harness import ComputeCloud, check
 
 ADMIN = 'admin:admin'
@@ -243,3 +243,18 @@ def test_lists_sort_by_the_keys_asked_and_filter_as_nova(api, booted):
     assert len(names('user_id=nobody')) == 4
     assert names(f'all_tenants=1&project_id={PROJECT}&user_id=nobody', ADMIN) == []
     assert len(names(f'all_tenants=1&project_id={PROJECT}&user_id={user}', ADMIN)) == 4
+
+
+def test_a_create_shaped_as_openstacksdk_sends_it_boots_into_the_group(api):
+    """openstacksdk 2.69: hints under Nova's other name, networks "auto", counts as integers."""
+    project, token = 'sdk-project', 'sdk-user:sdk-project'
+    group = server_groups.create(api.services.api_engine, project_id=project,
+                                 user_id='sdk-user', name='g', policy='anti-affinity')
+    body = {'server': {'name': 'sdk', 'imageRef': 'cirros', 'flavorRef': 'small',
+                       'min_count': 1, 'max_count': 1, 'networks': 'auto'},
+            'OS-SCH-HNT:scheduler_hints': {'group': group.uuid}}
+    created = check(_schemas('2.1').create_server, api.request(
+        'POST', '/v2.1/servers', body, token=token, version='2.69'))['server']
+    assert list(server_groups.get(api.services.api_engine, group.uuid).members) == [created['id']]
+    check(_schemas('2.63').get_server, api.request(
+        'GET', f'/v2.1/servers/{created["id"]}', token=token, version='2.63'))
