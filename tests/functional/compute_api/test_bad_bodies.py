@@ -78,6 +78,31 @@ CASES = ([('POST', '/v2.1/servers', b) for b in SERVER]
          + [('POST', '/v2.1/flavors/private/action', b) for b in ACTION])
 ROUTES_WITH_BODIES = sorted({(m, p) for m, p, _ in CASES})
 
+# What 2.69 takes and refuses beyond 2.1 (2.19 description, 2.37 networks,
+# 2.52 tags, 2.55 flavor descriptions and PUT /flavors/{id}).
+SERVER_V269 = [
+    {'server': {'name': 'x', 'flavorRef': 'small'}},
+    {'server': {'name': 'x', 'flavorRef': 'small', 'networks': None}},
+    {'server': {'name': 'x', 'flavorRef': 'small', 'networks': 'maybe'}},
+    {'server': {'name': 'x', 'flavorRef': 'small', 'networks': [{'uuid': 'n'}]}},
+    {'server': {'name': 'x', 'flavorRef': 'small', 'networks': 'auto', 'description': 5}},
+    {'server': {'name': 'x', 'flavorRef': 'small', 'networks': 'auto',
+                'description': 'x' * 256}},
+    {'server': {'name': 'x', 'flavorRef': 'small', 'networks': 'auto', 'tags': ['t']}},
+    {'server': {'name': 'x', 'flavorRef': 'small', 'networks': 'auto'},
+     'OS-SCH-HNT:scheduler_hints': {'near': 'x'}},
+]
+FLAVOR_V269 = [
+    {'flavor': {'name': 'f', 'ram': 1, 'vcpus': 1, 'disk': 1, 'description': 5}},
+    {'flavor': {'name': 'f', 'ram': 1, 'vcpus': 1, 'disk': 1, 'description': '\x01'}},
+]
+FLAVOR_UPDATE = [{}, {'flavor': None}, {'flavor': {}}, {'flavor': {'description': 5}},
+                 {'flavor': {'description': 'd', 'name': 'renamed'}},
+                 {'flavor': {'description': 'x' * 65536}}]
+CASES_V269 = ([('POST', '/v2.1/servers', b) for b in SERVER_V269]
+              + [('POST', '/v2.1/flavors', b) for b in FLAVOR_V269]
+              + [('PUT', '/v2.1/flavors/small', b) for b in FLAVOR_UPDATE])
+
 
 @pytest.fixture(scope='module')
 def api(tmp_path_factory):
@@ -113,5 +138,22 @@ def test_a_bad_body_is_a_4xx_and_writes_nothing(api, method, path, body):
     after = ([f for f in flavors.list_all(api.services.api_engine)],
              flavors.projects_with_access(api.services.api_engine))
     assert after == before
+    assert api.request('GET', '/v2.1/servers?all_tenants=1', token=ADMIN).json == {
+        'servers': []}
+
+
+@pytest.mark.parametrize('raw', ANY_BODY)
+def test_a_flavor_update_of_the_wrong_shape_is_refused(api, raw):
+    _answer_is_a_novas_4xx(api.request('PUT', '/v2.1/flavors/small', raw=raw, token=ADMIN,
+                                       version='2.69'))
+
+
+@pytest.mark.parametrize('method, path, body', CASES_V269)
+def test_a_bad_body_at_2_69_is_a_4xx_and_writes_nothing(api, method, path, body):
+    before = flavors.list_all(api.services.api_engine)
+    answer = api.request(method, path, raw=json.dumps(body).encode(), token=ADMIN,
+                         version='2.69')
+    _answer_is_a_novas_4xx(answer)
+    assert flavors.list_all(api.services.api_engine) == before
     assert api.request('GET', '/v2.1/servers?all_tenants=1', token=ADMIN).json == {
         'servers': []}
