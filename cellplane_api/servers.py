@@ -188,7 +188,8 @@ def create(api_engine: Engine, conductor: SuperConductorAPI, ctxt: RequestContex
                        num_instances=count, image_properties=properties,
                        availability_zone=availability_zone,
                        scheduler_hints={k: list(v) for k, v in (hints or {}).items()},
-                       instance_group=instance_group, requested_networks=requested_networks)
+                       instance_group=instance_group, requested_networks=requested_networks,
+                       image_ref=image_ref)
     asked = [Instance(uuid=str(uuidlib.uuid4()), project_id=project_id, user_id=user_id,
                       flavor=payload_flavor, display_name=display_name,
                       image_properties=properties, availability_zone=availability_zone,

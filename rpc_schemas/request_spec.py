@@ -102,7 +102,8 @@ class SchedulingRetry(Payload):
 @dataclasses.dataclass(frozen=True)
 class RequestSpec(Payload):
     NAME = 'RequestSpec'
-    # 1.1: requested_networks, what the compute API's create asked of networks.
+    # 1.1: requested_networks, what the compute API's create asked of networks,
+    # and image_ref, the image it asked for.
     VERSION = '1.1'
     DESCRIPTION = 'What to place and under which constraints: one boot request.'
 
@@ -125,3 +126,6 @@ class RequestSpec(Payload):
     # network service.
     requested_networks: str | None = field(default=None, enum=['auto', 'none', None],
                                            since='1.1')
+    # The image asked for (the compute API's imageRef), as Nova's request spec
+    # keeps it: a server whose cell cannot be read is shown with it.
+    image_ref: str | None = field(default=None, maxLength=255, since='1.1')

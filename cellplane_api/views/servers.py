@@ -129,13 +129,13 @@ def partial(req, server: servers.Server, *, spec=None, viewer: Viewer = Viewer()
     """A server of a cell that cannot be read, from 2.69: what the API database knows.
 
     ``spec`` (its ``RequestSpec``, for ``GET /servers/{id}`` only) adds the
-    flavor, zone, user and power state, as Nova does from its request spec.
-    The image is not in cellplane's request spec: it is answered ``""``.
+    image, flavor, zone, user and power state, as Nova does from its request
+    spec.
     """
     doc = {'id': server.uuid, 'status': servers.UNKNOWN, 'tenant_id': server.project_id or '',
            'created': isotime(server.created_at), 'links': links(req, 'servers', server.uuid)}
     if spec is not None:
-        doc['image'] = ''
+        doc['image'] = _image(req, spec.image_ref)
         doc['flavor'] = _flavor(req, server, spec.flavor, viewer)
         doc['OS-EXT-AZ:availability_zone'] = spec.availability_zone or 'UNKNOWN'
         doc['OS-EXT-STS:power_state'] = 0

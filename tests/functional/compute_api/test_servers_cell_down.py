@@ -116,7 +116,8 @@ def test_from_2_69_a_server_of_a_dead_cell_is_a_partial_unknown_record(api):
     dead_id = _server_in_a_dead_cell(api, project, cell_name='dead-269')
     engine = api.services.api_engine
     spec = RequestSpec(flavor=servers.flavor_payload(flavors.get(engine, 'small')),
-                       project_id=project, user_id=f'{project}-user', availability_zone='zone-a')
+                       project_id=project, user_id=f'{project}-user', availability_zone='zone-a',
+                       image_ref='cirros')
     with engine.begin() as conn:
         request_specs.insert(conn, dead_id, spec)
 
@@ -142,6 +143,8 @@ def test_from_2_69_a_server_of_a_dead_cell_is_a_partial_unknown_record(api):
                                'original_name': 'small', 'extra_specs': {}}
     assert (shown['OS-EXT-AZ:availability_zone'], shown['user_id']) == ('zone-a',
                                                                          f'{project}-user')
+    assert shown['image'] == {'id': 'cirros', 'links': [
+        {'rel': 'bookmark', 'href': 'http://localhost/images/cirros'}]}
     # Below 2.69 the same server is still left out and cannot be shown.
     assert api.request('GET', f'/v2.1/servers/{dead_id}', token=token,
                        version='2.68').status == 500

@@ -256,5 +256,8 @@ def test_a_create_shaped_as_openstacksdk_sends_it_boots_into_the_group(api):
     created = check(_schemas('2.1').create_server, api.request(
         'POST', '/v2.1/servers', body, token=token, version='2.69'))['server']
     assert list(server_groups.get(api.services.api_engine, group.uuid).members) == [created['id']]
+    # Its request spec keeps the image and the networks asked, as Nova's does.
+    spec = request_specs.get(api.services.api_engine, created['id'])
+    assert (spec.image_ref, spec.requested_networks) == ('cirros', 'auto')
     check(_schemas('2.63').get_server, api.request(
         'GET', f'/v2.1/servers/{created["id"]}', token=token, version='2.63'))
