@@ -5,6 +5,8 @@ tests/support/keystone.py for Keystone.
 """
 from __future__ import annotations
 
+import logging
+
 import pytest
 
 from tests.support import backing_services as services
@@ -70,6 +72,32 @@ def transport_url_factory(rabbit_server):
     yield make
     for vhost in made:
         rabbit_server.delete_vhost(vhost)
+
+
+@pytest.fixture(autouse=True)
+def _logging_handlers_left_by_the_test():
+    """Take back the root logger's handlers a test added, and drop any handler writing to a closed stream.
+
+    A daemon's ``main`` run in-process sets up oslo.log, which puts a
+    StreamHandler on the root logger over the ``sys.stderr`` of that moment:
+    a test's capture that is closed when the test ends. Every record logged
+    after that (by threads of a deployment shared by later tests) printed a
+    "--- Logging error ---" traceback, thousands per run.
+    """
+    root = logging.getLogger()
+    before = list(root.handlers)
+    level = root.level
+    yield
+    for handler in [h for h in root.handlers if h not in before]:
+        root.removeHandler(handler)
+    root.setLevel(level)
+    loggers = [root] + [logger for logger in logging.root.manager.loggerDict.values()
+                        if isinstance(logger, logging.Logger)]
+    for logger in loggers:
+        for handler in list(logger.handlers):
+            stream = getattr(handler, 'stream', None)
+            if isinstance(handler, logging.StreamHandler) and getattr(stream, 'closed', False):
+                logger.removeHandler(handler)
 
 
 def pytest_sessionfinish(session, exitstatus):
