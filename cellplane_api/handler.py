@@ -10,7 +10,12 @@ from __future__ import annotations
 import re
 
 from cellplane_api import errors
-from cellplane_api.handlers import flavors, root, servers
+from cellplane_api.handlers import (
+    flavors,
+    root,
+    server_groups,
+    servers,
+)
 
 # Served without the /v2.1 prefix.
 ROOT_ROUTES = {
@@ -35,6 +40,10 @@ ROUTES = {
     '/servers': {'GET': servers.list_servers, 'POST': servers.create_server},
     '/servers/detail': {'GET': servers.list_servers_detail},
     '/servers/{server_id}': {'GET': servers.show_server, 'DELETE': servers.delete_server},
+    '/os-server-groups': {'GET': server_groups.list_server_groups,
+                          'POST': server_groups.create_server_group},
+    '/os-server-groups/{group_id}': {'GET': server_groups.show_server_group,
+                                     'DELETE': server_groups.delete_server_group},
 }
 
 # The first segment of every route: anything else there is a project id.

@@ -12,6 +12,7 @@ from sqlalchemy.engine import Engine
 from cellplane.cells.databases import CellDatabases
 from cellplane_api import errors
 from cellplane_api.policy import PolicyEnforcer
+from cellplane_api.server_groups import UNLIMITED, GroupQuota
 
 
 @dataclasses.dataclass
@@ -27,6 +28,8 @@ class Services:
     max_body_size: int
     # A compute service silent longer than this is down ([service] service_down_time).
     service_down_time: float = 60.0
+    # Asked before and after a server group is written; none until a quota driver is given.
+    group_quota: GroupQuota = UNLIMITED
 
 
 class ComputeRequest(webob.Request):

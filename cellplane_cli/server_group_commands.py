@@ -56,7 +56,7 @@ class ServerGroupCreate(_GroupCommand, show.ShowOne):
     def take_action(self, parsed_args):
         with self.api(parsed_args) as (_, engine, _cells):
             try:
-                group = server_groups.create(
+                group = group_views.create(
                     engine, project_id=parsed_args.project or 'default',
                     user_id=parsed_args.user, name=parsed_args.name,
                     policy=parsed_args.policy, level=parsed_args.level,

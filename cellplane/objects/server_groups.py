@@ -149,10 +149,12 @@ def get(engine: Engine, ref: str, *, project_id: str | None = None) -> ServerGro
         return _view(conn, _row(conn, ref, project_id))
 
 
-def list_all(engine: Engine, *, project_id: str | None = None) -> list[ServerGroup]:
-    """Every group (of ``project_id``), by project and name."""
-    query = sa.select(server_groups).order_by(server_groups.c.project_id,
-                                              server_groups.c.name)
+def list_all(engine: Engine, *, project_id: str | None = None,
+             by_creation: bool = False) -> list[ServerGroup]:
+    """Every group (of ``project_id``), by project and name, or oldest first (``by_creation``)."""
+    query = sa.select(server_groups).order_by(
+        *((server_groups.c.id,) if by_creation
+          else (server_groups.c.project_id, server_groups.c.name)))
     if project_id is not None:
         query = query.where(server_groups.c.project_id == project_id)
     with engine.connect() as conn:

@@ -3,8 +3,13 @@ from __future__ import annotations
 
 import itertools
 
-from cellplane_api.policies import base, flavors, servers
+from cellplane_api.policies import (
+    base,
+    flavors,
+    server_groups,
+    servers,
+)
 
 
 def list_rules():
-    return list(itertools.chain(base.rules, flavors.rules, servers.rules))
+    return list(itertools.chain(base.rules, flavors.rules, servers.rules, server_groups.rules))

@@ -39,9 +39,11 @@ class Answer:
 
 
 class ComputeCloud:
-    def __init__(self, state_dir, *, cells: int = 2, hosts_per_cell: int = 2):
+    def __init__(self, state_dir, *, cells: int = 2, hosts_per_cell: int = 2,
+                 driver_for=None):
+        """``driver_for(cell, host)``: a host's fake driver settings (a host that fails its builds)."""
         self.cloud = EmbeddedCloud(state_dir, CloudPlan.uniform(
-            cells=cells, hosts_per_cell=hosts_per_cell)).start()
+            cells=cells, hosts_per_cell=hosts_per_cell, driver_for=driver_for)).start()
         conf = service_conf.defaults()
         cloud = self.cloud
         self.services = Services(
