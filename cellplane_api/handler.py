@@ -12,7 +12,9 @@ import re
 from cellplane_api import errors
 from cellplane_api.handlers import (
     flavors,
+    instance_actions,
     root,
+    scheduling_records,
     server_groups,
     servers,
 )
@@ -40,10 +42,17 @@ ROUTES = {
     '/servers': {'GET': servers.list_servers, 'POST': servers.create_server},
     '/servers/detail': {'GET': servers.list_servers_detail},
     '/servers/{server_id}': {'GET': servers.show_server, 'DELETE': servers.delete_server},
+    '/servers/{server_id}/os-instance-actions': {
+        'GET': instance_actions.list_instance_actions},
+    '/servers/{server_id}/os-instance-actions/{request_id}': {
+        'GET': instance_actions.show_instance_action},
     '/os-server-groups': {'GET': server_groups.list_server_groups,
                           'POST': server_groups.create_server_group},
     '/os-server-groups/{group_id}': {'GET': server_groups.show_server_group,
                                      'DELETE': server_groups.delete_server_group},
+    '/os-scheduling-records': {'GET': scheduling_records.list_scheduling_records},
+    '/os-scheduling-records/{request_id}': {
+        'GET': scheduling_records.show_scheduling_record},
 }
 
 # The first segment of every route: anything else there is a project id.

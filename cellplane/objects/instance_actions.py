@@ -146,6 +146,53 @@ def histories(conn: Connection, instance_uuids: Sequence[str]
     return found
 
 
+@dataclasses.dataclass(frozen=True)
+class ActionRecord:
+    """One action of an instance with its events, oldest event first (what the compute API shows)."""
+
+    action: str
+    instance_uuid: str
+    request_id: str | None
+    user_id: str | None
+    project_id: str | None
+    start_time: datetime.datetime | None
+    finish_time: datetime.datetime | None
+    message: str | None
+    # The newest change of the action or of any of its events.
+    updated_at: datetime.datetime | None
+    events: tuple[AttemptEvent, ...]
+
+
+def actions(conn: Connection, instance_uuid: str) -> list[ActionRecord]:
+    """Every action of the instance, oldest first, each with its events: two statements."""
+    rows = conn.execute(sa.select(instance_actions).where(
+        instance_actions.c.instance_uuid == instance_uuid).order_by(
+        instance_actions.c.id)).mappings().all()
+    if not rows:
+        return []
+    events: dict[int, list] = {}
+    for r in conn.execute(sa.select(instance_action_events).where(
+            instance_action_events.c.action_id.in_([r['id'] for r in rows])).order_by(
+            instance_action_events.c.id)).mappings():
+        events.setdefault(r['action_id'], []).append(r)
+    found = []
+    for row in rows:
+        mine = events.get(row['id'], [])
+        changed = [t for t in [row['updated_at'], row['created_at'],
+                               *(e['updated_at'] or e['created_at'] for e in mine)] if t]
+        found.append(ActionRecord(
+            action=row['action'], instance_uuid=row['instance_uuid'],
+            request_id=row['request_id'], user_id=row['user_id'],
+            project_id=row['project_id'], start_time=row['start_time'],
+            finish_time=row['finish_time'], message=row['message'],
+            updated_at=max(changed) if changed else None,
+            events=tuple(AttemptEvent(event=e['event'], host=e['host'], node=e['node'],
+                                      start=e['start_time'], finish=e['finish_time'],
+                                      result=e['result'], reason=e['reason'])
+                         for e in mine)))
+    return found
+
+
 def describe_history(events: list[AttemptEvent]) -> str:
     """One line per host tried, oldest first: what a fault's details list."""
     return '\n'.join(e.describe() for e in events if e.result != RESULT_OK)

@@ -6,10 +6,13 @@ import itertools
 from cellplane_api.policies import (
     base,
     flavors,
+    instance_actions,
+    scheduling_records,
     server_groups,
     servers,
 )
 
 
 def list_rules():
-    return list(itertools.chain(base.rules, flavors.rules, servers.rules, server_groups.rules))
+    return list(itertools.chain(base.rules, flavors.rules, servers.rules, server_groups.rules,
+                                instance_actions.rules, scheduling_records.rules))
