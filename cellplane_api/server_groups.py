@@ -116,11 +116,15 @@ class Unlimited:
 UNLIMITED = Unlimited()
 
 
+# The column holding the bound is a 32-bit integer.
+MAX_BOUND = 2 ** 31 - 1
+
+
 def _count(rule: str, value) -> int:
     # Nova's positive_integer: an integer, or a string of digits (the clients send strings).
     if isinstance(value, bool) or not isinstance(value, (int, str)) or (
-            isinstance(value, str) and not value.isdigit()) or int(value) < 1:
-        raise RuleError(rule, f'rule {rule} must be a whole number of at least 1, '
+            isinstance(value, str) and not value.isdigit()) or not 1 <= int(value) <= MAX_BOUND:
+        raise RuleError(rule, f'rule {rule} must be a whole number from 1 to {MAX_BOUND}, '
                               f'not {value!r}')
     return int(value)
 

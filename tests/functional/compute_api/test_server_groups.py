@@ -163,6 +163,40 @@ def test_a_bad_group_is_400_naming_what_is_wrong_and_writes_nothing(api, project
     assert _count(api) == before
 
 
+_SHAPES = [b'', b'not json', b'{"a": ', b'null', b'[]', b'"text"', b'1', b'{}',
+           b'{"server_group": null}', b'{"server_group": []}', b'{"server_group": {}}',
+           b'{"server_group": {"name": null, "policies": ["affinity"]}}',
+           b'{"server_group": {"name": "' + b'x' * 256 + b'", "policies": ["affinity"]}}',
+           b'{"server_group": {"name": "x", "policies": "affinity"}}',
+           b'{"server_group": {"name": "x", "policies": []}}',
+           b'{"server_group": {"name": "x", "policies": ["affinity", "anti-affinity"]}}',
+           b'{"server_group": {"name": "x", "policies": [null]}}',
+           b'{"server_group": {"name": "x", "policy": "affinity", "rules": []}}',
+           b'{"server_group": {"name": "x", "policy": "affinity", "rules": null}}',
+           b'{"server_group": {"name": "x", "policy": null}}',
+           b'{"server_group": {"name": "x", "policy": "anti-affinity", '
+           b'"rules": {"max_server_per_host": 1180591620717411303424}}}',
+           b'{"server_group": {"name": "x", "policy": "anti-affinity", '
+           b'"rules": {"max_server_per_host": 1.5}}}',
+           b'{"server_group": {"name": "x", "policy": "anti-affinity", '
+           b'"rules": {"failure_domain": null}}}',
+           b'{"server_group": {"name": "x", "policies": ["affinity"]}, "extra": 1}']
+
+
+@pytest.mark.parametrize('version', ['2.1', '2.64'])
+@pytest.mark.parametrize('raw', _SHAPES)
+def test_a_body_of_the_wrong_shape_is_a_novas_4xx_and_writes_nothing(api, project, version,
+                                                                     raw):
+    _, token = project
+    before = _count(api)
+    answer = api.request('POST', '/v2.1/os-server-groups', raw=raw, token=token,
+                         version=version)
+    assert 400 <= answer.status < 500, (answer.status, answer.text)
+    (detail,) = answer.json.values()
+    assert detail['code'] == answer.status and '\n' not in detail['message']
+    assert _count(api) == before
+
+
 def test_a_duplicate_name_in_a_project_is_409(api, project):
     _, token = project
     _create(api, token, '2.64', name='twice', policy='affinity')
