@@ -48,7 +48,7 @@ ROUTES = {
         'GET': instance_actions.show_instance_action},
     '/os-server-groups': {'GET': server_groups.list_server_groups,
                           'POST': server_groups.create_server_group},
-    '/os-server-groups/{group_id}': {'GET': server_groups.show_server_group,
+    '/os-server-groups/{server_group_id}': {'GET': server_groups.show_server_group,
                                      'DELETE': server_groups.delete_server_group},
     '/os-scheduling-records': {'GET': scheduling_records.list_scheduling_records},
     '/os-scheduling-records/{request_id}': {

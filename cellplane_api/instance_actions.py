@@ -86,7 +86,8 @@ def _event(attempt: instance_actions.AttemptEvent) -> Event:
                  reason=(attempt.reason or 'no reason given') if result == ERROR else None)
 
 
-def _from_cell(record: instance_actions.ActionRecord) -> Action:
+def from_record(record: instance_actions.ActionRecord) -> Action:
+    """The action as the API shows it, from its cell's record."""
     events = tuple(_event(e) for e in record.events)
     message = record.message or (ERROR if any(e.result == ERROR for e in events) else None)
     return Action(action=record.action, instance_uuid=record.instance_uuid,
@@ -140,4 +141,4 @@ def _read_cell(cells: CellDatabases, cell_uuid: str, instance_uuid: str,
         name = cells.mapping(cell_uuid).name
         raise CellUnreadable(f'Cell {name} is not responding and hence instance info is '
                              f'not available.') from answer
-    return [_from_cell(record) for record in reversed(answer)]
+    return [from_record(record) for record in reversed(answer)]

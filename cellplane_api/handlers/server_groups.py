@@ -43,7 +43,7 @@ def _document(req, group: server_groups.ServerGroup) -> dict:
 
 def _one(req, rule: str) -> server_groups.ServerGroup:
     """The group of the URL if ``rule`` allows the caller it; 404 if another project's, else 403."""
-    group_id = req.urlvars['group_id']
+    group_id = req.urlvars['server_group_id']
     try:
         group = server_groups.get(req.services.api_engine, group_id)
     except server_groups.GroupNotFound:

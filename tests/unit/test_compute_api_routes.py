@@ -4,7 +4,14 @@ from __future__ import annotations
 import pytest
 
 from cellplane_api import errors, handler, policies
-from cellplane_api.handlers import flavors, root, servers
+from cellplane_api.handlers import (
+    flavors,
+    instance_actions,
+    root,
+    scheduling_records,
+    server_groups,
+    servers,
+)
 
 # Routes Nova serves without a policy check: discovery and reading flavors.
 UNGUARDED = {('GET', ''), ('GET', '/'), ('GET', '/flavors'), ('GET', '/flavors/detail'),
@@ -43,6 +50,17 @@ def test_rule_names_are_unique_and_novas():
      '/v2.1/proj1'),
     ('/v2.1/proj1/flavors/f/os-extra_specs/k', 'PUT', flavors.update_extra_spec,
      {'flavor_id': 'f', 'key': 'k'}, '/v2.1/proj1'),
+    ('/v2.1/proj1/os-server-groups', 'POST', server_groups.create_server_group, {},
+     '/v2.1/proj1'),
+    ('/v2.1/os-server-groups/g', 'DELETE', server_groups.delete_server_group,
+     {'server_group_id': 'g'}, '/v2.1'),
+    ('/v2.1/servers/abc/os-instance-actions', 'GET', instance_actions.list_instance_actions,
+     {'server_id': 'abc'}, '/v2.1'),
+    ('/v2.1/proj1/servers/abc/os-instance-actions/req-1', 'GET',
+     instance_actions.show_instance_action, {'server_id': 'abc', 'request_id': 'req-1'},
+     '/v2.1/proj1'),
+    ('/v2.1/os-scheduling-records/req-1', 'GET', scheduling_records.show_scheduling_record,
+     {'request_id': 'req-1'}, '/v2.1'),
 ])
 def test_the_router_reads_paths_with_and_without_a_project(path, method, found, urlvars, prefix):
     matched, got_vars, _, got_prefix = handler.Router().match(path, method)
