@@ -76,12 +76,22 @@ class ServerGroup:
 
 
 def _view(conn: Connection, row) -> ServerGroup:
-    members = conn.execute(sa.select(server_group_members.c.instance_uuid).where(
-        server_group_members.c.group_id == row.id).order_by(
-        server_group_members.c.id)).scalars()
-    return ServerGroup(uuid=row.uuid, project_id=row.project_id, user_id=row.user_id,
-                       name=row.name, policy=row.policy, level=row.level,
-                       max_per_domain=row.max_per_domain, members=tuple(members))
+    return _views(conn, [row])[0]
+
+
+def _views(conn: Connection, rows) -> list[ServerGroup]:
+    """The groups of ``rows`` with their members in the order they joined: one statement."""
+    members: dict[int, list[str]] = {row.id: [] for row in rows}
+    if members:
+        for group_id, uuid in conn.execute(sa.select(
+                server_group_members.c.group_id, server_group_members.c.instance_uuid).where(
+                server_group_members.c.group_id.in_(list(members))).order_by(
+                server_group_members.c.id)):
+            members[group_id].append(uuid)
+    return [ServerGroup(uuid=row.uuid, project_id=row.project_id, user_id=row.user_id,
+                        name=row.name, policy=row.policy, level=row.level,
+                        max_per_domain=row.max_per_domain, members=tuple(members[row.id]))
+            for row in rows]
 
 
 def _row(conn: Connection, ref: str, project_id: str | None):
@@ -158,7 +168,7 @@ def list_all(engine: Engine, *, project_id: str | None = None,
     if project_id is not None:
         query = query.where(server_groups.c.project_id == project_id)
     with engine.connect() as conn:
-        return [_view(conn, row) for row in conn.execute(query).all()]
+        return _views(conn, conn.execute(query).all())
 
 
 def delete(engine: Engine, ref: str, *, project_id: str | None = None) -> ServerGroup:

@@ -218,6 +218,11 @@ def test_members_are_its_servers_and_leave_when_deleted(api, project):
         version='2.64'))['server_group']['members']
     listed = {s['id'] for s in api.request('GET', '/v2.1/servers', token=token).json['servers']}
     assert len(members) == 2 and set(members) == listed
+    # Listed beside a group without members, each with its own.
+    _create(api, token, '2.64', name='empty', policy='affinity')
+    in_list = {g['name']: g['members'] for g in api.request(
+        'GET', '/v2.1/os-server-groups', token=token, version='2.64').json['server_groups']}
+    assert in_list == {'web': members, 'empty': []}
     for member in members:
         api.wait_for_status(member, 'ACTIVE', token=token)
     assert api.request('DELETE', f'/v2.1/servers/{members[0]}', token=token).status == 204
