@@ -19,22 +19,21 @@ naming the reason) and puts ``COMPUTE_STATUS_DISABLED`` on its providers in
 Placement, so that Placement no longer offers it at all (``cellplane/traits.py``);
 ``service enable HOST`` undoes both. Instances on the host stay where they
 are. When Placement cannot be updated the command says so and exits 1
-(the database change is kept): run it again.
+(the database change is kept): run it again. The change is the compute
+API's ``os-services`` one (``cellplane_api/compute_services.py``).
 """
 from __future__ import annotations
 
-import sqlalchemy as sa
 from cliff import lister, show
 
 from cellplane.cells.databases import CellDatabases
-from cellplane.cells.scatter_gather import CellTimeout, gather
-from cellplane.objects import aggregates, change_stamps, compute_nodes, services
+from cellplane.objects import aggregates, compute_nodes, services
 from cellplane.traits import COMPUTE_STATUS_DISABLED
+from cellplane_api import compute_services
 from cellplane_api import conf as api_conf
 from cellplane_cli import base
 from cellplane_cli.databases import engine_for
 from placement import client_conf
-from placement.client import PlacementClientError, PlacementUnreachable
 
 TOP_LEVEL = '(top)'
 # Nova's columns (``openstack compute service list``), then where the row is
@@ -74,22 +73,17 @@ class ServiceList(base.ConfigOptionsMixin, lister.Lister):
             zones = {m.host: m.metadata[aggregates.AVAILABILITY_ZONE_KEY]
                      for m in aggregates.memberships(api_engine)
                      if m.metadata.get(aggregates.AVAILABILITY_ZONE_KEY)}
-            rows = _rows(TOP_LEVEL, services.list_all(api_engine), down_time, zones)
-            mappings = {m.uuid: m for m in cells.reload()}
-            answers = gather({uuid: (lambda u=uuid: services.list_all(cells.engine(u)))
-                              for uuid in mappings}, conf.cells.read_timeout)
-            for uuid, mapping in sorted(mappings.items(), key=lambda kv: kv[1].name):
-                answer = answers[uuid]
-                if isinstance(answer, (sa.exc.SQLAlchemyError, CellTimeout)):
-                    reason = (str(answer).splitlines() or [''])[0]
-                    rows.append((None, None, None, None, None,
-                                 f'unknown: the cell database cannot be read '
-                                 f'({type(answer).__name__}: {reason})',
-                                 None, None, mapping.name, None))
-                elif isinstance(answer, BaseException):
-                    raise answer
-                else:
-                    rows.extend(_rows(mapping.name, answer, down_time, zones))
+            found = compute_services.locate(api_engine, cells, conf.cells.read_timeout)
+            rows = []
+            for one in found.services:
+                rows.extend(_rows(one.cell.name if one.cell else TOP_LEVEL, [one.row],
+                                  down_time, zones))
+            for mapping, error in found.unread.values():
+                reason = (str(error).splitlines() or [''])[0]
+                rows.append((None, None, None, None, None,
+                             f'unknown: the cell database cannot be read '
+                             f'({type(error).__name__}: {reason})',
+                             None, None, mapping.name, None))
         finally:
             cells.dispose()
             api_engine.dispose()
@@ -126,29 +120,26 @@ class _ServiceSet(base.ConfigOptionsMixin, show.ShowOne):
         api_engine = engine_for(conf, 'api')
         cells = CellDatabases(api_engine)
         try:
-            cell = self._cell_of(cells, parsed_args.host, parsed_args.cell,
-                                 conf.cells.read_timeout)
-            engine = cells.engine(cell.uuid)
-            row = services.set_disabled(engine, parsed_args.host, compute_nodes.COMPUTE_BINARY,
-                                        disabled=self.disable, reason=reason)
-            # Every scheduler re-reads its hosts at its next request.
-            change_stamps.bump_now(api_engine)
-            nodes = [n.uuid for n in compute_nodes.list_with_service(engine)
-                     if n.host == parsed_args.host]
+            one = self._service_of(api_engine, cells, parsed_args.host, parsed_args.cell,
+                                   conf.cells.read_timeout)
+            changed = compute_services.set_disabled(api_engine, one, disabled=self.disable,
+                                                    reason=reason, placement=placement)
         finally:
             cells.dispose()
             api_engine.dispose()
-        try:
-            changed = self._set_trait(placement, nodes)
+        if changed.placement_error is None:
             said = (f'{COMPUTE_STATUS_DISABLED} {"set on" if self.disable else "removed from"} '
-                    f'{len(nodes)} provider(s)' + ('' if changed else ' (already so)'))
+                    f'{changed.providers} provider(s)'
+                    + ('' if changed.placement_changed else ' (already so)'))
             self.failed = None
-        except (PlacementUnreachable, PlacementClientError) as exc:
+        else:
+            exc = changed.placement_error
             said = (f'not updated ({type(exc).__name__}: {exc}); the database change '
                     f'is kept: run the command again')
             self.failed = said
-        return SET_COLUMNS, (row['host'], row['binary'], cell.name, bool(row['disabled']),
-                             row['disabled_reason'], said)
+        row = changed.service.row
+        return SET_COLUMNS, (row['host'], row['binary'], changed.service.cell.name,
+                             bool(row['disabled']), row['disabled_reason'], said)
 
     def run(self, parsed_args):
         code = super().run(parsed_args)
@@ -157,37 +148,24 @@ class _ServiceSet(base.ConfigOptionsMixin, show.ShowOne):
             return 1
         return code
 
-    def _cell_of(self, cells: CellDatabases, host: str, cell_name: str | None,
-                 timeout: float):
-        mappings = cells.reload()
-        if cell_name is not None:
-            mappings = [m for m in mappings if m.name == cell_name]
-            if not mappings:
-                raise ServiceNotFound(f'no cell named {cell_name!r}')
-        answers = gather({m.uuid: (lambda u=m.uuid: services.get_service(
-            cells.engine(u), host, compute_nodes.COMPUTE_BINARY)) for m in mappings}, timeout)
-        having = [m for m in mappings
-                  if not isinstance(answers[m.uuid], BaseException) and answers[m.uuid]]
-        unread = [m.name for m in mappings if isinstance(answers[m.uuid], BaseException)]
+    def _service_of(self, api_engine, cells: CellDatabases, host: str, cell_name: str | None,
+                    timeout: float) -> compute_services.Located:
+        if cell_name is not None and cell_name not in {m.name for m in cells.reload()}:
+            raise ServiceNotFound(f'no cell named {cell_name!r}')
+        found = compute_services.locate(api_engine, cells, timeout, top_level=False,
+                                        cell_names=None if cell_name is None else {cell_name})
+        having = [one for one in found.services
+                  if one.row['host'] == host and one.row['binary'] == compute_nodes.COMPUTE_BINARY]
         if len(having) == 1:
             return having[0]
         if having:
             raise ServiceNotFound(f'host {host} has a compute service in several cells '
-                                  f'({", ".join(sorted(m.name for m in having))}): give --cell')
-        unread_note = (f' (cells not read: {", ".join(sorted(unread))})' if unread else '')
+                                  f'({", ".join(sorted(one.cell.name for one in having))}): '
+                                  f'give --cell')
+        unread = sorted(mapping.name for mapping, _ in found.unread.values())
+        unread_note = f' (cells not read: {", ".join(unread)})' if unread else ''
         raise ServiceNotFound(f'no compute service on host {host} in any cell{unread_note}; '
                               f'see `cellplane-manage service list`')
-
-    def _set_trait(self, placement, nodes: list[str]) -> bool:
-        changed = False
-        for uuid in nodes:
-            present = placement.get_traits(uuid)
-            wanted = (present | {COMPUTE_STATUS_DISABLED} if self.disable
-                      else present - {COMPUTE_STATUS_DISABLED})
-            if wanted != present:
-                placement.set_traits(uuid, wanted)
-                changed = True
-        return changed
 
 
 class ServiceDisable(_ServiceSet):

@@ -3,7 +3,7 @@
 The scheduler reads each cell database downward (compute_nodes joined with
 the ``cellplane-compute`` row of ``services``). A node is up when its
 service's last heartbeat is younger than ``[service] service_down_time``; a
-node whose service never reported is down. A cell whose database cannot be
+node whose service never reported, or was forced down, is down. A cell whose database cannot be
 read keeps the records last read from it, and the failure is reported, so one
 unreachable cell does not stop scheduling in the others.
 """
@@ -32,7 +32,7 @@ def read_cell(engine: Engine, cell_uuid: str, *, service_down_time: float,
     liveness = Liveness.at(service_down_time, now)
     return [CellNodeRecord(
         uuid=row.uuid, host=row.host, nodename=row.nodename, cell_uuid=cell_uuid,
-        service_up=not liveness.is_down(row.last_seen_at),
+        service_up=not liveness.is_down(row.last_seen_at, row.forced_down),
         service_disabled=row.disabled, disabled_reason=row.disabled_reason,
         availability_zone=row.availability_zone, stats=row.stats)
         for row in compute_nodes.list_with_service(engine)]

@@ -41,6 +41,12 @@ def services_table(metadata: sa.MetaData) -> sa.Table:
         sa.Column('disabled', sa.Boolean, nullable=False, server_default=sa.false()),
         sa.Column('disabled_reason', sa.String(255), nullable=True),
         sa.Column('version', sa.String(32), nullable=True),
+        # The compute API's service id from microversion 2.53 (set when the row is created).
+        sa.Column('uuid', sa.String(36), nullable=True),
+        # An operator's word that the service is down whatever its heartbeats say
+        # (Nova's force-down: fencing before evacuating a host).
+        sa.Column('forced_down', sa.Boolean, nullable=False, server_default=sa.false()),
         sa.UniqueConstraint('host', 'binary', name='uniq_services0host0binary'),
+        sa.UniqueConstraint('uuid', name='uniq_services0uuid'),
         *timestamps(),
     )

@@ -201,7 +201,7 @@ def stalled(engine: Engine, *, service_down_time: float, build_timeout: float = 
     now = naive_utc(now) if now else utcnow()
     liveness = Liveness.at(service_down_time, now)
     down_before = liveness.down_before
-    stuck = liveness.down_clause(services.c.last_seen_at)
+    stuck = liveness.down_clause(services.c.last_seen_at, services.c.forced_down)
     if build_start_timeout:
         stuck = sa.or_(stuck, sa.and_(
             build_plans.c.started_at.is_(None),

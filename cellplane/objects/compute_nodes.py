@@ -119,6 +119,7 @@ class NodeWithService:
     last_seen_at: datetime.datetime | None
     disabled: bool
     disabled_reason: str | None
+    forced_down: bool = False
 
 
 def list_with_service(engine: Engine) -> list[NodeWithService]:
@@ -126,7 +127,8 @@ def list_with_service(engine: Engine) -> list[NodeWithService]:
     query = (sa.select(compute_nodes.c.uuid, compute_nodes.c.host,
                        compute_nodes.c.nodename, compute_nodes.c.availability_zone,
                        compute_nodes.c.stats, services.c.last_seen_at,
-                       services.c.disabled, services.c.disabled_reason)
+                       services.c.disabled, services.c.disabled_reason,
+                       services.c.forced_down)
              .select_from(compute_nodes.outerjoin(
                  services, sa.and_(services.c.host == compute_nodes.c.host,
                                    services.c.binary == COMPUTE_BINARY)))
@@ -137,7 +139,8 @@ def list_with_service(engine: Engine) -> list[NodeWithService]:
         uuid=row.uuid, host=row.host, nodename=row.nodename,
         availability_zone=row.availability_zone, stats=dict(row.stats or {}),
         last_seen_at=row.last_seen_at, disabled=bool(row.disabled),
-        disabled_reason=row.disabled_reason) for row in rows]
+        disabled_reason=row.disabled_reason, forced_down=bool(row.forced_down))
+        for row in rows]
 
 
 def zones(engine: Engine) -> set[str]:

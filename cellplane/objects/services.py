@@ -9,13 +9,17 @@ A heartbeat creates the row the first time and afterwards bumps
 ``report_count`` and ``last_seen_at``. ``last_seen_at`` is the conductor's
 clock (UTC), not the sender's: liveness is then judged on one clock, whatever
 the skew between hosts, and ``Liveness`` is the one test of "this service is
-down" (in Python and in SQL). The ``disabled`` flag is taken from a heartbeat only
-when the row is created; after that an operator's change in the DB wins.
+down" (in Python and in SQL): a service an operator forced down
+(``forced_down``, Nova's force-down) is down whatever its heartbeats say.
+The ``disabled`` flag is taken from a heartbeat only when the row is
+created; after that an operator's change in the DB wins. Each row gets a
+``uuid`` when it is created: the compute API's service id from 2.53.
 """
 from __future__ import annotations
 
 import dataclasses
 import datetime
+import uuid as uuidlib
 from typing import Iterable, Sequence
 
 import sqlalchemy as sa
@@ -42,7 +46,8 @@ def record_heartbeats(engine: Engine, statuses: Sequence[ServiceStatus]) -> None
     if not latest:
         return
     now = utcnow()
-    rows = [dict(host=s.host, binary=s.binary, topic=s.topic, report_count=1,
+    rows = [dict(uuid=str(uuidlib.uuid4()), host=s.host, binary=s.binary, topic=s.topic,
+                 report_count=1,
                  last_seen_at=now, disabled=s.disabled, disabled_reason=s.disabled_reason,
                  version=s.version, created_at=now, updated_at=now)
             for s in latest.values()]
@@ -97,6 +102,38 @@ def set_disabled(engine: Engine, host: str, binary: str, *, disabled: bool,
     return get_service(engine, host, binary) if changed else None
 
 
+def set_forced_down(engine: Engine, host: str, binary: str, *,
+                    forced_down: bool) -> dict | None:
+    """Force the (host, binary) service down, or lift that; its row after, or None if there is none."""
+    with engine.begin() as conn:
+        changed = conn.execute(services.update().where(
+            services.c.host == host, services.c.binary == binary).values(
+                forced_down=forced_down, updated_at=utcnow())).rowcount
+    return get_service(engine, host, binary) if changed else None
+
+
+def get_by_uuid(engine: Engine, uuid: str) -> dict | None:
+    """The row whose ``uuid`` is ``uuid``, as a dict, or None."""
+    with engine.connect() as conn:
+        row = conn.execute(sa.select(services).where(
+            services.c.uuid == uuid)).mappings().first()
+    return dict(row) if row else None
+
+
+def get_by_id(engine: Engine, row_id: int) -> dict | None:
+    """The row of id ``row_id`` (ids are per database), as a dict, or None."""
+    with engine.connect() as conn:
+        row = conn.execute(sa.select(services).where(
+            services.c.id == row_id)).mappings().first()
+    return dict(row) if row else None
+
+
+def delete_row(engine: Engine, row_id: int) -> bool:
+    """Delete the row of id ``row_id``; whether there was one."""
+    with engine.begin() as conn:
+        return bool(conn.execute(sa.delete(services).where(services.c.id == row_id)).rowcount)
+
+
 def list_all(engine: Engine) -> list[dict]:
     """Every service row, by binary then host.
 
@@ -112,10 +149,11 @@ def list_all(engine: Engine) -> list[dict]:
 
 @dataclasses.dataclass(frozen=True)
 class Liveness:
-    """When a service is down: it never reported, or its last heartbeat is older than ``down_before``.
+    """When a service is down: forced down, never reported, or its last heartbeat is older than ``down_before``.
 
-    ``is_down`` judges a value read; ``down_clause`` is the same test in SQL,
-    over a ``last_seen_at`` column or subquery. Both read ``down_before``.
+    ``is_down`` judges values read; ``down_clause`` is the same test in SQL,
+    over a ``last_seen_at`` column or subquery (and ``forced_down``'s, when
+    the query has the service row). Both read ``down_before``.
     """
 
     down_before: datetime.datetime
@@ -126,17 +164,21 @@ class Liveness:
         now = naive_utc(now) if now is not None else utcnow()
         return cls(now - datetime.timedelta(seconds=service_down_time))
 
-    def is_down(self, last_seen_at: datetime.datetime | None) -> bool:
-        return last_seen_at is None or last_seen_at < self.down_before
+    def is_down(self, last_seen_at: datetime.datetime | None, forced_down: bool = False) -> bool:
+        return bool(forced_down) or last_seen_at is None or last_seen_at < self.down_before
 
-    def down_clause(self, last_seen_at: sa.ColumnElement) -> sa.ColumnElement[bool]:
-        return sa.or_(last_seen_at.is_(None), last_seen_at < self.down_before)
+    def down_clause(self, last_seen_at: sa.ColumnElement,
+                    forced_down: sa.ColumnElement | None = None) -> sa.ColumnElement[bool]:
+        clause = sa.or_(last_seen_at.is_(None), last_seen_at < self.down_before)
+        # An outer join's missing row has a NULL forced_down: not forced.
+        return clause if forced_down is None else sa.or_(forced_down.is_(True), clause)
 
 
 def is_up(row: dict, *, service_down_time: float,
           now: datetime.datetime | None = None) -> bool:
-    """Whether the row's last heartbeat is younger than ``service_down_time`` seconds."""
-    return not Liveness.at(service_down_time, now).is_down(row.get('last_seen_at'))
+    """Whether the row is not forced down and its last heartbeat is younger than ``service_down_time`` seconds."""
+    return not Liveness.at(service_down_time, now).is_down(row.get('last_seen_at'),
+                                                           row.get('forced_down', False))
 
 
 def silent_hosts(engine: Engine, hosts: Iterable[str], binary: str, *,
@@ -150,16 +192,19 @@ def silent_hosts(engine: Engine, hosts: Iterable[str], binary: str, *,
     if not hosts:
         return {}
     with engine.connect() as conn:
-        rows = conn.execute(sa.select(services.c.host, services.c.last_seen_at).where(
+        rows = conn.execute(sa.select(services.c.host, services.c.last_seen_at,
+                                      services.c.forced_down).where(
             services.c.binary == binary, services.c.host.in_(hosts))).all()
     liveness = Liveness.at(service_down_time)
-    return {row.host: row.last_seen_at for row in rows if liveness.is_down(row.last_seen_at)}
+    return {row.host: row.last_seen_at for row in rows
+            if liveness.is_down(row.last_seen_at, row.forced_down)}
 
 
 def count_silent(engine: Engine, binary: str, *, service_down_time: float,
                  now: datetime.datetime | None = None) -> tuple[int, int]:
     """(silent, all): the ``binary`` rows, and those not heard of for ``service_down_time``."""
-    silent = Liveness.at(service_down_time, now).down_clause(services.c.last_seen_at)
+    silent = Liveness.at(service_down_time, now).down_clause(services.c.last_seen_at,
+                                                             services.c.forced_down)
     with engine.connect() as conn:
         row = conn.execute(sa.select(
             sa.func.count().filter(silent), sa.func.count()).where(
