@@ -31,6 +31,7 @@ def app_from_conf(conf):
     from cellplane_api.request import Services
     from compute_agent.rpcapi import ComputeAPI
     from conductor.super.rpcapi import SuperConductorAPI
+    from placement import client_conf
 
     api_engine = engines.create_engine(conf.api_database.connection)
     timeout = conf.cells.read_timeout
@@ -44,7 +45,10 @@ def app_from_conf(conf):
         compute_api_for=lambda cell: ComputeAPI(transports.get(cell.transport_url), conf=conf),
         enforcer=policy.PolicyEnforcer(conf), cell_timeout=timeout,
         max_body_size=conf.api.max_request_body_size,
-        service_down_time=conf.service.service_down_time)
+        placement=client_conf.client_from_conf(conf, 'cellplane-api'),
+        service_down_time=conf.service.service_down_time,
+        default_zone=conf.default_availability_zone,
+        internal_zone=conf.internal_service_availability_zone)
     return wsgi.make_app(services, conf=conf, count_requests=bool(conf.metrics.bind_port))
 
 

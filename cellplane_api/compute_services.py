@@ -27,12 +27,23 @@ from sqlalchemy.engine import Engine
 
 from cellplane.cells.databases import CellDatabases
 from cellplane.cells.scatter_gather import CellTimeout, gather
-from cellplane.objects import change_stamps, compute_nodes, services
+from cellplane.objects import (
+    aggregates,
+    change_stamps,
+    compute_nodes,
+    host_mappings,
+    instances,
+    services,
+)
 from cellplane.objects.cell_mappings import CellMapping
 from cellplane.traits import COMPUTE_STATUS_DISABLED
 from placement.client import PlacementClientError, PlacementUnreachable
 
 COMPUTE_BINARY = compute_nodes.COMPUTE_BINARY
+
+
+class ServiceInUse(Exception):
+    """A compute service that still hosts instances (or whose providers hold allocations)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -130,3 +141,33 @@ def set_forced_down(api_engine: Engine, one: Located, *, forced_down: bool) -> C
                                    forced_down=forced_down)
     _bump(api_engine)
     return Changed(_reread(one, row))
+
+
+def delete(api_engine: Engine, one: Located, *, placement=None) -> None:
+    """Delete the service's row; a compute service also takes its nodes, their providers, its
+    host mapping and its aggregate memberships along. ``ServiceInUse`` (nothing deleted) while
+    the host has instances or Placement refuses a provider (allocations); a running agent
+    registers its host again at its next report, as in Nova."""
+    row = one.row
+    if row['binary'] == COMPUTE_BINARY and one.cell is not None:
+        host = row['host']
+        with one.engine.connect() as conn:
+            hosting = instances.placed(conn, [host])
+        if hosting:
+            raise ServiceInUse('Unable to delete compute service that is hosting instances. '
+                               'Migrate or delete the instances first.')
+        nodes = [n.uuid for n in compute_nodes.list_with_service(one.engine) if n.host == host]
+        for uuid in nodes if placement is not None else ():
+            try:
+                placement.delete_provider(uuid)
+            except PlacementClientError as exc:
+                raise ServiceInUse(f'Unable to delete compute service: Placement refused to '
+                                   f'delete resource provider {uuid} ({exc}).') from exc
+        compute_nodes.delete_hosts(one.engine, [host])
+        for membership in aggregates.memberships(api_engine):
+            if membership.host == host:
+                aggregates.remove_host(api_engine, membership.aggregate_uuid, host)
+        with api_engine.begin() as conn:
+            host_mappings.unmap(conn, host)
+        _bump(api_engine)
+    services.delete_row(one.engine, row['id'])

@@ -18,6 +18,7 @@ from cellplane_api.handlers import (
     server_groups,
     servers,
 )
+from cellplane_api.handlers import services as compute_services
 
 # Served without the /v2.1 prefix.
 ROOT_ROUTES = {
@@ -53,6 +54,9 @@ ROUTES = {
     '/os-scheduling-records': {'GET': scheduling_records.list_scheduling_records},
     '/os-scheduling-records/{request_id}': {
         'GET': scheduling_records.show_scheduling_record},
+    '/os-services': {'GET': compute_services.list_services},
+    '/os-services/{service_id}': {'PUT': compute_services.update_service,
+                                  'DELETE': compute_services.delete_service},
 }
 
 # The first segment of every route: anything else there is a project id.

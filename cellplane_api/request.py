@@ -30,6 +30,10 @@ class Services:
     service_down_time: float = 60.0
     # Asked before and after a server group is written; none until a quota driver is given.
     group_quota: GroupQuota = UNLIMITED
+    # placement.client.PlacementClient: hypervisor usage, a disabled host's trait.
+    placement: object = None
+    default_zone: str = 'nova'
+    internal_zone: str = 'internal'
 
 
 class ComputeRequest(webob.Request):

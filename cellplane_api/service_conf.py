@@ -17,6 +17,7 @@ from cellplane import conf as shared_conf
 from cellplane import config
 from cellplane.rpc import options as rpc_options
 from cellplane_api import conf as api_role_conf
+from placement import client_conf
 
 api_group = cfg.OptGroup('api', title='Compute HTTP API')
 api_opts = [
@@ -49,6 +50,7 @@ def register_opts(conf: cfg.ConfigOpts) -> None:
     conf.register_group(cfg.OptGroup(api_group.name, title=api_group.title))
     conf.register_opts(api_opts, group=api_group.name)
     api_role_conf.register_opts(conf)
+    client_conf.register_opts(conf)
     rpc_options.register_opts(conf)
     conf.register_opts(shared_conf.metrics_opts, group='metrics')
     policy_opts.set_defaults(conf)

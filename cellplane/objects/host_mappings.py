@@ -49,6 +49,12 @@ def list_all(engine: Engine) -> list[tuple[str, int]]:
             .order_by(host_mappings.c.host))]
 
 
+def unmap(conn: Connection, host: str) -> bool:
+    """Unmap one host (its compute service was deleted); whether it was mapped."""
+    return bool(conn.execute(host_mappings.delete().where(
+        host_mappings.c.host == host)).rowcount)
+
+
 def delete_in_cell(conn: Connection, cell_id: int) -> int:
     """Unmap every host of the cell; how many were unmapped."""
     return conn.execute(host_mappings.delete().where(

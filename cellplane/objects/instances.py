@@ -67,6 +67,18 @@ def list_all(conn: Connection) -> list[dict]:
     return [dict(r) for r in conn.execute(sa.select(instances)).mappings().all()]
 
 
+def placed(conn: Connection, hosts: Sequence[str] | None = None) -> list[dict]:
+    """The instances not deleted that have a host (one of ``hosts`` when given), by creation:
+    ``{"uuid", "display_name", "host", "node"}`` each."""
+    query = (sa.select(instances.c.uuid, instances.c.display_name, instances.c.host,
+                       instances.c.node)
+             .where(instances.c.host.is_not(None), instances.c.vm_state != DELETED)
+             .order_by(instances.c.id))
+    if hosts is not None:
+        query = query.where(instances.c.host.in_(list(hosts)))
+    return [dict(r) for r in conn.execute(query).mappings().all()]
+
+
 def delete(conn: Connection, uuid: str) -> None:
     """Remove the instance's row (its faults too); its actions are ``instance_actions``'."""
     conn.execute(instance_faults.delete().where(instance_faults.c.instance_uuid == uuid))

@@ -4,15 +4,19 @@ from __future__ import annotations
 import itertools
 
 from cellplane_api.policies import (
+    availability_zone,
     base,
     flavors,
+    hypervisors,
     instance_actions,
     scheduling_records,
     server_groups,
     servers,
 )
+from cellplane_api.policies import services as compute_services
 
 
 def list_rules():
     return list(itertools.chain(base.rules, flavors.rules, servers.rules, server_groups.rules,
-                                instance_actions.rules, scheduling_records.rules))
+                                instance_actions.rules, scheduling_records.rules,
+                                compute_services.rules, hypervisors.rules, availability_zone.rules))

@@ -51,7 +51,8 @@ class ComputeCloud:
             compute_api_for=lambda cell: ComputeAPI(cloud.cell_buses[cell.name].transport,
                                                     conf=cloud.conf),
             enforcer=policy.PolicyEnforcer(conf), cell_timeout=5.0,
-            max_body_size=conf.api.max_request_body_size)
+            max_body_size=conf.api.max_request_body_size, placement=cloud.placement,
+            service_down_time=cloud.conf.service.service_down_time)
         self.app = wsgi.make_app(self.services, conf=conf, auth_strategy='noauth2')
 
     def make_app(self, **overrides: dict):
