@@ -12,6 +12,7 @@ import re
 from cellplane_api import errors
 from cellplane_api.handlers import (
     flavors,
+    hypervisors,
     instance_actions,
     root,
     scheduling_records,
@@ -57,6 +58,12 @@ ROUTES = {
     '/os-services': {'GET': compute_services.list_services},
     '/os-services/{service_id}': {'PUT': compute_services.update_service,
                                   'DELETE': compute_services.delete_service},
+    '/os-hypervisors': {'GET': hypervisors.list_hypervisors},
+    '/os-hypervisors/detail': {'GET': hypervisors.list_hypervisors_detail},
+    '/os-hypervisors/statistics': {'GET': hypervisors.statistics},
+    '/os-hypervisors/{hypervisor_id}': {'GET': hypervisors.show_hypervisor},
+    '/os-hypervisors/{hypervisor_id}/search': {'GET': hypervisors.search},
+    '/os-hypervisors/{hypervisor_id}/servers': {'GET': hypervisors.servers},
 }
 
 # The first segment of every route: anything else there is a project id.

@@ -107,6 +107,13 @@ def get_node(engine: Engine, uuid: str) -> dict | None:
     return dict(row) if row else None
 
 
+def list_all(engine: Engine) -> list[dict]:
+    """Every compute node row, by id."""
+    with engine.connect() as conn:
+        return [dict(r) for r in conn.execute(
+            sa.select(compute_nodes).order_by(compute_nodes.c.id)).mappings().all()]
+
+
 @dataclasses.dataclass(frozen=True)
 class NodeWithService:
     """A compute node row with the liveness of its host's ``cellplane-compute`` service."""

@@ -167,6 +167,10 @@ class PlacementClient:
                               allocation_ratio=i['allocation_ratio'])
                 for rc, i in body['inventories'].items()}
 
+    def get_usages(self, uuid: str) -> dict[str, int]:
+        """What the provider's allocations use, resource class -> amount."""
+        return dict(self._call('GET', f'/resource_providers/{uuid}/usages').body['usages'])
+
     def get_traits(self, uuid: str) -> frozenset[str]:
         """The provider's traits."""
         return frozenset(self._call('GET', f'/resource_providers/{uuid}/traits').body['traits'])
