@@ -11,6 +11,7 @@ import re
 
 from cellplane_api import errors
 from cellplane_api.handlers import (
+    availability_zones,
     flavors,
     hypervisors,
     instance_actions,
@@ -64,6 +65,8 @@ ROUTES = {
     '/os-hypervisors/{hypervisor_id}': {'GET': hypervisors.show_hypervisor},
     '/os-hypervisors/{hypervisor_id}/search': {'GET': hypervisors.search},
     '/os-hypervisors/{hypervisor_id}/servers': {'GET': hypervisors.servers},
+    '/os-availability-zone': {'GET': availability_zones.list_zones},
+    '/os-availability-zone/detail': {'GET': availability_zones.detail_zones},
 }
 
 # The first segment of every route: anything else there is a project id.

@@ -50,7 +50,7 @@ def is_uuid(text: str) -> bool:
     return True
 
 
-def _found(req) -> compute_services.Found:
+def found_services(req) -> compute_services.Found:
     services = req.services
     return compute_services.locate(services.api_engine, services.cells, services.cell_timeout)
 
@@ -81,7 +81,7 @@ def detail(req, one: compute_services.Located, zones: Zones) -> dict:
 def list_services(req):
     """``{"services": [...]}``, filtered by ``?host=`` and ``?binary=`` when given."""
     req.authorize(rules.LIST)
-    found = _found(req)
+    found = found_services(req)
     host, binary = req.GET.get('host'), req.GET.get('binary')
     chosen = [one for one in found.services
               if (not host or one.row['host'] == host)
@@ -94,7 +94,7 @@ def _by_host_binary(req, host: str, binary: str) -> compute_services.Located:
     if binary != COMPUTE_BINARY:
         raise errors.BadRequest(f'Updating a {binary} service is not supported. Only '
                                 f'{COMPUTE_BINARY} services can be updated.')
-    having = [one for one in _found(req).services
+    having = [one for one in found_services(req).services
               if one.row['host'] == host and one.row['binary'] == binary]
     if not having:
         raise errors.NotFound(f'Could not find binary {binary} on host {host}.')
@@ -148,7 +148,7 @@ def update_service(req):
 
 
 def _by_uuid(req, ident: str) -> compute_services.Located:
-    found = [one for one in _found(req).services if one.row['uuid'] == ident]
+    found = [one for one in found_services(req).services if one.row['uuid'] == ident]
     if not found:
         raise errors.NotFound(f'Service {ident} could not be found.')
     return found[0]
@@ -192,7 +192,7 @@ def delete_service(req):
                                 f'id must be an integer.')
     req.authorize(rules.DELETE)
     services = req.services
-    found = _found(req).services
+    found = found_services(req).services
     if req.mv >= (2, 53):
         having = [one for one in found if one.row['uuid'] == ident]
     else:
