@@ -19,12 +19,14 @@ Two ways to authenticate, as Placement's ``[api] auth_strategy``:
 from __future__ import annotations
 
 import copy
+from typing import TYPE_CHECKING
 
 from keystoneauth1 import exceptions as ks_exc
 from keystoneauth1 import loading as ks_loading
 from oslo_config import cfg
 
-from placement.client import KeystoneTransport, PlacementClient
+if TYPE_CHECKING:
+    from placement.client import PlacementClient
 
 GROUP = 'placement'
 placement_group = cfg.OptGroup(GROUP, title='Reaching the Placement service')
@@ -84,6 +86,9 @@ def list_opts():
 
 def client_from_conf(conf: cfg.ConfigOpts, service_name: str) -> PlacementClient:
     """A ``PlacementClient`` over HTTP as ``[placement]`` describes it."""
+    # Imported here: the client imports prometheus_client, which an HTTP daemon
+    # registering these options must not import before it set up its metrics.
+    from placement.client import KeystoneTransport, PlacementClient
     group = conf.placement
     retry = {'attempts': group.connect_attempts, 'retry_timeout': group.retry_timeout}
     if group.auth_type:

@@ -97,3 +97,26 @@ def test_the_workers_requests_are_counted_at_metrics_by_route_and_status(deploym
     scraped = requests.get(f'http://127.0.0.1:{METRICS_PORT}/metrics', timeout=10).text
     assert ('cellplane_api_requests_total{method="GET",route="/flavors/{flavor_id}",'
             'status="404"}') in scraped
+
+
+def test_the_daemon_disables_a_host_in_placement_and_reads_usage_from_it(deployment):
+    """What one process cannot show: the daemon's own [placement] client, over HTTP."""
+    def call(method, path, body=None):
+        return requests.request(method, deployment.compute_api_url + path, json=body,
+                                timeout=30, headers={'X-Auth-Token': 'admin:admin',
+                                                     'OpenStack-API-Version': 'compute 2.53'})
+    hypervisors = call('GET', '/v2.1/os-hypervisors/detail').json()['hypervisors']
+    assert [h['hypervisor_hostname'] for h in hypervisors] == ['cell1-api']
+    node = hypervisors[0]
+    placement = deployment.placement()
+    inventory = placement.get_inventory(node['id'])
+    assert (node['vcpus'], node['memory_mb']) == (inventory['VCPU'].total,
+                                                  inventory['MEMORY_MB'].total)
+    service_id = node['service']['id']
+    disabled = call('PUT', f'/v2.1/os-services/{service_id}',
+                    {'status': 'disabled', 'disabled_reason': 'integration'})
+    assert disabled.status_code == 200, disabled.text
+    assert 'COMPUTE_STATUS_DISABLED' in placement.get_traits(node['id'])
+    assert call('PUT', f'/v2.1/os-services/{service_id}',
+                {'status': 'enabled'}).json()['service']['status'] == 'enabled'
+    assert 'COMPUTE_STATUS_DISABLED' not in placement.get_traits(node['id'])
