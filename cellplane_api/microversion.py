@@ -20,7 +20,7 @@ MIN_VERSION = Version(2, 1)
 MAX_VERSION = Version(2, 69)
 VARY = 'OpenStack-API-Version, X-OpenStack-Nova-API-Version'
 # The negotiation itself is the ground's (cellplane/wsgi/microversion.py).
-_NEGOTIATOR = negotiation.Negotiator(SERVICE_TYPE, '2.1', f'{MAX_VERSION[0]}.{MAX_VERSION[1]}',
+_NEGOTIATOR = negotiation.Negotiator(SERVICE_TYPE, '2.1', '2.69',
                                      legacy_header='X-OpenStack-Nova-API-Version')
 
 
