@@ -9,6 +9,7 @@
     cellplane-manage service list --config-file top.conf [--format json]
     cellplane-manage service disable HOST [--reason TEXT] [--cell NAME] --config-file top.conf
     cellplane-manage service enable HOST [--cell NAME] --config-file top.conf
+    cellplane-manage service force-down HOST [--unset] [--cell NAME] --config-file top.conf
     cellplane-manage placement audit [--fix] [--grace S] --config-file top.conf [--format json]
     cellplane-manage failure-domain record-levels --config-file top.conf [--format json]
 
@@ -31,7 +32,12 @@ from cellplane_cli.databases import engine_for
 from cellplane_cli.failure_domain_commands import MANAGE_COMMANDS as FAILURE_DOMAIN_COMMANDS
 from cellplane_cli.placement_commands import PlacementAudit
 from cellplane_cli.rpc_commands import RpcPing
-from cellplane_cli.service_commands import ServiceDisable, ServiceEnable, ServiceList
+from cellplane_cli.service_commands import (
+    ServiceDisable,
+    ServiceEnable,
+    ServiceForceDown,
+    ServiceList,
+)
 
 
 def _placement_registrar(conf):
@@ -229,6 +235,7 @@ class ManageApp(base.CellplaneApp):
                       'service list': ServiceList,
                       'service disable': ServiceDisable,
                       'service enable': ServiceEnable,
+                      'service force-down': ServiceForceDown,
                       'placement audit': PlacementAudit,
                       **FAILURE_DOMAIN_COMMANDS})
 

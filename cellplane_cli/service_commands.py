@@ -21,6 +21,9 @@ Placement, so that Placement no longer offers it at all (``cellplane/traits.py``
 are. When Placement cannot be updated the command says so and exits 1
 (the database change is kept): run it again. The change is the compute
 API's ``os-services`` one (``cellplane_api/compute_services.py``).
+``service force-down HOST [--unset]`` is Nova's force-down: the host is
+down (the scheduler skips it, the cell conductor reschedules its builds)
+whatever its heartbeats say, until it is unset.
 """
 from __future__ import annotations
 
@@ -166,6 +169,37 @@ class _ServiceSet(base.ConfigOptionsMixin, show.ShowOne):
         unread_note = f' (cells not read: {", ".join(unread)})' if unread else ''
         raise ServiceNotFound(f'no compute service on host {host} in any cell{unread_note}; '
                               f'see `cellplane-manage service list`')
+
+
+class ServiceForceDown(_ServiceSet):
+    """Say a compute host is down whatever its heartbeats say (Nova's force-down: fence it before
+    moving its work); ``--unset`` lifts it. Placement is not touched."""
+
+    FORCE_COLUMNS = ('host', 'binary', 'cell', 'forced_down', 'state')
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('--unset', action='store_true',
+                            help='lift the force-down: the heartbeats say again')
+        return parser
+
+    def take_action(self, parsed_args):
+        conf = self.load_config(parsed_args)
+        api_engine = engine_for(conf, 'api')
+        cells = CellDatabases(api_engine)
+        try:
+            one = self._service_of(api_engine, cells, parsed_args.host, parsed_args.cell,
+                                   conf.cells.read_timeout)
+            changed = compute_services.set_forced_down(api_engine, one,
+                                                       forced_down=not parsed_args.unset)
+        finally:
+            cells.dispose()
+            api_engine.dispose()
+        self.failed = None
+        row = changed.service.row
+        up = services.is_up(row, service_down_time=conf.service.service_down_time)
+        return self.FORCE_COLUMNS, (row['host'], row['binary'], changed.service.cell.name,
+                                    bool(row['forced_down']), 'up' if up else 'down')
 
 
 class ServiceDisable(_ServiceSet):

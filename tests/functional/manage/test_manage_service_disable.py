@@ -120,3 +120,18 @@ def test_an_unknown_host_is_refused_in_one_line_naming_it(cloud, capsys):
     assert code == 1
     assert ('no compute service on host cell9-host1 in any cell; see '
             '`cellplane-manage service list`') in err
+
+
+def test_a_forced_down_host_gets_no_boot_until_unset(cloud, capsys):
+    flavors.create(cloud.api_engine, name='small', vcpus=1, memory_mb=512, root_gb=1)
+    code, shown = _manage(cloud, capsys, 'service', 'force-down', 'cell1-host1')
+    assert code == 0
+    assert (shown['host'], shown['cell'], shown['forced_down'], shown['state']) == (
+        'cell1-host1', 'cell1', True, 'down')
+    # Its heartbeats go on; the scheduler takes it as down all the same.
+    cloud.refresher.refresh()
+    assert {(s.status, s.host) for s in _boot(cloud, 3)} == {('ACTIVE', 'cell1-host2')}
+    code, shown = _manage(cloud, capsys, 'service', 'force-down', 'cell1-host1', '--unset')
+    assert code == 0 and (shown['forced_down'], shown['state']) == (False, 'up')
+    cloud.refresher.refresh()
+    assert 'cell1-host1' in {s.host for s in _boot(cloud, 6)}
