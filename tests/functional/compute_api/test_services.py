@@ -289,3 +289,24 @@ def test_delete_refuses_a_host_that_has_servers(api):
 def test_bad_deletes_are_4xx(api, ident, version, status):
     answer = api.request('DELETE', f'/v2.1/os-services/{ident}', token=ADMIN, version=version)
     assert answer.status == status, answer.text
+
+
+ANY_BODY = [b'', b'not json', b'{"a": ', b'null', b'[]', b'"text"', b'1', b'{}', b'{"\x00": 1}',
+            b'{"host": null, "binary": 5}', b'{"host": "x" , "binary": "y", "forced_down": []}',
+            b'{"status": null}', b'{"forced_down": "perhaps"}',
+            b'{"status": "disabled", "disabled_reason": ""}']
+
+
+@pytest.mark.parametrize('path, version', [
+    ('disable', '2.1'), ('disable-log-reason', '2.1'), ('force-down', '2.11'),
+    ('enable', '2.52'), ('{uuid}', '2.53'), ('{uuid}', '2.69')])
+@pytest.mark.parametrize('raw', ANY_BODY)
+def test_a_body_of_the_wrong_shape_is_a_4xx_that_changes_nothing(api, path, version, raw):
+    before = _row(api, 'cell1-host2')
+    path = path.replace('{uuid}', before['uuid'])
+    answer = api.request('PUT', f'/v2.1/os-services/{path}', raw=raw, token=ADMIN,
+                         version=version)
+    assert 400 <= answer.status < 500, (answer.status, answer.text)
+    (detail,) = answer.json.values()
+    assert detail['code'] == answer.status and '\n' not in detail['message']
+    assert _row(api, 'cell1-host2') == before
