@@ -21,6 +21,7 @@ told: ``Changed.placement_error`` says why, and doing it again finishes it.
 from __future__ import annotations
 
 import dataclasses
+import logging
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
@@ -39,11 +40,12 @@ from cellplane.objects.cell_mappings import CellMapping
 from cellplane.traits import COMPUTE_STATUS_DISABLED
 from placement.client import PlacementClientError, PlacementUnreachable
 
+LOG = logging.getLogger(__name__)
 COMPUTE_BINARY = compute_nodes.COMPUTE_BINARY
 
 
 class ServiceInUse(Exception):
-    """A compute service that still hosts instances (or whose providers hold allocations)."""
+    """A compute service that still hosts instances."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -146,8 +148,8 @@ def set_forced_down(api_engine: Engine, one: Located, *, forced_down: bool) -> C
 def delete(api_engine: Engine, one: Located, *, placement=None) -> None:
     """Delete the service's row; a compute service also takes its nodes, their providers, its
     host mapping and its aggregate memberships along. ``ServiceInUse`` (nothing deleted) while
-    the host has instances or Placement refuses a provider (allocations); a running agent
-    registers its host again at its next report, as in Nova."""
+    the host has instances; a provider Placement will not delete is logged and left, as in
+    Nova. A running agent registers its host again at its next report, as in Nova."""
     row = one.row
     if row['binary'] == COMPUTE_BINARY and one.cell is not None:
         host = row['host']
@@ -160,9 +162,10 @@ def delete(api_engine: Engine, one: Located, *, placement=None) -> None:
         for uuid in nodes if placement is not None else ():
             try:
                 placement.delete_provider(uuid)
-            except PlacementClientError as exc:
-                raise ServiceInUse(f'Unable to delete compute service: Placement refused to '
-                                   f'delete resource provider {uuid} ({exc}).') from exc
+            except (PlacementClientError, PlacementUnreachable) as exc:
+                # As Nova: the service goes all the same; the provider is the audit's.
+                LOG.error('Failed to delete the resource provider of compute node %s: %s',
+                          uuid, exc)
         compute_nodes.delete_hosts(one.engine, [host])
         for membership in aggregates.memberships(api_engine):
             if membership.host == host:

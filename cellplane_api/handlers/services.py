@@ -17,14 +17,16 @@ services can be changed. The change itself is
 ``cellplane_api/compute_services.py``'s, the one ``cellplane-manage
 service`` makes. Services are read from the API database (schedulers,
 super conductors) and every cell; a cell that cannot be read within
-``[cells] read_timeout`` is left out of the list, as Nova leaves out a down
-cell's services.
+``[cells] read_timeout`` is left out of the list below 2.69; from 2.69 each
+host mapped to it is listed as Nova lists a down cell's compute services,
+``{"binary", "host", "status": "UNKNOWN"}``.
 """
 from __future__ import annotations
 
 import logging
 import uuid as uuidlib
 
+from cellplane.objects import cell_mappings, host_mappings
 from cellplane.objects import services as service_rows
 from cellplane_api import compute_services, errors
 from cellplane_api.availability_zones import Zones
@@ -78,16 +80,28 @@ def detail(req, one: compute_services.Located, zones: Zones) -> dict:
     return doc
 
 
+def _unknown(req, found: compute_services.Found) -> list[dict]:
+    """From 2.69, Nova's partial records for a cell that cannot be read: its mapped hosts'
+    compute services, ``{"binary", "host", "status": "UNKNOWN"}``."""
+    if req.mv < (2, 69) or not found.unread:
+        return []
+    engine = req.services.api_engine
+    cell_of = cell_mappings.uuids_by_id(engine)
+    return [{'binary': COMPUTE_BINARY, 'host': host, 'status': 'UNKNOWN'}
+            for host, cell_id in host_mappings.list_all(engine)
+            if cell_of.get(cell_id) in found.unread]
+
+
 def list_services(req):
     """``{"services": [...]}``, filtered by ``?host=`` and ``?binary=`` when given."""
     req.authorize(rules.LIST)
     found = found_services(req)
-    host, binary = req.GET.get('host'), req.GET.get('binary')
-    chosen = [one for one in found.services
-              if (not host or one.row['host'] == host)
-              and (not binary or one.row['binary'] == binary)]
     zones = zones_of(req, found)
-    return json_response({'services': [detail(req, one, zones) for one in chosen]})
+    docs = [detail(req, one, zones) for one in found.services] + _unknown(req, found)
+    host, binary = req.GET.get('host'), req.GET.get('binary')
+    return json_response({'services': [doc for doc in docs
+                                       if (not host or doc['host'] == host)
+                                       and (not binary or doc['binary'] == binary)]})
 
 
 def _by_host_binary(req, host: str, binary: str) -> compute_services.Located:
@@ -188,8 +202,7 @@ def delete_service(req):
         if not is_uuid(ident):
             raise errors.BadRequest(f'Invalid uuid {ident}')
     elif not ident.isdigit():
-        raise errors.BadRequest(f'Invalid input for field/attribute id. Value: {ident}. '
-                                f'id must be an integer.')
+        raise errors.BadRequest('Invalid input received: id must be an integer')
     req.authorize(rules.DELETE)
     services = req.services
     found = found_services(req).services

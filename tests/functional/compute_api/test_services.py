@@ -9,6 +9,8 @@ Placement, the scheduler skipping a forced-down host.
 from __future__ import annotations
 
 import datetime
+import json
+import socket
 import uuid as uuidlib
 
 import pytest
@@ -310,3 +312,35 @@ def test_a_body_of_the_wrong_shape_is_a_4xx_that_changes_nothing(api, path, vers
     (detail,) = answer.json.values()
     assert detail['code'] == answer.status and '\n' not in detail['message']
     assert _row(api, 'cell1-host2') == before
+
+
+def test_a_cell_that_cannot_be_read_is_left_out_below_2_69_and_unknown_from_it(api):
+    probe = socket.socket()
+    probe.bind(('127.0.0.1', 0))
+    closed = probe.getsockname()[1]
+    probe.close()
+    engine = api.services.api_engine
+    dead = cell_mappings.create(
+        engine, name='dead', transport_url='fake:///dead',
+        database_connection=f'postgresql+psycopg2://x@127.0.0.1:{closed}/none')
+    with engine.begin() as conn:
+        host_mappings.map_hosts(conn, cell_mappings.id_of(conn, dead.uuid), ['dead-host1'])
+    try:
+        below = _list(api, '2.68')
+        assert 'dead-host1' not in {s['host'] for s in below}
+        assert (COMPUTE, 'cell1-host2') in {(s['binary'], s['host']) for s in below}
+        answer = api.request('GET', '/v2.1/os-services', token=ADMIN, version='2.69')
+        listed = answer.json['services']
+        assert [s for s in listed if s['host'] == 'dead-host1'] == [
+            {'binary': COMPUTE, 'host': 'dead-host1', 'status': 'UNKNOWN'}]
+        # The cells that answer are listed whole, as at 2.53.
+        alive = [s for s in listed if s['host'] != 'dead-host1']
+        check(v253.list_services, type(answer)(200, answer.headers,
+                                               json.dumps({'services': alive})))
+        assert api.request('GET', '/v2.1/os-services?host=dead-host1', token=ADMIN,
+                           version='2.69').json['services'][0]['status'] == 'UNKNOWN'
+    finally:
+        with engine.begin() as conn:
+            host_mappings.unmap(conn, 'dead-host1')
+        cell_mappings.delete(engine, 'dead', force=True)
+        api.services.cells.reload()
