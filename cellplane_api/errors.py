@@ -57,6 +57,10 @@ class RequestTooLarge(ComputeError):
     status, title, key = 413, 'Request Entity Too Large', 'overLimit'
 
 
+class Unimplemented(ComputeError):
+    status, title, key = 501, 'Not Implemented', 'notImplemented'
+
+
 def render(exc: ComputeError) -> tuple[str, list[tuple[str, str]], bytes]:
     """(status line, headers, body) of ``exc`` as Nova answers it."""
     body = json.dumps({exc.key: {'code': exc.status, 'message': exc.message}}).encode()

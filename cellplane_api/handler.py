@@ -63,6 +63,7 @@ ROUTES = {
     '/os-hypervisors/detail': {'GET': hypervisors.list_hypervisors_detail},
     '/os-hypervisors/statistics': {'GET': hypervisors.statistics},
     '/os-hypervisors/{hypervisor_id}': {'GET': hypervisors.show_hypervisor},
+    '/os-hypervisors/{hypervisor_id}/uptime': {'GET': hypervisors.uptime},
     '/os-hypervisors/{hypervisor_id}/search': {'GET': hypervisors.search},
     '/os-hypervisors/{hypervisor_id}/servers': {'GET': hypervisors.servers},
     '/os-availability-zone': {'GET': availability_zones.list_zones},

@@ -1,4 +1,5 @@
-"""``/os-hypervisors``: list, detail, show, statistics, and (below 2.53) search and servers.
+"""``/os-hypervisors``: list, detail, show, statistics, uptime (Nova's 501), and (below 2.53)
+search and servers.
 
 A hypervisor in detail (2.53: uuids; 2.28: ``cpu_info`` an object, a
 JSON string before; 2.33: ``limit``/``marker`` paging with
@@ -157,22 +158,34 @@ def list_hypervisors_detail(req):
 
 def show_hypervisor(req):
     """``{"hypervisor": <detail>}``; ``with_servers`` (2.53) adds its servers."""
+    with_servers = _with_servers(req)
+    found = _one(req, rules.SHOW)
+    doc = _detail(req, found)
+    if with_servers and found.servers:
+        doc['servers'] = _servers(found)
+    return json_response({'hypervisor': doc})
+
+
+def _one(req, rule: str) -> nodes.Hypervisor:
     ident = req.urlvars['hypervisor_id']
     if req.mv >= (2, 53):
         if not is_uuid(ident):
             raise errors.BadRequest(f'Invalid uuid {ident}')
     elif not ident.isdigit():
         raise errors.NotFound(f"Hypervisor with ID '{ident}' could not be found.")
-    req.authorize(rules.SHOW)
-    with_servers = _with_servers(req)
+    req.authorize(rule)
     found = [h for h in nodes.read(req.services.cells, req.services.cell_timeout)
              if str(_id(req, h)) == ident]
     if not found:
         raise errors.NotFound(f"Hypervisor with ID '{ident}' could not be found.")
-    doc = _detail(req, found[0])
-    if with_servers and found[0].servers:
-        doc['servers'] = _servers(found[0])
-    return json_response({'hypervisor': doc})
+    return found[0]
+
+
+def uptime(req):
+    """Nova's 501: cellplane's virt driver does not report its host's uptime (as Nova answers for
+    a driver without it; ``openstack hypervisor show`` expects exactly that)."""
+    _one(req, rules.UPTIME)
+    raise errors.Unimplemented('Virt driver does not implement uptime function.')
 
 
 def statistics(req):

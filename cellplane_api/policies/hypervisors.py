@@ -9,6 +9,7 @@ LIST = 'os_compute_api:os-hypervisors:list'
 LIST_DETAIL = 'os_compute_api:os-hypervisors:list-detail'
 STATISTICS = 'os_compute_api:os-hypervisors:statistics'
 SHOW = 'os_compute_api:os-hypervisors:show'
+UPTIME = 'os_compute_api:os-hypervisors:uptime'
 SEARCH = 'os_compute_api:os-hypervisors:search'
 SERVERS = 'os_compute_api:os-hypervisors:servers'
 
@@ -25,6 +26,7 @@ rules = [
     _rule(STATISTICS, 'Show summary statistics for all hypervisors over all compute nodes.',
           '/os-hypervisors/statistics'),
     _rule(SHOW, 'Show details for a hypervisor.', '/os-hypervisors/{hypervisor_id}'),
+    _rule(UPTIME, 'Show the uptime of a hypervisor.', '/os-hypervisors/{hypervisor_id}/uptime'),
     _rule(SEARCH, 'Search hypervisor by hypervisor_hostname pattern.',
           '/os-hypervisors/{hypervisor_hostname_pattern}/search'),
     _rule(SERVERS, 'List all servers on hypervisors that can match the provided '

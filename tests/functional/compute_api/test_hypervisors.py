@@ -182,3 +182,17 @@ def test_a_member_is_refused_with_novas_403(api, path):
     answer = api.request('GET', f'/v2.1/{path}', token='u:p')
     assert answer.status == 403
     assert 'os_compute_api:os-hypervisors:' in answer.json['forbidden']['message']
+
+
+def test_uptime_is_novas_501_for_a_driver_without_it(api):
+    ident = _get(api, 'os-hypervisors', '2.53', v253.list_search_hypervisors)['hypervisors'][0]['id']
+    answer = api.request('GET', f'/v2.1/os-hypervisors/{ident}/uptime', token=ADMIN,
+                         version='2.53')
+    assert answer.status == 501
+    assert answer.json == {'notImplemented': {
+        'code': 501, 'message': 'Virt driver does not implement uptime function.'}}
+    missing = api.request('GET', f'/v2.1/os-hypervisors/{uuidlib.uuid4()}/uptime',
+                          token=ADMIN, version='2.53')
+    assert missing.status == 404
+    assert api.request('GET', f'/v2.1/os-hypervisors/{ident}/uptime',
+                       token='u:p', version='2.53').status == 403
