@@ -11,6 +11,7 @@ import re
 
 from cellplane_api import errors
 from cellplane_api.handlers import (
+    aggregates,
     availability_zones,
     flavors,
     hypervisors,
@@ -68,6 +69,8 @@ ROUTES = {
     '/os-hypervisors/{hypervisor_id}/servers': {'GET': hypervisors.servers},
     '/os-availability-zone': {'GET': availability_zones.list_zones},
     '/os-availability-zone/detail': {'GET': availability_zones.detail_zones},
+    '/os-aggregates': {'GET': aggregates.list_aggregates},
+    '/os-aggregates/{aggregate_id}': {'GET': aggregates.show_aggregate},
 }
 
 # The first segment of every route: anything else there is a project id.

@@ -22,6 +22,7 @@ first reports.
 """
 from __future__ import annotations
 
+import datetime
 import uuid as uuidlib
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping
@@ -59,6 +60,10 @@ class Aggregate:
     name: str
     metadata: dict[str, str] = field(default_factory=dict)
     hosts: tuple[str, ...] = ()
+    # The row's id and times (the compute API's os-aggregates shows them); not compared.
+    id: int | None = field(default=None, compare=False)
+    created_at: datetime.datetime | None = field(default=None, compare=False)
+    updated_at: datetime.datetime | None = field(default=None, compare=False)
 
     @property
     def availability_zone(self) -> str | None:
@@ -107,7 +112,8 @@ def _hosts_of(conn: Connection, aggregate_id: int) -> tuple[str, ...]:
 def _load(conn: Connection, name_or_uuid: str) -> Aggregate:
     row = _row(conn, name_or_uuid)
     return Aggregate(uuid=row.uuid, name=row.name, metadata=dict(row.metadata or {}),
-                     hosts=_hosts_of(conn, row.id))
+                     hosts=_hosts_of(conn, row.id), id=row.id, created_at=row.created_at,
+                     updated_at=row.updated_at)
 
 
 def _check_zone(conn: Connection, *, aggregate_id: int, aggregate_name: str,
@@ -164,7 +170,8 @@ def list_all(engine: Engine) -> list[Aggregate]:
                                  .order_by(aggregate_hosts.c.host)):
             members.setdefault(link.aggregate_id, []).append(link.host)
     return [Aggregate(uuid=r.uuid, name=r.name, metadata=dict(r.metadata or {}),
-                      hosts=tuple(members.get(r.id, ()))) for r in rows]
+                      hosts=tuple(members.get(r.id, ())), id=r.id, created_at=r.created_at,
+                      updated_at=r.updated_at) for r in rows]
 
 
 def get(engine: Engine, name_or_uuid: str) -> Aggregate:

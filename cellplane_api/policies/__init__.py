@@ -4,6 +4,7 @@ from __future__ import annotations
 import itertools
 
 from cellplane_api.policies import (
+    aggregates,
     availability_zone,
     base,
     flavors,
@@ -19,4 +20,5 @@ from cellplane_api.policies import services as compute_services
 def list_rules():
     return list(itertools.chain(base.rules, flavors.rules, servers.rules, server_groups.rules,
                                 instance_actions.rules, scheduling_records.rules,
-                                compute_services.rules, hypervisors.rules, availability_zone.rules))
+                                compute_services.rules, hypervisors.rules, availability_zone.rules,
+                                aggregates.rules))
