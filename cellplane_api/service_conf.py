@@ -73,6 +73,10 @@ def check(conf: cfg.ConfigOpts) -> None:
                 raise config.ConfigError(
                     f'{where} is keystone, which needs [keystone_authtoken] {name}; '
                     f'noauth2 is for tests only')
+    if not conf.placement.auth_type and not conf.placement.endpoint_url:
+        raise config.ConfigError('[placement] endpoint_url (or auth_type and its Keystone '
+                                 'options) is not set: the compute API reads hypervisor usage '
+                                 'from Placement and marks disabled hosts there')
 
 
 def defaults() -> cfg.ConfigOpts:

@@ -24,6 +24,8 @@ def _run(tmp_path, text: str) -> subprocess.CompletedProcess:
     ('[api_database]\nconnection = sqlite://\n[api]\nauth_strategy = tokens\n',
      'auth_strategy'),
     ('[api_database]\nconnection = sqlite://\n[api]\nbind_port = 99999\n', 'bind_port'),
+    ('[api_database]\nconnection = sqlite://\n[api]\nauth_strategy = noauth2\n',
+     '[placement] endpoint_url (or auth_type and its Keystone options) is not set'),
 ])
 def test_a_configuration_it_cannot_serve_is_one_line_and_exit_2(tmp_path, text, says):
     proc = _run(tmp_path, text)
