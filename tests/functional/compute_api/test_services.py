@@ -344,3 +344,13 @@ def test_a_cell_that_cannot_be_read_is_left_out_below_2_69_and_unknown_from_it(a
             host_mappings.unmap(conn, 'dead-host1')
         cell_mappings.delete(engine, 'dead', force=True)
         api.services.cells.reload()
+
+
+@pytest.mark.parametrize('path', ['os-services', 'os-hypervisors', 'os-availability-zone',
+                                  'os-aggregates'])
+def test_the_project_id_prefix_form_serves_the_same_routes(api, path):
+    plain = api.request('GET', f'/v2.1/{path}', token=ADMIN, version='2.53')
+    prefixed = api.request('GET', f'/v2.1/admin/{path}', token=ADMIN, version='2.53')
+    assert plain.status == prefixed.status == 200
+    key = {'os-availability-zone': 'availabilityZoneInfo'}.get(path, path[3:])
+    assert len(prefixed.json[key]) == len(plain.json[key])
