@@ -1,11 +1,11 @@
-"""services.uuid and services.forced_down of the top-level services, as the cell databases have them (c005).
+"""services.uuid and services.forced_down of the top-level services, as the cell databases have them (c006).
 
 Rows that exist get a fresh UUID each. ``forced_down`` is false for all:
 a service is down when an operator forces it or its heartbeats stop
 (``cellplane/objects/services.py``, ``Liveness``).
 
-Revision ID: a011
-Revises: a010
+Revision ID: a012
+Revises: a011
 Create Date: 2026-11-26
 """
 import uuid
@@ -13,8 +13,8 @@ import uuid
 import sqlalchemy as sa
 from alembic import op
 
-revision = 'a011'
-down_revision = 'a010'
+revision = 'a012'
+down_revision = 'a011'
 branch_labels = None
 depends_on = None
 

@@ -4,8 +4,8 @@ Rows that exist get a fresh UUID each. ``forced_down`` is false for all:
 a service is down when an operator forces it or its heartbeats stop
 (``cellplane/objects/services.py``, ``Liveness``).
 
-Revision ID: c005
-Revises: c004
+Revision ID: c006
+Revises: c005
 Create Date: 2026-11-26
 """
 import uuid
@@ -13,8 +13,8 @@ import uuid
 import sqlalchemy as sa
 from alembic import op
 
-revision = 'c005'
-down_revision = 'c004'
+revision = 'c006'
+down_revision = 'c005'
 branch_labels = None
 depends_on = None
 
