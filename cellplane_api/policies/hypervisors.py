@@ -22,7 +22,7 @@ def _rule(name: str, description: str, path: str) -> policy.DocumentedRuleDefaul
 
 rules = [
     _rule(LIST, 'List all hypervisors.', '/os-hypervisors'),
-    _rule(LIST_DETAIL, 'List all hypervisors with details', '/os-hypervisors/details'),
+    _rule(LIST_DETAIL, 'List all hypervisors with details', '/os-hypervisors/detail'),
     _rule(STATISTICS, 'Show summary statistics for all hypervisors over all compute nodes.',
           '/os-hypervisors/statistics'),
     _rule(SHOW, 'Show details for a hypervisor.', '/os-hypervisors/{hypervisor_id}'),
