@@ -27,7 +27,7 @@ def app_from_conf(conf):
     from cellplane.db import engines
     from cellplane.rpc import options as rpc_options
     from cellplane.rpc.transport import TransportCache, get_transport
-    from cellplane_api import policy, wsgi
+    from cellplane_api import policy, quotas, wsgi
     from cellplane_api.request import Services
     from compute_agent.rpcapi import ComputeAPI
     from conductor.super.rpcapi import SuperConductorAPI
@@ -40,12 +40,15 @@ def app_from_conf(conf):
     cells.reload()
     transport = get_transport(rpc_options.require_transport_url(conf, 'cellplane-api'), conf)
     transports = TransportCache(conf)
+    placement = client_conf.client_from_conf(conf, 'cellplane-api')
+    # One [quota] driver: servers are checked in it, and it is the server groups' quota.
+    quota_driver = quotas.from_conf(conf, api_engine, placement)
     services = Services(
         api_engine=api_engine, cells=cells, conductor=SuperConductorAPI(transport, conf=conf),
         compute_api_for=lambda cell: ComputeAPI(transports.get(cell.transport_url), conf=conf),
         enforcer=policy.PolicyEnforcer(conf), cell_timeout=timeout,
         max_body_size=conf.api.max_request_body_size,
-        placement=client_conf.client_from_conf(conf, 'cellplane-api'),
+        placement=placement, group_quota=quota_driver, quotas=quota_driver,
         service_down_time=conf.service.service_down_time,
         default_zone=conf.default_availability_zone,
         internal_zone=conf.internal_service_availability_zone)

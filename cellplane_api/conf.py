@@ -1,5 +1,6 @@
-"""Options of the API role (the ``cellplane`` command line): how long cells may take, and the zones
-a host in no zone and a service other than a compute are shown in (Nova's names and defaults).
+"""Options of the API role (the ``cellplane`` command line and ``cellplane-api``): how long cells
+may take, quotas, and the zones a host in no zone and a service other than a compute are shown in
+(Nova's names and defaults).
 
 ``register_opts`` adds them to a ConfigOpts; ``list_opts`` feeds
 ``oslo-config-generator`` (entry point ``cellplane.api``).
@@ -34,12 +35,50 @@ zone_opts = [
                     'lists it only in its detail.'),
 ]
 
+quota_group = cfg.OptGroup('quota', title='Quotas: what a project may create')
+
+# Nova's [quota] options, names and defaults; -1 is unlimited.
+quota_opts = [
+    cfg.StrOpt('driver', default='database', choices=[
+        ('database', 'these defaults, overridden per project in the API database '
+                     '(os-quota-sets, `cellplane quota set`)')],
+        help='Where the limits come from. Usage is counted from Placement '
+             '(VCPU and MEMORY_MB of the project\'s instances) and the API '
+             'database (instances, build requests not placed yet, server '
+             'groups and their members).'),
+    cfg.IntOpt('instances', default=10, min=-1,
+               help='Servers per project (every server not being deleted, '
+                    'ERROR ones too).'),
+    cfg.IntOpt('cores', default=20, min=-1, help='VCPUs per project.'),
+    cfg.IntOpt('ram', default=51200, min=-1, help='MiB of RAM per project.'),
+    cfg.IntOpt('server_groups', default=10, min=-1, help='Server groups per project.'),
+    cfg.IntOpt('server_group_members', default=10, min=-1,
+               help='Servers per server group.'),
+    cfg.IntOpt('metadata_items', default=128, min=-1,
+               help='Metadata items per server. Shown (os-quota-sets, limits) '
+                    'as Nova shows it; cellplane stores no server metadata, '
+                    'so nothing counts against it.'),
+    cfg.IntOpt('injected_files', default=5, min=-1,
+               help='Shown below microversion 2.57 as Nova shows it; cellplane '
+                    'injects no files, so nothing counts against it.'),
+    cfg.IntOpt('injected_file_content_bytes', default=10240, min=-1,
+               help='Shown below microversion 2.57; nothing counts against it.'),
+    cfg.IntOpt('injected_file_path_length', default=255, min=-1,
+               help='Shown below microversion 2.57 (as injected_file_path_bytes); '
+                    'nothing counts against it.'),
+    cfg.IntOpt('key_pairs', default=100, min=-1,
+               help='Key pairs per user. Shown as Nova shows it; cellplane has '
+                    'no key pairs, so nothing counts against it.'),
+]
+
 
 def register_opts(conf: cfg.ConfigOpts) -> None:
     conf.register_group(cfg.OptGroup(cells_group.name, title=cells_group.title))
     conf.register_opts(cells_opts, group=cells_group.name)
     conf.register_opts(zone_opts)
+    conf.register_group(cfg.OptGroup(quota_group.name, title=quota_group.title))
+    conf.register_opts(quota_opts, group=quota_group.name)
 
 
 def list_opts():
-    return [(cells_group, cells_opts), ('DEFAULT', zone_opts)]
+    return [(cells_group, cells_opts), ('DEFAULT', zone_opts), (quota_group, quota_opts)]

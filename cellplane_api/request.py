@@ -12,6 +12,7 @@ from sqlalchemy.engine import Engine
 from cellplane.cells.databases import CellDatabases
 from cellplane_api import errors
 from cellplane_api.policy import PolicyEnforcer
+from cellplane_api.quotas import DatabaseQuotas
 from cellplane_api.server_groups import UNLIMITED, GroupQuota
 
 
@@ -28,12 +29,16 @@ class Services:
     max_body_size: int
     # A compute service silent longer than this is down ([service] service_down_time).
     service_down_time: float = 60.0
-    # Asked before and after a server group is written; none until a quota driver is given.
+    # Asked before and after a server group is written; none until a quota driver is
+    # given (cellplane-api and the CLI give the [quota] driver, ``quotas`` below).
     group_quota: GroupQuota = UNLIMITED
     # placement.client.PlacementClient: hypervisor usage, a disabled host's trait.
     placement: object = None
     default_zone: str = 'nova'
     internal_zone: str = 'internal'
+    # The [quota] driver (cellplane_api.quotas): servers are created within it,
+    # os-quota-sets and limits read and change it.
+    quotas: DatabaseQuotas | None = None
 
 
 class ComputeRequest(webob.Request):

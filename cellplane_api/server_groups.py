@@ -30,6 +30,7 @@ from cellplane.cells.databases import CellDatabases
 from cellplane.objects import failure_domains, server_groups
 from cellplane_api import servers
 from cellplane_api.conf import DEFAULT_CELL_TIMEOUT
+from cellplane_api.quotas import QuotaExceeded
 from rpc_schemas.request_spec import ANTI_AFFINITY, HOST_LEVEL, SOFT_ANTI_AFFINITY
 
 
@@ -91,16 +92,14 @@ class RuleError(server_groups.ServerGroupError):
         self.rule = rule
 
 
-class QuotaExceeded(server_groups.ServerGroupError):
-    """The project may not have one more server group."""
-
-
 class GroupQuota(Protocol):
     """What ``create`` asks before and after writing a group (the quota driver's seam).
 
     ``check`` raises ``QuotaExceeded`` when ``project_id`` would hold more
     groups than allowed with ``delta`` more than it holds now (``delta`` 0:
-    the recheck after writing, which counts the new group).
+    the recheck after writing, which counts the new group). The ``[quota]``
+    driver, ``cellplane_api.quotas.DatabaseQuotas``, is one; ``QuotaExceeded``
+    is that module's, the one exception of every quota refusal.
     """
 
     def check(self, project_id: str, user_id: str | None, delta: int) -> None: ...
@@ -172,7 +171,7 @@ def create(api_engine: Engine, *, project_id: str, user_id: str | None, name: st
     """A new group, within ``quota`` (asked before writing, and again after: over it, the group is removed).
 
     Refused (``ServerGroupError``: ``UnknownLevel``, ``MaxPerDomainError``,
-    ``GroupExists``, ``QuotaExceeded``) with nothing left written.
+    ``GroupExists``; or ``QuotaExceeded``) with nothing left written.
     """
     quota.check(project_id, user_id, 1)
     group = server_groups.create(api_engine, project_id=project_id, user_id=user_id,

@@ -36,6 +36,7 @@ from cellplane.objects import (
     instance_actions,
     instance_mappings,
     instances,
+    quota_locks,
     server_groups,
     services,
 )
@@ -43,6 +44,7 @@ from cellplane.objects import flavors as api_flavors
 from cellplane.objects.cell_mappings import CellMapping
 from cellplane.objects.instance_actions import AttemptEvent
 from cellplane_api.conf import DEFAULT_CELL_TIMEOUT
+from cellplane_api.quotas import DatabaseQuotas
 from compute_agent.rpcapi import ComputeAPI
 from conductor.super.rpcapi import SuperConductorAPI
 from rpc_schemas import instance as instance_states
@@ -149,9 +151,17 @@ def create(api_engine: Engine, conductor: SuperConductorAPI, ctxt: RequestContex
            availability_zone: str | None = None, cells: CellDatabases | None = None,
            group: str | None = None, hints: Mapping[str, Sequence[str]] | None = None,
            image_ref: str | None = None, description: str | None = None,
-           requested_networks: str | None = None,
+           requested_networks: str | None = None, quotas: DatabaseQuotas | None = None,
+           min_count: int | None = None,
            cell_timeout: float = DEFAULT_CELL_TIMEOUT) -> list[str]:
     """Record ``count`` instances and cast their scheduling; their UUIDs.
+
+    With ``quotas`` (the CLI and the compute API pass their driver) the
+    project's quota is checked in the transaction that writes them, under
+    the project's quota lock (``cellplane_api.quotas``): over quota is
+    ``QuotaExceeded`` with nothing written; with ``min_count`` below
+    ``count``, as many as fit (at least ``min_count``) are made. Without
+    ``quotas`` nothing is counted (the project's own tools and tests).
 
     With ``cells``, an availability zone no host is in is refused
     (``check_zone``) before anything is written. ``group`` (a server
@@ -184,18 +194,37 @@ def create(api_engine: Engine, conductor: SuperConductorAPI, ctxt: RequestContex
             raise ServerError(f'server group {found_group.uuid} belongs to project '
                               f'{found_group.project_id}, not {project_id}')
         instance_group = group_payload(found_group)
-    spec = RequestSpec(flavor=payload_flavor, project_id=project_id, user_id=user_id,
-                       num_instances=count, image_properties=properties,
-                       availability_zone=availability_zone,
-                       scheduler_hints={k: list(v) for k, v in (hints or {}).items()},
-                       instance_group=instance_group, requested_networks=requested_networks,
-                       image_ref=image_ref)
-    asked = [Instance(uuid=str(uuidlib.uuid4()), project_id=project_id, user_id=user_id,
-                      flavor=payload_flavor, display_name=display_name,
-                      image_properties=properties, availability_zone=availability_zone,
-                      image_ref=image_ref, description=description, launch_index=index)
-             for index, display_name in enumerate(display_names(name, count))]
-    build_requests.record(api_engine, asked, spec)
+    if min_count is not None and not 1 <= min_count <= count:
+        raise ServerError(f'min_count must be between 1 and {count}, not {min_count}')
+
+    def request(count: int) -> tuple[RequestSpec, list[Instance]]:
+        spec = RequestSpec(flavor=payload_flavor, project_id=project_id, user_id=user_id,
+                           num_instances=count, image_properties=properties,
+                           availability_zone=availability_zone,
+                           scheduler_hints={k: list(v) for k, v in (hints or {}).items()},
+                           instance_group=instance_group, requested_networks=requested_networks,
+                           image_ref=image_ref)
+        return spec, [Instance(uuid=str(uuidlib.uuid4()), project_id=project_id,
+                               user_id=user_id, flavor=payload_flavor,
+                               display_name=display_name, image_properties=properties,
+                               availability_zone=availability_zone, image_ref=image_ref,
+                               description=description, launch_index=index)
+                      for index, display_name in enumerate(display_names(name, count))]
+
+    if quotas is None:
+        spec, asked = request(count)
+        build_requests.record(api_engine, asked, spec)
+    else:
+        group_uuid = instance_group.uuid if instance_group is not None else None
+        with api_engine.begin() as conn:
+            # Held until commit: this project's other creates count what this one writes.
+            quota_locks.hold(conn, project_id)
+            fitting = quotas.check_servers(
+                conn, project_id, vcpus=found.vcpus, memory_mb=found.memory_mb,
+                min_count=min_count or count, max_count=count, group_uuid=group_uuid)
+            spec, asked = request(fitting)
+            build_requests.record_in(conn, asked, spec)
+            quotas.recheck_servers(conn, project_id, fitting, group_uuid)
     uuids = [i.uuid for i in asked]
     try:
         conductor.schedule_and_build_instances(ctxt, spec, uuids)

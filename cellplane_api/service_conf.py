@@ -50,6 +50,7 @@ def register_opts(conf: cfg.ConfigOpts) -> None:
     conf.register_group(cfg.OptGroup(api_group.name, title=api_group.title))
     conf.register_opts(api_opts, group=api_group.name)
     api_role_conf.register_opts(conf)
+    # [placement]: hypervisor usage, and quotas count the project's cores and RAM there.
     client_conf.register_opts(conf)
     rpc_options.register_opts(conf)
     conf.register_opts(shared_conf.metrics_opts, group='metrics')

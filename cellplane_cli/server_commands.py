@@ -30,10 +30,11 @@ from cellplane.objects.instance_actions import AttemptEvent
 from cellplane.rpc import options as rpc_options
 from cellplane.rpc.transport import TransportCache, get_transport
 from cellplane_api import conf as api_conf
-from cellplane_api import scheduler_hints, servers
+from cellplane_api import quotas, scheduler_hints, servers
 from cellplane_cli import base, databases
 from compute_agent.rpcapi import ComputeAPI
 from conductor.super.rpcapi import SuperConductorAPI
+from placement import client_conf
 from scheduler import conf as scheduler_conf
 from scheduler.records.backend import RecordBackendError, RecordQuery
 from scheduler.records.loading import load_backend
@@ -51,7 +52,13 @@ class WaitTimedOut(Exception):
 
 class _TopLevelCommand(base.ConfigOptionsMixin):
     registrars = (rpc_options.register_opts, scheduler_conf.register_opts,
-                  api_conf.register_opts)
+                  api_conf.register_opts, client_conf.register_opts)
+
+    @staticmethod
+    def quotas(conf, engine) -> quotas.DatabaseQuotas:
+        """The ``[quota]`` driver; Placement (``[placement]``) is reached only to count cores and RAM."""
+        return quotas.from_conf(conf, engine,
+                                lambda: client_conf.client_from_conf(conf, 'cellplane'))
 
     def get_parser(self, prog_name):
         return self.add_config_arguments(super().get_parser(prog_name))
@@ -158,7 +165,7 @@ class ServerCreate(_TopLevelCommand, lister.Lister):
                     user_id=parsed_args.user,
                     image_properties=dict(parsed_args.image_property),
                     availability_zone=parsed_args.availability_zone, cells=cells,
-                    group=parsed_args.group, hints=hints,
+                    group=parsed_args.group, hints=hints, quotas=self.quotas(conf, engine),
                     cell_timeout=conf.cells.read_timeout)
             finally:
                 transport.cleanup()

@@ -54,13 +54,14 @@ class ServerGroupCreate(_GroupCommand, show.ShowOne):
         return parser
 
     def take_action(self, parsed_args):
-        with self.api(parsed_args) as (_, engine, _cells):
+        with self.api(parsed_args) as (conf, engine, _cells):
             try:
                 group = group_views.create(
                     engine, project_id=parsed_args.project or 'default',
                     user_id=parsed_args.user, name=parsed_args.name,
                     policy=parsed_args.policy, level=parsed_args.level,
-                    max_per_domain=parsed_args.max_per_domain)
+                    max_per_domain=parsed_args.max_per_domain,
+                    quota=self.quotas(conf, engine))
             except server_groups.MaxPerDomainError as exc:
                 raise server_groups.ServerGroupError(
                     f'--max-per-domain {exc.problem}') from None

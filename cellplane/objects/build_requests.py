@@ -29,7 +29,7 @@ import datetime
 from typing import Iterable, Mapping, Sequence
 
 import sqlalchemy as sa
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 
 from cellplane.db.api.models import build_requests
 from cellplane.db.columns import utcnow
@@ -79,15 +79,45 @@ def record(engine: Engine, instances: Sequence[Instance], spec: RequestSpec) -> 
     transaction (``server_groups.add_members``).
     """
     with engine.begin() as conn:
-        for instance in instances:
-            conn.execute(build_requests.insert().values(
-                instance_uuid=instance.uuid, project_id=instance.project_id,
-                user_id=instance.user_id, instance=instance.to_primitive()))
-            request_specs.insert(conn, instance.uuid, spec)
-            instance_mappings.insert(conn, instance)
-        if spec.instance_group is not None:
-            server_groups.add_members(conn, spec.instance_group.uuid,
-                                      [i.uuid for i in instances])
+        record_in(conn, instances, spec)
+
+
+def record_in(conn: Connection, instances: Sequence[Instance], spec: RequestSpec) -> None:
+    """``record`` on the caller's transaction (a create that checks its quota in the same one)."""
+    for instance in instances:
+        conn.execute(build_requests.insert().values(
+            instance_uuid=instance.uuid, project_id=instance.project_id,
+            user_id=instance.user_id, instance=instance.to_primitive()))
+        request_specs.insert(conn, instance.uuid, spec)
+        instance_mappings.insert(conn, instance)
+    if spec.instance_group is not None:
+        server_groups.add_members(conn, spec.instance_group.uuid,
+                                  [i.uuid for i in instances])
+
+
+@dataclasses.dataclass(frozen=True)
+class Pending:
+    """A build request still being scheduled, as quota counts it."""
+
+    instance_uuid: str
+    vcpus: int
+    memory_mb: int
+    # A super conductor holds it: it may have claimed in Placement already.
+    leased: bool
+
+
+def pending_of_project(conn: Connection, project_id: str) -> list[Pending]:
+    """The project's build requests being scheduled (neither failed nor deleted)."""
+    rows = conn.execute(sa.select(build_requests.c.instance_uuid, build_requests.c.instance,
+                                  build_requests.c.lease_token).where(
+        build_requests.c.project_id == project_id, LIVE,
+        build_requests.c.fault_message.is_(None))).all()
+    pending = []
+    for row in rows:
+        flavor = Instance.from_primitive(row.instance).flavor
+        pending.append(Pending(row.instance_uuid, flavor.vcpus, flavor.memory_mb,
+                               row.lease_token is not None))
+    return pending
 
 
 # The rows a user has not deleted (see "Deleted while held" above); the

@@ -94,3 +94,10 @@ def owners_of(engine: Engine, instance_uuids: Iterable[str]) -> dict[str, dict]:
         return {row.instance_uuid: {'project_id': row.project_id, 'user_id': row.user_id,
                                     'created_at': row.created_at}
                 for row in conn.execute(query)}
+
+
+def count_of_project(conn: Connection, project_id: str) -> int:
+    """The project's instances, as quota counts them: mapped (in a cell or not) and not being deleted."""
+    return conn.execute(sa.select(sa.func.count()).select_from(instance_mappings).where(
+        instance_mappings.c.project_id == project_id,
+        sa.not_(instance_mappings.c.queued_for_delete))).scalar_one()

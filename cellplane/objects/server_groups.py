@@ -207,3 +207,17 @@ def remove_members(engine: Engine, instance_uuids: Iterable[str]) -> None:
         with engine.begin() as conn:
             conn.execute(server_group_members.delete().where(
                 server_group_members.c.instance_uuid.in_(uuids)))
+
+
+def count_of_project(conn: Connection, project_id: str) -> int:
+    """How many server groups the project has."""
+    return conn.execute(sa.select(sa.func.count()).select_from(server_groups).where(
+        server_groups.c.project_id == project_id)).scalar_one()
+
+
+def member_count(conn: Connection, group_uuid: str) -> int:
+    """How many members the group has."""
+    return conn.execute(sa.select(sa.func.count()).select_from(
+        server_group_members.join(server_groups,
+                                  server_group_members.c.group_id == server_groups.c.id)).where(
+        server_groups.c.uuid == group_uuid)).scalar_one()

@@ -19,7 +19,7 @@ from urllib.parse import urlencode
 
 from cellplane.context import new_context
 from cellplane.objects import request_specs
-from cellplane_api import errors, scheduler_hints, server_lists, servers
+from cellplane_api import errors, quotas, scheduler_hints, server_lists, servers
 from cellplane_api.handlers.flavors import links, visible
 from cellplane_api.policies import flavors as flavor_rules
 from cellplane_api.policies import servers as rules
@@ -155,7 +155,11 @@ def create_server(req):
             cells=services.cells, group=hints.get('group'), hints=resolved,
             image_ref=asked.get('imageRef') or None, description=description,
             requested_networks=networks if isinstance(networks, str) else None,
-            cell_timeout=services.cell_timeout)
+            quotas=services.quotas, min_count=min_count, cell_timeout=services.cell_timeout)
+    except quotas.QuotaExceeded as exc:
+        # Nova's HTTPForbidden: a 403 whose body key is "forbidden" (its
+        # Fault names only 413 and 429 "overLimit").
+        raise errors.Forbidden(str(exc)) from None
     except servers.ServerError as exc:
         message = str(exc)
         field = ('availability_zone' if 'availability zone' in message

@@ -10,6 +10,7 @@ from cellplane_api.policies import (
     flavors,
     hypervisors,
     instance_actions,
+    quota_sets,
     scheduling_records,
     server_groups,
     servers,
@@ -21,4 +22,4 @@ def list_rules():
     return list(itertools.chain(base.rules, flavors.rules, servers.rules, server_groups.rules,
                                 instance_actions.rules, scheduling_records.rules,
                                 compute_services.rules, hypervisors.rules, availability_zone.rules,
-                                aggregates.rules))
+                                aggregates.rules, quota_sets.rules))

@@ -8,6 +8,7 @@ from __future__ import annotations
 from oslo_policy import policy
 
 ADMIN = 'rule:context_is_admin'
+# Anyone with a token (Nova's RULE_ANY).
 ANY = '@'
 PROJECT_MEMBER_OR_ADMIN = 'rule:project_member_or_admin'
 PROJECT_READER_OR_ADMIN = 'rule:project_reader_or_admin'

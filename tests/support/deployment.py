@@ -44,6 +44,8 @@ REPO = Path(__file__).resolve().parents[2]
 RUN_LOCAL = REPO / 'deploy' / 'run-local.sh'
 # A bound on things that must happen, not a performance expectation.
 EVENTUALLY_SECONDS = 120
+UNLIMITED_QUOTA = {'instances': -1, 'cores': -1, 'ram': -1, 'server_groups': -1,
+                   'server_group_members': -1}
 # oslo.log's defaults, plus the scheduler's cache refreshes at DEBUG (what
 # wait_until_schedulable watches for) and, when asked, its per-request trace.
 LOG_LEVELS = ('amqp=WARN,amqplib=WARN,kombu=WARN,oslo.messaging=INFO,oslo_messaging=INFO,'
@@ -101,7 +103,8 @@ class Deployment:
                  metrics_ports: dict[str, int] | None = None,
                  scheduler_only: dict[str, dict[str, Any]] | None = None,
                  keystone: Keystone | None = None,
-                 compute_api: bool = False) -> None:
+                 compute_api: bool = False,
+                 quota: dict[str, Any] | None = None) -> None:
         self.workdir = Path(workdir)
         self.config_dir = self.workdir / 'etc'
         self.run_dir = self.workdir / 'run'
@@ -148,6 +151,10 @@ class Deployment:
         # Run cellplane-api too (api.conf; keystone when given one, else noauth2)
         # at compute_api_url.
         self.compute_api = compute_api
+        # [quota] of top.conf (the CLI, and cellplane-api, which reads it first).
+        # Unlimited unless a test asks: most tests boot more than Nova's
+        # defaults allow one project; tests/integration/test_quotas.py asks.
+        self.quota = dict(quota) if quota is not None else dict(UNLIMITED_QUOTA)
         self.compute_api_url = ''
         self.vhosts: dict[str, str] = {}
         self.databases: dict[str, str] = {}
@@ -224,6 +231,7 @@ class Deployment:
             'scheduler': self._scheduler_section(),
             'service': self.service_section,
             'placement': self._placement_client_section(),
+            'quota': self.quota,
         })
         for daemon in ('scheduler', 'super-conductor'):
             sections = self._metrics(daemon) if daemon in self.metrics_ports else {}

@@ -219,6 +219,27 @@ server_group_members = sa.Table(
     *timestamps(),
 )
 
+# Quotas (issue 24): a project's own limit of a resource where it differs
+# from the ``[quota]`` default (-1: unlimited), as Nova's ``quotas`` table.
+quotas = sa.Table(
+    'quotas', metadata,
+    sa.Column('id', sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column('project_id', sa.String(255), nullable=False),
+    sa.Column('resource', sa.String(255), nullable=False),
+    sa.Column('hard_limit', sa.Integer, nullable=False),
+    sa.UniqueConstraint('project_id', 'resource', name='uniq_quotas0project_id0resource'),
+    *timestamps(),
+)
+
+# One row per project that created something quota counts: the row a
+# create locks (an UPDATE of ``serial``) for the rest of its transaction,
+# so the quota checks and writes of one project's creates follow each other.
+quota_locks = sa.Table(
+    'quota_locks', metadata,
+    sa.Column('project_id', sa.String(255), primary_key=True),
+    sa.Column('serial', sa.BigInteger, nullable=False, server_default='0'),
+)
+
 # One row per select_destinations run when [scheduler] record_backend =
 # database; ``record`` is the whole record's JSON (scheduler/records/record.py).
 scheduling_records = sa.Table(

@@ -18,7 +18,7 @@ import time
 import jsonschema
 import webob
 
-from cellplane_api import policy, service_conf, wsgi
+from cellplane_api import policy, quotas, service_conf, wsgi
 from cellplane_api.request import Services
 from cellplane_embedded.runtime import CloudPlan, EmbeddedCloud
 from compute_agent.rpcapi import ComputeAPI
@@ -40,19 +40,27 @@ class Answer:
 
 class ComputeCloud:
     def __init__(self, state_dir, *, cells: int = 2, hosts_per_cell: int = 2,
-                 driver_for=None):
-        """``driver_for(cell, host)``: a host's fake driver settings (a host that fails its builds)."""
+                 driver_for=None, quota: dict | None = None):
+        """``driver_for(cell, host)``: a host's fake driver settings (a host that fails its builds).
+
+        ``quota``: ``[quota]`` options other than Nova's defaults.
+        """
         self.cloud = EmbeddedCloud(state_dir, CloudPlan.uniform(
             cells=cells, hosts_per_cell=hosts_per_cell, driver_for=driver_for)).start()
         conf = service_conf.defaults()
+        for name, value in (quota or {}).items():
+            conf.set_override(name, value, group='quota')
         cloud = self.cloud
+        # As cellplane-api: one [quota] driver for servers and server groups.
+        quota_driver = quotas.from_conf(conf, cloud.api_engine, cloud.placement)
         self.services = Services(
             api_engine=cloud.api_engine, cells=cloud.cells, conductor=cloud.conductor_api,
             compute_api_for=lambda cell: ComputeAPI(cloud.cell_buses[cell.name].transport,
                                                     conf=cloud.conf),
             enforcer=policy.PolicyEnforcer(conf), cell_timeout=5.0,
             max_body_size=conf.api.max_request_body_size, placement=cloud.placement,
-            service_down_time=cloud.conf.service.service_down_time)
+            service_down_time=cloud.conf.service.service_down_time,
+            group_quota=quota_driver, quotas=quota_driver)
         self.app = wsgi.make_app(self.services, conf=conf, auth_strategy='noauth2')
 
     def make_app(self, **overrides: dict):
