@@ -12,6 +12,9 @@
     cellplane failure-domain add-host|remove-host DOMAIN HOST [HOST ...]
     cellplane failure-domain add-domain|remove-domain DOMAIN LEVEL:NAME [LEVEL:NAME ...]
     cellplane failure-domain list [--level L]|show|delete|levels|sync
+    cellplane quota show [--project P] [--usage] [--defaults]
+    cellplane quota set --project P [--instances N] [--cores N] [--ram MB] ... [--force]
+    cellplane quota delete --project P
     cellplane demo [--format json]
 
 Commands that touch the API database read ``[api_database] connection``
@@ -32,6 +35,7 @@ from cellplane_cli import (
     databases,
     demo,
     failure_domain_commands,
+    quota_commands,
     scheduler_commands,
     server_commands,
     server_group_commands,
@@ -125,7 +129,7 @@ class CellplaneCLI(base.CellplaneApp):
                       'demo': demo.Demo, **server_commands.COMMANDS,
                       **scheduler_commands.COMMANDS, **aggregate_commands.COMMANDS,
                       **failure_domain_commands.COMMANDS,
-                      **server_group_commands.COMMANDS})
+                      **server_group_commands.COMMANDS, **quota_commands.COMMANDS})
 
 
 def main(argv: list[str] | None = None) -> int:
