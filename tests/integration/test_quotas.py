@@ -1,4 +1,4 @@
-"""Quotas on the real path: concurrent creates of one project, over ``cellplane-api`` and the CLI at once, never pass the limit.
+"""Quotas on the real path: concurrent creates of one project, over HTTP and the CLI at once, stay within the limit.
 
 One deployment (real RabbitMQ, PostgreSQL, Placement, conductors, a
 compute agent and ``cellplane-api`` with one worker of four threads) with

@@ -113,7 +113,9 @@ class TopLevel:
             out.write(f'[DEFAULT]\ntransport_url = {self.top_url}\n'
                       f'[api_database]\nconnection = {api_url}\n'
                       f'[scheduler]\nrecord_backend = jsonlines\n'
-                      f'records_file = {self.records_file}\n')
+                      f'records_file = {self.records_file}\n'
+                      # Not about quotas (and no [placement] for the CLI here).
+                      f'[quota]\ninstances = -1\ncores = -1\nram = -1\n')
         self.schedulers = []
 
     def map_cell(self, cell: str) -> None:

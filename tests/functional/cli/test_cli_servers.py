@@ -50,8 +50,11 @@ class SuperConductorRecorder:
 def top(tmp_path):
     conf = tmp_path / 'top.conf'
     api_url = f'sqlite:///{tmp_path}/api.sqlite'
+    # No Placement here: cores and RAM unlimited, so quota counts only instances
+    # (tests/functional/cli/test_cli_quotas.py checks the refusals).
     conf.write_text(f'[DEFAULT]\ntransport_url = kombu+memory:////\n'
-                    f'[api_database]\nconnection = {api_url}\n')
+                    f'[api_database]\nconnection = {api_url}\n'
+                    f'[quota]\ncores = -1\nram = -1\n')
     assert manage.main(['db', 'sync', '--database', 'api', '--config-file', str(conf)]) == 0
     assert cli.main(['flavor', 'create', 'small', '--vcpus', '1', '--ram', '512',
                      '--disk', '10', '--config-file', str(conf)]) == 0
