@@ -7,9 +7,14 @@ last, reading ``top.conf`` then ``api.conf`` (with ``[metrics] bind_port``).
 A user's HTTP requests create a flavor (as admin), boot a server, watch it
 become ACTIVE on a real (fake-driver) compute agent, and delete it; the
 ``cellplane`` CLI sees the same server, since both run ``cellplane_api.servers``.
+Concurrent creates of one project, over HTTP and the CLI at once, stay
+within its quota (the last test).
 """
 from __future__ import annotations
 
+import subprocess
+import sys
+import threading
 import time
 
 import pytest
@@ -120,3 +125,87 @@ def test_the_daemon_disables_a_host_in_placement_and_reads_usage_from_it(deploym
     assert call('PUT', f'/v2.1/os-services/{service_id}',
                 {'status': 'enabled'}).json()['service']['status'] == 'enabled'
     assert 'COMPUTE_STATUS_DISABLED' not in placement.get_traits(node['id'])
+
+
+# Quotas on the real path: concurrent creates of one project, four over HTTP
+# (one worker, four threads) and one from the CLI (another process), of two
+# servers each, with the project's instances limit 4. The per-project lock
+# row (cellplane/objects/quota_locks.py, a PostgreSQL row lock) makes them
+# count and write one after the other: two are accepted, the others get
+# Nova's quota message, and exactly four servers exist and go ACTIVE.
+# (Without the lock all four HTTP creates were accepted: eight servers.)
+PROJECT = 'quota'
+TOKEN = f'{PROJECT}:{PROJECT}'
+LIMIT = 4
+EACH = 2
+
+
+def _cli_create(deployment, name: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, '-m', 'cellplane_cli.cli', 'server', 'create', name, '--flavor',
+         'quota-tiny', '--count', str(EACH), '--project', PROJECT, '--user', PROJECT,
+         '--config-file', str(deployment.config('top.conf')), '-f', 'json'],
+        capture_output=True, text=True, timeout=120)
+
+
+def test_concurrent_creates_over_http_and_the_cli_end_with_no_more_than_the_limit(deployment):
+    created = _call(deployment, 'POST', '/v2.1/flavors', {'flavor': {
+        'name': 'quota-tiny', 'id': 'quota-tiny', 'ram': 128, 'vcpus': 1, 'disk': 1}},
+        token='admin:admin')
+    assert created.status_code == 200, created.text
+    # The deployment's [quota] defaults are unlimited: this project gets its own limits.
+    limited = _call(deployment, 'PUT', f'/v2.1/os-quota-sets/{PROJECT}', {'quota_set': {
+        'instances': LIMIT, 'cores': 20, 'ram': 51200}}, token='admin:admin')
+    assert limited.status_code == 200, limited.text
+    answers: dict[str, object] = {}
+
+    def over_http(n: int) -> None:
+        answers[f'http-{n}'] = _call(deployment, 'POST', '/v2.1/servers', {'server': {
+            'name': f'race-{n}', 'flavorRef': 'quota-tiny', 'min_count': EACH,
+            'max_count': EACH}}, token=TOKEN)
+
+    def over_cli() -> None:
+        answers['cli'] = _cli_create(deployment, 'race-cli')
+
+    # The CLI first: its interpreter starts while the HTTP requests are sent.
+    threads = [threading.Thread(target=over_cli)]
+    threads += [threading.Thread(target=over_http, args=(n,)) for n in range(4)]
+    threads[0].start()
+    time.sleep(0.8)
+    for thread in threads[1:]:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=180)
+
+    accepted = [k for k, a in answers.items()
+                if (a.returncode == 0 if k == 'cli' else a.status_code == 202)]
+    refused = {k: a for k, a in answers.items() if k not in accepted}
+    assert len(answers) == 5 and len(accepted) == LIMIT // EACH, {
+        k: (a.returncode, a.stderr) if k == 'cli' else (a.status_code, a.text)
+        for k, a in answers.items()}
+    for key, answer in refused.items():
+        text = answer.stderr if key == 'cli' else answer.json()['forbidden']['message']
+        assert f'Quota exceeded for instances: Requested {EACH}, but already used' in text
+        assert f'of {LIMIT} instances' in text
+
+    def all_active():
+        servers = _call(deployment, 'GET', '/v2.1/servers/detail', token=TOKEN).json()['servers']
+        assert all(s['status'] in ('BUILD', 'ACTIVE') for s in servers), servers
+        return servers if all(s['status'] == 'ACTIVE' for s in servers) else None
+    deadline = time.monotonic() + EVENTUALLY_SECONDS
+    servers = None
+    while servers is None:
+        assert time.monotonic() < deadline, 'the accepted servers never became ACTIVE'
+        servers = all_active()
+        time.sleep(0.2)
+    assert len(servers) == LIMIT
+    # Placement holds the four (1 VCPU each) and limits reads usage from there.
+    absolute = _call(deployment, 'GET', '/v2.1/limits', token=TOKEN).json()['limits']['absolute']
+    assert (absolute['totalInstancesUsed'], absolute['totalCoresUsed']) == (LIMIT, LIMIT)
+    # The CLI reads the same quota the API changes.
+    raised = _call(deployment, 'PUT', f'/v2.1/os-quota-sets/{PROJECT}',
+                   {'quota_set': {'instances': LIMIT + 2}}, token='admin:admin')
+    assert raised.status_code == 200, raised.text
+    shown = deployment.cli('quota', 'show', '--project', PROJECT, '--usage')
+    assert {'resource': 'instances', 'limit': LIMIT + 2, 'in_use': LIMIT} in shown
+    assert {'resource': 'cores', 'limit': 20, 'in_use': LIMIT} in shown

@@ -103,8 +103,7 @@ class Deployment:
                  metrics_ports: dict[str, int] | None = None,
                  scheduler_only: dict[str, dict[str, Any]] | None = None,
                  keystone: Keystone | None = None,
-                 compute_api: bool = False,
-                 quota: dict[str, Any] | None = None) -> None:
+                 compute_api: bool = False) -> None:
         self.workdir = Path(workdir)
         self.config_dir = self.workdir / 'etc'
         self.run_dir = self.workdir / 'run'
@@ -151,10 +150,10 @@ class Deployment:
         # Run cellplane-api too (api.conf; keystone when given one, else noauth2)
         # at compute_api_url.
         self.compute_api = compute_api
-        # [quota] of top.conf (the CLI, and cellplane-api, which reads it first).
-        # Unlimited unless a test asks: most tests boot more than Nova's
-        # defaults allow one project; tests/integration/test_quotas.py asks.
-        self.quota = dict(quota) if quota is not None else dict(UNLIMITED_QUOTA)
+        # [quota] of top.conf (the CLI, and cellplane-api, which reads it first):
+        # unlimited, since most tests boot more than Nova's defaults allow one
+        # project; a quota test gives its project limits (os-quota-sets).
+        self.quota = dict(UNLIMITED_QUOTA)
         self.compute_api_url = ''
         self.vhosts: dict[str, str] = {}
         self.databases: dict[str, str] = {}
