@@ -45,8 +45,9 @@ def _driver(cell: str, host: str) -> FakeSettings:
 
 @pytest.fixture(scope='module')
 def api(tmp_path_factory):
+    # The huge flavor is meant to reach the scheduler (NoValidHost), not the cores quota.
     cloud = ComputeCloud(tmp_path_factory.mktemp('compute-api-actions'), cells=1,
-                         hosts_per_cell=3, driver_for=_driver)
+                         hosts_per_cell=3, driver_for=_driver, quota={'cores': -1})
     engine = cloud.services.api_engine
     flavors.create(engine, name='small', vcpus=1, memory_mb=256, root_gb=1, flavorid='small')
     flavors.create(engine, name='huge', vcpus=4096, memory_mb=256, root_gb=1, flavorid='huge')

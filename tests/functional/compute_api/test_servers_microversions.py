@@ -40,7 +40,9 @@ def _minor(version: str) -> int:
 
 @pytest.fixture(scope='module')
 def api(tmp_path_factory):
-    cloud = ComputeCloud(tmp_path_factory.mktemp('compute-api'), cells=1, hosts_per_cell=2)
+    # The huge flavor is meant to reach the scheduler (NoValidHost), not the cores quota.
+    cloud = ComputeCloud(tmp_path_factory.mktemp('compute-api'), cells=1, hosts_per_cell=2,
+                         quota={'cores': -1})
     engine = cloud.services.api_engine
     flavors.create(engine, name='small', vcpus=1, memory_mb=256, root_gb=1, flavorid='small',
                    extra_specs={'hw:cpu_policy': 'shared'})
