@@ -8,7 +8,8 @@ A user's HTTP requests create a flavor (as admin), boot a server, watch it
 become ACTIVE on a real (fake-driver) compute agent, and delete it; the
 ``cellplane`` CLI sees the same server, since both run ``cellplane_api.servers``.
 Concurrent creates of one project, over HTTP and the CLI at once, stay
-within its quota (the last test).
+within its quota, and a project's server groups stop at theirs (the last
+tests).
 """
 from __future__ import annotations
 
@@ -209,3 +210,22 @@ def test_concurrent_creates_over_http_and_the_cli_end_with_no_more_than_the_limi
     shown = deployment.cli('quota', 'show', '--project', PROJECT, '--usage')
     assert {'resource': 'instances', 'limit': LIMIT + 2, 'in_use': LIMIT} in shown
     assert {'resource': 'cores', 'limit': 20, 'in_use': LIMIT} in shown
+
+
+def test_the_daemon_refuses_a_server_group_past_the_projects_quota(deployment):
+    """cellplane-api's own [quota] driver is its server groups' quota (app_from_conf wires it)."""
+    project = 'groups'
+    limited = _call(deployment, 'PUT', f'/v2.1/os-quota-sets/{project}',
+                    {'quota_set': {'server_groups': 1}}, token='admin:admin')
+    assert limited.status_code == 200, limited.text
+    token = f'{project}:{project}'
+    body = {'server_group': {'name': 'one', 'policies': ['anti-affinity']}}
+    assert _call(deployment, 'POST', '/v2.1/os-server-groups', body,
+                 token=token).status_code == 200
+    body['server_group']['name'] = 'two'
+    refused = _call(deployment, 'POST', '/v2.1/os-server-groups', body, token=token)
+    assert refused.status_code == 403
+    assert refused.json() == {'forbidden': {'code': 403, 'message':
+                                            'Quota exceeded, too many server groups.'}}
+    listed = _call(deployment, 'GET', '/v2.1/os-server-groups', token=token).json()
+    assert [g['name'] for g in listed['server_groups']] == ['one']

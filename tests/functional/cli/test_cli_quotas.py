@@ -11,7 +11,7 @@ import json
 import pytest
 
 from cellplane.db import engines
-from cellplane.objects import instance_mappings
+from cellplane.objects import instance_mappings, server_groups
 from cellplane.rpc.server import build_server
 from cellplane.rpc.transport import get_transport
 from cellplane_cli import cli, manage
@@ -83,6 +83,20 @@ def test_server_create_over_quota_is_refused_with_novas_message_and_writes_nothi
     with engine.connect() as conn:
         assert instance_mappings.count_of_project(conn, 'p1') == 2
     assert len(recorder.casts) == 1
+
+
+def test_server_group_create_over_quota_is_refused_and_writes_nothing(top, capsys):
+    """``server group create`` hands the [quota] driver to the groups' quota seam."""
+    conf, _, engine = top
+    assert cli.main(['quota', 'set', '--project', 'p1', '--server-groups', '1',
+                     '--config-file', conf]) == 0
+    assert cli.main(['server', 'group', 'create', 'one', '--policy', 'affinity',
+                     '--project', 'p1', '--config-file', conf]) == 0
+    capsys.readouterr()
+    assert cli.main(['server', 'group', 'create', 'two', '--policy', 'affinity',
+                     '--project', 'p1', '--config-file', conf]) == 1
+    assert 'Quota exceeded, too many server groups.' in capsys.readouterr().err
+    assert [g.name for g in server_groups.list_all(engine, project_id='p1')] == ['one']
 
 
 @pytest.mark.parametrize('argv, message', [

@@ -231,16 +231,24 @@ def test_server_group_members_are_checked_with_the_servers(api, project):
 
 
 def test_server_group_creates_stop_at_the_quota(api, project):
-    name, _ = project
+    """The driver is the server groups' quota seam, over HTTP and in ``server_groups.create`` (the CLI's door)."""
+    name, token = project
     _set(api, name, server_groups=2)
-    quotas = api.services.quotas
+    assert api.services.group_quota is api.services.quotas
     for n in range(2):
-        group_views.create(api.services.api_engine, quotas, project_id=name, user_id=None,
-                           name=f'g{n}', policy='affinity')
-    with pytest.raises(QuotaExceeded) as refused:
-        group_views.create(api.services.api_engine, quotas, project_id=name, user_id=None,
-                           name='g2', policy='affinity')
-    assert str(refused.value) == 'Quota exceeded, too many server groups.'
+        made = api.request('POST', '/v2.1/os-server-groups',
+                           {'server_group': {'name': f'g{n}', 'policies': ['affinity']}},
+                           token=token)
+        assert made.status == 200, made.text
+    refused = api.request('POST', '/v2.1/os-server-groups',
+                          {'server_group': {'name': 'g2', 'policies': ['affinity']}}, token=token)
+    assert refused.status == 403
+    assert refused.json == {'forbidden': {'code': 403, 'message':
+                                          'Quota exceeded, too many server groups.'}}
+    with pytest.raises(QuotaExceeded) as over:
+        group_views.create(api.services.api_engine, project_id=name, user_id=None,
+                           name='g3', policy='affinity', quota=api.services.quotas)
+    assert str(over.value) == 'Quota exceeded, too many server groups.'
     assert [g.name for g in server_groups.list_all(api.services.api_engine,
                                                    project_id=name)] == ['g0', 'g1']
 
