@@ -125,3 +125,29 @@ build_plans = sa.Table(
     sa.Index('build_plans_ended_at_idx', 'ended_at'),
     *timestamps(),
 )
+
+# A move of an instance between hosts of this cell (cold migration, resize,
+# later live migration and evacuation): its own uuid is the Placement
+# consumer that holds the source host's allocation while the instance's
+# uuid holds the destination's. Written by cellplane/objects/migrations.py
+# only, whose state machine checks every change of ``status``.
+migrations = sa.Table(
+    'migrations', metadata,
+    sa.Column('id', sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column('uuid', sa.String(36), nullable=False, unique=True),
+    sa.Column('instance_uuid', sa.String(36), nullable=False),
+    sa.Column('migration_type', sa.String(32), nullable=False),
+    sa.Column('status', sa.String(32), nullable=False),
+    sa.Column('source_host', sa.String(255), nullable=False),
+    sa.Column('source_node', sa.String(255), nullable=False),
+    sa.Column('dest_host', sa.String(255), nullable=True),
+    sa.Column('dest_node', sa.String(255), nullable=True),
+    sa.Column('old_flavor', sa.JSON, nullable=False),
+    sa.Column('new_flavor', sa.JSON, nullable=False),
+    sa.Column('error', sa.Text, nullable=True),
+    sa.Column('request_id', sa.String(255), nullable=True),
+    sa.Column('finished_at', sa.DateTime, nullable=True),
+    sa.Index('migrations_instance_uuid_idx', 'instance_uuid'),
+    sa.Index('migrations_status_idx', 'status'),
+    *timestamps(),
+)

@@ -1,0 +1,202 @@
+"""Migrations in a cell DB (``migrations``): each move of an instance between hosts, and its state machine.
+
+A migration's uuid is also a Placement consumer: while the instance moves,
+that consumer holds the source host's allocation and the instance's own
+uuid holds the destination's (``placement.client``'s ``claim_move``).
+
+The state machine (every change of ``status`` goes through ``advance``,
+a compare-and-set on the states it may come from)::
+
+    queued --------> pre-migrating --> migrating --> finished --> confirmed
+      |                 ^    |  ^          |            |    \\--> reverted
+      |                 |____|  |__________|            |
+      |              (next alternate: a destination failed)
+      +--> error / failed  (from any state before finished; finished -> error)
+
+- ``queued``: recorded by the API role; the scheduler is being asked.
+- ``pre-migrating``: a destination is claimed; it prepares. Again
+  ``pre-migrating`` when the move goes on to the next alternate.
+- ``migrating``: the source hands the instance over.
+- ``finished``: the destination runs it; a cold migration or resize
+  waits there for confirm or revert (the source allocation is still the
+  migration's).
+- final: ``confirmed`` (the migration's allocation dropped), ``reverted``
+  (back on the source, its allocation the instance's again), ``error``
+  (a cold move that could not be done: the instance is ACTIVE on its
+  source; ``error`` names every host tried and why), and ``done`` /
+  ``failed``, the endings of live migrations and evacuations.
+"""
+from __future__ import annotations
+
+import dataclasses
+import datetime
+from typing import Sequence
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from cellplane.db.cell.models import migrations
+from cellplane.db.columns import utcnow
+from rpc_schemas.flavor import Flavor
+
+# migration_type
+MIGRATION = 'migration'
+RESIZE = 'resize'
+LIVE_MIGRATION = 'live-migration'
+EVACUATION = 'evacuation'
+TYPES = (MIGRATION, RESIZE, LIVE_MIGRATION, EVACUATION)
+
+# status
+QUEUED = 'queued'
+PRE_MIGRATING = 'pre-migrating'
+MIGRATING = 'migrating'
+FINISHED = 'finished'
+CONFIRMED = 'confirmed'
+REVERTED = 'reverted'
+ERROR = 'error'
+DONE = 'done'
+FAILED = 'failed'
+STATUSES = (QUEUED, PRE_MIGRATING, MIGRATING, FINISHED, CONFIRMED, REVERTED, ERROR,
+            DONE, FAILED)
+FINAL = frozenset({CONFIRMED, REVERTED, ERROR, DONE, FAILED})
+
+# status -> the statuses it may go to.
+TRANSITIONS: dict[str, frozenset[str]] = {
+    QUEUED: frozenset({PRE_MIGRATING, ERROR, FAILED}),
+    PRE_MIGRATING: frozenset({PRE_MIGRATING, MIGRATING, ERROR, FAILED}),
+    MIGRATING: frozenset({PRE_MIGRATING, FINISHED, DONE, ERROR, FAILED}),
+    FINISHED: frozenset({CONFIRMED, REVERTED, ERROR}),
+    **{final: frozenset() for final in FINAL},
+}
+
+
+def allowed_from(status: str) -> list[str]:
+    """The statuses a migration may be in to go to ``status``."""
+    return sorted(s for s, targets in TRANSITIONS.items() if status in targets)
+
+
+class MigrationNotFound(Exception):
+    """No migration with this uuid in this cell."""
+
+
+class InvalidMigrationTransition(Exception):
+    """The migration is not in a status it may go to the wanted one from."""
+
+    def __init__(self, uuid: str, current: str, wanted: str) -> None:
+        allowed = sorted(TRANSITIONS.get(current, ()))
+        super().__init__(
+            f'migration {uuid} is {current}: it cannot become {wanted} (from {current} '
+            f'it may become {", ".join(allowed) if allowed else "nothing: it is over"})')
+        self.current = current
+        self.wanted = wanted
+
+
+@dataclasses.dataclass(frozen=True)
+class Migration:
+    uuid: str
+    instance_uuid: str
+    migration_type: str
+    status: str
+    source_host: str
+    source_node: str
+    dest_host: str | None
+    dest_node: str | None
+    old_flavor: Flavor
+    new_flavor: Flavor
+    error: str | None
+    request_id: str | None
+    created_at: datetime.datetime | None
+    updated_at: datetime.datetime | None
+    finished_at: datetime.datetime | None
+
+    @property
+    def final(self) -> bool:
+        return self.status in FINAL
+
+    @classmethod
+    def from_row(cls, row) -> 'Migration':
+        return cls(uuid=row['uuid'], instance_uuid=row['instance_uuid'],
+                   migration_type=row['migration_type'], status=row['status'],
+                   source_host=row['source_host'], source_node=row['source_node'],
+                   dest_host=row['dest_host'], dest_node=row['dest_node'],
+                   old_flavor=Flavor.from_primitive(row['old_flavor']),
+                   new_flavor=Flavor.from_primitive(row['new_flavor']),
+                   error=row['error'], request_id=row['request_id'],
+                   created_at=row['created_at'], updated_at=row['updated_at'],
+                   finished_at=row['finished_at'])
+
+
+def create(conn: Connection, *, uuid: str, instance_uuid: str, migration_type: str,
+           source_host: str, source_node: str, old_flavor: Flavor, new_flavor: Flavor,
+           request_id: str | None = None) -> Migration:
+    """A new migration, ``queued``."""
+    if migration_type not in TYPES:
+        raise ValueError(f'unknown migration type {migration_type!r} (one of '
+                         f'{", ".join(TYPES)})')
+    now = utcnow()
+    conn.execute(migrations.insert().values(
+        uuid=uuid, instance_uuid=instance_uuid, migration_type=migration_type,
+        status=QUEUED, source_host=source_host, source_node=source_node,
+        old_flavor=old_flavor.to_primitive(), new_flavor=new_flavor.to_primitive(),
+        request_id=request_id, created_at=now, updated_at=now))
+    return get(conn, uuid)
+
+
+def get(conn: Connection, uuid: str) -> Migration:
+    """The migration; ``MigrationNotFound`` if this cell has none with that uuid."""
+    row = conn.execute(sa.select(migrations).where(
+        migrations.c.uuid == uuid)).mappings().first()
+    if row is None:
+        raise MigrationNotFound(f'no migration {uuid} in this cell')
+    return Migration.from_row(row)
+
+
+def find(conn: Connection, *, instance_uuid: str | None = None,
+         statuses: Sequence[str] | None = None) -> list[Migration]:
+    """Migrations, oldest first: of one instance, in some statuses, or all."""
+    query = sa.select(migrations).order_by(migrations.c.id)
+    if instance_uuid is not None:
+        query = query.where(migrations.c.instance_uuid == instance_uuid)
+    if statuses is not None:
+        query = query.where(migrations.c.status.in_(list(statuses)))
+    return [Migration.from_row(r) for r in conn.execute(query).mappings().all()]
+
+
+def in_progress(conn: Connection, instance_uuid: str) -> Migration | None:
+    """The instance's migration that is not over, if any (there is at most one)."""
+    found = find(conn, instance_uuid=instance_uuid,
+                 statuses=[s for s in STATUSES if s not in FINAL])
+    return found[-1] if found else None
+
+
+def advance(conn: Connection, uuid: str, status: str, *, dest_host: str | None = None,
+            dest_node: str | None = None, error: str | None = None) -> Migration:
+    """Move the migration to ``status`` if its state machine allows it; the migration after.
+
+    A compare-and-set on the statuses it may come from, so of two writers
+    racing (a confirm and a revert) one wins and the other gets
+    ``InvalidMigrationTransition``. ``dest_host``/``dest_node`` (the
+    destination tried now) and ``error`` are set when given.
+    """
+    if status not in TRANSITIONS:
+        raise ValueError(f'unknown migration status {status!r}')
+    now = utcnow()
+    values: dict = {'status': status, 'updated_at': now}
+    if dest_host is not None:
+        values.update(dest_host=dest_host, dest_node=dest_node)
+    if error is not None:
+        values['error'] = error
+    if status in FINAL:
+        values['finished_at'] = now
+    done = conn.execute(migrations.update().where(
+        migrations.c.uuid == uuid,
+        migrations.c.status.in_(allowed_from(status))).values(**values))
+    current = get(conn, uuid)   # MigrationNotFound if there is none
+    if not done.rowcount:
+        raise InvalidMigrationTransition(uuid, current.status, status)
+    return current
+
+
+def delete_for_instance(conn: Connection, instance_uuid: str) -> None:
+    """Remove every migration of the instance (it is being purged)."""
+    conn.execute(migrations.delete().where(migrations.c.instance_uuid == instance_uuid))
