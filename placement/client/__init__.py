@@ -23,6 +23,12 @@ What it offers, each generation-safe:
 * ``claim`` / ``unclaim`` - write and remove a consumer's allocations.
   A claim that loses a race or finds no room raises ``ClaimConflict`` with
   the reason; the caller decides to try another host.
+* ``claim_move`` / ``unclaim_move`` - a move's claim and its undo, each one
+  ``POST /allocations``: the instance's allocation goes to the migration's
+  consumer and the instance claims the destination; undone, the
+  instance's allocation is what the migration held and the migration holds
+  nothing. Consumer generations are sent as read; a write someone else
+  made in between is read again.
 
 Connection errors and timeouts are retried (tenacity, exponential backoff);
 HTTP errors are not, except the generation re-reads described above.
@@ -57,8 +63,22 @@ from placement.client.types import (
     Usage,
 )
 
+# The code of a move claim refused because the consumers are not as a move expects.
+CONFLICT_NOTHING_TO_MOVE = 'cellplane.nothing_to_move'
+
+
+def _entry(allocations: dict, project_id: str | None, user_id: str | None,
+           generation: int | None, consumer_type: str) -> dict:
+    """One consumer's part of a ``POST /allocations`` body."""
+    return {'allocations': {rp: (a if 'resources' in a else {'resources': a})
+                            for rp, a in allocations.items()},
+            'project_id': project_id, 'user_id': user_id,
+            'consumer_generation': generation, 'consumer_type': consumer_type}
+
+
 __all__ = [
-    'CONCURRENT_UPDATE', 'MICROVERSION', 'Candidates', 'ClaimConflict', 'ConsumerAllocations',
+    'CONCURRENT_UPDATE', 'CONFLICT_NOTHING_TO_MOVE', 'MICROVERSION', 'Candidates',
+    'ClaimConflict', 'ConsumerAllocations',
     'CountedTransport', 'HttpTransport', 'InProcessTransport', 'Inventory',
     'KeystoneTransport', 'MalformedCandidates', 'PlacementClient', 'PlacementClientError',
     'PlacementUnreachable', 'Provider', 'ProviderSummary', 'Response', 'Transport', 'Usage',
@@ -319,6 +339,79 @@ class PlacementClient:
             return False
         detail, code = resp.error()
         raise PlacementClientError(resp.status, detail, code)
+
+    # ------------------------------------------------------ move claims
+    def claim_move(self, instance_uuid: str, migration_uuid: str, allocations: dict, *,
+                   project_id: str, user_id: str) -> None:
+        """The move's claim: the source to the migration, the destination to the instance.
+
+        In one ``POST /allocations``: the migration's consumer (new) takes
+        what the instance holds now (its source host's allocation) and the
+        instance's consumer holds ``allocations`` (the destination, as
+        ``claim`` takes them) instead. A same-host resize holds both on
+        one provider. Raises ``ClaimConflict`` when the destination has no
+        room or a generation kept changing; nothing was written then. An
+        instance holding nothing, or a migration that holds something
+        already, is refused (``PlacementClientError`` 409): its source
+        allocation is not where a move expects it.
+        """
+        def body(held: ConsumerAllocations, migration: ConsumerAllocations) -> dict:
+            if not held.allocations:
+                raise PlacementClientError(
+                    409, f'instance {instance_uuid} holds no allocation to move to '
+                         f'migration {migration_uuid}', CONFLICT_NOTHING_TO_MOVE)
+            if migration.allocations:
+                raise PlacementClientError(
+                    409, f'migration {migration_uuid} already holds an allocation',
+                    CONFLICT_NOTHING_TO_MOVE)
+            return {
+                migration_uuid: _entry(held.allocations, held.project_id or project_id,
+                                       held.user_id or user_id, None, 'MIGRATION'),
+                instance_uuid: _entry(allocations, project_id, user_id, held.generation,
+                                      'INSTANCE'),
+            }
+        self._post_moves(instance_uuid, migration_uuid, body)
+
+    def unclaim_move(self, instance_uuid: str, migration_uuid: str) -> bool:
+        """Undo ``claim_move``: the instance holds what the migration held; the migration, nothing.
+
+        In one ``POST /allocations`` (the destination's allocation is
+        replaced, not removed first: the source's room is never offered to
+        someone else in between). False, with nothing written, if the
+        migration holds nothing (undone already, or never claimed).
+        """
+        def body(held: ConsumerAllocations, migration: ConsumerAllocations) -> dict | None:
+            if not migration.allocations:
+                return None
+            return {
+                instance_uuid: _entry(migration.allocations,
+                                      held.project_id or migration.project_id,
+                                      held.user_id or migration.user_id,
+                                      held.generation, 'INSTANCE'),
+                migration_uuid: _entry({}, migration.project_id, migration.user_id,
+                                       migration.generation, 'MIGRATION'),
+            }
+        return self._post_moves(instance_uuid, migration_uuid, body)
+
+    def _post_moves(self, instance_uuid: str, migration_uuid: str, body) -> bool:
+        """POST ``body(instance's, migration's)`` at the generations read; False if body is None."""
+        for _ in range(self.generation_retries):
+            wanted = body(self.get_allocations(instance_uuid),
+                          self.get_allocations(migration_uuid))
+            if wanted is None:
+                return False
+            resp = self.transport.request('POST', '/allocations', wanted)
+            if resp.status == 204:
+                return True
+            detail, code = resp.error()
+            if resp.status == 409 and code == CONCURRENT_UPDATE:
+                continue   # a consumer changed since it was read: read again
+            if resp.status == 409:
+                raise ClaimConflict(409, detail, code)
+            raise PlacementClientError(resp.status, detail, code)
+        raise ClaimConflict(409, f'the allocations of {instance_uuid} and {migration_uuid} '
+                                 f'kept changing; gave up after {self.generation_retries} '
+                                 f'attempts', CONCURRENT_UPDATE)
 
     def usages(self, project_id: str, user_id: str | None = None) -> dict[str, dict[str, int]]:
         query = {'project_id': project_id}
