@@ -48,6 +48,8 @@ class BatchClaimRefused(Exception):
 
 
 class Claimer(Protocol):
+    """What the claim walk claims through (``MoveClaimer`` also needs ``claim_move``/``unclaim_move``)."""
+
     def claim(self, consumer_uuid: str, allocation_request: Mapping[str, Any],
               project_id: str, user_id: str | None) -> bool:
         """Write the allocation; ``False`` or ``ClaimRefused`` if Placement refused it."""
@@ -58,6 +60,33 @@ class Claimer(Protocol):
 
     def unclaim(self, consumer_uuid: str) -> None:
         """Remove every allocation of ``consumer_uuid``."""
+
+
+class MoveClaimer:
+    """The Claimer of one move: each claim is a migration-consumer claim, each unclaim its undo.
+
+    A claim of a host for the moving instance gives the instance's source
+    allocation to the migration's consumer and the host's to the instance
+    (``claim_move``, one ``POST /allocations``); its unclaim moves the
+    source allocation back to the instance (``unclaim_move``). The claim
+    walk, its reservations and its conflicts are those of a boot.
+    """
+
+    def __init__(self, claimer, migration_uuid: str) -> None:
+        self._claimer = claimer
+        self.migration_uuid = migration_uuid
+
+    def claim(self, consumer_uuid: str, allocation_request: Mapping[str, Any],
+              project_id: str, user_id: str | None) -> bool:
+        return self._claimer.claim_move(consumer_uuid, self.migration_uuid,
+                                        allocation_request, project_id, user_id)
+
+    def claim_many(self, allocation_requests: Mapping[str, Mapping[str, Any]],
+                   project_id: str, user_id: str | None) -> None:
+        raise ClaimRefused('a move claims one instance: no batch')
+
+    def unclaim(self, consumer_uuid: str) -> None:
+        self._claimer.unclaim_move(consumer_uuid, self.migration_uuid)
 
 
 class PlacementClaim(Reservation):

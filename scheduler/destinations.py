@@ -19,7 +19,7 @@ from rpc_schemas.selection import Selection
 from scheduler import no_valid_host
 from scheduler.candidates_query import CandidatesQuery, build_query
 from scheduler.claim_walk import select_hosts
-from scheduler.claims import BatchClaimRefused, Claimer, RequestClaims
+from scheduler.claims import BatchClaimRefused, Claimer, MoveClaimer, RequestClaims
 from scheduler.errors import NoValidHost
 from scheduler.filters.base import HostFilter
 from scheduler.hints.domains import hinted_domains, hinted_instances
@@ -73,15 +73,24 @@ class DestinationSelector:
         self._group_book = group_book
 
     def select_destinations(self, spec: RequestSpec, instance_uuids: Sequence[str],
-                            num_alternates: int) -> SchedulingResult:
-        """Claim a host for every instance, or none (NoValidHost, with the trace)."""
+                            num_alternates: int, *,
+                            migration_uuid: str | None = None) -> SchedulingResult:
+        """Claim a host for every instance, or none (NoValidHost, with the trace).
+
+        With ``migration_uuid`` the one instance is moving: its claim is the
+        migration-consumer claim (``scheduler.claims.MoveClaimer``).
+        """
+        if migration_uuid is not None and len(instance_uuids) != 1:
+            raise ValueError('a move (migration_uuid) places exactly one instance')
         if not instance_uuids:
             raise ValueError('select_destinations needs at least one instance UUID')
         if len(set(instance_uuids)) != len(instance_uuids):
             raise ValueError('select_destinations got the same instance UUID twice')
         window = self._window(len(instance_uuids), num_alternates)
+        claimer = (self._claimer if migration_uuid is None
+                   else MoveClaimer(self._claimer, migration_uuid))
         try:
-            return self._select(spec, instance_uuids, num_alternates, window)
+            return self._select(spec, instance_uuids, num_alternates, window, claimer)
         except NoValidHost as exc:
             if not exc.trace.allocation_requests:
                 raise   # Placement has no room: asking again would not change it
@@ -89,7 +98,7 @@ class DestinationSelector:
             # may have left out the ones they accept, or this scheduler's
             # claims confirmed during the read were counted twice (see
             # host_cache). Ask once more, for every candidate, on a fresh read.
-        return self._select(spec, instance_uuids, num_alternates, self._max_results)
+        return self._select(spec, instance_uuids, num_alternates, self._max_results, claimer)
 
     def _window(self, num_instances: int, num_alternates: int) -> int | None:
         """How many candidates to ask of Placement for this request."""
@@ -99,20 +108,21 @@ class DestinationSelector:
         return min(wanted, self._max_results)
 
     def _select(self, spec: RequestSpec, instance_uuids: Sequence[str],
-                num_alternates: int, limit: int | None) -> SchedulingResult:
+                num_alternates: int, limit: int | None, claimer: Claimer) -> SchedulingResult:
         """One run; a multi-create's batch claim refused runs again claiming one at a time."""
         if not (self._batch_claims and len(instance_uuids) > 1):
-            return self._select_once(spec, instance_uuids, num_alternates, limit)
+            return self._select_once(spec, instance_uuids, num_alternates, limit, claimer)
         try:
-            return self._select_once(spec, instance_uuids, num_alternates, limit,
+            return self._select_once(spec, instance_uuids, num_alternates, limit, claimer,
                                      batch_claim=BATCH_CLAIMED)
         except BatchClaimRefused as exc:
             # Nothing was claimed; what changed in Placement is read afresh.
-            return self._select_once(spec, instance_uuids, num_alternates, limit,
+            return self._select_once(spec, instance_uuids, num_alternates, limit, claimer,
                                      batch_claim=BATCH_FELL_BACK, refusal=str(exc))
 
     def _select_once(self, spec: RequestSpec, instance_uuids: Sequence[str],
-                     num_alternates: int, limit: int | None, *, batch_claim: str = '',
+                     num_alternates: int, limit: int | None, claimer: Claimer, *,
+                     batch_claim: str = '',
                      refusal: str = '') -> SchedulingResult:
         places = self._group_places(spec, instance_uuids)
         if places is not None:
@@ -155,7 +165,9 @@ class DestinationSelector:
         trace.allocation_requests = len(candidates.allocation_requests)
         trace.candidate_hosts = len(states.hosts)
         trace.unknown_providers = states.unknown_providers
-        claims = RequestClaims(self._claimer, self._cache, spec.project_id, spec.user_id,
+        if isinstance(claimer, MoveClaimer):
+            trace.request['migration_uuid'] = claimer.migration_uuid
+        claims = RequestClaims(claimer, self._cache, spec.project_id, spec.user_id,
                                batched=batch_claim == BATCH_CLAIMED)
         if not candidates.allocation_requests:
             with trace.timed('diagnose_shortage'):

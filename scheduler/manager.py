@@ -1,7 +1,9 @@
 """The scheduler's RPC endpoint: ``select_destinations`` for the super conductor.
 
 It checks the arguments, runs one DestinationSelector run and returns one
-list of Selection per instance (claimed host first, then alternates). The
+list of Selection per instance (claimed host first, then alternates). With
+a ``migration_uuid`` (API 1.1) the one instance is moving: its claim moves
+its source allocation to the migration's consumer (``MoveClaimer``). The
 trace of every run, successful or not, goes to ``on_trace`` with the
 caller's request id (the daemon queues it for the scheduling record,
 ``scheduler/records/``). Before each run ``follow_changes`` (the host
@@ -46,7 +48,7 @@ TraceSink = Callable[[SchedulingTrace], None]
 
 
 class SchedulerManager:
-    target = messaging.Target(version='1.0')
+    target = messaging.Target(version='1.1')
 
     def __init__(self, selector: DestinationSelector, *,
                  on_trace: TraceSink | None = None,
@@ -78,10 +80,11 @@ class SchedulerManager:
                                    InvalidSchedulingRequest, ConsumerAlreadyAllocated,
                                    PlacementUnreachable)
     def select_destinations(self, ctxt, request_spec: RequestSpec,
-                            instance_uuids: list[str],
-                            num_alternates: int) -> list[list[Selection]]:
+                            instance_uuids: list[str], num_alternates: int,
+                            migration_uuid: str | None = None) -> list[list[Selection]]:
         try:
             _check_arguments(request_spec, instance_uuids, num_alternates)
+            _check_move(instance_uuids, migration_uuid)
         except InvalidSchedulingRequest as exc:
             # Expected exceptions are logged by oslo.messaging at DEBUG only:
             # a malformed request would go unseen (a cast has no caller).
@@ -93,7 +96,8 @@ class SchedulerManager:
         outcome = 'error'
         try:
             result = self._selector.select_destinations(
-                request_spec, list(instance_uuids), num_alternates)
+                request_spec, list(instance_uuids), num_alternates,
+                migration_uuid=migration_uuid)
             outcome = 'placed'
         except NoValidHost as exc:
             outcome = 'no_valid_host'
@@ -127,6 +131,18 @@ class SchedulerManager:
             self._on_trace(trace)
         except Exception:  # a lost record must not fail the boot
             LOG.exception('Could not record the scheduling trace')
+
+
+def _check_move(instance_uuids, migration_uuid) -> None:
+    if migration_uuid is None:
+        return
+    if not isinstance(migration_uuid, str) or not migration_uuid:
+        raise InvalidSchedulingRequest(
+            f'migration_uuid must be a non-empty string, not {migration_uuid!r}')
+    if len(instance_uuids) != 1:
+        raise InvalidSchedulingRequest(
+            f'a move (migration {migration_uuid}) places exactly one instance, not '
+            f'{len(instance_uuids)}')
 
 
 def _check_arguments(request_spec, instance_uuids, num_alternates) -> None:

@@ -7,7 +7,9 @@ and unclaim) the claim walk uses; Placement's 409 becomes the scheduler's
 conflict: the instance already has allocations, which no other host would
 change, so it becomes ``ConsumerAlreadyAllocated`` and ends the request.
 A refused batch claim (``claim_many``, one ``POST /allocations``) is always
-``ClaimRefused``: the claim walk then claims one instance at a time.
+``ClaimRefused``: the claim walk then claims one instance at a time. A
+move's claim (``claim_move``) and its undo go through
+``scheduler.claims.MoveClaimer``.
 """
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ from placement.client import Candidates
 from rpc_schemas.selection import allocations_of
 from scheduler.candidates_query import CandidatesQuery
 from scheduler.claims import ClaimRefused
-from scheduler.errors import ConsumerAlreadyAllocated
+from scheduler.errors import ConsumerAlreadyAllocated, InvalidSchedulingRequest
 
 # Placement's (and the reference implementation's) wording for a write whose
 # consumer generation is stale: "consumer generation conflict - expected ...".
@@ -67,3 +69,24 @@ class PlacementAdapter:
 
     def unclaim(self, consumer_uuid: str) -> None:
         self._client.unclaim(consumer_uuid)
+
+    def claim_move(self, instance_uuid: str, migration_uuid: str,
+                   allocation_request: Mapping[str, Any], project_id: str,
+                   user_id: str) -> bool:
+        """The move's claim (``claim_move``); the instance's source allocation not found ends the request."""
+        try:
+            self._client.claim_move(instance_uuid, migration_uuid,
+                                    allocations_of(allocation_request),
+                                    project_id=project_id, user_id=user_id)
+        except placement_client.ClaimConflict as exc:
+            why = 'lost a race' if exc.lost_race else 'refused'
+            raise ClaimRefused(f'Placement {why}: {exc.detail}', code=exc.code) from exc
+        except placement_client.PlacementClientError as exc:
+            if exc.code != placement_client.CONFLICT_NOTHING_TO_MOVE:
+                raise
+            raise InvalidSchedulingRequest(f'cannot move instance {instance_uuid}: '
+                                           f'{exc.detail}') from exc
+        return True
+
+    def unclaim_move(self, instance_uuid: str, migration_uuid: str) -> None:
+        self._client.unclaim_move(instance_uuid, migration_uuid)

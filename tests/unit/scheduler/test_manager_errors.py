@@ -17,7 +17,7 @@ from scheduler.manager import SchedulerManager
 
 
 class _PlacementAway:
-    def select_destinations(self, spec, uuids, num_alternates):
+    def select_destinations(self, spec, uuids, num_alternates, migration_uuid=None):
         raise PlacementUnreachable('placement at http://p:8778 unreachable after 9 '
                                    'attempt(s) in 30.0 s: Connection refused')
 
