@@ -57,12 +57,27 @@ ACTIVE = 'ACTIVE'
 ERROR = 'ERROR'
 DELETED = 'DELETED'
 UNKNOWN = 'UNKNOWN'
+# A cold migration or resize (Nova's): moving, waiting for confirm or revert, reverting.
+RESIZE = 'RESIZE'
+VERIFY_RESIZE = 'VERIFY_RESIZE'
+REVERT_RESIZE = 'REVERT_RESIZE'
 FINAL_STATUSES = (ACTIVE, ERROR, DELETED)
-STATUSES = (BUILD, ACTIVE, ERROR, DELETED, UNKNOWN)
+STATUSES = (BUILD, ACTIVE, ERROR, DELETED, UNKNOWN, RESIZE, VERIFY_RESIZE, REVERT_RESIZE)
 _STATUS_OF_VM_STATE = {
     instance_states.BUILDING: BUILD, instance_states.ACTIVE: ACTIVE,
     instance_states.ERROR: ERROR, instance_states.DELETED: DELETED,
+    instances.RESIZED: VERIFY_RESIZE,
 }
+
+
+def _status(vm_state: str, task_state: str | None) -> str:
+    """Nova's status of a vm_state and task_state."""
+    if task_state == instances.RESIZE_REVERTING:
+        return REVERT_RESIZE
+    if vm_state == instance_states.ACTIVE and task_state in (instances.RESIZE_PREP,
+                                                             instances.RESIZE_MIGRATING):
+        return RESIZE
+    return _STATUS_OF_VM_STATE.get(vm_state, vm_state.upper())
 MAX_COUNT = 1000
 # The display name travels in the Instance payload, at most 255 characters.
 NAME_MAX = 255 - len(f'-{MAX_COUNT}')
@@ -248,6 +263,14 @@ def group_payload(group: server_groups.ServerGroup) -> InstanceGroup:
                          max_per_domain=group.max_per_domain)
 
 
+def cell_of(api_engine: Engine, instance_uuid: str) -> str | None:
+    """The uuid of the cell the instance is in; None while it has none. ``ServerNotFound`` if unknown."""
+    mapped = _mappings(api_engine, [instance_uuid])
+    if not mapped:
+        raise ServerNotFound(f'no server with uuid {instance_uuid}')
+    return mapped[0][1]
+
+
 def _mappings(api_engine: Engine, uuids: Iterable[str] | None = None
               ) -> list[tuple[str, str | None]]:
     """(instance uuid, cell uuid or None) in creation order."""
@@ -301,7 +324,7 @@ def _read_cell(engine: Engine, cell: CellMapping, uuids: Sequence[str], *,
     flavors = {row['uuid']: _flavor(row['flavor']) for row in rows}
     return {row['uuid']: Server(
         uuid=row['uuid'], name=row['display_name'],
-        status=_STATUS_OF_VM_STATE.get(row['vm_state'], row['vm_state'].upper()),
+        status=_status(row['vm_state'], row['task_state']),
         task_state=row['task_state'],
         flavor=_flavor_name(row['flavor'], flavors[row['uuid']]),
         cell=cell.name, host=row['host'], node=row['node'],

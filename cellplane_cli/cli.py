@@ -5,6 +5,9 @@
     cellplane server create NAME --flavor F [--count N] [--image-property K=V ...]
                             [--availability-zone AZ] [--wait [--timeout S]]
     cellplane server list|show ID|events ID|delete ID
+    cellplane server migrate SERVER [--wait]    cellplane server resize SERVER --flavor F [--wait]
+    cellplane server resize confirm|revert SERVER [--wait]
+    cellplane server migration list [--server S] [--status ST]|show MIGRATION
     cellplane scheduler records [--last N] [--request-id R] [--instance ID]
     cellplane aggregate create NAME [--zone AZ] [--property K=V ...]
     cellplane aggregate list|show|set|unset|add-host|remove-host|delete
@@ -35,6 +38,7 @@ from cellplane_cli import (
     databases,
     demo,
     failure_domain_commands,
+    move_commands,
     quota_commands,
     scheduler_commands,
     server_commands,
@@ -129,7 +133,8 @@ class CellplaneCLI(base.CellplaneApp):
                       'demo': demo.Demo, **server_commands.COMMANDS,
                       **scheduler_commands.COMMANDS, **aggregate_commands.COMMANDS,
                       **failure_domain_commands.COMMANDS,
-                      **server_group_commands.COMMANDS, **quota_commands.COMMANDS})
+                      **server_group_commands.COMMANDS, **quota_commands.COMMANDS,
+                      **move_commands.COMMANDS})
 
 
 def main(argv: list[str] | None = None) -> int:

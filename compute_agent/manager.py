@@ -31,8 +31,10 @@ import threading
 from typing import Mapping
 
 from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
+from compute_agent import moves
 from compute_agent.hosted_host import HostedHost
 from compute_agent.pending_unclaims import PendingUnclaims
+from compute_agent.rpcapi import ComputeAPI
 from conductor.cell.rpcapi import CellConductorAPI
 
 # isort: split
@@ -42,6 +44,7 @@ from placement.client import PlacementClient
 from rpc_schemas.build_attempt import FAILED, OK, BuildAttempt
 from rpc_schemas.instance import ACTIVE, DELETED, Instance
 from rpc_schemas.instance_update import InstanceUpdate
+from rpc_schemas.migration import Migration
 from rpc_schemas.request_spec import RequestSpec
 from rpc_schemas.selection import Selection
 
@@ -54,6 +57,13 @@ LOG = logging.getLogger(__name__)
 # runs each, 300 instances: 6.4-8.1 s against 5.2-7.0 s), for a state no
 # one would have seen; with the delay they were within the noise.
 SPAWNING_AFTER_SECONDS = 0.5
+
+
+def _check_move(instance, request_spec, migration, host_list) -> str | None:
+    """What is wrong with a move step's arguments, or None."""
+    if not isinstance(migration, Migration):
+        return f'migration must be a Migration payload, got {type(migration).__name__}'
+    return _check_build(instance, request_spec, host_list)
 
 
 def _check_build(instance, request_spec, host_list) -> str | None:
@@ -71,13 +81,15 @@ def _check_build(instance, request_spec, host_list) -> str | None:
 class ComputeManager:
     """The RPC endpoint of an agent: finds the hosted host a message is for, and acts there."""
 
-    target = messaging.Target(version='1.3')
+    target = messaging.Target(version='1.4')
 
     def __init__(self, *, hosts: Mapping[str, HostedHost], placement: PlacementClient,
-                 conductor: CellConductorAPI) -> None:
+                 conductor: CellConductorAPI, computes: ComputeAPI | None = None) -> None:
         self.hosts = hosts
         self.placement = placement
         self.conductor = conductor
+        # The other hosts of the cell, for a move's host-to-host steps.
+        self.computes = computes
         self.unclaims = PendingUnclaims(placement)
 
     def build_and_run_instance(self, ctxt, instance: Instance, request_spec: RequestSpec,
@@ -186,3 +198,114 @@ class ComputeManager:
         self.conductor.instance_update(ctxt, InstanceUpdate(
             instance_uuid=instance_uuid, vm_state=DELETED, host=hosted.name))
         LOG.info('Instance %s terminated on %s', instance_uuid, hosted.name)
+
+    # -- a move: prep_move and finish_move on the destination, hand_over and
+    # take_back on the source (compute API 1.4; compute_agent/moves.py) ---------
+    def _move_host(self, method: str, host: str) -> HostedHost | None:
+        hosted = self.hosts.get(host)
+        if hosted is None:
+            LOG.error('Rejected %s: it was sent to host %s, which this agent does not run',
+                      method, host)
+        return hosted
+
+    def prep_move(self, ctxt, instance: Instance, request_spec: RequestSpec,
+                  migration: Migration, host_list: list[Selection]) -> None:
+        problem = _check_move(instance, request_spec, migration, host_list)
+        if problem:
+            LOG.error('Rejected prep_move: %s', problem)
+            return
+        hosted = self._move_host('prep_move', host_list[0].service_host)
+        if hosted is not None:
+            hosted.run_or_hold(lambda: self._prep_move(ctxt, hosted, instance, request_spec,
+                                                       migration, host_list))
+
+    def _prep_move(self, ctxt, hosted: HostedHost, instance: Instance,
+                   request_spec: RequestSpec, migration: Migration,
+                   host_list: list[Selection]) -> None:
+        attempt = moves.prepare(hosted.builder, instance, migration, host_list[0])
+        if attempt.result != OK:
+            self._move_failed(ctxt, instance, request_spec, migration, host_list, attempt)
+            return
+        LOG.info('Move of instance %s prepared on %s; asking %s to hand it over',
+                 instance.uuid, hosted.name, migration.source_host)
+        self.computes.hand_over(ctxt, instance, request_spec, migration, host_list)
+
+    def hand_over(self, ctxt, instance: Instance, request_spec: RequestSpec,
+                  migration: Migration, host_list: list[Selection]) -> None:
+        problem = _check_move(instance, request_spec, migration, host_list)
+        if problem:
+            LOG.error('Rejected hand_over: %s', problem)
+            return
+        hosted = self._move_host('hand_over', migration.source_host)
+        if hosted is not None:
+            hosted.run_or_hold(lambda: self._hand_over(ctxt, hosted, instance, request_spec,
+                                                       migration, host_list))
+
+    def _hand_over(self, ctxt, hosted: HostedHost, instance: Instance,
+                   request_spec: RequestSpec, migration: Migration,
+                   host_list: list[Selection]) -> None:
+        dest = host_list[0]
+        self.conductor.move_started(ctxt, migration.uuid, dest.service_host)
+        started = datetime.datetime.now(datetime.timezone.utc)
+        why = moves.hand_over(hosted.builder, instance.uuid)
+        if why is not None:
+            # The source cannot give it: no destination would do better.
+            attempt = BuildAttempt(host=dest.service_host, nodename=dest.nodename,
+                                   start=started,
+                                   finish=datetime.datetime.now(datetime.timezone.utc),
+                                   result=FAILED, reason=why)
+            self.conductor.reschedule_move(ctxt, instance, request_spec, migration, [],
+                                           attempt)
+            return
+        LOG.info('Instance %s handed over by %s to %s', instance.uuid, hosted.name,
+                 dest.service_host)
+        self.computes.finish_move(ctxt, instance, request_spec, migration, host_list)
+
+    def finish_move(self, ctxt, instance: Instance, request_spec: RequestSpec,
+                    migration: Migration, host_list: list[Selection]) -> None:
+        problem = _check_move(instance, request_spec, migration, host_list)
+        if problem:
+            LOG.error('Rejected finish_move: %s', problem)
+            return
+        hosted = self._move_host('finish_move', host_list[0].service_host)
+        if hosted is not None:
+            hosted.run_or_hold(lambda: self._finish_move(ctxt, hosted, instance,
+                                                         request_spec, migration, host_list))
+
+    def _finish_move(self, ctxt, hosted: HostedHost, instance: Instance,
+                     request_spec: RequestSpec, migration: Migration,
+                     host_list: list[Selection]) -> None:
+        attempt = moves.finish(hosted.builder, instance, migration, host_list[0])
+        if attempt.result != OK:
+            self._move_failed(ctxt, instance, request_spec, migration, host_list, attempt)
+            return
+        LOG.info('Instance %s moved to %s', instance.uuid, hosted.name)
+        self.conductor.move_finished(ctxt, migration.uuid, instance.uuid, hosted.name,
+                                     hosted.builder.nodename)
+
+    def _move_failed(self, ctxt, instance: Instance, request_spec: RequestSpec,
+                     migration: Migration, host_list: list[Selection],
+                     attempt: BuildAttempt) -> None:
+        LOG.warning('Move of instance %s failed on %s: %s; handing %d alternate(s) to the '
+                    'cell conductor', instance.uuid, attempt.host, attempt.reason,
+                    len(host_list) - 1)
+        self.conductor.reschedule_move(ctxt, instance, request_spec, migration,
+                                       host_list[1:], attempt)
+
+    def take_back(self, ctxt, instance: Instance, migration: Migration, host: str) -> None:
+        if not isinstance(instance, Instance) or not isinstance(migration, Migration):
+            LOG.error('Rejected take_back: expected an Instance and a Migration payload')
+            return
+        hosted = self._move_host('take_back', host)
+        if hosted is not None:
+            hosted.run_or_hold(lambda: self._take_back(hosted, instance, migration))
+
+    @staticmethod
+    def _take_back(hosted: HostedHost, instance: Instance, migration: Migration) -> None:
+        why = moves.take_back(hosted.builder, instance, migration)
+        if why is None:
+            LOG.info('Instance %s runs on %s again (its move %s failed or was reverted)',
+                     instance.uuid, hosted.name, migration.uuid)
+        else:
+            LOG.error('Instance %s could not be run again on %s after its move %s: %s',
+                      instance.uuid, hosted.name, migration.uuid, why)

@@ -22,6 +22,20 @@ API versions:
               ``host`` and nothing else: no Placement change, no report. For
               a build that finished on a host after the cell conductor moved
               it elsewhere (the allocation is then the new host's).
+    1.4 - A cold migration or resize, host to host on the cell's bus (each
+          with instance: Instance, request_spec: RequestSpec, migration:
+          Migration and host_list: list[Selection], whose first is the
+          destination, claimed for the instance, the rest its alternates):
+          prep_move cast to the destination (the cell conductor): promise
+              the new flavor's resources, then hand_over to the source;
+          hand_over cast to the source (from the destination): stop the
+              instance, then finish_move to the destination;
+          finish_move cast to the destination (from the source): run it at
+              the new flavor, report move_finished to the cell conductor;
+              a failure on the destination is reschedule_move there.
+          take_back(instance, migration, host) cast to the source: run the
+              instance again at its old flavor (the move failed, or is
+              reverted).
 """
 from __future__ import annotations
 
@@ -30,6 +44,7 @@ from typing import Sequence
 from cellplane.context import RequestContext
 from cellplane.rpc.client import RPCAPIClient
 from rpc_schemas.instance import Instance
+from rpc_schemas.migration import Migration
 from rpc_schemas.request_spec import RequestSpec
 from rpc_schemas.selection import Selection
 
@@ -47,7 +62,7 @@ class DiscardNotSupported(RuntimeError):
 class ComputeAPI(RPCAPIClient):
     SERVICE = 'compute'
     TOPIC = TOPIC
-    API_VERSION = '1.3'
+    API_VERSION = '1.4'
 
     def build_and_run_instance(self, ctxt: RequestContext, host: str, instance: Instance,
                                request_spec: RequestSpec,
@@ -86,3 +101,34 @@ class ComputeAPI(RPCAPIClient):
                 f'[upgrade_levels] compute caps it at {self.version_cap}')
         self.prepare('discard_instance', '1.3', server=host).cast(
             ctxt, 'discard_instance', instance_uuid=instance_uuid, host=host)
+
+    def prep_move(self, ctxt: RequestContext, instance: Instance, request_spec: RequestSpec,
+                  migration: Migration, host_list: Sequence[Selection]) -> None:
+        """Cast to the destination (``host_list[0]``): prepare the move, then hand it to the source."""
+        host = host_list[0].service_host
+        self.prepare('prep_move', '1.4', server=host).cast(
+            ctxt, 'prep_move', instance=instance, request_spec=request_spec,
+            migration=migration, host_list=list(host_list))
+
+    def hand_over(self, ctxt: RequestContext, instance: Instance, request_spec: RequestSpec,
+                  migration: Migration, host_list: Sequence[Selection]) -> None:
+        """Cast to the source: stop the instance, then let the destination finish."""
+        self.prepare('hand_over', '1.4', server=migration.source_host).cast(
+            ctxt, 'hand_over', instance=instance, request_spec=request_spec,
+            migration=migration, host_list=list(host_list))
+
+    def finish_move(self, ctxt: RequestContext, instance: Instance,
+                    request_spec: RequestSpec, migration: Migration,
+                    host_list: Sequence[Selection]) -> None:
+        """Cast to the destination (``host_list[0]``): run the instance at its new flavor."""
+        host = host_list[0].service_host
+        self.prepare('finish_move', '1.4', server=host).cast(
+            ctxt, 'finish_move', instance=instance, request_spec=request_spec,
+            migration=migration, host_list=list(host_list))
+
+    def take_back(self, ctxt: RequestContext, instance: Instance,
+                  migration: Migration) -> None:
+        """Cast to the source: run the instance again at its old flavor."""
+        self.prepare('take_back', '1.4', server=migration.source_host).cast(
+            ctxt, 'take_back', instance=instance, migration=migration,
+            host=migration.source_host)

@@ -50,6 +50,7 @@ from compute_agent.builder import InstanceBuilder
 from compute_agent.hosted_host import HOLLOW_HOST_TRAIT, HostedHost, hosted_host_names, removed_host_index
 from compute_agent.manager import ComputeManager
 from compute_agent.resource_reporter import ResourceReporter
+from compute_agent.rpcapi import ComputeAPI
 from compute_agent.virt.driver import VirtDriver
 from conductor.cell.rpcapi import CellConductorAPI
 from placement.client import PlacementClient, PlacementClientError, PlacementUnreachable
@@ -280,7 +281,8 @@ def build_compute_agent(conf: cfg.ConfigOpts, *, transport, placement: Placement
             extra_traits=frozenset({HOLLOW_HOST_TRAIT}) if hollow else frozenset())
         hosted[host_name] = HostedHost(name=host_name, driver=host_driver,
                                        builder=builder, reporter=reporter)
-    manager = ComputeManager(hosts=hosted, placement=placement, conductor=conductor)
+    manager = ComputeManager(hosts=hosted, placement=placement, conductor=conductor,
+                             computes=ComputeAPI(transport, conf=conf))
     reports = HostReports(conf, name=name, hosts=hosted, placement=placement,
                           conductor=conductor)
     # The first report runs at once: the nodes are in Placement and in their

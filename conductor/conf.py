@@ -23,6 +23,11 @@ conductor_opts = [
     cfg.IntOpt('max_attempts', default=3, min=1,
                help='Build attempts per instance, the first host included: '
                     'at most max_attempts - 1 alternates are tried.'),
+    cfg.BoolOpt('allow_resize_to_same_host', default=False,
+                help='Super conductor: a resize may keep the instance on its host '
+                     '(the host then holds both sizes until the resize is confirmed '
+                     'or reverted). Off: the source host is excluded from every move, '
+                     'as Nova does by default.'),
     cfg.IntOpt('scheduler_retry_timeout', default=180, min=0,
                help='Super conductor: seconds it keeps asking again, with '
                     'backoff (1 s doubling up to 30 s), a scheduler that did '

@@ -28,9 +28,9 @@ INSTANCES_FAILED = prometheus_client.Counter(
     'reason: no_valid_host, scheduler_refused, scheduler_error, scheduler_silent, '
     'cell_write.', ['reason'])
 RESCHEDULES = prometheus_client.Counter(
-    'cellplane_reschedules', 'Builds a cell conductor moved to an alternate, by cause: '
+    'cellplane_reschedules', 'Builds (and moves) a cell conductor moved to an alternate, by cause: '
     'build_failed (the host said so), host_down, not_started (a lost cast), '
-    'timed_out (past build_timeout).', ['cause'])
+    'timed_out (past build_timeout), move_failed (a move\'s destination said so).', ['cause'])
 BUILDS_ENDED = prometheus_client.Counter(
     'cellplane_builds_ended', 'Builds that ended, by state: active, error.', ['state'])
 

@@ -9,6 +9,7 @@ from rpc_schemas import (  # noqa: F401 - registers payloads
     flavor,
     instance,
     instance_update,
+    migration,
     ping,
     request_spec,
     selection,

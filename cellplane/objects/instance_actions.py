@@ -30,6 +30,15 @@ from rpc_schemas.build_attempt import BuildAttempt
 from rpc_schemas.selection import Selection
 
 ACTION_CREATE = 'create'
+# Moves (one action each, named as Nova's), their events below.
+ACTION_MIGRATE = 'migrate'
+ACTION_RESIZE = 'resize'
+ACTION_CONFIRM_RESIZE = 'confirmResize'
+ACTION_REVERT_RESIZE = 'revertResize'
+# The scheduler's answer for a move (ok: the destination claimed; failed: why not).
+EVENT_MOVE_SCHEDULE = 'conductor_schedule_move'
+# A move to one destination, as that host reported it (ok | failed, with why).
+EVENT_MOVE = 'compute_move_instance'
 # A build on a host, as the compute agent reported it (result ok | failed).
 EVENT_BUILD = 'compute_build_and_run_instance'
 # A claim of an alternate by the cell conductor that Placement refused.
@@ -55,7 +64,8 @@ class AttemptEvent:
 
     def describe(self) -> str:
         """``cmp1: build failed: No more IP addresses`` - one line of a fault."""
-        what = {EVENT_BUILD: 'build', EVENT_CLAIM: 'claim'}.get(self.event, self.event)
+        what = {EVENT_BUILD: 'build', EVENT_CLAIM: 'claim', EVENT_MOVE: 'move',
+                EVENT_MOVE_SCHEDULE: 'scheduling'}.get(self.event, self.event)
         if self.result == RESULT_OK:
             return f'{self.host}: {what} succeeded'
         outcome = 'refused by Placement' if self.event == EVENT_CLAIM else 'failed'
@@ -98,6 +108,48 @@ def create_action(conn: Connection, instance_uuid: str, *, request_id: str | Non
         user_id=user_id, project_id=project_id, start_time=now,
         created_at=now, updated_at=now))
     return result.inserted_primary_key[0]
+
+
+def start_action(conn: Connection, instance_uuid: str, action: str, *,
+                 request_id: str | None = None, user_id: str | None = None,
+                 project_id: str | None = None) -> int:
+    """The id of a new action ``action`` of the instance (a move, a confirm...)."""
+    now = utcnow()
+    result = conn.execute(instance_actions.insert().values(
+        instance_uuid=instance_uuid, action=action, request_id=request_id,
+        user_id=user_id, project_id=project_id, start_time=now,
+        created_at=now, updated_at=now))
+    return result.inserted_primary_key[0]
+
+
+def latest_action(conn: Connection, instance_uuid: str, actions: Sequence[str]) -> int | None:
+    """The id of the instance's newest action among ``actions``; None if it has none."""
+    return conn.execute(sa.select(instance_actions.c.id).where(
+        instance_actions.c.instance_uuid == instance_uuid,
+        instance_actions.c.action.in_(list(actions))).order_by(
+        instance_actions.c.id.desc()).limit(1)).scalar()
+
+
+def record_event(conn: Connection, action_id: int, event: str, *, host: str | None,
+                 node: str | None, result: str, reason: str | None = None,
+                 start: datetime.datetime | None = None,
+                 finish: datetime.datetime | None = None) -> None:
+    """One event of an action (a move's scheduling, a move to one host...)."""
+    now = utcnow()
+    _insert_event(conn, action_id, event, host=host, node=node,
+                  start_time=naive_utc(start) if start else now,
+                  finish_time=naive_utc(finish) if finish else now,
+                  result=result, reason=reason)
+
+
+def events_of(conn: Connection, action_id: int) -> list[AttemptEvent]:
+    """The events of one action, oldest first."""
+    rows = conn.execute(sa.select(instance_action_events).where(
+        instance_action_events.c.action_id == action_id).order_by(
+        instance_action_events.c.id)).mappings().all()
+    return [AttemptEvent(event=r['event'], host=r['host'], node=r['node'],
+                         start=r['start_time'], finish=r['finish_time'],
+                         result=r['result'], reason=r['reason']) for r in rows]
 
 
 def record_build_attempt(conn: Connection, action_id: int, attempt: BuildAttempt) -> None:

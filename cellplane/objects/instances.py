@@ -16,10 +16,22 @@ from sqlalchemy.engine import Connection
 
 from cellplane.db.cell.models import instance_faults, instances
 from cellplane.db.columns import naive_utc, utcnow
+from rpc_schemas.flavor import Flavor
 from rpc_schemas.instance import ACTIVE, BUILDING, DELETED, ERROR, SPAWNING, Instance
 from rpc_schemas.instance_update import InstanceUpdate
 
 LOG = logging.getLogger(__name__)
+
+# vm_state of an instance a cold migration or resize moved, waiting for its
+# confirm or revert (Nova's RESIZED, shown VERIFY_RESIZE). Only the cell
+# database holds it: every payload of a moving instance says ACTIVE.
+RESIZED = 'resized'
+# task_state of a moving instance (Nova's names).
+RESIZE_PREP = 'resize_prep'            # the move is asked for: scheduling
+RESIZE_MIGRATING = 'resize_migrating'  # a destination prepares, the source hands over
+RESIZE_CONFIRMING = 'resize_confirming'
+RESIZE_REVERTING = 'resize_reverting'
+MOVE_TASK_STATES = (RESIZE_PREP, RESIZE_MIGRATING, RESIZE_CONFIRMING, RESIZE_REVERTING)
 
 # instance_faults.code: the build failed on this cell's hosts (HTTP-like, as Nova).
 FAULT_CODE_BUILD = 500
@@ -140,6 +152,40 @@ def set_building(conn: Connection, uuid: str, task_state: str | None) -> bool:
         vm_state=BUILDING, task_state=task_state, host=None, node=None,
         updated_at=utcnow()))
     return True
+
+
+def begin_task(conn: Connection, uuid: str, *, vm_state: str, task_state: str) -> bool:
+    """Start ``task_state`` on an instance in ``vm_state`` doing nothing else; False if it is not.
+
+    A compare-and-set: of two moves (or a confirm and a revert) asked at
+    once, one begins.
+    """
+    done = conn.execute(instances.update().where(
+        instances.c.uuid == uuid, instances.c.vm_state == vm_state,
+        instances.c.task_state.is_(None)).values(task_state=task_state,
+                                                 updated_at=utcnow()))
+    return done.rowcount == 1
+
+
+def set_task_state(conn: Connection, uuid: str, task_state: str | None, *,
+                   expected: str | None = None) -> bool:
+    """Set the task state (only if it is ``expected`` now, when given); False if not set."""
+    query = instances.update().where(instances.c.uuid == uuid,
+                                     instances.c.vm_state != DELETED)
+    if expected is not None:
+        query = query.where(instances.c.task_state == expected)
+    return conn.execute(query.values(task_state=task_state,
+                                     updated_at=utcnow())).rowcount == 1
+
+
+def place_after_move(conn: Connection, uuid: str, *, host: str, node: str,
+                     flavor: Flavor, vm_state: str) -> bool:
+    """The instance runs on ``host``/``node`` at ``flavor`` (a move finished or reverted); False if deleted."""
+    done = conn.execute(instances.update().where(
+        instances.c.uuid == uuid, instances.c.vm_state != DELETED).values(
+        host=host, node=node, flavor=flavor.to_primitive(), vm_state=vm_state,
+        task_state=None, updated_at=utcnow()))
+    return done.rowcount == 1
 
 
 def set_error(conn: Connection, uuid: str, *, message: str, details: str,

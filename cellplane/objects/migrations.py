@@ -38,12 +38,10 @@ from sqlalchemy.engine import Connection
 from cellplane.db.cell.models import migrations
 from cellplane.db.columns import utcnow
 from rpc_schemas.flavor import Flavor
+from rpc_schemas.migration import EVACUATION, LIVE_MIGRATION, MIGRATION, RESIZE
+from rpc_schemas.migration import Migration as MigrationPayload
 
-# migration_type
-MIGRATION = 'migration'
-RESIZE = 'resize'
-LIVE_MIGRATION = 'live-migration'
-EVACUATION = 'evacuation'
+# migration_type: the wire contract's (the Migration payload).
 TYPES = (MIGRATION, RESIZE, LIVE_MIGRATION, EVACUATION)
 
 # status
@@ -112,6 +110,13 @@ class Migration:
     @property
     def final(self) -> bool:
         return self.status in FINAL
+
+    def payload(self) -> MigrationPayload:
+        """What travels with the move (``rpc_schemas.migration``)."""
+        return MigrationPayload(uuid=self.uuid, instance_uuid=self.instance_uuid,
+                                migration_type=self.migration_type,
+                                source_host=self.source_host, source_node=self.source_node,
+                                old_flavor=self.old_flavor, new_flavor=self.new_flavor)
 
     @classmethod
     def from_row(cls, row) -> 'Migration':

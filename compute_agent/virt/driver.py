@@ -69,7 +69,19 @@ class VirtDriver(abc.ABC):
 
     @abc.abstractmethod
     def list_instances(self) -> list[str]:
-        """Uuids of the instances this host runs."""
+        """Uuids of the instances this host holds (running or stopped)."""
+
+    @abc.abstractmethod
+    def hand_over(self, instance_uuid: str) -> None:
+        """Stop the instance and give its disk to a move (it stays here, stopped, until confirmed)."""
+
+    @abc.abstractmethod
+    def power_on(self, instance_uuid: str) -> None:
+        """Run a stopped instance again (a move that failed or was reverted); raise ``BuildFailed``."""
+
+    @abc.abstractmethod
+    def running(self) -> list[str]:
+        """Uuids of the instances this host runs (not stopped)."""
 
 
 def load(name: str, **kwargs) -> VirtDriver:

@@ -1,5 +1,9 @@
 """A virt driver that builds nothing, takes as long as told, and fails on demand.
 
+A move's destination spawns as a build does (its failures are a build's);
+the source's hand-over stops the instance (after ``move_seconds``) and keeps
+it until the move is confirmed (destroyed) or fails or is reverted (run again).
+
 Its capacity, build time and failures come from ``[fake_driver]`` options
 (or a ``FakeSettings`` given directly, as the embedded mode does for its many
 hosts in one process), so every path of the boot flow can be driven in tests
@@ -46,6 +50,9 @@ fake_driver_opts = [
     cfg.IntOpt('fail_seed', help='Seed of the random failures, for repeatable runs.'),
     cfg.StrOpt('failure_reason', default='Simulated build failure',
                help='The reason a failed build reports, e.g. "No more IP addresses".'),
+    cfg.FloatOpt('move_seconds', default=0.0, min=0.0,
+                 help='How long a source host takes to hand an instance over to a '
+                      'move (the simulated copy of its disk).'),
 ]
 
 
@@ -71,6 +78,7 @@ class FakeSettings:
     fail_fraction: float = 0.0
     fail_seed: int | None = None
     failure_reason: str = 'Simulated build failure'
+    move_seconds: float = 0.0
 
     @classmethod
     def from_conf(cls, conf: cfg.ConfigOpts) -> 'FakeSettings':
@@ -119,6 +127,8 @@ class FakeDriver(VirtDriver):
         self._lock = threading.Lock()
         self._builds_started = 0
         self._instances: dict[str, BuildRequest] = {}
+        # Handed over to a move and not running: kept until confirm or revert.
+        self._stopped: set[str] = set()
 
     def get_inventory(self) -> dict[str, DriverInventory]:
         s = self.settings
@@ -148,11 +158,29 @@ class FakeDriver(VirtDriver):
             raise BuildFailed(self.settings.failure_reason)
         with self._lock:
             self._instances[request.instance_uuid] = request
+            self._stopped.discard(request.instance_uuid)
 
     def destroy(self, instance_uuid: str) -> None:
         with self._lock:
             self._instances.pop(instance_uuid, None)
+            self._stopped.discard(instance_uuid)
 
     def list_instances(self) -> list[str]:
         with self._lock:
             return sorted(self._instances)
+
+    def hand_over(self, instance_uuid: str) -> None:
+        if self.settings.move_seconds:
+            time.sleep(self.settings.move_seconds)
+        with self._lock:
+            self._stopped.add(instance_uuid)
+
+    def power_on(self, instance_uuid: str) -> None:
+        with self._lock:
+            if instance_uuid not in self._instances:
+                raise BuildFailed(f'instance {instance_uuid} is not on this host')
+            self._stopped.discard(instance_uuid)
+
+    def running(self) -> list[str]:
+        with self._lock:
+            return sorted(set(self._instances) - self._stopped)

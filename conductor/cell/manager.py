@@ -10,6 +10,10 @@ or a failure: the sender cast and is not listening, and a handler that
 raised would leave only a traceback. An instance whose reschedule failed
 unexpectedly is set to ERROR with the reason rather than left building.
 
+Moves (API 1.6: ``move_instance``, ``reschedule_move``, ``move_started``,
+``move_finished``) are ``conductor/cell/moves.py``'s; a move whose
+handling failed unexpectedly ends in error with the instance on its source.
+
 A compute host's heartbeat lists the builds it holds: they are marked
 started in their build plans, so that the stalled-build check tells a cast
 lost on its way from a build that is only slow.
@@ -27,10 +31,18 @@ import logging
 from sqlalchemy.engine import Engine
 
 from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
-from cellplane.objects import build_plans, compute_nodes, instance_actions, instances, services
+from cellplane.objects import (
+    build_plans,
+    compute_nodes,
+    instance_actions,
+    instances,
+    migrations,
+    services,
+)
 from compute_agent.rpcapi import ComputeAPI
 from conductor import metrics
 from conductor.cell import rpcapi
+from conductor.cell.moves import CellMoves
 from conductor.cell.reschedule import Rescheduler
 
 # isort: split
@@ -40,6 +52,7 @@ from rpc_schemas.build_attempt import BuildAttempt
 from rpc_schemas.compute_node import ComputeNodeRecord
 from rpc_schemas.instance import ACTIVE, DELETED, ERROR, Instance
 from rpc_schemas.instance_update import InstanceUpdate
+from rpc_schemas.migration import Migration
 from rpc_schemas.request_spec import RequestSpec
 from rpc_schemas.selection import Selection
 from rpc_schemas.service_status import ServiceStatus
@@ -65,6 +78,20 @@ def _check_reschedule(instance, request_spec, host_list, attempt) -> str | None:
     return None
 
 
+def _check_move(instance, request_spec, migration, host_list, *,
+                empty: bool = False) -> str | None:
+    """What is wrong with a move's arguments, or None (``empty``: host_list may be empty)."""
+    for name, value, cls in (('instance', instance, Instance),
+                             ('request_spec', request_spec, RequestSpec),
+                             ('migration', migration, Migration)):
+        if not isinstance(value, cls):
+            return f'{name} must be a {cls.NAME} payload, got {type(value).__name__}'
+    if (not isinstance(host_list, list) or (not host_list and not empty)
+            or not all(isinstance(s, Selection) for s in host_list)):
+        return 'host_list must be a list of Selection payloads'
+    return None
+
+
 class _NotItsBuild(Exception):
     """A build_started from a host the build is not (or no longer) cast to: undo."""
 
@@ -73,10 +100,11 @@ class CellConductorManager:
     target = messaging.Target(namespace=rpcapi.NAMESPACE, version=rpcapi.API_VERSION)
 
     def __init__(self, *, engine: Engine, rescheduler: Rescheduler,
-                 compute: ComputeAPI) -> None:
+                 compute: ComputeAPI, moves: CellMoves | None = None) -> None:
         self.engine = engine
         self.rescheduler = rescheduler
         self.compute = compute
+        self.moves = moves
 
     def service_heartbeat(self, ctxt, status: ServiceStatus) -> None:
         if not isinstance(status, ServiceStatus):
@@ -248,6 +276,67 @@ class CellConductorManager:
         for conflict in compute_nodes.upsert_many(self.engine, nodes):
             LOG.error('Rejected a node of compute_node_updates: %s', conflict)
         LOG.debug('%d compute node(s) recorded', len(nodes))
+
+    # -- moves (API 1.6) ---------------------------------------------------------
+    def move_instance(self, ctxt, instance: Instance, request_spec: RequestSpec,
+                      migration: Migration, host_list: list[Selection]) -> None:
+        problem = _check_move(instance, request_spec, migration, host_list)
+        if problem:
+            LOG.error('Rejected move_instance: %s', problem)
+            return
+        self._guarded('move_instance', ctxt, instance, migration,
+                      lambda: self.moves.start(ctxt, instance, request_spec, migration,
+                                               host_list))
+
+    def reschedule_move(self, ctxt, instance: Instance, request_spec: RequestSpec,
+                        migration: Migration, host_list: list[Selection],
+                        attempt: BuildAttempt) -> None:
+        problem = (_check_move(instance, request_spec, migration, host_list, empty=True)
+                   or (None if isinstance(attempt, BuildAttempt)
+                       else 'attempt must be a BuildAttempt payload'))
+        if problem:
+            LOG.error('Rejected reschedule_move: %s', problem)
+            return
+        metrics.RESCHEDULES.labels('move_failed').inc()
+        self._guarded('reschedule_move', ctxt, instance, migration,
+                      lambda: self.moves.reschedule(ctxt, instance, request_spec, migration,
+                                                    host_list, attempt))
+
+    def move_started(self, ctxt, migration_uuid: str, dest_host: str) -> None:
+        if not all(isinstance(v, str) and v for v in (migration_uuid, dest_host)):
+            LOG.error('Rejected move_started: migration_uuid and dest_host must be '
+                      'non-empty strings')
+            return
+        try:
+            self.moves.started(migration_uuid, dest_host)
+        except (migrations.MigrationNotFound, migrations.InvalidMigrationTransition) as exc:
+            LOG.error('Rejected move_started: %s', exc)
+
+    def move_finished(self, ctxt, migration_uuid: str, instance_uuid: str, host: str,
+                      node: str) -> None:
+        if not all(isinstance(v, str) and v for v in (migration_uuid, instance_uuid, host,
+                                                      node)):
+            LOG.error('Rejected move_finished: its arguments must be non-empty strings')
+            return
+        try:
+            self.moves.finished(ctxt, migration_uuid, instance_uuid, host, node)
+        except (migrations.MigrationNotFound, migrations.InvalidMigrationTransition) as exc:
+            LOG.error('Rejected move_finished: %s', exc)
+
+    def _guarded(self, method: str, ctxt, instance: Instance, migration: Migration,
+                 work) -> None:
+        """Run a move step; one that fails unexpectedly ends the move in error, on its source."""
+        try:
+            work()
+        except migrations.MigrationNotFound as exc:
+            LOG.error('Rejected %s: %s', method, exc)
+        except Exception as exc:  # the instance must not stay moving
+            LOG.exception('%s of instance %s failed unexpectedly', method, instance.uuid)
+            try:
+                self.moves.placement_undo(instance.uuid, migration.uuid)
+            finally:
+                self.moves.give_up(ctxt, instance, migration, None, (
+                    f'{method} failed unexpectedly: {type(exc).__name__}: {exc}'))
 
     def _set_error(self, uuid: str, host: str | None, message: str) -> None:
         try:

@@ -40,6 +40,20 @@ and the super conductor's evolve apart):
               named what the super conductor does, not what this one does).
               Below 1.5 the client sends it as ``build_instances``, which the
               cell conductor still serves for one release.
+    1.6 - A cold migration or resize, driven by the cell conductor:
+          move_instance(instance, request_spec, migration: Migration,
+              host_list) cast by the super conductor: the scheduler claimed
+              host_list[0] (the migration's consumer holds the source
+              allocation); prepare the move there.
+          reschedule_move(instance, request_spec, migration, host_list,
+              attempt) cast by a destination whose part failed: move the
+              source allocation back, claim the next of host_list (what is
+              left of the alternates), or end the migration in error.
+          move_started(migration_uuid: str, dest_host: str) cast by the
+              source as it hands the instance over: the migration is
+              migrating.
+          move_finished(migration_uuid: str, instance_uuid: str, host: str,
+              node: str) cast by the destination: it runs the instance.
 
 ``[upgrade_levels] cell_conductor`` caps what this client sends.
 """
@@ -55,13 +69,14 @@ from rpc_schemas.build_attempt import BuildAttempt
 from rpc_schemas.compute_node import ComputeNodeRecord
 from rpc_schemas.instance import Instance
 from rpc_schemas.instance_update import InstanceUpdate
+from rpc_schemas.migration import Migration
 from rpc_schemas.request_spec import RequestSpec
 from rpc_schemas.selection import Selection
 from rpc_schemas.service_status import ServiceStatus
 
 TOPIC = 'conductor'
 NAMESPACE = 'cell_conductor'
-API_VERSION = '1.5'
+API_VERSION = '1.6'
 
 
 class CellConductorAPI(RPCAPIClient):
@@ -143,3 +158,32 @@ class CellConductorAPI(RPCAPIClient):
             return
         for node in nodes:
             self.compute_node_update(ctxt, node)
+
+    def move_instance(self, ctxt: RequestContext, instance: Instance,
+                      request_spec: RequestSpec, migration: Migration,
+                      host_list: Sequence[Selection]) -> None:
+        """Cast (API 1.6): drive the move of ``instance`` to ``host_list[0]`` (claimed)."""
+        self.prepare('move_instance', '1.6').cast(
+            ctxt, 'move_instance', instance=instance, request_spec=request_spec,
+            migration=migration, host_list=list(host_list))
+
+    def reschedule_move(self, ctxt: RequestContext, instance: Instance,
+                        request_spec: RequestSpec, migration: Migration,
+                        host_list: Sequence[Selection], attempt: BuildAttempt) -> None:
+        """Cast (API 1.6): the move's destination failed (``attempt``); try the next of ``host_list``."""
+        self.prepare('reschedule_move', '1.6').cast(
+            ctxt, 'reschedule_move', instance=instance, request_spec=request_spec,
+            migration=migration, host_list=list(host_list), attempt=attempt)
+
+    def move_started(self, ctxt: RequestContext, migration_uuid: str,
+                     dest_host: str) -> None:
+        """Cast (API 1.6): the source hands the instance over to ``dest_host``."""
+        self.prepare('move_started', '1.6').cast(
+            ctxt, 'move_started', migration_uuid=migration_uuid, dest_host=dest_host)
+
+    def move_finished(self, ctxt: RequestContext, migration_uuid: str,
+                      instance_uuid: str, host: str, node: str) -> None:
+        """Cast (API 1.6): the destination runs the instance at its new flavor."""
+        self.prepare('move_finished', '1.6').cast(
+            ctxt, 'move_finished', migration_uuid=migration_uuid,
+            instance_uuid=instance_uuid, host=host, node=node)

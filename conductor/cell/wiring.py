@@ -32,6 +32,7 @@ from conductor import conf as conductor_conf
 from conductor import metrics
 from conductor.cell import rpcapi
 from conductor.cell.manager import CellConductorManager
+from conductor.cell.moves import CellMoves
 from conductor.cell.reschedule import Rescheduler
 from conductor.cell.stalled_builds import StalledBuilds
 from conductor.legacy import LegacyConductorEndpoint
@@ -68,7 +69,11 @@ def build_cell_conductor(conf: cfg.ConfigOpts, *, transport, engine: Engine,
     rescheduler = Rescheduler(engine=engine, placement=placement, compute=compute,
                               max_attempts=conf.conductor.max_attempts,
                               service_down_time=conf.service.service_down_time)
-    manager = CellConductorManager(engine=engine, rescheduler=rescheduler, compute=compute)
+    moves = CellMoves(engine=engine, placement=placement, compute=compute,
+                      max_attempts=conf.conductor.max_attempts,
+                      service_down_time=conf.service.service_down_time)
+    manager = CellConductorManager(engine=engine, rescheduler=rescheduler, compute=compute,
+                                   moves=moves)
     host = host or conf.host
 
     def heartbeat() -> None:

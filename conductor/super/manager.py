@@ -8,7 +8,9 @@ instances in their chosen cells' databases (``conductor/super/cell_writes.py``,
 one transaction per cell), points their instance mappings at those cells and
 deletes their build requests (one transaction), and casts each instance's
 ``build_and_run_instance`` with its whole host list to its chosen host over
-its cell's message bus. It reaches into a cell for nothing else.
+its cell's message bus. It reaches into a cell for nothing else but moves (``conductor/super/moves.py``:
+a move's destination from the scheduler, handed to the cell's conductor;
+confirm and revert).
 
 A scheduler that does not answer in time (it died, or restarted) is asked
 again with backoff for ``[conductor] scheduler_retry_timeout`` seconds; the
@@ -48,12 +50,13 @@ from sqlalchemy.engine import Engine
 
 from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
 from cellplane.cells.databases import CellDatabases, UnknownCell
-from cellplane.objects import build_request_leases, build_requests
+from cellplane.objects import build_request_leases, build_requests, instances, migrations
 from cellplane.objects.cell_mappings import CellMapping
 from cellplane.reservations import Reservation, ReservationStack
 from compute_agent.rpcapi import ComputeAPI
 from conductor import metrics
 from conductor.super import cell_writes, group_places, rpcapi
+from conductor.super.moves import MoveRefused, SuperMoves
 
 # isort: split
 import oslo_messaging as messaging
@@ -123,7 +126,9 @@ class SuperConductorManager:
                  placement: Unclaimer, max_attempts: int,
                  scheduler_retry_timeout: float = 180.0,
                  host: str = 'super-conductor',
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+                 sleep: Callable[[float], None] = time.sleep,
+                 moves: SuperMoves | None = None) -> None:
+        self.moves = moves
         self._api_engine = api_engine
         self._cells = cells
         self._scheduler = scheduler
@@ -401,6 +406,31 @@ class SuperConductorManager:
                         'they are cleaned when this super conductor is restarted or '
                         'taken for dead', ', '.join(uuids), str(exc).splitlines()[0])
             return []
+
+    # -- moves (API 1.3; conductor/super/moves.py) -------------------------------
+    def migrate_server(self, ctxt, cell_uuid: str, migration_uuid: str) -> None:
+        self._move('migrate_server', cell_uuid, migration_uuid,
+                   lambda: self.moves.migrate(ctxt, cell_uuid, migration_uuid))
+
+    def confirm_resize(self, ctxt, cell_uuid: str, migration_uuid: str) -> None:
+        self._move('confirm_resize', cell_uuid, migration_uuid,
+                   lambda: self.moves.confirm(ctxt, cell_uuid, migration_uuid))
+
+    def revert_resize(self, ctxt, cell_uuid: str, migration_uuid: str) -> None:
+        self._move('revert_resize', cell_uuid, migration_uuid,
+                   lambda: self.moves.revert(ctxt, cell_uuid, migration_uuid))
+
+    @staticmethod
+    def _move(method: str, cell_uuid, migration_uuid, work) -> None:
+        if not all(isinstance(v, str) and v for v in (cell_uuid, migration_uuid)):
+            LOG.error('Rejected %s: cell_uuid and migration_uuid must be non-empty strings, '
+                      'got %r and %r', method, cell_uuid, migration_uuid)
+            return
+        try:
+            work()
+        except (MoveRefused, migrations.MigrationNotFound, instances.InstanceNotFound,
+                UnknownCell) as exc:
+            LOG.error('Rejected %s of migration %s: %s', method, migration_uuid, exc)
 
     def _claims_of(self, uuids: Sequence[str]) -> ReservationStack:
         """The claims the scheduler made (or may have made) for ``uuids``, held.

@@ -6,7 +6,9 @@ hold allocations while its instance is being scheduled (a build request not
 failed) or built or running (BUILD or ACTIVE in its cell). Anything else
 holding allocations is a leak: no instance and no build request at all, an
 instance DELETED or in ERROR, a build request that failed. An ACTIVE
-instance that holds nothing is missing its claim.
+instance that holds nothing is missing its claim. A migration's consumer
+(the source host's allocation of a moving instance) is live while its
+migration is not over, and leaked once it is.
 
 ``fix`` removes the leaks (unclaim, which is idempotent) and claims each
 missing one again with its flavor's Placement resources (as the scheduler
@@ -28,7 +30,7 @@ from typing import Callable
 
 from cellplane.cells.databases import CellDatabases
 from cellplane.db.columns import naive_utc, utcnow
-from cellplane.objects import build_requests, compute_nodes, instances
+from cellplane.objects import build_requests, compute_nodes, instances, migrations
 from placement.client import PlacementClient
 from rpc_schemas.flavor import Flavor
 from rpc_schemas.instance import ACTIVE, BUILDING, DELETED, ERROR
@@ -68,6 +70,7 @@ def audit(api_engine, cells: CellDatabases, placement: PlacementClient, *,
           progress: Callable[[int, int], None] | None = None) -> list[Finding]:
     """The findings, oldest consumer first; with ``fix``, each one repaired and marked ``fixed``."""
     known: dict[str, _Live] = {}
+    moving: dict[str, tuple[migrations.Migration, str]] = {}
     engines = {}
     for mapping in cells.reload():
         engine = cells.engine(mapping.uuid)
@@ -75,6 +78,7 @@ def audit(api_engine, cells: CellDatabases, placement: PlacementClient, *,
         try:
             with engine.connect() as conn:
                 rows = instances.list_all(conn)
+                moving.update((m.uuid, (m, mapping.name)) for m in migrations.find(conn))
         except Exception as exc:  # noqa: BLE001 - any failure: the cell cannot be read
             raise AuditRefused(
                 f'cell {mapping.name} cannot be read ({type(exc).__name__}: '
@@ -96,7 +100,14 @@ def audit(api_engine, cells: CellDatabases, placement: PlacementClient, *,
     for consumer, by_provider in sorted(held.items()):
         live = known.get(consumer)
         request = pending.get(consumer)
-        if live is not None:
+        if consumer in moving:
+            migration, cell = moving[consumer]
+            if not migration.final or young(migration.updated_at):
+                continue
+            findings.append(Finding(LEAKED, consumer, f'its migration (of instance '
+                                    f'{migration.instance_uuid}) is {migration.status}',
+                                    cell, by_provider))
+        elif live is not None:
             if live.state in (BUILDING, ACTIVE):
                 continue
             reason = f'its instance is {live.state} in cell {live.cell}'

@@ -10,6 +10,13 @@ and the cell conductor's evolve apart):
               instance_uuids: list[str]) cast: the API role has written a
               build request per instance; schedule them all and cast each
               build to its cell.
+    1.3 - migrate_server(cell_uuid: str, migration_uuid: str) cast: the API
+              role recorded a queued migration (a cold migration or a
+              resize) in that cell; ask the scheduler for its destination
+              and hand it to the cell's conductor.
+          confirm_resize(cell_uuid: str, migration_uuid: str) cast and
+          revert_resize(cell_uuid: str, migration_uuid: str) cast: end a
+              finished move: drop the source allocation, or move back.
 
 ``[upgrade_levels] super_conductor`` caps what this client sends.
 """
@@ -23,7 +30,7 @@ from rpc_schemas.request_spec import RequestSpec
 
 TOPIC = 'conductor'
 NAMESPACE = 'super_conductor'
-API_VERSION = '1.2'
+API_VERSION = '1.3'
 
 
 class SuperConductorAPI(RPCAPIClient):
@@ -39,3 +46,23 @@ class SuperConductorAPI(RPCAPIClient):
         self.prepare('schedule_and_build_instances', '1.2').cast(
             ctxt, 'schedule_and_build_instances', request_spec=request_spec,
             instance_uuids=list(instance_uuids))
+
+    def _move_cast(self, ctxt: RequestContext, method: str, cell_uuid: str,
+                   migration_uuid: str) -> None:
+        self.prepare(method, '1.3').cast(ctxt, method, cell_uuid=cell_uuid,
+                                         migration_uuid=migration_uuid)
+
+    def migrate_server(self, ctxt: RequestContext, cell_uuid: str,
+                       migration_uuid: str) -> None:
+        """Cast: schedule the queued migration ``migration_uuid`` of cell ``cell_uuid`` (API 1.3)."""
+        self._move_cast(ctxt, 'migrate_server', cell_uuid, migration_uuid)
+
+    def confirm_resize(self, ctxt: RequestContext, cell_uuid: str,
+                       migration_uuid: str) -> None:
+        """Cast: confirm the finished move (its source allocation dropped) (API 1.3)."""
+        self._move_cast(ctxt, 'confirm_resize', cell_uuid, migration_uuid)
+
+    def revert_resize(self, ctxt: RequestContext, cell_uuid: str,
+                      migration_uuid: str) -> None:
+        """Cast: revert the finished move (back on its source) (API 1.3)."""
+        self._move_cast(ctxt, 'revert_resize', cell_uuid, migration_uuid)

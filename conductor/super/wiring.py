@@ -31,9 +31,11 @@ from cellplane.periodic import PeriodicTask
 from cellplane.service import Service
 from compute_agent.rpcapi import ComputeAPI
 from conductor import conf as conductor_conf
+from conductor.cell.rpcapi import CellConductorAPI
 from conductor.legacy import LegacyConductorEndpoint
 from conductor.super import rpcapi
 from conductor.super.manager import SuperConductorManager
+from conductor.super.moves import SuperMoves
 from conductor.super.placement_audit import PeriodicAudit
 from conductor.super.resume import Resumption
 from placement import client_conf
@@ -81,9 +83,24 @@ def build_super_conductor(conf: cfg.ConfigOpts, *, transport, api_engine: Engine
             clients[cell.transport_url] = client
         return client
 
+    cell_conductors: dict[str, CellConductorAPI] = {}
+
+    def cell_conductor_for(cell: CellMapping) -> CellConductorAPI:
+        client = cell_conductors.get(cell.transport_url)
+        if client is None:
+            client = CellConductorAPI(cell_transport(cell.transport_url), conf=conf)
+            cell_conductors[cell.transport_url] = client
+        return client
+
+    scheduler = SchedulerAPI(transport, conf=conf)
+    moves = SuperMoves(api_engine=api_engine, cells=cells, scheduler=scheduler,
+                       cell_conductor_for=cell_conductor_for,
+                       compute_api_for=compute_api_for, placement=placement,
+                       num_alternates=conf.conductor.max_attempts - 1,
+                       allow_resize_to_same_host=conf.conductor.allow_resize_to_same_host)
     manager = SuperConductorManager(
         api_engine=api_engine, cells=cells,
-        scheduler=SchedulerAPI(transport, conf=conf),
+        scheduler=scheduler, moves=moves,
         compute_api_for=compute_api_for, placement=placement,
         max_attempts=conf.conductor.max_attempts,
         scheduler_retry_timeout=conf.conductor.scheduler_retry_timeout,

@@ -1,0 +1,164 @@
+"""Moving servers as the API role asks for it: cold migrate, resize, confirm, revert, and the migrations shown.
+
+``migrate`` (a cold migration, or with a flavor a resize) takes an ACTIVE
+server doing nothing else: in its cell's database, in one transaction, its
+task_state becomes ``resize_prep`` (a compare-and-set: of two moves asked
+at once one is refused), a ``queued`` migration and a ``migrate`` or
+``resize`` instance action are recorded; then ``migrate_server`` is cast
+to the super conductor (``conductor/super/moves.py``). ``confirm`` and
+``revert`` take a server whose move ``finished`` (VERIFY_RESIZE) and cast
+``confirm_resize`` or ``revert_resize``. What cannot be done now is
+``MoveConflict`` (the compute API's 409), a bad argument ``InvalidMove``
+(400); nothing is written then.
+"""
+from __future__ import annotations
+
+import dataclasses
+import uuid as uuidlib
+
+from sqlalchemy.engine import Engine
+
+from cellplane.cells.databases import CellDatabases
+from cellplane.context import RequestContext
+from cellplane.objects import flavors, instance_actions, instances, migrations
+from cellplane.objects.migrations import Migration
+from cellplane_api import servers
+from conductor.super.rpcapi import SuperConductorAPI
+from rpc_schemas.flavor import Flavor
+from rpc_schemas.instance import ACTIVE
+
+# Statuses after which a migrate or resize has nothing more to do by itself.
+SETTLED = frozenset({migrations.FINISHED}) | migrations.FINAL
+
+
+class MoveConflict(servers.ServerError):
+    """The server cannot be moved (or its move confirmed or reverted) in the state it is in."""
+
+
+class InvalidMove(servers.ServerError):
+    """The move asked for is wrong in itself (an unknown flavor, the flavor it has)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class CellMigration:
+    """A migration and the cell it is in."""
+
+    cell: str
+    migration: Migration
+
+
+def _cell(api_engine: Engine, cells: CellDatabases, instance_uuid: str) -> str:
+    cell_uuid = servers.cell_of(api_engine, instance_uuid)
+    if cell_uuid is None:
+        raise MoveConflict(f'server {instance_uuid} is not in a cell yet (being scheduled, '
+                           f'or failed before it reached one): nothing to move')
+    return cell_uuid
+
+
+def migrate(api_engine: Engine, cells: CellDatabases, conductor: SuperConductorAPI,
+            ctxt: RequestContext, instance_uuid: str, *,
+            flavor: str | None = None) -> Migration:
+    """Ask for a cold migration (``flavor`` None) or a resize of the server; its queued migration."""
+    new_flavor = None
+    if flavor is not None:
+        try:
+            new_flavor = servers.flavor_payload(flavors.get(api_engine, flavor))
+        except flavors.FlavorError as exc:
+            raise InvalidMove(str(exc)) from None
+    cell_uuid = _cell(api_engine, cells, instance_uuid)
+    engine = cells.engine(cell_uuid)
+    with engine.begin() as conn:
+        row = instances.get_instance(conn, instance_uuid)
+        if row is None:
+            raise servers.ServerNotFound(f'no server with uuid {instance_uuid}')
+        old_flavor = Flavor.from_primitive(row['flavor'])
+        if new_flavor is not None and new_flavor.flavorid == old_flavor.flavorid:
+            raise InvalidMove(f'server {instance_uuid} has flavor {old_flavor.name} '
+                              f'already: resize it to another')
+        if not instances.begin_task(conn, instance_uuid, vm_state=ACTIVE,
+                                    task_state=instances.RESIZE_PREP):
+            raise MoveConflict(
+                f'server {instance_uuid} is {row["vm_state"]}'
+                f'{" (" + row["task_state"] + ")" if row["task_state"] else ""}: only an '
+                f'ACTIVE server doing nothing else can be moved')
+        migration = migrations.create(
+            conn, uuid=str(uuidlib.uuid4()), instance_uuid=instance_uuid,
+            migration_type=migrations.MIGRATION if new_flavor is None else migrations.RESIZE,
+            source_host=row['host'], source_node=row['node'], old_flavor=old_flavor,
+            new_flavor=new_flavor or old_flavor, request_id=ctxt.request_id)
+        instance_actions.start_action(
+            conn, instance_uuid, (instance_actions.ACTION_MIGRATE if new_flavor is None
+                                  else instance_actions.ACTION_RESIZE),
+            request_id=ctxt.request_id, user_id=ctxt.user_id, project_id=ctxt.project_id)
+    try:
+        conductor.migrate_server(ctxt, cell_uuid, migration.uuid)
+    except Exception as exc:  # nothing may be left half asked
+        with engine.begin() as conn:
+            migrations.advance(conn, migration.uuid, migrations.ERROR,
+                               error=f'could not be sent to the super conductor: {exc}')
+            instances.set_task_state(conn, instance_uuid, None,
+                                     expected=instances.RESIZE_PREP)
+        raise servers.ServerError(f'the move of server {instance_uuid} could not be sent '
+                                  f'to the super conductor: {exc}') from exc
+    return migration
+
+
+def _finished_move(cells: CellDatabases, cell_uuid: str, instance_uuid: str) -> Migration:
+    with cells.engine(cell_uuid).connect() as conn:
+        row = instances.get_instance(conn, instance_uuid)
+        moving = migrations.in_progress(conn, instance_uuid)
+    if row is None:
+        raise servers.ServerNotFound(f'no server with uuid {instance_uuid}')
+    if (moving is None or moving.status != migrations.FINISHED
+            or row['vm_state'] != instances.RESIZED or row['task_state'] is not None):
+        raise MoveConflict(f'server {instance_uuid} has no move waiting to be confirmed '
+                           f'or reverted (it is {row["vm_state"]}'
+                           f'{", migration " + moving.uuid + " " + moving.status if moving else ""})')
+    return moving
+
+
+def confirm(api_engine: Engine, cells: CellDatabases, conductor: SuperConductorAPI,
+            ctxt: RequestContext, instance_uuid: str) -> Migration:
+    """Confirm the server's finished move (its source allocation is dropped); the migration."""
+    cell_uuid = _cell(api_engine, cells, instance_uuid)
+    moving = _finished_move(cells, cell_uuid, instance_uuid)
+    conductor.confirm_resize(ctxt, cell_uuid, moving.uuid)
+    return moving
+
+
+def revert(api_engine: Engine, cells: CellDatabases, conductor: SuperConductorAPI,
+           ctxt: RequestContext, instance_uuid: str) -> Migration:
+    """Revert the server's finished move (back on its source, at its old flavor); the migration."""
+    cell_uuid = _cell(api_engine, cells, instance_uuid)
+    moving = _finished_move(cells, cell_uuid, instance_uuid)
+    conductor.revert_resize(ctxt, cell_uuid, moving.uuid)
+    return moving
+
+
+def list_migrations(api_engine: Engine, cells: CellDatabases, *,
+                    instance_uuid: str | None = None,
+                    statuses: list[str] | None = None) -> list[CellMigration]:
+    """Migrations, oldest first per cell: of one server (its cell only), or of every cell."""
+    if instance_uuid is not None:
+        wanted = [_cell(api_engine, cells, instance_uuid)]
+    else:
+        wanted = [m.uuid for m in cells.reload()]
+    found = []
+    for cell_uuid in wanted:
+        name = cells.mapping(cell_uuid).name
+        with cells.engine(cell_uuid).connect() as conn:
+            found += [CellMigration(name, m) for m in migrations.find(
+                conn, instance_uuid=instance_uuid, statuses=statuses)]
+    return found
+
+
+def show_migration(api_engine: Engine, cells: CellDatabases,
+                   migration_uuid: str) -> CellMigration:
+    """One migration, looked for in every cell; ``servers.ServerError`` if none has it."""
+    for mapping in cells.reload():
+        with cells.engine(mapping.uuid).connect() as conn:
+            try:
+                return CellMigration(mapping.name, migrations.get(conn, migration_uuid))
+            except migrations.MigrationNotFound:
+                continue
+    raise servers.ServerError(f'no migration {migration_uuid} in any cell')

@@ -1,0 +1,309 @@
+"""The cell conductor's part of a cold migration or resize: it drives the hosts, and reschedules inside the cell.
+
+The super conductor hands it a move whose destination the scheduler
+claimed (the migration's consumer holds the source host's allocation, the
+instance's the destination's). From there, without any call upward:
+
+1. ``start``: the migration is ``pre-migrating`` to ``host_list[0]``;
+   ``prep_move`` is cast there. The destination prepares and asks the
+   source to hand the instance over (``move_started``: ``migrating``),
+   and the source asks the destination to finish, host to host.
+2. ``finished``: the destination runs it. In one transaction the instance
+   is on its new host and node at its new flavor (vm_state ``resized``,
+   waiting for confirm or revert), the migration ``finished``, the build
+   plan's owner the new host (fencing follows it).
+3. ``reschedule``: a destination failed (its attempt and reason become an
+   event of the move's action). The source allocation goes back to the
+   instance (``unclaim_move``, the undo of the scheduler's claim); then
+   the remaining alternates are walked as a failed build's are (skipping
+   hosts tried, hosts down and hosts that break the server group's hard
+   policy; a refused claim recorded with Placement's reason), each
+   claimed with the migration-consumer claim. None left: the migration is
+   ``error`` with every host tried and why, the instance ACTIVE on its
+   source (run again there: ``take_back``) with its allocation its own.
+
+A report from a host the migration no longer points at (it was moved on
+from it) changes nothing; a finished move such a host reports is
+discarded there.
+"""
+from __future__ import annotations
+
+import logging
+from typing import Sequence
+
+from sqlalchemy.engine import Engine
+
+from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
+from cellplane.context import RequestContext
+from cellplane.objects import (
+    build_plans,
+    compute_nodes,
+    instance_actions,
+    instances,
+    migrations,
+    services,
+)
+from compute_agent.rpcapi import ComputeAPI
+from conductor.cell import group_check
+
+# isort: split
+import oslo_messaging as messaging
+
+from placement.client import (
+    ClaimConflict,
+    PlacementClient,
+    PlacementClientError,
+    PlacementUnreachable,
+)
+from rpc_schemas.build_attempt import BuildAttempt
+from rpc_schemas.instance import Instance
+from rpc_schemas.migration import Migration
+from rpc_schemas.request_spec import RequestSpec
+from rpc_schemas.selection import Selection
+
+LOG = logging.getLogger(__name__)
+
+MOVE_ACTIONS = (instance_actions.ACTION_MIGRATE, instance_actions.ACTION_RESIZE)
+
+
+class CellMoves:
+    """Drives the moves of one cell's instances between its hosts."""
+
+    def __init__(self, *, engine: Engine, placement: PlacementClient, compute: ComputeAPI,
+                 max_attempts: int, service_down_time: float | None = None) -> None:
+        self._engine = engine
+        self._placement = placement
+        self._compute = compute
+        self._max_attempts = max_attempts
+        self._service_down_time = service_down_time
+
+    # -- 1. the scheduler's destination ---------------------------------------
+    def start(self, ctxt: RequestContext, instance: Instance, request_spec: RequestSpec,
+              migration: Migration, host_list: Sequence[Selection]) -> None:
+        dest = host_list[0]
+        with self._engine.begin() as conn:
+            try:
+                migrations.advance(conn, migration.uuid, migrations.PRE_MIGRATING,
+                                   dest_host=dest.service_host, dest_node=dest.nodename)
+            except migrations.InvalidMigrationTransition as exc:
+                LOG.warning('Not starting move %s of instance %s again: %s', migration.uuid,
+                            instance.uuid, exc)
+                return
+            instances.set_task_state(conn, instance.uuid, instances.RESIZE_MIGRATING)
+            action_id = self._action(conn, instance.uuid, ctxt)
+            instance_actions.record_event(
+                conn, action_id, instance_actions.EVENT_MOVE_SCHEDULE,
+                host=dest.service_host, node=dest.nodename, result=instance_actions.RESULT_OK,
+                reason=f'claimed by the scheduler, {len(host_list) - 1} alternate(s)')
+        self._cast_prep(ctxt, instance, request_spec, migration, list(host_list), action_id)
+
+    def _cast_prep(self, ctxt, instance: Instance, request_spec: RequestSpec,
+                   migration: Migration, host_list: list[Selection], action_id: int) -> bool:
+        """Cast prep_move to ``host_list[0]``; False (the claim undone, the failure recorded) if it cannot be sent."""
+        try:
+            self._compute.prep_move(ctxt, instance, request_spec, migration, host_list)
+        except messaging.MessagingException as exc:
+            dest = host_list[0]
+            LOG.warning('Could not send the move of %s to %s: %s', instance.uuid,
+                        dest.service_host, exc)
+            with self._engine.begin() as conn:
+                instance_actions.record_event(
+                    conn, action_id, instance_actions.EVENT_MOVE, host=dest.service_host,
+                    node=dest.nodename, result=instance_actions.RESULT_FAILED,
+                    reason=f'the move could not be sent to {dest.service_host}: {exc}')
+            return False
+        LOG.info('Move %s of instance %s sent to %s (%d alternate(s) behind it)',
+                 migration.uuid, instance.uuid, host_list[0].service_host, len(host_list) - 1)
+        return True
+
+    # -- 2. the source hands over, the destination finishes --------------------
+    def started(self, migration_uuid: str, dest_host: str) -> None:
+        with self._engine.begin() as conn:
+            current = migrations.get(conn, migration_uuid)
+            if current.status != migrations.PRE_MIGRATING or current.dest_host != dest_host:
+                LOG.info('Ignored the hand-over of move %s to %s: the move is %s to %s',
+                         migration_uuid, dest_host, current.status, current.dest_host)
+                return
+            migrations.advance(conn, migration_uuid, migrations.MIGRATING)
+
+    def finished(self, ctxt: RequestContext, migration_uuid: str, instance_uuid: str,
+                 host: str, node: str) -> None:
+        with self._engine.begin() as conn:
+            current = migrations.get(conn, migration_uuid)
+            stale = (current.final or current.dest_host != host
+                     or current.status not in (migrations.PRE_MIGRATING,
+                                               migrations.MIGRATING))
+            if not stale:
+                if current.status == migrations.PRE_MIGRATING:
+                    # The source's move_started is still on its way (the two
+                    # casts come from two hosts): it handed over all the same.
+                    migrations.advance(conn, migration_uuid, migrations.MIGRATING)
+                migrations.advance(conn, migration_uuid, migrations.FINISHED)
+                instances.place_after_move(conn, instance_uuid, host=host, node=node,
+                                           flavor=current.new_flavor,
+                                           vm_state=instances.RESIZED)
+                build_plans.finish(conn, instance_uuid, host)
+                action_id = self._action(conn, instance_uuid, ctxt)
+                instance_actions.record_event(
+                    conn, action_id, instance_actions.EVENT_MOVE, host=host, node=node,
+                    result=instance_actions.RESULT_OK,
+                    reason=f'runs here at flavor {current.new_flavor.name}; confirm or '
+                           f'revert')
+                instance_actions.finish_action(conn, action_id)
+        if stale:
+            LOG.warning('Refused the end of move %s of instance %s on %s: the move is %s '
+                        '(destination %s); discarding the instance there', migration_uuid,
+                        instance_uuid, host, current.status, current.dest_host)
+            if host != current.source_host:
+                self._compute.discard_instance(ctxt, host, instance_uuid)
+            return
+        LOG.info('Instance %s moved from %s to %s (migration %s finished)', instance_uuid,
+                 current.source_host, host, migration_uuid)
+
+    # -- 3. a destination failed -----------------------------------------------
+    def reschedule(self, ctxt: RequestContext, instance: Instance,
+                   request_spec: RequestSpec, migration: Migration,
+                   host_list: Sequence[Selection], attempt: BuildAttempt) -> None:
+        uuid = instance.uuid
+        with self._engine.begin() as conn:
+            current = migrations.get(conn, migration.uuid)
+            if current.final or current.dest_host != attempt.host:
+                LOG.warning('Ignored the failed move of %s on %s: the move is %s to %s',
+                            uuid, attempt.host, current.status, current.dest_host)
+                return
+            action_id = self._action(conn, uuid, ctxt)
+            instance_actions.record_event(
+                conn, action_id, instance_actions.EVENT_MOVE, host=attempt.host,
+                node=attempt.nodename, result=instance_actions.RESULT_FAILED,
+                reason=attempt.reason, start=attempt.start, finish=attempt.finish)
+        LOG.info('Move of instance %s failed on %s (%s); %d alternate(s) left', uuid,
+                 attempt.host, attempt.reason, len(host_list))
+        try:
+            self._placement.unclaim_move(uuid, migration.uuid)
+        except (PlacementUnreachable, PlacementClientError) as exc:
+            self.give_up(ctxt, instance, migration, action_id, (
+                f'the allocations could not be moved back in Placement ({exc}): the '
+                f'instance holds {attempt.host}\'s and migration {migration.uuid} its '
+                f'source\'s; move them back by hand (POST /allocations) once Placement '
+                f'answers'))
+            return
+        self._walk(ctxt, instance, request_spec, migration, list(host_list), action_id)
+
+    def _walk(self, ctxt, instance: Instance, request_spec: RequestSpec,
+              migration: Migration, remaining: list[Selection], action_id: int) -> None:
+        with self._engine.connect() as conn:
+            events = instance_actions.events_of(conn, action_id)
+        tried = {e.host for e in events if e.event == instance_actions.EVENT_MOVE}
+        silent = self._silent_hosts(remaining)
+        while remaining:
+            if len(tried) >= self._max_attempts:
+                untried = ', '.join(s.service_host for s in remaining)
+                self.give_up(ctxt, instance, migration, action_id, (
+                    f'[conductor] max_attempts = {self._max_attempts} hosts tried; '
+                    f'alternates not tried: {untried}'))
+                return
+            selection, remaining = remaining[0], remaining[1:]
+            host = selection.service_host
+            if host in tried or host == migration.source_host:
+                continue
+            reason = None
+            if host in silent:
+                reason = (f'host {host} is down: no heartbeat since {silent[host]} '
+                          f'(service_down_time {self._service_down_time:g} s)')
+            else:
+                reason = group_check.breaks_group(self._placement, request_spec,
+                                                  instance.uuid, selection)
+            if reason is None:
+                reason = self._claim(instance, request_spec, migration, selection)
+                if isinstance(reason, PlacementUnreachable):
+                    self.give_up(ctxt, instance, migration, action_id, (
+                        f'Placement could not be reached to claim an alternate: {reason}'))
+                    return
+            if reason is not None:
+                self._record_skip(action_id, selection, reason)
+                continue
+            with self._engine.begin() as conn:
+                migrations.advance(conn, migration.uuid, migrations.PRE_MIGRATING,
+                                   dest_host=host, dest_node=selection.nodename)
+            if self._cast_prep(ctxt, instance, request_spec, migration,
+                               [selection, *remaining], action_id):
+                return
+            tried.add(host)
+            self._placement.unclaim_move(instance.uuid, migration.uuid)
+        self.give_up(ctxt, instance, migration, action_id,
+                     'no alternate host left: every host the scheduler offered was tried')
+
+    def _claim(self, instance: Instance, request_spec: RequestSpec, migration: Migration,
+               selection: Selection):
+        """Claim ``selection`` for the move; None, the reason it was refused, or PlacementUnreachable."""
+        try:
+            self._placement.claim_move(instance.uuid, migration.uuid, selection.allocations,
+                                       project_id=request_spec.project_id,
+                                       user_id=request_spec.user_id)
+        except ClaimConflict as exc:
+            why = 'lost a race' if exc.lost_race else 'refused'
+            return f'Placement {why} the claim: {exc.detail}'
+        except PlacementClientError as exc:
+            return f'Placement answered {exc.status} ({exc.code}): {exc.detail}'
+        except PlacementUnreachable as exc:
+            return exc
+        return None
+
+    def _record_skip(self, action_id: int, selection: Selection, reason: str) -> None:
+        LOG.info('Alternate %s not usable for a move: %s', selection.service_host, reason)
+        now = instance_actions.utcnow()
+        with self._engine.begin() as conn:
+            instance_actions.record_refused_claim(conn, action_id, selection, reason, now, now)
+
+    def _silent_hosts(self, host_list: Sequence[Selection]) -> dict:
+        if self._service_down_time is None:
+            return {}
+        return services.silent_hosts(
+            self._engine, {s.service_host for s in host_list}, compute_nodes.COMPUTE_BINARY,
+            service_down_time=self._service_down_time)
+
+    def placement_undo(self, instance_uuid: str, migration_uuid: str) -> None:
+        """Move the source allocation back to the instance (nothing if the migration holds none); errors logged."""
+        try:
+            self._placement.unclaim_move(instance_uuid, migration_uuid)
+        except (PlacementUnreachable, PlacementClientError) as exc:
+            LOG.error('Could not move the allocation of migration %s back to instance %s: '
+                      '%s', migration_uuid, instance_uuid, exc)
+
+    def give_up(self, ctxt: RequestContext, instance: Instance, migration: Migration,
+                action_id: int | None, ending: str) -> None:
+        """The move failed: migration ``error`` naming every host tried and why; ACTIVE on the source."""
+        with self._engine.begin() as conn:
+            if action_id is None:
+                action_id = self._action(conn, instance.uuid, ctxt)
+            tried = instance_actions.describe_history(
+                instance_actions.events_of(conn, action_id))
+            hosts = '; '.join(tried.splitlines()) or 'none'
+            error = f'Move failed on every host tried ({hosts}); {ending}'
+            try:
+                migrations.advance(conn, migration.uuid, migrations.ERROR, error=error)
+            except migrations.InvalidMigrationTransition as exc:
+                LOG.warning('Move %s of instance %s already ended: %s', migration.uuid,
+                            instance.uuid, exc)
+                return
+            instances.set_task_state(conn, instance.uuid, None)
+            instance_actions.finish_action(conn, action_id, message=error)
+        LOG.warning('Move %s of instance %s failed; it stays on %s: %s', migration.uuid,
+                    instance.uuid, migration.source_host, error)
+        try:
+            # It may have been handed over (stopped) before its destination failed.
+            self._compute.take_back(ctxt, instance, migration)
+        except messaging.MessagingException as exc:
+            LOG.error('Could not ask %s to run instance %s again after its failed move: '
+                      '%s', migration.source_host, instance.uuid, exc)
+
+    @staticmethod
+    def _action(conn, instance_uuid: str, ctxt) -> int:
+        found = instance_actions.latest_action(conn, instance_uuid, MOVE_ACTIONS)
+        if found is not None:
+            return found
+        return instance_actions.start_action(
+            conn, instance_uuid, instance_actions.ACTION_MIGRATE,
+            request_id=getattr(ctxt, 'request_id', None),
+            user_id=getattr(ctxt, 'user_id', None),
+            project_id=getattr(ctxt, 'project_id', None))

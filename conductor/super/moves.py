@@ -1,0 +1,275 @@
+"""The super conductor's part of a cold migration or resize: the scheduler's destination, then confirm or revert.
+
+``migrate``: the API role recorded a ``queued`` migration in the
+instance's cell (and set its task_state ``resize_prep``). The instance's
+request spec (API database) is asked again with the migration's new flavor,
+restricted to the instance's own cell, its source host excluded (unless
+``[conductor] allow_resize_to_same_host`` and it is a resize); its server
+group and scheduler hints still apply. The scheduler claims the
+destination with the migration-consumer claim (API 1.1) and returns it with
+same-cell alternates; the move is handed to the cell's conductor
+(``move_instance``), which drives the hosts and reschedules without
+calling up. No destination: the migration is ``error`` with the
+scheduler's reason, the instance ACTIVE on its source, its allocation
+untouched.
+
+``confirm``: the instance runs on its destination; the migration's
+consumer (the source host's allocation) is dropped and the source destroys
+its stopped copy. ``revert``: the source allocation goes back to the
+instance (``unclaim_move``), the destination's copy is destroyed and the
+source runs the instance again at its old flavor. Each begins with a
+compare-and-set on the instance's task_state, so a confirm and a revert
+asked at once do not both run; Placement is written before the cell
+database says it is done.
+"""
+from __future__ import annotations
+
+import dataclasses
+import logging
+from typing import Callable
+
+from sqlalchemy.engine import Engine
+
+from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
+from cellplane.cells.databases import CellDatabases
+from cellplane.context import RequestContext
+from cellplane.objects import build_plans, instance_actions, instances, migrations, request_specs
+from cellplane.objects.cell_mappings import CellMapping
+from compute_agent.rpcapi import ComputeAPI
+from conductor.cell.rpcapi import CellConductorAPI
+from conductor.super import group_places
+
+# isort: split
+import oslo_messaging as messaging
+
+from placement.client import PlacementClient, PlacementClientError, PlacementUnreachable
+from rpc_schemas.flavor import Flavor
+from rpc_schemas.instance import ACTIVE, Instance
+from rpc_schemas.request_spec import RequestedDestination, RequestSpec
+from scheduler.errors import NoValidHost, SchedulerError
+from scheduler.rpcapi import SchedulerAPI
+
+LOG = logging.getLogger(__name__)
+
+
+class MoveRefused(Exception):
+    """A confirm or revert that cannot be done now; the message says why."""
+
+
+@dataclasses.dataclass(frozen=True)
+class _Moving:
+    cell: CellMapping
+    engine: Engine
+    row: dict
+    migration: migrations.Migration
+
+
+class SuperMoves:
+    """Moves as the super conductor sees them: the scheduler's answer, confirm, revert."""
+
+    def __init__(self, *, api_engine: Engine, cells: CellDatabases, scheduler: SchedulerAPI,
+                 cell_conductor_for: Callable[[CellMapping], CellConductorAPI],
+                 compute_api_for: Callable[[CellMapping], ComputeAPI],
+                 placement: PlacementClient, num_alternates: int,
+                 allow_resize_to_same_host: bool = False) -> None:
+        self._api_engine = api_engine
+        self._cells = cells
+        self._scheduler = scheduler
+        self._cell_conductor_for = cell_conductor_for
+        self._compute_api_for = compute_api_for
+        self._placement = placement
+        self._num_alternates = num_alternates
+        self._same_host = allow_resize_to_same_host
+
+    def _read(self, cell_uuid: str, migration_uuid: str) -> _Moving:
+        engine = self._cells.engine(cell_uuid)
+        with engine.connect() as conn:
+            migration = migrations.get(conn, migration_uuid)
+            row = instances.get_instance(conn, migration.instance_uuid)
+        if row is None:
+            raise instances.InstanceNotFound(
+                f'instance {migration.instance_uuid} of migration {migration_uuid} is not '
+                f'in cell {cell_uuid}')
+        return _Moving(self._cells.mapping(cell_uuid), engine, row, migration)
+
+    # -- the destination -----------------------------------------------------------
+    def migrate(self, ctxt: RequestContext, cell_uuid: str, migration_uuid: str) -> None:
+        moving = self._read(cell_uuid, migration_uuid)
+        migration = moving.migration
+        if migration.status != migrations.QUEUED:
+            LOG.info('Move %s is %s already: not scheduled again', migration_uuid,
+                     migration.status)
+            return
+        instance = _instance(moving.row, cell_uuid)
+        spec = self._spec(moving, instance)
+        try:
+            host_lists = self._scheduler.select_destinations(
+                ctxt, spec, [instance.uuid], self._num_alternates,
+                migration_uuid=migration_uuid)
+        except NoValidHost as exc:
+            self._fail(moving, f'NoValidHost: {exc}')
+            return
+        except SchedulerError as exc:
+            self._fail(moving, f'the scheduler refused the move: {type(exc).__name__}: {exc}')
+            return
+        except messaging.MessagingTimeout:
+            # Its answer may have claimed: the claim is undone before saying so.
+            self._undo_claim(instance.uuid, migration_uuid)
+            self._fail(moving, 'the scheduler did not answer (is a cellplane-scheduler '
+                               'running on the top-level bus?)')
+            return
+        except messaging.RemoteError as exc:
+            self._fail(moving, f'the scheduler failed: {exc.exc_type}: {exc.value}')
+            return
+        host_list = host_lists[0]
+        spec = self._with_group_places(spec)
+        try:
+            self._cell_conductor_for(moving.cell).move_instance(
+                ctxt, instance, spec, migration.payload(), host_list)
+        except Exception as exc:  # any failure: the claim must not stay behind
+            LOG.exception('Could not hand move %s to the conductor of cell %s',
+                          migration_uuid, moving.cell.name)
+            self._undo_claim(instance.uuid, migration_uuid)
+            self._fail(moving, f'the move could not be sent to the conductor of cell '
+                               f'{moving.cell.name}: {exc}')
+            return
+        LOG.info('Move %s of instance %s: %s claimed (%d alternate(s)); handed to cell %s',
+                 migration_uuid, instance.uuid, host_list[0].service_host,
+                 len(host_list) - 1, moving.cell.name)
+
+    def _spec(self, moving: _Moving, instance: Instance) -> RequestSpec:
+        """The instance's request spec for this move: its new flavor, its cell, not its host."""
+        migration = moving.migration
+        stored = request_specs.get(self._api_engine, instance.uuid)
+        spec = stored or RequestSpec(flavor=migration.old_flavor,
+                                     project_id=instance.project_id,
+                                     user_id=instance.user_id)
+        same_host = self._same_host and migration.migration_type == migrations.RESIZE
+        return dataclasses.replace(
+            spec, flavor=migration.new_flavor, num_instances=1, retry=None,
+            ignore_hosts=[] if same_host else [migration.source_host],
+            requested_destination=RequestedDestination(cell_uuid=moving.cell.uuid),
+            # The zone it was asked for, else none: it may move to any zone of its cell.
+            availability_zone=spec.availability_zone)
+
+    def _with_group_places(self, spec: RequestSpec) -> RequestSpec:
+        if spec.instance_group is None:
+            return spec
+        try:
+            return group_places.with_places(self._api_engine, spec)
+        except Exception:  # the move goes on; alternates are checked against no member
+            LOG.warning('Could not read the members of server group %s for a move',
+                        spec.instance_group.uuid, exc_info=True)
+            return spec
+
+    def _undo_claim(self, instance_uuid: str, migration_uuid: str) -> None:
+        try:
+            self._placement.unclaim_move(instance_uuid, migration_uuid)
+        except (PlacementUnreachable, PlacementClientError) as exc:
+            LOG.error('Could not move the allocation of migration %s back to instance %s '
+                      '(%s); the Placement audit finds it once the migration is over',
+                      migration_uuid, instance_uuid, exc)
+
+    def _fail(self, moving: _Moving, reason: str) -> None:
+        migration = moving.migration
+        with moving.engine.begin() as conn:
+            migrations.advance(conn, migration.uuid, migrations.ERROR, error=reason)
+            instances.set_task_state(conn, migration.instance_uuid, None)
+            action_id = instance_actions.latest_action(
+                conn, migration.instance_uuid,
+                [instance_actions.ACTION_MIGRATE, instance_actions.ACTION_RESIZE])
+            if action_id is not None:
+                instance_actions.record_event(
+                    conn, action_id, instance_actions.EVENT_MOVE_SCHEDULE, host=None,
+                    node=None, result=instance_actions.RESULT_FAILED, reason=reason)
+                instance_actions.finish_action(conn, action_id, message=reason)
+        LOG.info('Move %s of instance %s failed; it stays on %s: %s', migration.uuid,
+                 migration.instance_uuid, migration.source_host, reason)
+
+    # -- confirm and revert --------------------------------------------------------
+    def _begin(self, cell_uuid: str, migration_uuid: str, task_state: str,
+               action: str, ctxt) -> tuple[_Moving, int]:
+        moving = self._read(cell_uuid, migration_uuid)
+        migration = moving.migration
+        if migration.status != migrations.FINISHED:
+            raise MoveRefused(f'migration {migration_uuid} is {migration.status}, not '
+                              f'{migrations.FINISHED}')
+        with moving.engine.begin() as conn:
+            if not instances.begin_task(conn, migration.instance_uuid,
+                                        vm_state=instances.RESIZED, task_state=task_state):
+                raise MoveRefused(f'instance {migration.instance_uuid} is not waiting for '
+                                  f'its move to be confirmed or reverted')
+            action_id = instance_actions.start_action(
+                conn, migration.instance_uuid, action, request_id=ctxt.request_id,
+                user_id=ctxt.user_id, project_id=ctxt.project_id)
+        return moving, action_id
+
+    def _abandon(self, moving: _Moving, action_id: int, task_state: str, why: str) -> None:
+        with moving.engine.begin() as conn:
+            instances.set_task_state(conn, moving.migration.instance_uuid, None,
+                                     expected=task_state)
+            instance_actions.finish_action(conn, action_id, message=why)
+
+    def confirm(self, ctxt: RequestContext, cell_uuid: str, migration_uuid: str) -> None:
+        moving, action_id = self._begin(cell_uuid, migration_uuid,
+                                        instances.RESIZE_CONFIRMING,
+                                        instance_actions.ACTION_CONFIRM_RESIZE, ctxt)
+        migration = moving.migration
+        try:
+            self._placement.unclaim(migration_uuid)
+        except (PlacementUnreachable, PlacementClientError) as exc:
+            why = f'the source allocation could not be removed from Placement: {exc}'
+            self._abandon(moving, action_id, instances.RESIZE_CONFIRMING, why)
+            raise MoveRefused(why) from exc
+        with moving.engine.begin() as conn:
+            migrations.advance(conn, migration_uuid, migrations.CONFIRMED)
+            instances.place_after_move(conn, migration.instance_uuid,
+                                       host=migration.dest_host, node=migration.dest_node,
+                                       flavor=migration.new_flavor, vm_state=ACTIVE)
+            instance_actions.finish_action(conn, action_id)
+        if migration.dest_host != migration.source_host:
+            self._compute_api_for(moving.cell).discard_instance(
+                ctxt, migration.source_host, migration.instance_uuid)
+        LOG.info('Move %s of instance %s confirmed: it runs on %s, %s freed',
+                 migration_uuid, migration.instance_uuid, migration.dest_host,
+                 migration.source_host)
+
+    def revert(self, ctxt: RequestContext, cell_uuid: str, migration_uuid: str) -> None:
+        moving, action_id = self._begin(cell_uuid, migration_uuid,
+                                        instances.RESIZE_REVERTING,
+                                        instance_actions.ACTION_REVERT_RESIZE, ctxt)
+        migration = moving.migration
+        try:
+            self._placement.unclaim_move(migration.instance_uuid, migration_uuid)
+        except (PlacementUnreachable, PlacementClientError) as exc:
+            why = f'the source allocation could not be moved back in Placement: {exc}'
+            self._abandon(moving, action_id, instances.RESIZE_REVERTING, why)
+            raise MoveRefused(why) from exc
+        with moving.engine.begin() as conn:
+            migrations.advance(conn, migration_uuid, migrations.REVERTED)
+            instances.place_after_move(conn, migration.instance_uuid,
+                                       host=migration.source_host,
+                                       node=migration.source_node,
+                                       flavor=migration.old_flavor, vm_state=ACTIVE)
+            build_plans.finish(conn, migration.instance_uuid, migration.source_host)
+            instance_actions.finish_action(conn, action_id)
+        compute = self._compute_api_for(moving.cell)
+        if migration.dest_host != migration.source_host:
+            compute.discard_instance(ctxt, migration.dest_host, migration.instance_uuid)
+        instance = _instance({**moving.row, 'host': migration.source_host,
+                              'node': migration.source_node}, cell_uuid)
+        compute.take_back(ctxt, instance, migration.payload())
+        LOG.info('Move %s of instance %s reverted: it runs on %s again', migration_uuid,
+                 migration.instance_uuid, migration.source_host)
+
+
+def _instance(row: dict, cell_uuid: str) -> Instance:
+    """The Instance payload of a cell row (ACTIVE: a moving instance is)."""
+    return Instance(uuid=row['uuid'], project_id=row['project_id'],
+                    user_id=row['user_id'] or row['project_id'],
+                    flavor=Flavor.from_primitive(row['flavor']),
+                    display_name=row['display_name'],
+                    availability_zone=row['availability_zone'], vm_state=ACTIVE,
+                    task_state=None, host=row['host'], node=row['node'],
+                    cell_uuid=cell_uuid, image_ref=row['image_ref'])
+

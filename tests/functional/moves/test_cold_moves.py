@@ -1,0 +1,211 @@
+"""Cold migration and resize on the embedded control plane: who holds which allocation at each step.
+
+One cell of three hosts of different sizes, so that the scheduler's
+choices are known: a server boots on host2 (the most free memory), and a
+move from there prefers host1 to host3. Failures are injected in the fake
+drivers of the destinations (a move's destination spawns as a build does).
+"""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from cellplane.context import new_context
+from cellplane.objects import flavors, migrations
+from cellplane_api import moves, servers
+from cellplane_embedded.runtime import CellPlan, CloudPlan, EmbeddedCloud, HostPlan
+from compute_agent.virt.fake import FakeSettings
+
+DEADLINE_SECONDS = 30
+GB = 1024
+HOST1, HOST2, HOST3 = 'cell1-host1', 'cell1-host2', 'cell1-host3'
+
+
+def _size(n: int) -> FakeSettings:
+    """Every resource in proportion, so that every weigher ranks the hosts alike."""
+    return FakeSettings(vcpus=n, memory_mb=n * GB, disk_gb=n * 10)
+
+
+@pytest.fixture(scope='module')
+def cloud(tmp_path_factory):
+    plan = CloudPlan(cells=(CellPlan('cell1', (
+        HostPlan(HOST1, _size(48)), HostPlan(HOST2, _size(64)),
+        HostPlan(HOST3, _size(16)))),), max_attempts=3)
+    with EmbeddedCloud(tmp_path_factory.mktemp('moves'), plan) as c:
+        flavors.create(c.api_engine, name='small', vcpus=1, memory_mb=512, root_gb=1)
+        flavors.create(c.api_engine, name='large', vcpus=2, memory_mb=2048, root_gb=2)
+        flavors.create(c.api_engine, name='huge', vcpus=2, memory_mb=60 * GB, root_gb=2)
+        yield c
+
+
+def _until(what, check):
+    deadline = time.monotonic() + DEADLINE_SECONDS
+    while True:
+        found = check()
+        if found:
+            return found
+        assert time.monotonic() < deadline, f'{what} did not happen'
+        time.sleep(0.05)
+
+
+def _boot(cloud, name: str) -> str:
+    [uuid] = servers.create(cloud.api_engine, cloud.conductor_api, new_context(),
+                            name=name, flavor='small', project_id='p', user_id='u')
+    _until(f'{name} ACTIVE', lambda: servers.show(cloud.api_engine, cloud.cells,
+                                                  uuid).status == servers.ACTIVE)
+    return uuid
+
+
+def _settled(cloud, migration_uuid: str, statuses=moves.SETTLED) -> migrations.Migration:
+    return _until(f'migration {migration_uuid} settled', lambda: (
+        lambda m: m if m.status in statuses else None)(
+        moves.show_migration(cloud.api_engine, cloud.cells, migration_uuid).migration))
+
+
+def _held(cloud, consumer: str) -> dict[str, dict[str, int]]:
+    """Host name -> resources ``consumer`` holds there."""
+    names = {hosted.node_uuid: name for name, hosted in cloud.computes.items()}
+    return {names[rp]: r for rp, r in
+            cloud.placement.get_allocations(consumer).allocations.items()}
+
+
+def _running(cloud, host: str) -> list[str]:
+    return cloud.computes[host].driver.running()
+
+
+SMALL = {'VCPU': 1, 'MEMORY_MB': 512, 'DISK_GB': 1}
+LARGE = {'VCPU': 2, 'MEMORY_MB': 2048, 'DISK_GB': 2}
+
+
+def _move(cloud, uuid: str, flavor: str | None = None) -> migrations.Migration:
+    asked = moves.migrate(cloud.api_engine, cloud.cells, cloud.conductor_api, new_context(),
+                          uuid, flavor=flavor)
+    assert asked.status == migrations.QUEUED
+    return _settled(cloud, asked.uuid)
+
+
+def test_a_cold_migration_holds_the_source_on_the_migration_until_confirmed(cloud):
+    uuid = _boot(cloud, 'cold')
+    assert servers.show(cloud.api_engine, cloud.cells, uuid).host == HOST2
+
+    moved = _move(cloud, uuid)
+    assert (moved.status, moved.migration_type, moved.source_host, moved.dest_host) == (
+        migrations.FINISHED, migrations.MIGRATION, HOST2, HOST1)
+    shown = servers.show(cloud.api_engine, cloud.cells, uuid)
+    assert (shown.status, shown.host, shown.flavor) == (servers.VERIFY_RESIZE, HOST1, 'small')
+    # Finished, unconfirmed: the instance holds the destination, the migration the source.
+    assert _held(cloud, uuid) == {HOST1: SMALL}
+    assert _held(cloud, moved.uuid) == {HOST2: SMALL}
+    assert uuid in _running(cloud, HOST1) and uuid not in _running(cloud, HOST2)
+    assert uuid in cloud.computes[HOST2].driver.list_instances()   # stopped, kept
+
+    moves.confirm(cloud.api_engine, cloud.cells, cloud.conductor_api, new_context(), uuid)
+    confirmed = _settled(cloud, moved.uuid, migrations.FINAL)
+    assert confirmed.status == migrations.CONFIRMED
+    assert _held(cloud, moved.uuid) == {}
+    assert _held(cloud, uuid) == {HOST1: SMALL}
+    _until('the source copy destroyed',
+           lambda: uuid not in cloud.computes[HOST2].driver.list_instances())
+    shown = servers.show(cloud.api_engine, cloud.cells, uuid)
+    assert (shown.status, shown.host, shown.task_state) == (servers.ACTIVE, HOST1, None)
+    assert [e.event for e in shown.events if e.event.startswith(('conductor_schedule_move',
+                                                                 'compute_move'))] == \
+        ['conductor_schedule_move', 'compute_move_instance']
+    _delete(cloud, uuid)
+
+
+def _delete(cloud, uuid: str) -> None:
+    """Delete the server and wait for its allocation to go: the next test starts even."""
+    servers.delete(cloud.api_engine, cloud.cells,
+                   lambda cell: cloud.agents['cell1'].manager.computes, new_context(), uuid)
+    _until(f'{uuid} deleted', lambda: _held(cloud, uuid) == {})
+
+
+def test_a_resize_reverted_runs_on_its_source_at_its_old_flavor_holding_its_own_allocation(
+        cloud):
+    uuid = _boot(cloud, 'resized')
+    moved = _move(cloud, uuid, 'large')
+    assert (moved.status, moved.migration_type, moved.dest_host) == (
+        migrations.FINISHED, migrations.RESIZE, HOST1)
+    assert (moved.old_flavor.name, moved.new_flavor.name) == ('small', 'large')
+    assert _held(cloud, uuid) == {HOST1: LARGE}
+    assert _held(cloud, moved.uuid) == {HOST2: SMALL}
+    assert servers.show(cloud.api_engine, cloud.cells, uuid).flavor == 'large'
+
+    moves.revert(cloud.api_engine, cloud.cells, cloud.conductor_api, new_context(), uuid)
+    reverted = _settled(cloud, moved.uuid, migrations.FINAL)
+    assert reverted.status == migrations.REVERTED
+    assert _held(cloud, uuid) == {HOST2: SMALL}
+    assert _held(cloud, moved.uuid) == {}
+    _until('running on its source again', lambda: uuid in _running(cloud, HOST2))
+    _until('the destination copy destroyed',
+           lambda: uuid not in cloud.computes[HOST1].driver.list_instances())
+    shown = servers.show(cloud.api_engine, cloud.cells, uuid)
+    assert (shown.status, shown.host, shown.flavor) == (servers.ACTIVE, HOST2, 'small')
+    # Nothing left to confirm or revert.
+    with pytest.raises(moves.MoveConflict):
+        moves.confirm(cloud.api_engine, cloud.cells, cloud.conductor_api, new_context(), uuid)
+    _delete(cloud, uuid)
+
+
+def test_a_destination_that_fails_moves_the_move_to_the_next_alternate(cloud):
+    uuid = _boot(cloud, 'rescheduled')
+    driver = cloud.computes[HOST1].driver
+    driver.settings.fail_all, driver.settings.failure_reason = True, 'disk image corrupt'
+    try:
+        moved = _move(cloud, uuid)
+    finally:
+        driver.settings.fail_all = False
+    assert (moved.status, moved.dest_host) == (migrations.FINISHED, HOST3)
+    assert _held(cloud, uuid) == {HOST3: SMALL}
+    assert _held(cloud, moved.uuid) == {HOST2: SMALL}
+    assert uuid not in driver.list_instances()
+    events = [(e.event, e.host, e.result, e.reason)
+              for e in servers.show(cloud.api_engine, cloud.cells, uuid).events
+              if e.event == 'compute_move_instance']
+    assert events[0] == ('compute_move_instance', HOST1, 'failed', 'disk image corrupt')
+    assert events[1][:3] == ('compute_move_instance', HOST3, 'ok')
+    moves.confirm(cloud.api_engine, cloud.cells, cloud.conductor_api, new_context(), uuid)
+    _settled(cloud, moved.uuid, migrations.FINAL)
+    assert _held(cloud, moved.uuid) == {}
+    _delete(cloud, uuid)
+
+
+def test_out_of_alternates_the_instance_stays_active_on_its_source_with_its_own_allocation(
+        cloud):
+    uuid = _boot(cloud, 'stuck')
+    for host, reason in ((HOST1, 'no more IP addresses'), (HOST3, 'disk full')):
+        settings = cloud.computes[host].driver.settings
+        settings.fail_all, settings.failure_reason = True, reason
+    try:
+        moved = _move(cloud, uuid)
+    finally:
+        for host in (HOST1, HOST3):
+            cloud.computes[host].driver.settings.fail_all = False
+    assert moved.status == migrations.ERROR
+    assert f'{HOST1}: move failed: no more IP addresses' in moved.error
+    assert f'{HOST3}: move failed: disk full' in moved.error
+    assert _held(cloud, uuid) == {HOST2: SMALL}
+    assert _held(cloud, moved.uuid) == {}
+    _until('running on its source again', lambda: uuid in _running(cloud, HOST2))
+    shown = servers.show(cloud.api_engine, cloud.cells, uuid)
+    assert (shown.status, shown.host, shown.task_state) == (servers.ACTIVE, HOST2, None)
+    _delete(cloud, uuid)
+
+
+def test_no_valid_host_ends_the_move_in_error_and_leaves_the_server_as_it_was(cloud):
+    uuid = _boot(cloud, 'too-big')
+    # Only host2 could hold 60 GB, and it is the source.
+    moved = _move(cloud, uuid, 'huge')
+    assert moved.status == migrations.ERROR and moved.error.startswith('NoValidHost')
+    assert moved.dest_host is None
+    assert _held(cloud, uuid) == {HOST2: SMALL}
+    assert _held(cloud, moved.uuid) == {}
+    shown = servers.show(cloud.api_engine, cloud.cells, uuid)
+    assert (shown.status, shown.host, shown.flavor) == (servers.ACTIVE, HOST2, 'small')
+    # A second move is refused while one is asked; an unknown flavor is refused outright.
+    with pytest.raises(moves.InvalidMove):
+        moves.migrate(cloud.api_engine, cloud.cells, cloud.conductor_api, new_context(),
+                      uuid, flavor='nope')
+    _delete(cloud, uuid)
