@@ -175,8 +175,9 @@ class ComputeManager:
     @staticmethod
     def _discard(hosted: HostedHost, instance_uuid: str) -> None:
         hosted.builder.destroy(instance_uuid)
-        LOG.warning('Instance %s destroyed on %s: its build was moved to another host '
-                    'while this one was down', instance_uuid, hosted.name)
+        LOG.warning('Instance %s destroyed on %s: another host owns it (its build was '
+                    'moved while this one was down, or its move was confirmed)',
+                    instance_uuid, hosted.name)
 
     def _host_for_terminate(self, instance_uuid: str, host: str | None) -> HostedHost | None:
         if host is not None:

@@ -135,9 +135,12 @@ class CellMoves:
                                                migrations.MIGRATING))
             if not stale:
                 if current.status == migrations.PRE_MIGRATING:
-                    # The source's move_started is still on its way (the two
-                    # casts come from two hosts): it handed over all the same.
-                    migrations.advance(conn, migration_uuid, migrations.MIGRATING)
+                    # The source's move_started may still be on its way (the
+                    # two casts come from two hosts): it handed over all the same.
+                    try:
+                        migrations.advance(conn, migration_uuid, migrations.MIGRATING)
+                    except migrations.InvalidMigrationTransition:
+                        pass   # it arrived meanwhile
                 migrations.advance(conn, migration_uuid, migrations.FINISHED)
                 instances.place_after_move(conn, instance_uuid, host=host, node=node,
                                            flavor=current.new_flavor,
