@@ -20,6 +20,7 @@ from cellplane_api.handlers import (
     quota_sets,
     root,
     scheduling_records,
+    server_actions,
     server_groups,
     servers,
 )
@@ -79,6 +80,7 @@ ROUTES = {
     '/os-availability-zone/detail': {'GET': availability_zones.detail_zones},
     '/os-aggregates': {'GET': aggregates.list_aggregates},
     '/os-aggregates/{aggregate_id}': {'GET': aggregates.show_aggregate},
+    '/servers/{server_id}/action': {'POST': server_actions.server_action},
 }
 
 # The first segment of every route: anything else there is a project id.

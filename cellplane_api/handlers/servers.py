@@ -51,6 +51,11 @@ def _viewer(req, servers_shown, *, target: dict | None = None) -> views.Viewer:
         host_status=host_status, host_status_unknown_only=unknown_only)
 
 
+def server_of_url(req) -> servers.Server:
+    """The server of the URL the caller may see (else 404): what the server actions act on."""
+    return _one(req)
+
+
 def _one(req, *, partial_ok: bool = False) -> servers.Server:
     """The server of the URL if the caller's project owns it (or the caller is an admin); else 404.
 

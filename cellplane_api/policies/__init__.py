@@ -12,6 +12,7 @@ from cellplane_api.policies import (
     instance_actions,
     quota_sets,
     scheduling_records,
+    server_actions,
     server_groups,
     servers,
 )
@@ -22,4 +23,4 @@ def list_rules():
     return list(itertools.chain(base.rules, flavors.rules, servers.rules, server_groups.rules,
                                 instance_actions.rules, scheduling_records.rules,
                                 compute_services.rules, hypervisors.rules, availability_zone.rules,
-                                aggregates.rules, quota_sets.rules))
+                                aggregates.rules, quota_sets.rules, server_actions.rules))

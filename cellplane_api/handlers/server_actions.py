@@ -1,0 +1,58 @@
+"""``POST /servers/{server_id}/action``: the move actions (migrate, resize, confirmResize, revertResize).
+
+Each reads the body, asks the policy and calls ``cellplane_api.moves``,
+which the CLI's move commands call too. As Nova: ``migrate``, ``resize``
+and ``revertResize`` answer 202, ``confirmResize`` 204; a server not in a
+state the action takes is 409 (conflictingRequest), an unknown flavor or
+the flavor it has 400 (badRequest), another project's server 404. An
+action this API does not serve (yet) is 400 naming it.
+"""
+from __future__ import annotations
+
+from cellplane.context import new_context
+from cellplane_api import errors, moves, servers
+from cellplane_api.handlers.flavors import visible
+from cellplane_api.handlers.servers import server_of_url
+from cellplane_api.policies import server_actions as rules
+from cellplane_api.request import empty_response
+from cellplane_api.schemas import server_actions as schemas
+from cellplane_api.schemas import validate
+
+_RULES = {schemas.MIGRATE: rules.MIGRATE, schemas.RESIZE: rules.RESIZE,
+          schemas.CONFIRM_RESIZE: rules.CONFIRM_RESIZE,
+          schemas.REVERT_RESIZE: rules.REVERT_RESIZE}
+
+
+def server_action(req):
+    body = req.json_body()
+    if isinstance(body, dict) and len(body) == 1 and next(iter(body)) not in _RULES:
+        raise errors.BadRequest(f'Invalid input for field/attribute {next(iter(body))}: '
+                                f'this server action is not supported.')
+    validate(schemas.ACTION, body)
+    [(action, asked)] = body.items()
+    server = server_of_url(req)
+    req.authorize(_RULES[action], {'project_id': server.project_id})
+    services = req.services
+    ctxt = new_context(user_id=req.credentials.user_id,
+                       project_id=req.credentials.project_id)
+    args = (services.api_engine, services.cells, services.conductor, ctxt, server.uuid)
+    try:
+        if action in (schemas.MIGRATE, schemas.RESIZE):
+            flavor = None
+            if action == schemas.RESIZE:
+                flavor = str(asked['flavorRef'])
+                if visible(req, flavor) is None:
+                    raise errors.BadRequest(f'Unable to find flavor {flavor}.')
+            moves.migrate(*args, flavor=flavor)
+        elif action == schemas.CONFIRM_RESIZE:
+            moves.confirm(*args)
+            return empty_response(204)
+        else:
+            moves.revert(*args)
+    except moves.InvalidMove as exc:
+        raise errors.BadRequest(str(exc)) from None
+    except moves.MoveConflict as exc:
+        raise errors.Conflict(f"Cannot '{action}' instance {server.uuid}: {exc}") from None
+    except servers.ServerNotFound:
+        raise errors.NotFound(f'Instance {server.uuid} could not be found.') from None
+    return empty_response(202)

@@ -1,0 +1,34 @@
+"""Server action rules for moves, with Nova's names and defaults: migrate (admin), resize, confirm, revert."""
+from __future__ import annotations
+
+from oslo_policy import policy
+
+from cellplane_api.policies import base
+
+MIGRATE = 'os_compute_api:os-migrate-server:migrate'
+RESIZE = 'os_compute_api:servers:resize'
+CONFIRM_RESIZE = 'os_compute_api:servers:confirm_resize'
+REVERT_RESIZE = 'os_compute_api:servers:revert_resize'
+
+_ACTION = [{'method': 'POST', 'path': '/servers/{server_id}/action'}]
+
+rules = [
+    policy.DocumentedRuleDefault(
+        name=MIGRATE, check_str=base.ADMIN, description='Cold migrate a server to a host',
+        operations=[{'method': 'POST', 'path': '/servers/{server_id}/action (migrate)'}],
+        scope_types=base.PROJECT_SCOPE),
+    policy.DocumentedRuleDefault(
+        name=RESIZE, check_str=base.PROJECT_MEMBER_OR_ADMIN, description='Resize a server',
+        operations=[{'method': 'POST', 'path': '/servers/{server_id}/action (resize)'}],
+        scope_types=base.PROJECT_SCOPE),
+    policy.DocumentedRuleDefault(
+        name=CONFIRM_RESIZE, check_str=base.PROJECT_MEMBER_OR_ADMIN,
+        description='Confirm a server resize',
+        operations=[{'method': 'POST', 'path': '/servers/{server_id}/action (confirmResize)'}],
+        scope_types=base.PROJECT_SCOPE),
+    policy.DocumentedRuleDefault(
+        name=REVERT_RESIZE, check_str=base.PROJECT_MEMBER_OR_ADMIN,
+        description='Revert a server resize',
+        operations=[{'method': 'POST', 'path': '/servers/{server_id}/action (revertResize)'}],
+        scope_types=base.PROJECT_SCOPE),
+]

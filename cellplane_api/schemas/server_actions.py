@@ -1,0 +1,30 @@
+"""``POST /servers/{id}/action`` bodies for moves at 2.1, as Nova's schemas: exactly one action."""
+from __future__ import annotations
+
+from cellplane_api.schemas import compile_schema
+
+MIGRATE = 'migrate'
+RESIZE = 'resize'
+CONFIRM_RESIZE = 'confirmResize'
+REVERT_RESIZE = 'revertResize'
+
+ACTION = compile_schema({
+    'type': 'object',
+    'properties': {
+        MIGRATE: {'type': 'null'},
+        RESIZE: {
+            'type': 'object',
+            'properties': {
+                'flavorRef': {'type': ['string', 'integer'], 'minLength': 1},
+                'OS-DCF:diskConfig': {'type': 'string', 'enum': ['AUTO', 'MANUAL']},
+            },
+            'required': ['flavorRef'],
+            'additionalProperties': False,
+        },
+        CONFIRM_RESIZE: {'type': 'null'},
+        REVERT_RESIZE: {'type': 'null'},
+    },
+    'minProperties': 1,
+    'maxProperties': 1,
+    'additionalProperties': False,
+})

@@ -1,0 +1,103 @@
+"""``POST /servers/{id}/action``: migrate, resize, confirmResize, revertResize, as Nova answers them.
+
+Over the embedded control plane (one cell of two hosts): the actions call
+the same ``cellplane_api.moves`` as the CLI, and the moves really happen.
+"""
+from __future__ import annotations
+
+import uuid as uuidlib
+
+import pytest
+from tempest.lib.api_schema.response.compute.v2_1 import servers as schemas
+
+from cellplane.objects import flavors, migrations
+from tests.functional.compute_api.harness import ComputeCloud, check
+
+ADMIN = 'admin:admin'
+
+
+@pytest.fixture(scope='module')
+def api(tmp_path_factory):
+    cloud = ComputeCloud(tmp_path_factory.mktemp('server-actions'), cells=1, hosts_per_cell=2)
+    engine = cloud.services.api_engine
+    flavors.create(engine, name='small', vcpus=1, memory_mb=256, root_gb=1, flavorid='small')
+    flavors.create(engine, name='large', vcpus=2, memory_mb=512, root_gb=1, flavorid='large')
+    yield cloud
+    cloud.stop()
+
+
+@pytest.fixture
+def project():
+    name = f'p-{uuidlib.uuid4().hex[:8]}'
+    return name, f'{name}-user:{name}'
+
+
+def _active(api, token, name='vm') -> dict:
+    answer = api.request('POST', '/v2.1/servers', {'server': {
+        'name': name, 'flavorRef': 'small', 'imageRef': 'cirros'}}, token=token)
+    return api.wait_for_status(answer.json['server']['id'], 'ACTIVE', token=token)
+
+
+def _act(api, server_id, body, token):
+    return api.request('POST', f'/v2.1/servers/{server_id}/action', body, token=token)
+
+
+def _migrations(api, server_id):
+    cell = api.cloud.cell_engines['cell1']
+    with cell.connect() as conn:
+        return migrations.find(conn, instance_uuid=server_id)
+
+
+def test_a_member_resizes_and_confirms(api, project):
+    _, token = project
+    server = _active(api, token)
+    check(schemas.server_actions_common_schema,
+          _act(api, server['id'], {'resize': {'flavorRef': 'large'}}, token))
+    waiting = api.wait_for_status(server['id'], 'VERIFY_RESIZE', token=token)
+    assert waiting['flavor']['id'] == 'large'
+    assert waiting['hostId'] != server['hostId']   # the other host: the source is excluded
+    check(schemas.server_actions_confirm_resize,
+          _act(api, server['id'], {'confirmResize': None}, token))
+    api.wait_for_status(server['id'], 'ACTIVE', token=token)
+    [moved] = _migrations(api, server['id'])
+    assert (moved.migration_type, moved.status) == (migrations.RESIZE, migrations.CONFIRMED)
+
+
+def test_migrate_is_the_admins_and_a_member_reverts_it(api, project):
+    _, token = project
+    server = _active(api, token)
+    refused = _act(api, server['id'], {'migrate': None}, token)
+    assert refused.status == 403 and 'forbidden' in refused.json
+    check(schemas.server_actions_common_schema,
+          _act(api, server['id'], {'migrate': None}, ADMIN))
+    api.wait_for_status(server['id'], 'VERIFY_RESIZE', token=token)
+    check(schemas.server_actions_common_schema,
+          _act(api, server['id'], {'revertResize': None}, token))
+    back = api.wait_for_status(server['id'], 'ACTIVE', token=token)
+    assert back['hostId'] == server['hostId'] and back['flavor']['id'] == 'small'
+    [moved] = _migrations(api, server['id'])
+    assert (moved.migration_type, moved.status) == (migrations.MIGRATION, migrations.REVERTED)
+
+
+@pytest.mark.parametrize('body, status, kind, said', [
+    ({'confirmResize': None}, 409, 'conflictingRequest', 'no move waiting to be confirmed'),
+    ({'revertResize': None}, 409, 'conflictingRequest', 'no move waiting to be confirmed'),
+    ({'resize': {'flavorRef': 'nope'}}, 400, 'badRequest', 'Unable to find flavor nope'),
+    ({'resize': {'flavorRef': 'small'}}, 400, 'badRequest', 'has flavor small already'),
+    ({'resize': {}}, 400, 'badRequest', 'flavorRef'),
+    ({'resize': None, 'migrate': None}, 400, 'badRequest', ''),
+    ({'shelve': None}, 400, 'badRequest', 'not supported'),
+])
+def test_refusals_are_novas_and_write_nothing(api, project, body, status, kind, said):
+    _, token = project
+    server = _active(api, token)
+    answer = _act(api, server['id'], body, token)
+    assert answer.status == status and said in answer.json[kind]['message'], answer.text
+    assert _migrations(api, server['id']) == []
+
+
+def test_another_projects_server_is_not_found(api, project):
+    _, token = project
+    server = _active(api, token)
+    answer = _act(api, server['id'], {'resize': {'flavorRef': 'large'}}, 'other-user:other')
+    assert answer.status == 404 and 'itemNotFound' in answer.json
