@@ -261,6 +261,7 @@ class EmbeddedCloud:
             cells=self.cells, cell_transport=self._cell_transport,
             placement=self.placement, host='super-conductor', owns_transport=False)
         self._start_service(super_conductor.service)
+        self.super_conductor = super_conductor
         self.conductor_api = SuperConductorAPI(bus.transport, conf=self.conf)
 
     def _wait_until_schedulable(self) -> None:

@@ -52,6 +52,15 @@ conductor_opts = [
                     'conductor to pick up its message before it is taken for lost '
                     'and resumed. A message still queued after this is resumed '
                     'early and skipped when it arrives; nothing is built twice.'),
+    cfg.IntOpt('resize_confirm_window', default=0, min=0,
+               help='Super conductor: seconds after which a finished cold migration '
+                    'or resize nobody confirmed or reverted is confirmed (its source '
+                    'allocation freed), looked for every resize_confirm_interval. '
+                    '0 (the default): never; it waits for `cellplane server resize '
+                    'confirm` or revert.'),
+    cfg.IntOpt('resize_confirm_interval', default=60, min=1,
+               help='Super conductor: seconds between two looks for moves past '
+                    'resize_confirm_window (only when that is set).'),
     cfg.IntOpt('placement_audit_interval', default=0, min=0,
                help='Super conductor: seconds between two runs of the Placement '
                     'audit that removes allocations no live instance explains and '

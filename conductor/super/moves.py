@@ -20,11 +20,13 @@ instance (``unclaim_move``), the destination's copy is destroyed and the
 source runs the instance again at its old flavor. Each begins with a
 compare-and-set on the instance's task_state, so a confirm and a revert
 asked at once do not both run; Placement is written before the cell
-database says it is done.
+database says it is done. With ``[conductor] resize_confirm_window`` set,
+a periodic task confirms what waited longer (``confirm_expired``).
 """
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import logging
 from typing import Callable
 
@@ -32,7 +34,8 @@ from sqlalchemy.engine import Engine
 
 from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
 from cellplane.cells.databases import CellDatabases
-from cellplane.context import RequestContext
+from cellplane.context import RequestContext, new_context
+from cellplane.db.columns import utcnow
 from cellplane.objects import build_plans, instance_actions, instances, migrations, request_specs
 from cellplane.objects.cell_mappings import CellMapping
 from compute_agent.rpcapi import ComputeAPI
@@ -185,6 +188,36 @@ class SuperMoves:
                 instance_actions.finish_action(conn, action_id, message=reason)
         LOG.info('Move %s of instance %s failed; it stays on %s: %s', migration.uuid,
                  migration.instance_uuid, migration.source_host, reason)
+
+    def confirm_expired(self, window: float) -> list[str]:
+        """Confirm the finished moves nobody ended within ``window`` seconds; the migrations confirmed.
+
+        A cell that cannot be read is skipped (logged) and looked at again
+        next time; a move someone ends meanwhile is left to them.
+        """
+        confirmed = []
+        cutoff = utcnow() - datetime.timedelta(seconds=window)
+        for mapping in self._cells.reload():
+            try:
+                with self._cells.engine(mapping.uuid).connect() as conn:
+                    waiting = [m for m in migrations.find(conn, statuses=[migrations.FINISHED])
+                               if m.updated_at is not None and m.updated_at < cutoff]
+            except Exception as exc:  # noqa: BLE001 - one cell's outage must not stop the others
+                LOG.warning('Could not look for moves to confirm in cell %s: %s',
+                            mapping.name, exc)
+                continue
+            for migration in waiting:
+                try:
+                    self.confirm(new_context(), mapping.uuid, migration.uuid)
+                except MoveRefused as exc:
+                    LOG.info('Not confirming move %s after resize_confirm_window: %s',
+                             migration.uuid, exc)
+                    continue
+                LOG.info('Move %s of instance %s confirmed: unconfirmed for more than '
+                         'resize_confirm_window (%g s)', migration.uuid,
+                         migration.instance_uuid, window)
+                confirmed.append(migration.uuid)
+        return confirmed
 
     # -- confirm and revert --------------------------------------------------------
     def _begin(self, cell_uuid: str, migration_uuid: str, task_state: str,

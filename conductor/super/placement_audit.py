@@ -8,7 +8,8 @@ holding allocations is a leak: no instance and no build request at all, an
 instance DELETED or in ERROR, a build request that failed. An ACTIVE
 instance that holds nothing is missing its claim. A migration's consumer
 (the source host's allocation of a moving instance) is live while its
-migration is not over, and leaked once it is.
+migration is not over and its instance not deleted, and leaked once either
+is.
 
 ``fix`` removes the leaks (unclaim, which is idempotent) and claims each
 missing one again with its flavor's Placement resources (as the scheduler
@@ -102,10 +103,13 @@ def audit(api_engine, cells: CellDatabases, placement: PlacementClient, *,
         request = pending.get(consumer)
         if consumer in moving:
             migration, cell = moving[consumer]
-            if not migration.final or young(migration.updated_at):
+            of = known.get(migration.instance_uuid)
+            gone = of is None or of.state == DELETED
+            if (not migration.final and not gone) or young(migration.updated_at):
                 continue
             findings.append(Finding(LEAKED, consumer, f'its migration (of instance '
-                                    f'{migration.instance_uuid}) is {migration.status}',
+                                    f'{migration.instance_uuid}) is {migration.status}'
+                                    f'{" and the instance is gone" if gone else ""}',
                                     cell, by_provider))
         elif live is not None:
             if live.state in (BUILDING, ACTIVE):

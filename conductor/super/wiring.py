@@ -121,6 +121,10 @@ def build_super_conductor(conf: cfg.ConfigOpts, *, transport, api_engine: Engine
         periodic.append(PeriodicTask('resume-build-requests',
                                      conf.conductor.resume_interval,
                                      resumption.run))
+    if conf.conductor.resize_confirm_window:
+        window = conf.conductor.resize_confirm_window
+        periodic.append(PeriodicTask('confirm-resizes', conf.conductor.resize_confirm_interval,
+                                     lambda: moves.confirm_expired(window)))
     if conf.conductor.placement_audit_interval:
         audit = PeriodicAudit(api_engine, cells, placement,
                               grace=conf.conductor.placement_audit_grace)

@@ -16,6 +16,7 @@ from cellplane.objects import flavors, migrations
 from cellplane_api import moves, servers
 from cellplane_embedded.runtime import CellPlan, CloudPlan, EmbeddedCloud, HostPlan
 from compute_agent.virt.fake import FakeSettings
+from conductor.super import placement_audit
 
 DEADLINE_SECONDS = 30
 GB = 1024
@@ -119,7 +120,8 @@ def _delete(cloud, uuid: str) -> None:
     """Delete the server and wait for its allocation to go: the next test starts even."""
     servers.delete(cloud.api_engine, cloud.cells,
                    lambda cell: cloud.agents['cell1'].manager.computes, new_context(), uuid)
-    _until(f'{uuid} deleted', lambda: _held(cloud, uuid) == {})
+    _until(f'{uuid} deleted', lambda: _held(cloud, uuid) == {} and servers.show(
+        cloud.api_engine, cloud.cells, uuid).status == servers.DELETED)
 
 
 def test_a_resize_reverted_runs_on_its_source_at_its_old_flavor_holding_its_own_allocation(
@@ -209,3 +211,30 @@ def test_no_valid_host_ends_the_move_in_error_and_leaves_the_server_as_it_was(cl
         moves.migrate(cloud.api_engine, cloud.cells, cloud.conductor_api, new_context(),
                       uuid, flavor='nope')
     _delete(cloud, uuid)
+
+
+def test_a_move_left_unconfirmed_past_the_window_is_confirmed(cloud):
+    uuid = _boot(cloud, 'forgotten')
+    moved = _move(cloud, uuid)
+    mover = cloud.super_conductor.manager.moves
+    assert mover.confirm_expired(3600) == []          # not waited long enough
+    assert mover.confirm_expired(0) == [moved.uuid]
+    assert _settled(cloud, moved.uuid, migrations.FINAL).status == migrations.CONFIRMED
+    assert _held(cloud, moved.uuid) == {}
+    assert servers.show(cloud.api_engine, cloud.cells, uuid).status == servers.ACTIVE
+    _delete(cloud, uuid)
+
+
+def test_the_audit_keeps_a_moving_servers_source_and_frees_it_once_the_server_is_deleted(
+        cloud):
+    uuid = _boot(cloud, 'deleted-waiting')
+    moved = _move(cloud, uuid)
+    assert placement_audit.audit(cloud.api_engine, cloud.cells, cloud.placement,
+                                 grace=0) == []
+    _delete(cloud, uuid)      # in VERIFY_RESIZE: its destination's allocation goes
+    [found] = placement_audit.audit(cloud.api_engine, cloud.cells, cloud.placement, grace=0,
+                                    fix=True)
+    assert (found.consumer, found.kind, found.fixed) == (moved.uuid, placement_audit.LEAKED,
+                                                         True)
+    assert 'the instance is gone' in found.reason
+    assert _held(cloud, moved.uuid) == {}
