@@ -12,7 +12,7 @@ import time
 import pytest
 
 from cellplane.context import new_context
-from cellplane.objects import flavors, migrations
+from cellplane.objects import flavors, migrations, server_groups
 from cellplane_api import moves, servers
 from cellplane_embedded.runtime import CellPlan, CloudPlan, EmbeddedCloud, HostPlan
 from compute_agent.virt.fake import FakeSettings
@@ -238,3 +238,26 @@ def test_the_audit_keeps_a_moving_servers_source_and_frees_it_once_the_server_is
                                                          True)
     assert 'the instance is gone' in found.reason
     assert _held(cloud, moved.uuid) == {}
+
+
+def test_a_member_of_an_anti_affinity_group_moves_only_where_no_other_member_is(cloud):
+    server_groups.create(cloud.api_engine, project_id='p', user_id='u', name='apart',
+                         policy='anti-affinity', level='host')
+    uuids = servers.create(cloud.api_engine, cloud.conductor_api, new_context(),
+                           name='apart', flavor='small', count=2, project_id='p',
+                           user_id='u', group='apart')
+    _until('both ACTIVE', lambda: all(
+        s.status == servers.ACTIVE
+        for s in servers.list_servers(cloud.api_engine, cloud.cells, uuids)))
+    hosts = {s.uuid: s.host for s in servers.list_servers(cloud.api_engine, cloud.cells,
+                                                          uuids)}
+    assert sorted(hosts.values()) == [HOST1, HOST2]
+    [on_host2] = [u for u, h in hosts.items() if h == HOST2]
+    # Without the group host1 would be chosen (test 1); its other member is there.
+    moved = _move(cloud, on_host2)
+    assert (moved.status, moved.dest_host) == (migrations.FINISHED, HOST3)
+    moves.confirm(cloud.api_engine, cloud.cells, cloud.conductor_api, new_context(),
+                  on_host2)
+    _settled(cloud, moved.uuid, migrations.FINAL)
+    for uuid in uuids:
+        _delete(cloud, uuid)
