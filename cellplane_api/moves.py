@@ -103,6 +103,51 @@ def migrate(api_engine: Engine, cells: CellDatabases, conductor: SuperConductorA
     return migration
 
 
+def live_migrate(api_engine: Engine, cells: CellDatabases, conductor: SuperConductorAPI,
+                 ctxt: RequestContext, instance_uuid: str, *,
+                 host: str | None = None) -> Migration:
+    """Ask for a live migration (to ``host``, or where the scheduler chooses); its queued migration.
+
+    A named host is recorded as the migration's destination while it is
+    queued: the scheduler is asked for that host alone (claimed, or refused
+    with the reason).
+    """
+    cell_uuid = _cell(api_engine, cells, instance_uuid)
+    engine = cells.engine(cell_uuid)
+    with engine.begin() as conn:
+        row = instances.get_instance(conn, instance_uuid)
+        if row is None:
+            raise servers.ServerNotFound(f'no server with uuid {instance_uuid}')
+        if host is not None and host == row['host']:
+            raise InvalidMove(f'server {instance_uuid} runs on {host} already')
+        if not instances.begin_task(conn, instance_uuid, vm_state=ACTIVE,
+                                    task_state=instances.MIGRATING):
+            raise MoveConflict(
+                f'server {instance_uuid} is {row["vm_state"]}'
+                f'{" (" + row["task_state"] + ")" if row["task_state"] else ""}: only an '
+                f'ACTIVE server doing nothing else can be moved')
+        flavor = Flavor.from_primitive(row['flavor'])
+        migration = migrations.create(
+            conn, uuid=str(uuidlib.uuid4()), instance_uuid=instance_uuid,
+            migration_type=migrations.LIVE_MIGRATION, source_host=row['host'],
+            source_node=row['node'], old_flavor=flavor, new_flavor=flavor,
+            request_id=ctxt.request_id, dest_host=host)
+        instance_actions.start_action(
+            conn, instance_uuid, instance_actions.ACTION_LIVE_MIGRATION,
+            request_id=ctxt.request_id, user_id=ctxt.user_id, project_id=ctxt.project_id)
+    try:
+        conductor.migrate_server(ctxt, cell_uuid, migration.uuid)
+    except Exception as exc:  # nothing may be left half asked
+        with engine.begin() as conn:
+            migrations.advance(conn, migration.uuid, migrations.FAILED,
+                               error=f'could not be sent to the super conductor: {exc}')
+            instances.set_task_state(conn, instance_uuid, None,
+                                     expected=instances.MIGRATING)
+        raise servers.ServerError(f'the live migration of server {instance_uuid} could not '
+                                  f'be sent to the super conductor: {exc}') from exc
+    return migration
+
+
 def _finished_move(cells: CellDatabases, cell_uuid: str, instance_uuid: str) -> Migration:
     with cells.engine(cell_uuid).connect() as conn:
         row = instances.get_instance(conn, instance_uuid)

@@ -1,10 +1,11 @@
-"""``cellplane server migrate|resize|resize confirm|resize revert`` and ``server migration list|show``.
+"""``cellplane server migrate|resize|resize confirm|resize revert|live-migrate`` and ``server migration list|show``.
 
 Each move command prints the server's migration (``--format json`` as
 every command); with ``--wait`` it polls until the move settles: a
 migrate or resize until its migration is ``finished`` (VERIFY_RESIZE:
 confirm or revert it) or over, a confirm or revert until the migration is
-``confirmed`` or ``reverted``. A move that ended in ``error`` exits 1 with
+``confirmed`` or ``reverted``, a live migration until ``done`` or
+``failed``. A move that ended in ``error`` or ``failed`` exits 1 with
 the error on stderr; ``--timeout`` seconds passed exits 1 too.
 """
 from __future__ import annotations
@@ -89,7 +90,7 @@ class _MoveCommand(_TopLevelCommand, show.ShowOne):
             found = moves.show_migration(engine, cells, migration.uuid)
             if parsed_args.wait:
                 found = self._wait(engine, cells, migration.uuid, parsed_args.timeout)
-        if found.migration.status == migrations.ERROR:
+        if found.migration.status in (migrations.ERROR, migrations.FAILED):
             self._error = (f'the move of server {uuid} failed: {found.migration.error}')
         return COLUMNS, _row(found)
 
@@ -156,6 +157,27 @@ class ServerResizeRevert(_MoveCommand):
         return moves.revert(engine, cells, conductor, ctxt, uuid)
 
 
+class ServerLiveMigrate(_MoveCommand):
+    """Live-migrate a server to another host of its cell (``--host``, or the scheduler's choice).
+
+    The server stays ACTIVE (MIGRATING while it moves); the migration ends
+    ``done`` (its source freed at the switch-over) or ``failed`` (still on
+    its source, the reason in the migration's error).
+    """
+
+    settled = migrations.FINAL
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('--host', help='the destination host (claimed, or refused '
+                                           'with the reason); default: the scheduler\'s')
+        return parser
+
+    def ask(self, engine, cells, conductor, ctxt, uuid, parsed_args):
+        return moves.live_migrate(engine, cells, conductor, ctxt, uuid,
+                                  host=parsed_args.host)
+
+
 class ServerMigrationList(base.SaysWhatItFound, _TopLevelCommand, lister.Lister):
     """List migrations (cold migrations and resizes), of every cell or of one server."""
 
@@ -197,5 +219,6 @@ class ServerMigrationShow(_TopLevelCommand, show.ShowOne):
 COMMANDS = {'server migrate': ServerMigrate, 'server resize': ServerResize,
             'server resize confirm': ServerResizeConfirm,
             'server resize revert': ServerResizeRevert,
+            'server live-migrate': ServerLiveMigrate,
             'server migration list': ServerMigrationList,
             'server migration show': ServerMigrationShow}

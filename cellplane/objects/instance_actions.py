@@ -35,6 +35,7 @@ ACTION_MIGRATE = 'migrate'
 ACTION_RESIZE = 'resize'
 ACTION_CONFIRM_RESIZE = 'confirmResize'
 ACTION_REVERT_RESIZE = 'revertResize'
+ACTION_LIVE_MIGRATION = 'live-migration'
 # The scheduler's answer for a move (ok: the destination claimed; failed: why not).
 EVENT_MOVE_SCHEDULE = 'conductor_schedule_move'
 # A move to one destination, as that host reported it (ok | failed, with why).

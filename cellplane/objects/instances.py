@@ -31,7 +31,9 @@ RESIZE_PREP = 'resize_prep'            # the move is asked for: scheduling
 RESIZE_MIGRATING = 'resize_migrating'  # a destination prepares, the source hands over
 RESIZE_CONFIRMING = 'resize_confirming'
 RESIZE_REVERTING = 'resize_reverting'
-MOVE_TASK_STATES = (RESIZE_PREP, RESIZE_MIGRATING, RESIZE_CONFIRMING, RESIZE_REVERTING)
+MIGRATING = 'migrating'                # a live migration (Nova's MIGRATING status)
+MOVE_TASK_STATES = (RESIZE_PREP, RESIZE_MIGRATING, RESIZE_CONFIRMING, RESIZE_REVERTING,
+                    MIGRATING)
 
 # instance_faults.code: the build failed on this cell's hosts (HTTP-like, as Nova).
 FAULT_CODE_BUILD = 500

@@ -68,6 +68,13 @@ TRANSITIONS: dict[str, frozenset[str]] = {
 }
 
 
+def ending_of(migration: 'Migration', succeeded: bool) -> str:
+    """How a migration of its type ends: a cold one ``finished`` or ``error``, a live one ``done`` or ``failed``."""
+    if migration.migration_type in (LIVE_MIGRATION, EVACUATION):
+        return DONE if succeeded else FAILED
+    return FINISHED if succeeded else ERROR
+
+
 def allowed_from(status: str) -> list[str]:
     """The statuses a migration may be in to go to ``status``."""
     return sorted(s for s, targets in TRANSITIONS.items() if status in targets)
@@ -133,8 +140,8 @@ class Migration:
 
 def create(conn: Connection, *, uuid: str, instance_uuid: str, migration_type: str,
            source_host: str, source_node: str, old_flavor: Flavor, new_flavor: Flavor,
-           request_id: str | None = None) -> Migration:
-    """A new migration, ``queued``."""
+           request_id: str | None = None, dest_host: str | None = None) -> Migration:
+    """A new migration, ``queued`` (``dest_host``: the host the caller named, if any)."""
     if migration_type not in TYPES:
         raise ValueError(f'unknown migration type {migration_type!r} (one of '
                          f'{", ".join(TYPES)})')
@@ -143,7 +150,7 @@ def create(conn: Connection, *, uuid: str, instance_uuid: str, migration_type: s
         uuid=uuid, instance_uuid=instance_uuid, migration_type=migration_type,
         status=QUEUED, source_host=source_host, source_node=source_node,
         old_flavor=old_flavor.to_primitive(), new_flavor=new_flavor.to_primitive(),
-        request_id=request_id, created_at=now, updated_at=now))
+        dest_host=dest_host, request_id=request_id, created_at=now, updated_at=now))
     return get(conn, uuid)
 
 

@@ -56,14 +56,15 @@ from placement.client import (
     PlacementUnreachable,
 )
 from rpc_schemas.build_attempt import BuildAttempt
-from rpc_schemas.instance import Instance
+from rpc_schemas.instance import ACTIVE, Instance
 from rpc_schemas.migration import Migration
 from rpc_schemas.request_spec import RequestSpec
 from rpc_schemas.selection import Selection
 
 LOG = logging.getLogger(__name__)
 
-MOVE_ACTIONS = (instance_actions.ACTION_MIGRATE, instance_actions.ACTION_RESIZE)
+MOVE_ACTIONS = (instance_actions.ACTION_MIGRATE, instance_actions.ACTION_RESIZE,
+                instance_actions.ACTION_LIVE_MIGRATION)
 
 
 class CellMoves:
@@ -89,7 +90,8 @@ class CellMoves:
                 LOG.warning('Not starting move %s of instance %s again: %s', migration.uuid,
                             instance.uuid, exc)
                 return
-            instances.set_task_state(conn, instance.uuid, instances.RESIZE_MIGRATING)
+            if migration.migration_type != migrations.LIVE_MIGRATION:
+                instances.set_task_state(conn, instance.uuid, instances.RESIZE_MIGRATING)
             action_id = self._action(conn, instance.uuid, ctxt)
             instance_actions.record_event(
                 conn, action_id, instance_actions.EVENT_MOVE_SCHEDULE,
@@ -141,17 +143,20 @@ class CellMoves:
                         migrations.advance(conn, migration_uuid, migrations.MIGRATING)
                     except migrations.InvalidMigrationTransition:
                         pass   # it arrived meanwhile
-                migrations.advance(conn, migration_uuid, migrations.FINISHED)
+                live = current.migration_type == migrations.LIVE_MIGRATION
+                migrations.advance(conn, migration_uuid, migrations.ending_of(current, True))
+                # A live migration is over at its switch-over: ACTIVE there.
                 instances.place_after_move(conn, instance_uuid, host=host, node=node,
                                            flavor=current.new_flavor,
-                                           vm_state=instances.RESIZED)
+                                           vm_state=ACTIVE if live else instances.RESIZED)
                 build_plans.finish(conn, instance_uuid, host)
                 action_id = self._action(conn, instance_uuid, ctxt)
                 instance_actions.record_event(
                     conn, action_id, instance_actions.EVENT_MOVE, host=host, node=node,
                     result=instance_actions.RESULT_OK,
-                    reason=f'runs here at flavor {current.new_flavor.name}; confirm or '
-                           f'revert')
+                    reason=('runs here: the live migration switched over' if live else
+                            f'runs here at flavor {current.new_flavor.name}; confirm or '
+                            f'revert'))
                 instance_actions.finish_action(conn, action_id)
         if stale:
             LOG.warning('Refused the end of move %s of instance %s on %s: the move is %s '
@@ -160,8 +165,13 @@ class CellMoves:
             if host != current.source_host:
                 self._compute.discard_instance(ctxt, host, instance_uuid)
             return
-        LOG.info('Instance %s moved from %s to %s (migration %s finished)', instance_uuid,
-                 current.source_host, host, migration_uuid)
+        if live:
+            # The switch-over: the source's allocation and its copy go.
+            self.placement_undo_source(migration_uuid)
+            self._compute.discard_instance(ctxt, current.source_host, instance_uuid)
+        LOG.info('Instance %s moved from %s to %s (migration %s %s)', instance_uuid,
+                 current.source_host, host, migration_uuid,
+                 'done' if live else 'finished')
 
     # -- 3. a destination failed -----------------------------------------------
     def reschedule(self, ctxt: RequestContext, instance: Instance,
@@ -265,6 +275,15 @@ class CellMoves:
             self._engine, {s.service_host for s in host_list}, compute_nodes.COMPUTE_BINARY,
             service_down_time=self._service_down_time)
 
+    def placement_undo_source(self, migration_uuid: str) -> None:
+        """Drop the migration's allocation (the source's, after a live switch-over); errors logged."""
+        try:
+            self._placement.unclaim(migration_uuid)
+        except (PlacementUnreachable, PlacementClientError) as exc:
+            LOG.error('Could not remove the source allocation of migration %s (%s); the '
+                      'Placement audit removes it, the migration being over',
+                      migration_uuid, exc)
+
     def placement_undo(self, instance_uuid: str, migration_uuid: str) -> None:
         """Move the source allocation back to the instance (nothing if the migration holds none); errors logged."""
         try:
@@ -284,7 +303,8 @@ class CellMoves:
             hosts = '; '.join(tried.splitlines()) or 'none'
             error = f'Move failed on every host tried ({hosts}); {ending}'
             try:
-                migrations.advance(conn, migration.uuid, migrations.ERROR, error=error)
+                migrations.advance(conn, migration.uuid,
+                                   migrations.ending_of(migration, False), error=error)
             except migrations.InvalidMigrationTransition as exc:
                 LOG.warning('Move %s of instance %s already ended: %s', migration.uuid,
                             instance.uuid, exc)

@@ -148,10 +148,14 @@ class SuperMoves:
                                      project_id=instance.project_id,
                                      user_id=instance.user_id)
         same_host = self._same_host and migration.migration_type == migrations.RESIZE
+        # A live migration to a host the operator named: that host alone.
+        named = (migration.dest_host if migration.migration_type == migrations.LIVE_MIGRATION
+                 else None)
         return dataclasses.replace(
             spec, flavor=migration.new_flavor, num_instances=1, retry=None,
             ignore_hosts=[] if same_host else [migration.source_host],
-            requested_destination=RequestedDestination(cell_uuid=moving.cell.uuid),
+            requested_destination=RequestedDestination(cell_uuid=moving.cell.uuid,
+                                                       host=named),
             # The zone it was asked for, else none: it may move to any zone of its cell.
             availability_zone=spec.availability_zone)
 
@@ -176,11 +180,13 @@ class SuperMoves:
     def _fail(self, moving: _Moving, reason: str) -> None:
         migration = moving.migration
         with moving.engine.begin() as conn:
-            migrations.advance(conn, migration.uuid, migrations.ERROR, error=reason)
+            migrations.advance(conn, migration.uuid, migrations.ending_of(migration, False),
+                               error=reason)
             instances.set_task_state(conn, migration.instance_uuid, None)
             action_id = instance_actions.latest_action(
                 conn, migration.instance_uuid,
-                [instance_actions.ACTION_MIGRATE, instance_actions.ACTION_RESIZE])
+                [instance_actions.ACTION_MIGRATE, instance_actions.ACTION_RESIZE,
+                 instance_actions.ACTION_LIVE_MIGRATION])
             if action_id is not None:
                 instance_actions.record_event(
                     conn, action_id, instance_actions.EVENT_MOVE_SCHEDULE, host=None,

@@ -1,4 +1,4 @@
-"""Cold migration and resize on the embedded control plane: who holds which allocation at each step.
+"""Cold migration, resize and live migration on the embedded control plane: who holds which allocation at each step.
 
 One cell of three hosts of different sizes, so that the scheduler's
 choices are known: a server boots on host2 (the most free memory), and a
@@ -261,3 +261,42 @@ def test_a_member_of_an_anti_affinity_group_moves_only_where_no_other_member_is(
     _settled(cloud, moved.uuid, migrations.FINAL)
     for uuid in uuids:
         _delete(cloud, uuid)
+
+
+def _live(cloud, uuid: str, host: str | None = None) -> migrations.Migration:
+    asked = moves.live_migrate(cloud.api_engine, cloud.cells, cloud.conductor_api,
+                               new_context(), uuid, host=host)
+    assert (asked.status, asked.migration_type) == (migrations.QUEUED,
+                                                    migrations.LIVE_MIGRATION)
+    return _settled(cloud, asked.uuid, migrations.FINAL)
+
+
+def test_a_live_migration_switches_over_and_frees_its_source_at_once(cloud):
+    uuid = _boot(cloud, 'live')
+    moved = _live(cloud, uuid)
+    assert (moved.status, moved.source_host, moved.dest_host) == (
+        migrations.DONE, HOST2, HOST1)
+    assert _held(cloud, uuid) == {HOST1: SMALL}
+    assert _held(cloud, moved.uuid) == {}
+    _until('the source copy destroyed',
+           lambda: uuid not in cloud.computes[HOST2].driver.list_instances())
+    assert uuid in _running(cloud, HOST1)
+    shown = servers.show(cloud.api_engine, cloud.cells, uuid)
+    assert (shown.status, shown.host, shown.task_state) == (servers.ACTIVE, HOST1, None)
+    _delete(cloud, uuid)
+
+
+def test_a_live_migration_to_a_named_host_goes_there_or_fails_saying_why(cloud):
+    uuid = _boot(cloud, 'live-named')
+    moved = _live(cloud, uuid, host=HOST3)     # not the scheduler's first choice
+    assert (moved.status, moved.dest_host) == (migrations.DONE, HOST3)
+    assert _held(cloud, uuid) == {HOST3: SMALL}
+    # A host no cell has: failed, with the scheduler's reason; nothing moved.
+    refused = _live(cloud, uuid, host='cell1-nowhere')
+    assert refused.status == migrations.FAILED and refused.error.startswith('NoValidHost')
+    assert _held(cloud, uuid) == {HOST3: SMALL}
+    assert _held(cloud, refused.uuid) == {}
+    with pytest.raises(moves.InvalidMove):
+        moves.live_migrate(cloud.api_engine, cloud.cells, cloud.conductor_api,
+                           new_context(), uuid, host=HOST3)
+    _delete(cloud, uuid)
