@@ -7,6 +7,7 @@ MIGRATE = 'migrate'
 RESIZE = 'resize'
 CONFIRM_RESIZE = 'confirmResize'
 REVERT_RESIZE = 'revertResize'
+MIGRATE_LIVE = 'os-migrateLive'
 
 ACTION = compile_schema({
     'type': 'object',
@@ -19,6 +20,19 @@ ACTION = compile_schema({
                 'OS-DCF:diskConfig': {'type': 'string', 'enum': ['AUTO', 'MANUAL']},
             },
             'required': ['flavorRef'],
+            'additionalProperties': False,
+        },
+        MIGRATE_LIVE: {
+            'type': 'object',
+            'properties': {
+                'host': {'type': ['string', 'null'], 'minLength': 1, 'maxLength': 255},
+                'block_migration': {'type': ['boolean', 'string'],
+                                    'enum': [True, False, 'True', 'False', 'true', 'false']},
+                'disk_over_commit': {'type': ['boolean', 'string'],
+                                     'enum': [True, False, 'True', 'False', 'true',
+                                              'false']},
+            },
+            'required': ['host', 'block_migration', 'disk_over_commit'],
             'additionalProperties': False,
         },
         CONFIRM_RESIZE: {'type': 'null'},

@@ -10,7 +10,7 @@ import uuid as uuidlib
 import pytest
 from tempest.lib.api_schema.response.compute.v2_1 import servers as schemas
 
-from cellplane.objects import flavors, migrations
+from cellplane.objects import flavors, instances, migrations
 from tests.functional.compute_api.harness import ComputeCloud, check
 
 ADMIN = 'admin:admin'
@@ -101,3 +101,24 @@ def test_another_projects_server_is_not_found(api, project):
     server = _active(api, token)
     answer = _act(api, server['id'], {'resize': {'flavorRef': 'large'}}, 'other-user:other')
     assert answer.status == 404 and 'itemNotFound' in answer.json
+
+
+def test_the_admin_live_migrates_a_server_to_the_host_it_names(api, project):
+    _, token = project
+    server = _active(api, token)
+    cell = api.cloud.cell_engines['cell1']
+    with cell.connect() as conn:
+        source = instances.get_instance(conn, server['id'])['host']
+    [other] = [h for h in api.cloud.computes if h != source]
+    body = {'os-migrateLive': {'host': other, 'block_migration': False,
+                               'disk_over_commit': False}}
+    assert _act(api, server['id'], body, token).status == 403
+    refused = _act(api, server['id'], {'os-migrateLive': {'host': other}}, ADMIN)
+    assert refused.status == 400 and 'block_migration' in refused.text
+    check(schemas.server_actions_common_schema, _act(api, server['id'], body, ADMIN))
+    api.wait_until(lambda: [m.status for m in _migrations(api, server['id'])] == [
+        migrations.DONE], 'the live migration done')
+    [moved] = _migrations(api, server['id'])
+    assert (moved.migration_type, moved.dest_host) == (migrations.LIVE_MIGRATION, other)
+    assert api.wait_for_status(server['id'], 'ACTIVE', token=token)['hostId'] != \
+        server['hostId']
