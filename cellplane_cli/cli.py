@@ -7,6 +7,7 @@
     cellplane server list|show ID|events ID|delete ID
     cellplane server migrate SERVER [--wait]    cellplane server resize SERVER --flavor F [--wait]
     cellplane server resize confirm|revert SERVER [--wait]
+    cellplane server live-migrate SERVER [--host HOST] [--wait]
     cellplane server migration list [--server S] [--status ST]|show MIGRATION
     cellplane scheduler records [--last N] [--request-id R] [--instance ID]
     cellplane aggregate create NAME [--zone AZ] [--property K=V ...]
