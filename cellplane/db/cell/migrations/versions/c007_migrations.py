@@ -1,14 +1,14 @@
 """migrations: each move of an instance between hosts of the cell, with its state machine.
 
-Revision ID: c005
-Revises: c004
+Revision ID: c007
+Revises: c006
 Create Date: 2026-11-26
 """
 import sqlalchemy as sa
 from alembic import op
 
-revision = 'c005'
-down_revision = 'c004'
+revision = 'c007'
+down_revision = 'c006'
 branch_labels = None
 depends_on = None
 
