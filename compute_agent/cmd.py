@@ -45,6 +45,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         cell_guard.refuse_database_credentials(conf, 'the compute agent')
         transport_url = rpc_options.require_transport_url(conf, BINARY)
         rpc_options.size_pools(conf)
+        rpc_options.name_queues(conf, BINARY)
         transport = get_transport(transport_url, conf)
         conductor = CellConductorAPI(transport, conf=conf)
         placement = client_conf.client_from_conf(conf, 'the compute agent')

@@ -55,6 +55,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             cell_wiring.check_conf(conf, BINARY)
         transport_url = rpc_options.require_transport_url(conf, BINARY)
         rpc_options.size_pools(conf)
+        rpc_options.name_queues(conf, f'{BINARY}-{role}')
         transport = get_transport(transport_url, conf)
         placement = client_conf.client_from_conf(conf, BINARY)
     except (config.ConfigError, DatabaseNotConfigured, client_conf.PlacementNotConfigured,

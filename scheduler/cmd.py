@@ -58,6 +58,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         placement = client_conf.client_from_conf(conf, BINARY)
         transport_url = rpc_options.require_transport_url(conf, BINARY)
         rpc_options.size_pools(conf)
+        rpc_options.name_queues(conf, BINARY)
         backend = load_backend(conf)
         transport = get_transport(transport_url, conf)
     except (config.ConfigError, DatabaseNotConfigured, client_conf.PlacementNotConfigured,

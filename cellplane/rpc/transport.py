@@ -44,8 +44,19 @@ def redact(url: str | None) -> str:
 
 def get_transport(url: str | None, conf: cfg.ConfigOpts = cfg.CONF) -> messaging.Transport:
     """A new RPC transport for ``url`` (``None``: ``[DEFAULT] transport_url``)."""
-    # cellplane's defaults of the library (durable queues) on every transport.
+    # cellplane's defaults of the library (quorum queues) on every transport.
     options.register_opts(conf)
+    rabbit = conf[options.RABBIT_GROUP]
+    if rabbit.use_queue_manager and not options.queue_manager_allowed(conf):
+        # Not a daemon (options.name_queues): random reply and fanout names.
+        conf.set_override('use_queue_manager', False, group=options.RABBIT_GROUP)
+    if rabbit.rabbit_stream_fanout and not (rabbit.rabbit_transient_quorum_queue
+                                            and rabbit.rabbit_qos_prefetch_count > 0):
+        # oslo.messaging would only say so at the first connection, as a RuntimeError.
+        raise TransportURLError(
+            f'cannot use transport URL {redact(url)}: [oslo_messaging_rabbit] '
+            'rabbit_stream_fanout needs rabbit_transient_quorum_queue = true and '
+            'rabbit_qos_prefetch_count > 0')
     try:
         return messaging.get_rpc_transport(conf, url=url)
     except (messaging.InvalidTransportURL, messaging.DriverLoadFailure) as exc:

@@ -34,6 +34,7 @@ import sqlalchemy as sa
 
 from cellplane.db import engines
 from cellplane.objects import compute_nodes
+from cellplane.rpc import options as rpc_options
 from cellplane_cli.launcher import Launcher
 from compute_agent.hosted_host import hosted_host_names
 from placement.client import KeystoneTransport, PlacementClient
@@ -99,7 +100,7 @@ class Deployment:
                  cell_conductor: dict[str, Any] | None = None,
                  super_conductor: dict[str, Any] | None = None,
                  rpc_response_timeout: int | None = None,
-                 durable_queues: bool | None = None,
+                 queues: str = 'quorum+',
                  metrics_ports: dict[str, int] | None = None,
                  scheduler_only: dict[str, dict[str, Any]] | None = None,
                  keystone: Keystone | None = None,
@@ -129,10 +130,14 @@ class Deployment:
         self.super_conductor = dict(super_conductor or {})
         # [DEFAULT] rpc_response_timeout of the top level (None: the default).
         self.rpc_response_timeout = rpc_response_timeout
-        # [oslo_messaging_rabbit] amqp_durable_queues of every daemon and of
-        # the CLI (None: cellplane's default, durable).
-        self.rabbit_section: dict[str, Any] = {} if durable_queues is None else {
-            'amqp_durable_queues': durable_queues}
+        # The queue settings of every daemon and of the CLI, by name
+        # (cellplane.rpc.options.QUEUE_SETTINGS): 'quorum+' is deploy/two-cell's
+        # (quorum queues, stable reply and fanout names, stream fanouts).
+        self.queues = queues
+        self.rabbit_section: dict[str, Any] = dict(rpc_options.QUEUE_SETTINGS[queues])
+        # Stable queue names are counted per hostname:processname on this
+        # machine (/dev/shm): each deployment names its hosts apart.
+        self.tag = uuid.uuid4().hex[:8]
         self.service_section: dict[str, Any] = {} if default_intervals else {
             'report_interval': 1}
         if service_down_time is not None:
@@ -284,8 +289,13 @@ class Deployment:
         return {'metrics': {'bind_port': port}} if port else {}
 
     def _write(self, name: str, sections: dict[str, dict[str, Any]]) -> None:
-        if self.rabbit_section and 'DEFAULT' in sections and name != 'placement.conf':
-            sections = {**sections, 'oslo_messaging_rabbit': self.rabbit_section}
+        if 'DEFAULT' in sections and name != 'placement.conf':
+            rabbit = dict(self.rabbit_section)
+            if rabbit.get('use_queue_manager'):
+                rabbit['hostname'] = f'{sections["DEFAULT"]["host"]}@{self.tag}'
+                sections = {**sections, 'oslo_concurrency': {
+                    'lock_path': str(self.workdir / 'locks')}}
+            sections = {**sections, 'oslo_messaging_rabbit': rabbit}
         (self.config_dir / name).write_text(render(sections))
 
     def config(self, name: str) -> Path:
@@ -295,8 +305,8 @@ class Deployment:
     def launch(self, action: str, *args: str) -> str:
         """``deploy/run-local.sh ACTION`` for this deployment; its stdout."""
         proc = subprocess.run(
-            ['sh', str(RUN_LOCAL), action, '--config-dir', str(self.config_dir),
-             '--run-dir', str(self.run_dir), *args],
+            ['sh', str(RUN_LOCAL), action, *args, '--config-dir', str(self.config_dir),
+             '--run-dir', str(self.run_dir)],
             capture_output=True, text=True, timeout=600,
             env={**os.environ, 'PYTHON': sys.executable})
         if proc.returncode != 0:
@@ -390,6 +400,9 @@ class Deployment:
             self.postgres.drop_database(url)
         self.vhosts.clear()
         self.databases.clear()
+        # oslo.messaging's queue name counters (use_queue_manager) of this deployment.
+        for counter in Path('/dev/shm').glob(f'*@{self.tag}_*_qmanager'):
+            counter.unlink(missing_ok=True)
         if self.region_registered:
             self.keystone.remove_region(self.region)
             self.region_registered = False
