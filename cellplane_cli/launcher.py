@@ -20,8 +20,9 @@ the top-level bus, then ``api.conf``, its ``[api]``; started last, ready when
 it answers HTTP at its ``[api] bind_host:bind_port``). ``start``:
 
 1. creates what the files point at and is missing: the RabbitMQ vhosts of
-   every ``transport_url`` (with ``rabbitmqctl``, granting the URL's user) and
-   the PostgreSQL databases of every connection (through the same server's
+   every ``transport_url`` and their users (with ``rabbitmqctl``: a user the
+   broker does not know is created with the URL's password; each user is
+   granted its URL's vhost only) and the PostgreSQL databases of every connection (through the same server's
    ``postgres`` database);
 2. creates or upgrades each schema (``db sync``) and maps each cell in the
    API database (``cell create``) unless a cell of that name is mapped;
@@ -37,7 +38,8 @@ it answers HTTP at its ``[api] bind_host:bind_port``). ``start``:
 process this launcher started: same start time) and waits for each to exit;
 ``restart`` stops, then starts; ``status`` shows each daemon, its pid, state,
 uptime, log file and the file:line of its last error. ``purge`` stops them
-and deletes the vhosts and databases the files name.
+and deletes the vhosts and databases the files name, and the broker users
+they name that are left with no permission on any vhost.
 """
 from __future__ import annotations
 
@@ -198,13 +200,39 @@ def database_urls(deployment: Deployment) -> dict[str, str]:
 
 
 def ensure_vhost(transport_url: str) -> None:
-    """Create the vhost of ``transport_url`` with rabbitmqctl unless it exists."""
+    """Create the vhost and user of ``transport_url`` with rabbitmqctl unless they exist.
+
+    The user is created with the URL's password and given every permission
+    on this vhost; it is given nothing anywhere else, so a deployment whose
+    levels each name a user of their own (``deploy/two-cell``) has a broker
+    user per vhost, fenced from the others. An existing user keeps its password.
+    """
     vhost = _vhost(transport_url)
-    user = unquote(urlsplit(transport_url).username or 'guest')
+    parts = urlsplit(transport_url)
+    user = unquote(parts.username or 'guest')
     existing = _rabbitmqctl('list_vhosts', '--no-table-headers').split()
     if vhost not in existing:
         _rabbitmqctl('add_vhost', vhost)
+    if user not in _broker_users():
+        if not parts.password:
+            raise LaunchError(f'cannot create broker user {user} of vhost {vhost}: '
+                              'its transport_url has no password')
+        _rabbitmqctl('add_user', user, unquote(parts.password))
     _rabbitmqctl('set_permissions', '-p', vhost, user, '.*', '.*', '.*')
+
+
+def _broker_users() -> set[str]:
+    return {line.split('\t', 1)[0]
+            for line in _rabbitmqctl('list_users', '--no-table-headers').splitlines() if line}
+
+
+def shared_users(transport_urls_: Iterable[str]) -> dict[str, list[str]]:
+    """Broker users named for more than one vhost, with those vhosts (no fence between them)."""
+    vhosts: dict[str, set[str]] = {}
+    for url in transport_urls_:
+        user = unquote(urlsplit(url).username or 'guest')
+        vhosts.setdefault(user, set()).add(_vhost(url))
+    return {user: sorted(found) for user, found in vhosts.items() if len(found) > 1}
 
 
 def _rabbitmqctl(*args: str) -> str:
@@ -246,6 +274,21 @@ def remove_vhost(transport_url: str) -> None:
         _rabbitmqctl('delete_vhost', vhost)
 
 
+def remove_idle_user(transport_url: str) -> bool:
+    """Delete the URL's broker user if it holds no permission left on any vhost (after ``remove_vhost``).
+
+    So a user ``start`` made for a deployment's vhost goes with it, and a
+    user with rights elsewhere (``guest`` on ``/``) stays. True if deleted.
+    """
+    user = unquote(urlsplit(transport_url).username or 'guest')
+    if user not in _broker_users():
+        return False
+    if _rabbitmqctl('list_user_permissions', user, '--no-table-headers').strip():
+        return False
+    _rabbitmqctl('delete_user', user)
+    return True
+
+
 def _vhost(transport_url: str) -> str:
     parts = urlsplit(transport_url)
     return unquote(parts.path[1:]) if parts.path not in ('', '/') else '/'
@@ -267,13 +310,21 @@ def drop_database(url: str) -> None:
         admin.dispose()
 
 
-def purge(deployment: Deployment) -> None:
-    """Delete every vhost and database the deployment's files name (after ``stop``)."""
-    for url in transport_urls(deployment):
+def purge(deployment: Deployment) -> list[str]:
+    """Delete every vhost and database the deployment's files name (after ``stop``).
+
+    And each broker user they name that is left with no permission anywhere
+    (``remove_idle_user``). Returns the users deleted.
+    """
+    urls = transport_urls(deployment)
+    for url in urls:
         if _vhost(url) != '/':
             remove_vhost(url)
+    users = [unquote(urlsplit(url).username or 'guest') for url in urls
+             if remove_idle_user(url)]
     for url in database_urls(deployment):
         drop_database(url)
+    return users
 
 
 def sync_and_map(deployment: Deployment) -> None:
@@ -301,7 +352,12 @@ def sync_and_map(deployment: Deployment) -> None:
 def prepare(deployment: Deployment, *, create: bool = True) -> None:
     """Vhosts and databases (when ``create``), schemas and cell mappings."""
     if create:
-        for url in transport_urls(deployment):
+        urls = transport_urls(deployment)
+        for user, vhosts in shared_users(urls).items():
+            print(f'cellplane-launch: warning: broker user {user} is named for vhosts '
+                  f'{", ".join(vhosts)}: what holds its password on one can reach the '
+                  'others (give each level a user of its own)', file=sys.stderr)
+        for url in urls:
             ensure_vhost(url)
         for url in database_urls(deployment):
             ensure_database(url)
@@ -802,14 +858,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.action == 'purge':
             stopped = launcher.stop()
             deployment = Deployment.from_dir(args.config_dir)
-            purge(deployment)
+            users = purge(deployment)
             vhosts = [_vhost(u) for u in transport_urls(deployment)]
             if args.format == 'json':
                 print(json.dumps({'stopped': stopped, 'vhosts_deleted': vhosts,
+                                  'users_deleted': users,
                                   'databases_deleted': len(database_urls(deployment))}))
             else:
                 print(f'stopped {len(stopped)} daemon(s); deleted vhosts '
-                      f'{", ".join(vhosts)} and {len(database_urls(deployment))} databases')
+                      f'{", ".join(vhosts)}, broker users {", ".join(users) or "none"} '
+                      f'and {len(database_urls(deployment))} databases')
         elif args.action == 'stop':
             recorded = {d.spec.name for d in launcher.recorded()}
             stopped = launcher.stop(args.names or None)

@@ -11,7 +11,7 @@ from cellplane import conf as shared_conf
 from cellplane.rpc import options as rpc_options
 from cellplane.rpc.close_warning import BasicCancelOnCloseFilter
 from cellplane.rpc.server import describe_malformed
-from cellplane.rpc.transport import TransportCache, redact
+from cellplane.rpc.transport import TransportCache, TransportURLError, get_transport, redact
 
 
 @pytest.mark.parametrize('message, problem', [
@@ -97,3 +97,62 @@ def test_only_basic_cancel_during_close_is_dropped_from_amqp_warnings(method, ke
         'Received method %s during closing channel %s. This method will be ignored',
         (method, 1), None)
     assert BasicCancelOnCloseFilter().filter(record) is kept
+
+
+def test_every_queue_is_a_quorum_queue_by_default(tmp_path):
+    conf = _conf(tmp_path)
+    rpc_options.register_opts(conf)
+    rabbit = conf[rpc_options.RABBIT_GROUP]
+    assert (rabbit.amqp_durable_queues, rabbit.rabbit_quorum_queue,
+            rabbit.rabbit_transient_quorum_queue) == (True, True, True)
+
+
+def test_a_daemon_names_its_stable_queues_by_its_host_and_role(tmp_path):
+    conf = _conf(tmp_path, '[DEFAULT]\nhost = cell1-a\n'
+                           '[oslo_messaging_rabbit]\nuse_queue_manager = true\n'
+                           f'[oslo_concurrency]\nlock_path = {tmp_path}\n')
+    rpc_options.name_queues(conf, 'cellplane-conductor-cell')
+    rabbit = conf[rpc_options.RABBIT_GROUP]
+    assert (rabbit.hostname, rabbit.processname) == ('cell1-a', 'cellplane-conductor-cell')
+    assert rpc_options.queue_manager_allowed(conf)
+
+
+def test_names_a_file_gives_win(tmp_path):
+    conf = _conf(tmp_path, '[DEFAULT]\nhost = cell1-a\n[oslo_messaging_rabbit]\n'
+                           'hostname = node7\nprocessname = agent\n')
+    rpc_options.name_queues(conf, 'cellplane-compute')
+    rabbit = conf[rpc_options.RABBIT_GROUP]
+    assert (rabbit.hostname, rabbit.processname) == ('node7', 'agent')
+
+
+def test_stable_queue_names_without_a_lock_path_are_refused(tmp_path):
+    conf = _conf(tmp_path, '[oslo_messaging_rabbit]\nuse_queue_manager = true\n')
+    with pytest.raises(rpc_options.TransportNotConfigured, match=r'lock_path'):
+        rpc_options.name_queues(conf, 'cellplane-scheduler')
+
+
+def test_a_process_that_did_not_name_itself_gets_random_queue_names(tmp_path):
+    conf = _conf(tmp_path, '[oslo_messaging_rabbit]\nuse_queue_manager = true\n')
+    rpc_options.register_opts(conf)
+    assert not rpc_options.queue_manager_allowed(conf)
+    get_transport('fake://', conf).cleanup()
+    assert conf[rpc_options.RABBIT_GROUP].use_queue_manager is False
+
+
+@pytest.mark.parametrize('options', [
+    'rabbit_stream_fanout = true\nrabbit_qos_prefetch_count = 64\n'
+    'rabbit_transient_quorum_queue = false\n',
+    'rabbit_stream_fanout = true\n',
+])
+def test_stream_fanouts_without_what_they_need_are_refused_up_front(tmp_path, options):
+    conf = _conf(tmp_path, f'[oslo_messaging_rabbit]\n{options}')
+    with pytest.raises(TransportURLError, match='rabbit_stream_fanout needs'):
+        get_transport('rabbit://u:p@127.0.0.1:1/cell1', conf)
+
+
+@pytest.mark.parametrize('name', sorted(rpc_options.QUEUE_SETTINGS))
+def test_each_named_queue_setting_is_a_set_of_real_options(tmp_path, name):
+    conf = _conf(tmp_path)
+    rpc_options.register_opts(conf)
+    for option, value in rpc_options.QUEUE_SETTINGS[name].items():
+        conf.set_override(option, value, group=rpc_options.RABBIT_GROUP)
