@@ -4,7 +4,7 @@
                                               [--hosts-per-cell 5] [--agents hollow|one-per-host]
                                               [--batch 10] [--casts 2000] [--json FILE]
                                               [--record-backends none,database]
-                                              [--queues durable,transient]
+                                              [--queues quorum,durable,transient,quorum+]
 
 Starts a deployment of C cells x H fake hosts, served by one hollow compute
 agent per cell (``[compute] hosted_hosts = H``; ``--agents one-per-host``
@@ -33,13 +33,16 @@ to a trivial RPC server on a vhost of its own, so the boot rate can be read
 against what the broker and this CPU allow. Everything it created (daemons,
 vhosts, databases) is removed at the end.
 
-``--queues durable,transient`` runs the whole measure once per queue
-setting (``[oslo_messaging_rabbit] amqp_durable_queues`` of every daemon,
-of this process and of the raw cast measure; cellplane's default is
-durable), each on a fresh deployment, and ends with a table of the runs
-side by side, with the broker's CPU per boot (RabbitMQ's ``beam.smp``
-processes on this machine): what durable queues cost. Repeat settings to
-interleave them (``durable,transient,durable,transient``).
+``--queues quorum,durable`` runs the whole measure once per queue setting
+(``cellplane.rpc.options.QUEUE_SETTINGS``: ``quorum``, cellplane's default,
+quorum queues for every queue; ``quorum+``, deploy/two-cell's, adds stable
+reply names and stream fanouts; ``durable``, classic durable queues with
+transient replies and fanouts; ``transient``, classic transient queues: the
+``[oslo_messaging_rabbit]`` options of every daemon, of this process and of
+the raw cast measure), each on a fresh deployment, and ends with a table of
+the runs side by side, with the broker's CPU per boot (RabbitMQ's
+``beam.smp`` processes on this machine): what each kind of queue costs.
+Repeat settings to interleave them (``quorum,durable,quorum,durable``).
 
 ``--record-backends`` runs the whole measure once per scheduling-record
 backend (``[scheduler] record_backend``: none, database, jsonlines), each on
@@ -432,7 +435,7 @@ def records_written(deployment: Deployment) -> int | None:
     return None
 
 
-def run(args, record_backend: str | None = None, durable: bool = True) -> dict:
+def run(args, record_backend: str | None = None, queues: str = 'quorum') -> dict:
     rabbit = backing_services.find_rabbit()
     postgres = backing_services.find_postgres()
     cells = range(1, args.cells + 1)
@@ -450,8 +453,8 @@ def run(args, record_backend: str | None = None, durable: bool = True) -> dict:
     config.load([], prog='boot-bench', setup_logging=False,
                 registrars=[rpc_options.register_opts])
     # This process (API role, raw casts) declares queues as the daemons do.
-    cfg.CONF.set_override('amqp_durable_queues', durable,
-                             group=rpc_options.RABBIT_GROUP)
+    for name, value in rpc_options.QUEUE_SETTINGS[queues].items():
+        cfg.CONF.set_override(name, value, group=rpc_options.RABBIT_GROUP)
     with tempfile.TemporaryDirectory(prefix='cellplane-boot-bench-') as workdir:
         deployment = Deployment(Path(workdir), rabbit, postgres, computes,
                                 trace_scheduling=record_backend not in (None, 'database'),
@@ -459,7 +462,7 @@ def run(args, record_backend: str | None = None, durable: bool = True) -> dict:
                                 default_intervals=True,
                                 scheduler_workers=args.scheduler_workers,
                                 record_backend=record_backend,
-                                durable_queues=durable)
+                                queues=queues)
         cast_vhost = None
         exact = None
         started = time.perf_counter()
@@ -522,7 +525,7 @@ def run(args, record_backend: str | None = None, durable: bool = True) -> dict:
             'scheduler_workers': args.scheduler_workers, 'exact_fit': exact,
             'results': results, 'scheduling': conflicts, 'broker': casts,
             'cpu_seconds_during_boots': cpu,
-            'queues': 'durable' if durable else 'transient',
+            'queues': queues,
             'cellplane_cpu_ms_per_boot': 1000 * sum(
                 v for k, v in cpu.items() if not k.startswith('this process')) / booted,
             'broker_cpu_ms_per_boot': (None if broker_seconds is None
@@ -686,15 +689,16 @@ def main(argv=None) -> int:
                         help='comma-separated [scheduler] record_backend values, one '
                              'full run each, e.g. none,database (default: one run, '
                              "the scheduler's default)")
-    parser.add_argument('--queues', metavar='SETTINGS', default='durable',
+    parser.add_argument('--queues', metavar='SETTINGS', default='quorum',
                         help='comma-separated queue settings, one full run each: '
-                             'durable (cellplane\'s default) or transient '
-                             '([oslo_messaging_rabbit] amqp_durable_queues), e.g. '
-                             'durable,transient (default: durable)')
+                             'quorum (cellplane\'s default), quorum+ (deploy/two-cell\'s: '
+                             'stable reply names, stream fanouts), durable (classic) or '
+                             'transient (classic), e.g. quorum,durable (default: quorum)')
     args = parser.parse_args(argv)
     queues = args.queues.split(',')
-    if not set(queues) <= {'durable', 'transient'}:
-        parser.error(f'--queues takes durable and transient, got {args.queues}')
+    if not set(queues) <= set(rpc_options.QUEUE_SETTINGS):
+        parser.error(f'--queues takes {", ".join(sorted(rpc_options.QUEUE_SETTINGS))}, '
+                     f'got {args.queues}')
     if args.exact_fit and args.instances % (args.cells * args.hosts_per_cell):
         parser.error(f'--exact-fit needs --instances ({args.instances}) to be a multiple of '
                      f'the hosts ({args.cells * args.hosts_per_cell})')
@@ -702,7 +706,7 @@ def main(argv=None) -> int:
     reports = []
     for backend in backends:
         for setting in queues:
-            reports.append(run(args, backend, durable=setting == 'durable'))
+            reports.append(run(args, backend, queues=setting))
             print(render(reports[-1]), flush=True)
             print()
     if len(backends) > 1:

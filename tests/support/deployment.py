@@ -1,10 +1,12 @@
 """A whole cellplane deployment on real RabbitMQ and PostgreSQL, for integration tests and benchmarks.
 
-``Deployment.create`` carves a vhost per level (top, each cell) and a
-database per level plus Placement's out of the test servers
-(``backing_services``), writes one config file per service by role, as in
-``deploy/two-cell`` (``placement.conf``, ``top.conf``, ``cellN.conf``,
-``compute-<host>.conf``), and starts every daemon with the local launcher
+``Deployment.create`` carves a vhost per level (top, each cell; each with a
+broker user of its own, allowed on it alone) and a database per level plus
+Placement's out of the test servers (``backing_services``), writes one
+config file per service by role, as in ``deploy/two-cell``
+(``placement.conf``, ``top.conf``, ``cellN.conf``, ``compute-<host>.conf``;
+``[oslo_messaging_rabbit]`` as the example's unless ``queues`` names other
+settings), and starts every daemon with the local launcher
 (``deploy/run-local.sh start``: schemas, cell mappings, daemons, pids).
 ``destroy`` stops them (``deploy/run-local.sh stop``) and removes the vhosts
 and databases. ``cli`` runs the ``cellplane`` command against ``top.conf``.
