@@ -5,6 +5,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -44,6 +45,31 @@ def test_what_the_two_cell_files_point_at():
         ['cell1', 'cell2', 'top']
     assert sorted(launcher.database_urls(deployment).values()) == \
         ['api', 'cell', 'cell', 'placement']
+
+
+def test_each_level_of_the_two_cell_example_has_a_broker_user_of_its_own():
+    deployment = launcher.Deployment.from_dir(TWO_CELL)
+    users = {path.name: urlsplit(launcher.option(path, 'DEFAULT', 'transport_url')).username
+             for path in (deployment.top, *deployment.cells, *deployment.computes)}
+
+    assert launcher.shared_users(launcher.transport_urls(deployment)) == {}
+    assert users['top.conf'] == 'cellplane-top'
+    # A cell's files hold its own user; none holds the top's or another cell's.
+    for name, user in users.items():
+        if name != 'top.conf':
+            cell = 'cell1' if 'cell1' in name else 'cell2'
+            assert user == f'cellplane-{cell}', name
+    # Every file of the example declares the same queues (a queue keeps its type).
+    sections = {path.name: launcher.read_sections(path)['oslo_messaging_rabbit']
+                for path in (deployment.top, *deployment.cells, *deployment.computes)}
+    assert len({str(sorted(s.items())) for s in sections.values()}) == 1
+
+
+def test_a_user_named_for_two_vhosts_is_found():
+    assert launcher.shared_users([
+        'rabbit://cell1:a@h:5672/cell1', 'rabbit://cell1:a@h:5672/cell2',
+        'rabbit://top:b@h:5672/top', 'rabbit://top:b@h2:5672/top']) == {
+            'cell1': ['cell1', 'cell2']}
 
 
 def test_a_directory_without_the_role_files_is_refused_naming_them(tmp_path):
