@@ -169,8 +169,8 @@ class Deployment:
     # -- set up ---------------------------------------------------------------------
     def create(self) -> 'Deployment':
         try:
-            for level in ('top', *self.cells):
-                self.vhosts[level] = self.rabbit.create_vhost(level)
+            levels = ('top', *self.cells)
+            self.vhosts.update(zip(levels, self.rabbit.create_vhosts(list(levels)), strict=True))
             for name in ('api', 'placement', *self.cells):
                 self.databases[name] = self.postgres.create_database(name)
             self.placement_url = f'http://127.0.0.1:{free_port()}'
@@ -396,8 +396,7 @@ class Deployment:
                 self.launch('stop')
             except AssertionError:
                 pass
-        for vhost in self.vhosts.values():
-            self.rabbit.delete_vhost(vhost)
+        self.rabbit.delete_vhosts(list(self.vhosts.values()))
         for url in self.databases.values():
             self.postgres.drop_database(url)
         self.vhosts.clear()
