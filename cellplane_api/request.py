@@ -10,6 +10,7 @@ from oslo_context import context as oslo_context
 from sqlalchemy.engine import Engine
 
 from cellplane.cells.databases import CellDatabases
+from cellplane.context import RequestContext
 from cellplane_api import errors
 from cellplane_api.policy import PolicyEnforcer
 from cellplane_api.quotas import DatabaseQuotas
@@ -65,6 +66,16 @@ class ComputeRequest(webob.Request):
 
     def allowed(self, rule: str, target: dict | None = None) -> bool:
         return self.services.enforcer.allowed(rule, self.credentials, target)
+
+    def work_context(self) -> RequestContext:
+        """The context the work this request starts carries: the caller, and this request's id.
+
+        The id is the ``x-openstack-request-id`` the caller gets back, so a
+        server's instance action and its scheduling record are found by it.
+        """
+        return RequestContext(user_id=self.credentials.user_id,
+                              project_id=self.credentials.project_id,
+                              request_id=self.environ.get('openstack.request_id'))
 
     def is_admin(self) -> bool:
         """The caller passes ``context_is_admin`` (what Nova's ``context.is_admin`` is)."""

@@ -12,7 +12,6 @@ action this API does not serve (yet) is 400 naming it.
 """
 from __future__ import annotations
 
-from cellplane.context import new_context
 from cellplane_api import errors, moves, servers
 from cellplane_api.handlers.flavors import visible
 from cellplane_api.handlers.servers import server_of_url
@@ -37,8 +36,7 @@ def server_action(req):
     server = server_of_url(req)
     req.authorize(_RULES[action], {'project_id': server.project_id})
     services = req.services
-    ctxt = new_context(user_id=req.credentials.user_id,
-                       project_id=req.credentials.project_id)
+    ctxt = req.work_context()
     args = (services.api_engine, services.cells, services.conductor, ctxt, server.uuid)
     try:
         if action in (schemas.MIGRATE, schemas.RESIZE):

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
-from cellplane.context import new_context
 from cellplane.objects import request_specs
 from cellplane_api import errors, quotas, scheduler_hints, server_lists, servers
 from cellplane_api.handlers.flavors import links, visible
@@ -95,7 +94,7 @@ def delete_server(req):
     server = _one(req)
     req.authorize(rules.DELETE, {'project_id': server.project_id})
     services = req.services
-    ctxt = new_context(user_id=req.credentials.user_id, project_id=req.credentials.project_id)
+    ctxt = req.work_context()
     try:
         servers.delete(services.api_engine, services.cells, services.compute_api_for, ctxt,
                        server.uuid)
@@ -151,7 +150,7 @@ def create_server(req):
     except servers.ServerError as exc:
         raise errors.BadRequest(f'Invalid input for field/attribute os:scheduler_hints: '
                                 f'{exc}') from None
-    ctxt = new_context(user_id=caller.user_id, project_id=caller.project_id)
+    ctxt = req.work_context()
     try:
         uuids = servers.create(
             services.api_engine, services.conductor, ctxt, name=asked['name'],

@@ -113,6 +113,22 @@ def test_a_server_has_its_create_action_with_its_request_and_owner(api, steady):
     assert _is_time(action['start_time'])
 
 
+def test_the_create_action_carries_the_request_id_the_caller_got_back(api, project):
+    name, token = project
+    answer = api.request('POST', '/v2.1/servers', {'server': {
+        'name': 'srv', 'flavorRef': 'small', 'imageRef': 'cirros', 'availability_zone': 'steady'}},
+        token=token)
+    assert answer.status == 202, answer.text
+    request_id = answer.headers['x-openstack-request-id']
+    server_id = answer.json['server']['id']
+    api.wait_for_status(server_id, 'ACTIVE', token=token)
+    (action,) = check(v2_1.list_instance_actions,
+                      _actions(api, server_id, token))['instanceActions']
+    assert action['request_id'] == request_id
+    shown = check(v2_1.show_instance_action, _action(api, server_id, request_id, token, '2.1'))
+    assert shown['instanceAction']['instance_uuid'] == server_id
+
+
 def test_below_2_51_events_are_an_admins_with_their_traceback(api, steady):
     _, token, server_id, action = steady
     for version in ('2.1', '2.50'):
