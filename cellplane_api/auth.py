@@ -20,6 +20,8 @@ from cellplane.wsgi import auth as wsgi_auth
 from cellplane_api import errors
 
 OPEN_PATHS = frozenset(('', '/', '/v2.1', '/v2.1/'))
+# The image catalog's discovery (cellplane_api/images_app.py), also open.
+IMAGE_OPEN_PATHS = frozenset(('/image', '/image/', '/image/versions'))
 
 
 def noauth2(environ: dict) -> None:
@@ -44,4 +46,4 @@ def credentials(environ: dict, request_id: str) -> oslo_context.RequestContext:
 
 def keystone_auth(app, conf: cfg.ConfigOpts):
     """``app`` behind keystonemiddleware's auth_token, configured by ``[keystone_authtoken]``."""
-    return wsgi_auth.keystone_auth(app, conf, OPEN_PATHS)
+    return wsgi_auth.keystone_auth(app, conf, OPEN_PATHS | IMAGE_OPEN_PATHS)

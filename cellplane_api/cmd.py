@@ -28,6 +28,7 @@ def app_from_conf(conf):
     from cellplane.rpc import options as rpc_options
     from cellplane.rpc.transport import TransportCache, get_transport
     from cellplane_api import policy, quotas, wsgi
+    from cellplane_api.image_catalog import ImageCatalog
     from cellplane_api.request import Services
     from compute_agent.rpcapi import ComputeAPI
     from conductor.super.rpcapi import SuperConductorAPI
@@ -51,7 +52,8 @@ def app_from_conf(conf):
         placement=placement, group_quota=quota_driver, quotas=quota_driver,
         service_down_time=conf.service.service_down_time,
         default_zone=conf.default_availability_zone,
-        internal_zone=conf.internal_service_availability_zone)
+        internal_zone=conf.internal_service_availability_zone,
+        images=ImageCatalog(service_conf.images_path(conf)))
     return wsgi.make_app(services, conf=conf, count_requests=bool(conf.metrics.bind_port))
 
 

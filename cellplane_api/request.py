@@ -12,6 +12,7 @@ from sqlalchemy.engine import Engine
 from cellplane.cells.databases import CellDatabases
 from cellplane.context import RequestContext
 from cellplane_api import errors
+from cellplane_api.image_catalog import ImageCatalog
 from cellplane_api.policy import PolicyEnforcer
 from cellplane_api.quotas import DatabaseQuotas
 from cellplane_api.server_groups import UNLIMITED, GroupQuota
@@ -40,6 +41,8 @@ class Services:
     # The [quota] driver (cellplane_api.quotas): servers are created within it,
     # os-quota-sets and limits read and change it.
     quotas: DatabaseQuotas | None = None
+    # The image catalog (cellplane_api/image_catalog.py); None: none configured.
+    images: ImageCatalog | None = None
 
 
 class ComputeRequest(webob.Request):

@@ -7,6 +7,8 @@ auth_strategy``, ``[oslo_middleware] max_request_body_size``).
 """
 from __future__ import annotations
 
+import os
+
 from keystonemiddleware import auth_token
 from oslo_config import cfg
 from oslo_middleware import cors, http_proxy_to_wsgi
@@ -17,6 +19,7 @@ from cellplane import conf as shared_conf
 from cellplane import config
 from cellplane.rpc import options as rpc_options
 from cellplane_api import conf as api_role_conf
+from cellplane_api import image_catalog
 from placement import client_conf
 
 api_group = cfg.OptGroup('api', title='Compute HTTP API')
@@ -45,10 +48,28 @@ api_opts = [
                     'larger is 413.'),
 ]
 
+image_catalog_group = cfg.OptGroup('image_catalog', title='Images users may boot (read-only)')
+image_catalog_opts = [
+    cfg.StrOpt('images_file', default='',
+               help='A YAML file listing the images users may boot '
+                    '(cellplane_api/image_catalog.py gives its form: id, name, '
+                    'disk_format, min_disk, min_ram, properties). cellplane runs no image '
+                    'service: the API serves this file read-only at /image as Glance v2 '
+                    'does, for the clients that look an image name up in the Keystone '
+                    'catalog\'s image service (openstack server create --image NAME). '
+                    'When set, POST /servers refuses an imageRef the file does not list '
+                    '(400) and gives the scheduler the image\'s properties. Empty: no '
+                    'catalog; /image/v2/images lists nothing and any imageRef is stored '
+                    'as given. Read again when the file changes. A relative name is '
+                    'looked for beside the config files first.'),
+]
+
 
 def register_opts(conf: cfg.ConfigOpts) -> None:
     conf.register_group(cfg.OptGroup(api_group.name, title=api_group.title))
     conf.register_opts(api_opts, group=api_group.name)
+    conf.register_group(cfg.OptGroup(image_catalog_group.name, title=image_catalog_group.title))
+    conf.register_opts(image_catalog_opts, group=image_catalog_group.name)
     api_role_conf.register_opts(conf)
     # [placement]: hypervisor usage, and quotas count the project's cores and RAM there.
     client_conf.register_opts(conf)
@@ -78,6 +99,24 @@ def check(conf: cfg.ConfigOpts) -> None:
         raise config.ConfigError('[placement] endpoint_url (or auth_type and its Keystone '
                                  'options) is not set: the compute API reads hypervisor usage '
                                  'from Placement and marks disabled hosts there')
+    path = images_path(conf)
+    if path is not None:
+        try:
+            image_catalog.ImageCatalog(path)
+        except image_catalog.CatalogError as exc:
+            raise config.ConfigError(f'[image_catalog] images_file: {exc}') from None
+
+
+def images_path(conf: cfg.ConfigOpts) -> str | None:
+    """``[image_catalog] images_file``: None when unset; a relative name is looked
+    for beside the config files (oslo.config's ``find_file``), else is the
+    working directory's."""
+    name = conf.image_catalog.images_file
+    if not name:
+        return None
+    if os.path.isabs(name):
+        return name
+    return conf.find_file(name) or name
 
 
 def defaults() -> cfg.ConfigOpts:
@@ -90,4 +129,4 @@ def defaults() -> cfg.ConfigOpts:
 
 
 def list_opts():
-    return [(api_group, api_opts)]
+    return [(api_group, api_opts), (image_catalog_group, image_catalog_opts)]

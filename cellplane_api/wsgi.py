@@ -6,7 +6,9 @@ One callable does, in order: noauth2 and the caller's
 credentials (401), microversion (400/406), body size (413), routing
 (404/405), the handler (which asks the policy: 403); any unexpected
 exception is Nova's 500 ``computeFault``. Every answer echoes the version
-with ``Vary``. Middleware around it: ``cellplane_api/deploy.py``.
+with ``Vary``. Paths under ``/image`` go to the read-only image catalog
+(``cellplane_api/images_app.py``) instead, inside the same middleware.
+Middleware around it: ``cellplane_api/deploy.py``.
 """
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ import logging
 import uuid
 
 from cellplane.wsgi import metrics
-from cellplane_api import auth, errors, microversion
+from cellplane_api import auth, errors, images_app, microversion
 from cellplane_api.handler import Router
 from cellplane_api.request import ComputeRequest, Services
 
@@ -100,6 +102,20 @@ def make_app(services: Services, *, conf=None, auth_strategy: str | None = None,
         auth_strategy = auth_strategy or 'noauth2'
     if auth_strategy is not None:
         conf.set_override('auth_strategy', auth_strategy, group='api')
-    app = ComputeApp(services, noauth2=conf.api.auth_strategy == 'noauth2',
-                     count_requests=count_requests)
-    return deploy.wrap(app, conf)
+    noauth2 = conf.api.auth_strategy == 'noauth2'
+    app = ComputeApp(services, noauth2=noauth2, count_requests=count_requests)
+    return deploy.wrap(Mount(app, images_app.ImagesApp(services, noauth2=noauth2)), conf)
+
+
+class Mount:
+    """Paths under ``/image`` to the image catalog, everything else to the compute API."""
+
+    def __init__(self, compute, images):
+        self.compute = compute
+        self.images = images
+
+    def __call__(self, environ, start_response):
+        path = environ.get('PATH_INFO', '')
+        if path == images_app.PREFIX or path.startswith(images_app.PREFIX + '/'):
+            return self.images(environ, start_response)
+        return self.compute(environ, start_response)

@@ -142,6 +142,7 @@ def create_server(req):
     if visible(req, flavor_id) is None:
         raise errors.BadRequest(f'Invalid input for field/attribute flavorRef: flavor '
                                 f'{flavor_id} could not be found.')
+    image_ref, image_properties = _image(services, _boot_image(asked))
     caller = req.credentials
     try:
         resolved = scheduler_hints.resolve(services.api_engine, services.cells,
@@ -157,7 +158,8 @@ def create_server(req):
             flavor=flavor_id, count=max_count, project_id=caller.project_id,
             user_id=caller.user_id, availability_zone=asked.get('availability_zone'),
             cells=services.cells, group=hints.get('group'), hints=resolved,
-            image_ref=asked.get('imageRef') or None, description=description,
+            image_ref=image_ref, image_properties=image_properties,
+            description=description,
             requested_networks=networks if isinstance(networks, str) else None,
             quotas=services.quotas, min_count=min_count, cell_timeout=services.cell_timeout)
     except quotas.QuotaExceeded as exc:
@@ -176,6 +178,45 @@ def create_server(req):
                          status=202)
     resp.headers['Location'] = f'{req.link_base()}/servers/{uuids[0]}'
     return resp
+
+
+def _boot_image(asked: dict) -> str | None:
+    """The image the server boots: ``imageRef``, or the image of its one block device.
+
+    The only block device accepted is the image's local root disk (source
+    ``image``, destination ``local``, boot index 0), what python-openstackclient
+    sends beside ``imageRef``; volumes need a volume service cellplane has not.
+    """
+    image_ref = asked.get('imageRef') or None
+    for bdm in asked.get('block_device_mapping_v2', ()):
+        local_image = (bdm.get('source_type') == 'image'
+                       and bdm.get('destination_type', 'local') == 'local'
+                       and str(bdm.get('boot_index')) == '0'
+                       and isinstance(bdm.get('uuid'), str)
+                       and image_ref in (None, bdm['uuid']))
+        if not local_image or len(asked['block_device_mapping_v2']) > 1:
+            raise errors.BadRequest(
+                'Invalid input for field/attribute block_device_mapping_v2: only the '
+                'image\'s local root disk (source_type image, destination_type local, '
+                'boot_index 0, uuid the imageRef) is supported: there is no volume service.')
+        image_ref = bdm['uuid']
+    return image_ref
+
+
+def _image(services, image_ref: str | None) -> tuple[str | None, dict[str, str]]:
+    """The imageRef to store and the image's properties for the scheduler.
+
+    With no image catalog configured the imageRef is stored as given; with
+    one, it must name an image of the catalog (Nova's 400 otherwise).
+    """
+    catalog = services.images
+    if image_ref is None or catalog is None or not catalog.configured:
+        return image_ref, {}
+    image = catalog.get(image_ref)
+    if image is None:
+        raise errors.BadRequest(f'Invalid input for field/attribute imageRef: image '
+                                f'{image_ref} could not be found.')
+    return image.id, dict(image.properties)
 
 
 def _page_links(req, kind: str, page: list[servers.Server], more: bool) -> dict:

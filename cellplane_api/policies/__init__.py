@@ -9,6 +9,7 @@ from cellplane_api.policies import (
     base,
     flavors,
     hypervisors,
+    images,
     instance_actions,
     quota_sets,
     scheduling_records,
@@ -23,4 +24,5 @@ def list_rules():
     return list(itertools.chain(base.rules, flavors.rules, servers.rules, server_groups.rules,
                                 instance_actions.rules, scheduling_records.rules,
                                 compute_services.rules, hypervisors.rules, availability_zone.rules,
-                                aggregates.rules, quota_sets.rules, server_actions.rules))
+                                aggregates.rules, quota_sets.rules, server_actions.rules,
+                                images.rules))

@@ -12,6 +12,9 @@ service, so a list naming networks or ports is refused.
 
 ``for_version`` picks the schema of a request's version: 2.1 (to 2.18),
 2.19 (``description``), 2.37 (``networks`` required, ``"auto"``/``"none"``).
+``block_device_mapping_v2`` is accepted only as the image's local root disk,
+what python-openstackclient sends with ``--image`` (the handler checks it:
+there is no volume service).
 """
 from __future__ import annotations
 
@@ -55,6 +58,10 @@ _V21 = {
                 'metadata': {'type': 'object', 'maxProperties': 0},
                 'networks': _NO_NETWORKS,
                 'security_groups': {'type': 'array'},
+                # What openstack server create --image sends besides imageRef:
+                # checked by the handler (only the image's local root disk).
+                'block_device_mapping_v2': {'type': 'array', 'maxItems': 255,
+                                            'items': {'type': 'object'}},
             },
             'required': ['name', 'flavorRef'],
             'additionalProperties': False,

@@ -17,6 +17,11 @@ def _run(tmp_path, text: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=120)
 
 
+# All that is needed but the option at fault.
+_SERVABLE = ('[api_database]\nconnection = sqlite://\n[api]\nauth_strategy = noauth2\n'
+             '[placement]\nendpoint_url = http://127.0.0.1:1\n')
+
+
 @pytest.mark.parametrize('text, says', [
     ('[api]\nauth_strategy = noauth2\n', '[api_database] connection is not set'),
     ('[api_database]\nconnection = sqlite://\n',
@@ -26,6 +31,10 @@ def _run(tmp_path, text: str) -> subprocess.CompletedProcess:
     ('[api_database]\nconnection = sqlite://\n[api]\nbind_port = 99999\n', 'bind_port'),
     ('[api_database]\nconnection = sqlite://\n[api]\nauth_strategy = noauth2\n',
      '[placement] endpoint_url (or auth_type and its Keystone options) is not set'),
+    (_SERVABLE + '[image_catalog]\nimages_file = images-nowhere.yaml\n',
+     '[image_catalog] images_file: the image catalog images-nowhere.yaml cannot be read'),
+    (_SERVABLE + '[image_catalog]\nimages_file = /dev/null\n',
+     'images_file: the image catalog /dev/null: '),
 ])
 def test_a_configuration_it_cannot_serve_is_one_line_and_exit_2(tmp_path, text, says):
     proc = _run(tmp_path, text)
