@@ -17,6 +17,10 @@ keystone`` (keystonemiddleware validating tokens as the ``placement``
 user), every daemon's ``[placement]`` logs in as the ``service`` user with
 keystoneauth1's password plugin and finds Placement in the catalog, in a
 region of the deployment's own, and ``placement()`` is the Keystone admin's.
+With ``compute_api=True`` too, that region also holds the compute API, its
+image catalog (``images``: the catalog file's text) and Keystone itself,
+so that the OpenStack clients find everything from a login
+(``tests/support/clients.py``).
 """
 from __future__ import annotations
 
@@ -106,7 +110,7 @@ class Deployment:
                  metrics_ports: dict[str, int] | None = None,
                  scheduler_only: dict[str, dict[str, Any]] | None = None,
                  keystone: Keystone | None = None,
-                 compute_api: bool = False) -> None:
+                 compute_api: bool = False, images: str | None = None) -> None:
         self.workdir = Path(workdir)
         self.config_dir = self.workdir / 'etc'
         self.run_dir = self.workdir / 'run'
@@ -162,6 +166,8 @@ class Deployment:
         # project; a quota test gives its project limits (os-quota-sets).
         self.quota = dict(UNLIMITED_QUOTA)
         self.compute_api_url = ''
+        # The API's image catalog file's text ([image_catalog] images_file), if any.
+        self.images = images
         self.vhosts: dict[str, str] = {}
         self.databases: dict[str, str] = {}
         self.placement_url = ''
@@ -179,6 +185,15 @@ class Deployment:
                 self.keystone.add_endpoint('placement', self.placement_url, self.region)
             if self.compute_api:
                 self.compute_api_url = f'http://127.0.0.1:{free_port()}'
+                if self.keystone is not None:
+                    # What an operator registers for users' clients: the
+                    # compute API, its image catalog, and Keystone itself,
+                    # all in the deployment's region.
+                    self.keystone.add_endpoint('compute', self.compute_api_url + '/v2.1',
+                                               self.region)
+                    self.keystone.add_endpoint('image', self.compute_api_url + '/image',
+                                               self.region)
+                    self.keystone.add_endpoint('identity', self.keystone.url, self.region)
             self._write_configs()
             self.launch('start', '--no-create')
             self.wait_until_schedulable()
@@ -249,11 +264,16 @@ class Deployment:
         if self.compute_api:
             # The same authentication as Placement's: keystone with a Keystone, else noauth2.
             api_auth = self._placement_auth()
+            images = {}
+            if self.images is not None:
+                (self.config_dir / 'images.yaml').write_text(self.images)
+                images = {'image_catalog': {
+                    'images_file': str(self.config_dir / 'images.yaml')}}
             self._write('api.conf', {
                 'api': {'bind_host': '127.0.0.1',
                         'bind_port': self.compute_api_url.rsplit(':', 1)[1],
                         'workers': 1, **api_auth.pop('api')},
-                **api_auth, **self._metrics('api')})
+                **api_auth, **images, **self._metrics('api')})
         for n in range(2, self.scheduler_workers + 1):
             # Read after top.conf by the launcher: a worker of its own name.
             self._write(f'scheduler-{n}.conf', {'DEFAULT': {'host': f'scheduler-{n}'}})

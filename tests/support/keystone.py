@@ -249,7 +249,7 @@ class Keystone:
 
     # -- the catalog ---------------------------------------------------------------------
     def add_endpoint(self, service_type: str, url: str, region: str) -> None:
-        """``service_type`` at ``url`` in a region of its own (public and internal)."""
+        """``service_type`` at ``url`` in ``region`` (public and internal), made when new."""
         admin = self.adapter(ADMIN)
         services = admin.get('/services', params={'type': service_type}).json()['services']
         if services:
@@ -257,7 +257,8 @@ class Keystone:
         else:
             service_id = admin.post('/services', json={'service': {
                 'type': service_type, 'name': service_type}}).json()['service']['id']
-        admin.post('/regions', json={'region': {'id': region}})
+        if admin.get(f'/regions/{region}', raise_exc=False).status_code == 404:
+            admin.post('/regions', json={'region': {'id': region}})
         for interface in ('public', 'internal'):
             admin.post('/endpoints', json={'endpoint': {
                 'service_id': service_id, 'interface': interface, 'url': url,

@@ -1,0 +1,138 @@
+"""python-openstackclient and openstacksdk, unmodified, against the live daemons and a real Keystone.
+
+One deployment for the module (a cell, a hollow agent serving two hosts,
+one of them in the zone ``az-osc``), ``cellplane-api`` with an image
+catalog of one image, and the session's Keystone
+(``tests/support/keystone.py``) holding the deployment's region: the
+compute API, its image catalog at ``/image`` and Keystone itself. The
+clients know only the Keystone URL, a user and the region
+(``tests/support/clients.py``): they find everything else in the token's
+catalog, as against any OpenStack cloud.
+
+``openstack`` runs as a subprocess (about 1.5 s of start-up each), so each
+test batches its commands; the SDK runs in-process.
+"""
+from __future__ import annotations
+
+import openstack
+import pytest
+import requests
+
+from tests.support.clients import Openstack, sdk
+from tests.support.deployment import EVENTUALLY_SECONDS, ComputePlan, Deployment
+from tests.support.keystone import ADMIN, MEMBER_A, MEMBER_B, READER_A
+
+CIRROS = '7f1c4a8e-2b3d-4c5e-9f60-718293a4b5c6'
+IMAGES = f"""images:
+  - id: {CIRROS}
+    name: cirros
+    disk_format: qcow2
+    properties: {{os_distro: cirros}}
+"""
+FLAVOR = 'osc-small'
+ZONE = 'az-osc'
+
+
+@pytest.fixture(scope='module')
+def deployment(tmp_path_factory, rabbit_server, postgres_server, keystone):
+    plan = ComputePlan('cell1-osc', 'cell1', hosted_hosts=2)
+    deployment = Deployment(tmp_path_factory.mktemp('openstack-clients'), rabbit_server,
+                            postgres_server, [plan], compute_api=True, keystone=keystone,
+                            images=IMAGES, placement_workers=1).create()
+    try:
+        deployment.cli('aggregate', 'create', ZONE, '--zone', ZONE)
+        deployment.cli('aggregate', 'add-host', ZONE, plan.hosts[1])
+        created = requests.post(deployment.compute_api_url + '/v2.1/flavors', json={'flavor': {
+            'name': FLAVOR, 'ram': 128, 'vcpus': 1, 'disk': 1}},
+            headers={'X-Auth-Token': keystone.token(ADMIN)}, timeout=30)
+        assert created.status_code == 200, created.text
+        yield deployment
+    finally:
+        deployment.destroy()
+
+
+def test_flavors_through_openstackclient(deployment):
+    admin, alice = Openstack(deployment, ADMIN), Openstack(deployment, MEMBER_A)
+    created = admin('flavor', 'create', '--ram', '256', '--vcpus', '2', '--disk', '2', 'osc-tmp')
+    assert (created['name'], created['ram'], created['vcpus'], created['disk'],
+            created['os-flavor-access:is_public']) == ('osc-tmp', 256, 2, 2, True)
+    admin('flavor', 'set', '--property', 'hw:cpu_policy=shared', 'osc-tmp', json_output=False)
+    shown = alice('flavor', 'show', 'osc-tmp')
+    assert (shown['id'], shown['properties']) == (created['id'], {'hw:cpu_policy': 'shared'})
+
+    status, err = alice.fails('flavor', 'create', '--ram', '1', '--vcpus', '1', 'not-mine')
+    assert status == 1 and 'os_compute_api:os-flavor-manage:create' in err, err
+    admin('flavor', 'delete', 'osc-tmp', json_output=False)
+    assert {f['Name'] for f in alice('flavor', 'list')} == {FLAVOR}
+
+
+def _active(conn, name: str) -> openstack.compute.v2.server.Server:
+    server = conn.compute.find_server(name, ignore_missing=False)
+    return conn.compute.wait_for_server(server, interval=0.3, wait=EVENTUALLY_SECONDS)
+
+
+def test_servers_through_openstackclient(deployment, keystone):
+    alice, bob = Openstack(deployment, MEMBER_A), Openstack(deployment, MEMBER_B)
+    admin, rita = Openstack(deployment, ADMIN), Openstack(deployment, READER_A)
+    one = alice('server', 'create', '--flavor', FLAVOR, '--image', 'cirros', '--wait', 'one')
+    assert (one['status'], one['image']) == ('ACTIVE', f'cirros ({CIRROS})')
+    # "NAME (ID)" below 2.47; from 2.47 the server's own copy, named original_name.
+    flavor = one['flavor']
+    assert (flavor['original_name'] if isinstance(flavor, dict)
+            else flavor.split(' (')[0]) == FLAVOR, flavor
+    assert one['project_id'] == keystone.project_id(MEMBER_A)
+    alice('server', 'create', '--flavor', FLAVOR, '--image', 'cirros', '--min', '2',
+          '--max', '2', 'many')
+    zoned = alice('server', 'create', '--flavor', FLAVOR, '--image', CIRROS,
+                  '--availability-zone', ZONE, 'zoned')
+    conn = sdk(deployment, MEMBER_A)
+    for name in ('many-1', 'many-2', 'zoned'):
+        _active(conn, name)
+
+    listed = {s['Name']: s for s in rita('server', 'list', '--long')}
+    assert set(listed) == {'one', 'many-1', 'many-2', 'zoned'}
+    assert {s['Image Name'] for s in listed.values()} == {'cirros'}
+    # The column is "Flavor Name" below 2.47, "Flavor" (the server's copy's name) from it.
+    assert {s.get('Flavor Name', s.get('Flavor')) for s in listed.values()} == {FLAVOR}
+    # The host is shown to admins only, as in Nova.
+    assert (listed['zoned']['Availability Zone'], listed['zoned']['Host']) == (ZONE, None)
+    shown = rita('server', 'show', zoned['id'])
+    assert (shown['status'], shown['OS-EXT-AZ:availability_zone']) == ('ACTIVE', ZONE)
+
+    everyone = {s['Name']: s for s in admin('server', 'list', '--all-projects', '--long')}
+    assert set(everyone) >= set(listed)
+    assert everyone['zoned']['Host'] == deployment.computes[0].hosts[1]
+    assert bob('server', 'list') == []
+    status, err = bob.fails('server', 'show', zoned['id'])
+    assert status == 1 and 'No Server found' in err, err
+
+    alice('server', 'delete', '--wait', 'one', 'many-1', 'many-2', 'zoned', json_output=False)
+    assert conn.list_servers() == []
+
+
+def test_servers_through_openstacksdk(deployment):
+    conn, other = sdk(deployment, MEMBER_A), sdk(deployment, MEMBER_B)
+    image = conn.image.find_image('cirros', ignore_missing=False)
+    assert (image.id, image.disk_format, image.os_distro) == (
+        CIRROS, 'qcow2', 'cirros')
+    flavor = conn.compute.find_flavor(FLAVOR, ignore_missing=False)
+
+    server = conn.compute.create_server(name='sdk', image_id=image.id, flavor_id=flavor.id,
+                                        networks=[])
+    server = conn.compute.wait_for_server(server, interval=0.3, wait=EVENTUALLY_SECONDS)
+    assert (server.status, server.image.id) == ('ACTIVE', CIRROS)
+    # The flavor's id below 2.47, its name (original_name) from 2.47.
+    assert server.flavor.id == flavor.id or server.flavor.name == FLAVOR, server.flavor
+    with pytest.raises(openstack.exceptions.NotFoundException):
+        other.compute.get_server(server.id)
+
+    # The cloud layer, by names (its wait_for_server wants an IP address,
+    # which no server has without a network service: see README).
+    by_name = conn.create_server('sdk-cloud', image='cirros', flavor=FLAVOR, wait=False)
+    assert by_name.status == 'BUILD'
+    assert {s.name for s in conn.list_servers()} >= {'sdk', 'sdk-cloud'}
+    assert conn.delete_server('sdk-cloud', wait=True, timeout=EVENTUALLY_SECONDS)
+
+    conn.compute.delete_server(server)
+    conn.compute.wait_for_delete(server, interval=0.3, wait=EVENTUALLY_SECONDS)
+    assert {s.name for s in conn.list_servers()} & {'sdk', 'sdk-cloud'} == set()
