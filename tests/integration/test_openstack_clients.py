@@ -136,3 +136,47 @@ def test_servers_through_openstacksdk(deployment):
     conn.compute.delete_server(server)
     conn.compute.wait_for_delete(server, interval=0.3, wait=EVENTUALLY_SECONDS)
     assert {s.name for s in conn.list_servers()} & {'sdk', 'sdk-cloud'} == set()
+
+
+def test_groups_events_and_the_operators_commands_through_openstackclient(deployment):
+    alice, admin = Openstack(deployment, MEMBER_A), Openstack(deployment, ADMIN)
+    group = alice('server', 'group', 'create', '--policy', 'anti-affinity', '--rule',
+                  'max_server_per_host=2', 'osc-group')
+    assert (group['policy'], group['rules']) == ('anti-affinity', {'max_server_per_host': 2})
+    alice('server', 'create', '--flavor', FLAVOR, '--image', 'cirros', '--hint',
+          f'group={group["id"]}', '--min', '3', '--max', '3', 'grouped')
+    conn = sdk(deployment, MEMBER_A)
+    members = [_active(conn, f'grouped-{n}') for n in (1, 2, 3)]
+    shown = alice('server', 'group', 'show', 'osc-group')
+    assert sorted(shown['members']) == sorted(s.id for s in members)
+    assert [g['Name'] for g in alice('server', 'group', 'list')] == ['osc-group']
+
+    [action] = alice('server', 'event', 'list', members[0].id)
+    assert action['Action'] == 'create'
+    event = alice('server', 'event', 'show', members[0].id, action['Request ID'])
+    assert {e['event'] for e in event['events']} >= {'compute_build_and_run_instance'}
+    assert {e['result'] for e in event['events']} == {'Success'}
+
+    zones = {z['Zone Name'] for z in alice('availability', 'zone', 'list', '--compute')}
+    assert ZONE in zones
+    hosts = deployment.computes[0].hosts
+    hypervisors = {h['Hypervisor Hostname']: h for h in admin('hypervisor', 'list')}
+    assert set(hypervisors) == set(hosts)
+    usage = admin('hypervisor', 'show', hosts[0])
+    assert (usage['hypervisor_hostname'], usage['state']) == (hosts[0], 'up')
+
+    admin('compute', 'service', 'set', '--disable', '--disable-reason', 'osc maintenance',
+          hosts[0], 'cellplane-compute', json_output=False)
+    services = {s['Host']: s for s in admin('compute', 'service', 'list', '--long')}
+    assert (services[hosts[0]]['Status'], services[hosts[0]]['Disabled Reason']) == (
+        'disabled', 'osc maintenance')
+    admin('compute', 'service', 'set', '--enable', hosts[0], 'cellplane-compute',
+          json_output=False)
+    assert admin('compute', 'service', 'list', '--host', hosts[0])[0]['Status'] == 'enabled'
+
+    for server in members:
+        conn.compute.delete_server(server)
+    for server in members:
+        conn.compute.wait_for_delete(server, interval=0.3, wait=EVENTUALLY_SECONDS)
+    alice('server', 'group', 'delete', 'osc-group', json_output=False)
+    assert alice('server', 'group', 'list') == []
