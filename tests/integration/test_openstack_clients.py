@@ -174,6 +174,13 @@ def test_groups_events_and_the_operators_commands_through_openstackclient(deploy
           json_output=False)
     assert admin('compute', 'service', 'list', '--host', hosts[0])[0]['Status'] == 'enabled'
 
+    project_a = deployment.keystone.project_id(MEMBER_A)
+    admin('quota', 'set', '--instances', '7', '--cores', '9', project_a, json_output=False)
+    quotas = {q['Resource']: q['Limit'] for q in alice('quota', 'show', '--compute')}
+    assert (quotas['instances'], quotas['cores']) == (7, 9)
+    limits = {row['Name']: row['Value'] for row in alice('limits', 'show', '--absolute')}
+    assert (limits['instances'], limits['instances_used']) == (7, 3)
+
     for server in members:
         conn.compute.delete_server(server)
     for server in members:
