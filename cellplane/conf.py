@@ -28,6 +28,33 @@ api_database_opts = [
                help='SQLAlchemy URL of the API database (cell mappings, '
                     'instance mappings, build requests, request specs). '
                     'Top level only: a cell service refuses to start with it.'),
+    cfg.IntOpt('pool_size', default=2, min=1,
+               help='Connections to the API database this process keeps open '
+                    'between uses (each worker of cellplane-api holds its own). '
+                    'See "Connection budget" in ARCHITECTURE.md.'),
+    cfg.IntOpt('max_overflow', default=6, min=0,
+               help='Connections to the API database opened beyond pool_size '
+                    'while threads wait for one, and closed when given back.'),
+    cfg.FloatOpt('pool_timeout', default=30.0, min=0.1,
+                 help='Seconds a thread waits for a free API database '
+                      'connection once pool_size + max_overflow are in use, '
+                      'before its request fails naming these options.'),
+]
+
+cell_databases_opts = [
+    cfg.IntOpt('pool_size', default=1, min=1,
+               help='Connections to EACH cell database a top-level process (the '
+                    'scheduler, the super conductor, each cellplane-api worker) '
+                    'keeps open between uses: with C cells it keeps up to C x '
+                    'pool_size. An engine is made when a cell is first read. See '
+                    '"Connection budget" in ARCHITECTURE.md.'),
+    cfg.IntOpt('max_overflow', default=3, min=0,
+               help='Connections to one cell database opened beyond pool_size '
+                    'while threads wait for one, and closed when given back.'),
+    cfg.FloatOpt('pool_timeout', default=30.0, min=0.1,
+                 help='Seconds a thread waits for a free connection to a cell '
+                      'database once pool_size + max_overflow are in use, '
+                      'before its work fails naming these options.'),
 ]
 
 database_opts = [
@@ -35,10 +62,19 @@ database_opts = [
                help='SQLAlchemy URL of this cell\'s database (instances, '
                     'compute nodes, services, actions). Held by the cell '
                     'conductor; compute agents must not have it.'),
-    cfg.IntOpt('pool_size', default=10, min=1,
-               help='Connections kept in the pool (PostgreSQL only).'),
-    cfg.IntOpt('max_overflow', default=20, min=0,
-               help='Connections allowed beyond pool_size under load.'),
+    cfg.IntOpt('pool_size', default=2, min=1,
+               help='Connections to this cell\'s database the cell conductor '
+                    'keeps open between uses. See "Connection budget" in '
+                    'ARCHITECTURE.md.'),
+    cfg.IntOpt('max_overflow', default=14, min=0,
+               help='Connections opened beyond pool_size while threads wait '
+                    'for one, and closed when given back: pool_size + '
+                    'max_overflow is what the cell conductor may hold, about '
+                    'its [DEFAULT] rpc_handler_threads.'),
+    cfg.FloatOpt('pool_timeout', default=30.0, min=0.1,
+                 help='Seconds a thread waits for a free connection once '
+                      'pool_size + max_overflow are in use, before its work '
+                      'fails naming these options.'),
 ]
 
 service_opts = [
@@ -83,6 +119,8 @@ metrics_opts = [
 
 api_database_group = cfg.OptGroup('api_database', title='API database (top level only)')
 database_group = cfg.OptGroup('database', title='Cell database')
+cell_databases_group = cfg.OptGroup(
+    'cell_databases', title='The cell databases, as reached from the top level')
 service_group = cfg.OptGroup('service', title='Service liveness')
 cell_group = cfg.OptGroup('cell', title='Cell membership')
 upgrade_levels_group = cfg.OptGroup(
@@ -103,6 +141,7 @@ def register_opts(conf: cfg.ConfigOpts) -> None:
 _GROUPED = (
     (api_database_group, api_database_opts),
     (database_group, database_opts),
+    (cell_databases_group, cell_databases_opts),
     (service_group, service_opts),
     (cell_group, cell_opts),
     (upgrade_levels_group, upgrade_levels_opts),

@@ -24,7 +24,7 @@ EXIT_CONFIG = 2
 def app_from_conf(conf):
     """The WSGI app over the databases and buses ``conf`` names."""
     from cellplane.cells.databases import CellDatabases
-    from cellplane.db import engines
+    from cellplane.db import engines, pools
     from cellplane.rpc import options as rpc_options
     from cellplane.rpc.transport import TransportCache, get_transport
     from cellplane_api import policy, quotas, wsgi
@@ -34,10 +34,11 @@ def app_from_conf(conf):
     from conductor.super.rpcapi import SuperConductorAPI
     from placement import client_conf
 
-    api_engine = engines.create_engine(conf.api_database.connection)
+    engines.name_process('cellplane-api')
+    api_engine = pools.api_engine(conf)
     timeout = conf.cells.read_timeout
-    cells = CellDatabases(api_engine, engine_factory=functools.partial(
-        engines.create_engine, connect_timeout=timeout))
+    cells = CellDatabases(api_engine, engine_factory=pools.cell_engine_factory(
+        conf, connect_timeout=timeout))
     cells.reload()
     transport = get_transport(rpc_options.require_transport_url(conf, 'cellplane-api'), conf)
     transports = TransportCache(conf)

@@ -24,7 +24,8 @@ from typing import Sequence
 
 from cellplane import cell_guard, config
 from cellplane.cells.databases import CellDatabases
-from cellplane.db.engines import DatabaseNotConfigured, create_engine
+from cellplane.db import engines, pools
+from cellplane.db.engines import DatabaseNotConfigured
 from cellplane.rpc import options as rpc_options
 from cellplane.rpc.broker_errors import run_reporting_broker_errors
 from cellplane.rpc.transport import TransportCache, TransportURLError, get_transport
@@ -69,8 +70,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run_cell(conf, transport, placement) -> int:
-    engine = create_engine(conf.database.connection, pool_size=conf.database.pool_size,
-                           max_overflow=conf.database.max_overflow)
+    engines.name_process(f'{BINARY} {conf.cell.name or "cell"}')
+    engine = pools.own_cell_engine(conf)
     try:
         conductor = cell_wiring.build_cell_conductor(
             conf, transport=transport, engine=engine, placement=placement)
@@ -80,8 +81,9 @@ def _run_cell(conf, transport, placement) -> int:
 
 
 def _run_super(conf, transport, placement) -> int:
-    api_engine = create_engine(conf.api_database.connection)
-    cells = CellDatabases(api_engine)
+    engines.name_process(f'{BINARY} super')
+    api_engine = pools.api_engine(conf)
+    cells = CellDatabases(api_engine, engine_factory=pools.cell_engine_factory(conf))
     cell_transports = TransportCache(conf)
     try:
         conductor = super_wiring.build_super_conductor(

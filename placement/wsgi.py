@@ -185,10 +185,14 @@ def make_app(engine: Engine, *, auth_strategy: str | None = None,
 
 def app_from_conf(conf, *, sync_standards: bool = True):
     """Build engine and app from a loaded config ([placement_database], [api], ...)."""
+    from cellplane import config
     from cellplane.db import engines
     db = conf.placement_database
-    engine = engines.create_engine(db.connection, pool_size=db.pool_size,
-                                   max_overflow=db.max_overflow)
+    engines.name_process('cellplane-placement')
+    engine = engines.create_engine(
+        db.connection, pool_size=db.pool_size, max_overflow=db.max_overflow,
+        pool_options='[placement_database] pool_size, max_overflow'
+                     + config.describe_location(conf, 'pool_size', 'placement_database'))
     app = make_app(engine, conf=conf, sync_standards=sync_standards,
                    randomize_candidates=conf.placement.randomize_allocation_candidates,
                    count_requests=bool(conf.metrics.bind_port))

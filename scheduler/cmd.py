@@ -25,7 +25,8 @@ import sqlalchemy as sa
 
 from cellplane import config
 from cellplane.cells.databases import CellDatabases
-from cellplane.db.engines import DatabaseNotConfigured, create_engine
+from cellplane.db import engines, pools
+from cellplane.db.engines import DatabaseNotConfigured
 from cellplane.objects.failure_domains import FailureDomainError
 from cellplane.rpc import options as rpc_options
 from cellplane.rpc.broker_errors import run_reporting_broker_errors
@@ -67,8 +68,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f'{BINARY}: {exc}', file=sys.stderr)
         return EXIT_CONFIG_ERROR
 
-    api_engine = create_engine(conf.api_database.connection)
-    cells = CellDatabases(api_engine)
+    engines.name_process(BINARY)
+    api_engine = pools.api_engine(conf)
+    cells = CellDatabases(api_engine, engine_factory=pools.cell_engine_factory(conf))
     try:
         scheduler = build_scheduler(conf, transport=transport, cells=cells,
                                     placement=placement, record_backend=backend)

@@ -10,31 +10,88 @@ A PostgreSQL engine reports to ``cellplane.outage``: a connection that
 cannot be made, or that the server dropped, is a failure; a new connection
 made is an answer. So a database outage is one WARNING per database and
 process, and its end one INFO with how long it lasted.
+
+A PostgreSQL engine's pool is bounded (``pool_size`` kept, ``max_overflow``
+more while threads wait): a thread that finds it full for ``pool_timeout``
+seconds gets ``PoolExhausted``, one line naming the options that size it
+(``pool_options``). Each connection carries this process's
+``application_name`` (``name_process``), so ``pg_stat_activity`` says who
+holds what.
 """
 from __future__ import annotations
 
 import math
 import os
+import sys
 
 import sqlalchemy as sa
 from sqlalchemy import event
 from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.pool import QueuePool
 
 from cellplane import outage
 from cellplane.db import liveness
+
+#: PostgreSQL keeps the first 63 bytes of an application_name.
+APPLICATION_NAME_MAX = 63
+
+_process_name = os.path.basename(sys.argv[0] or 'python')[:APPLICATION_NAME_MAX]
 
 
 class DatabaseNotConfigured(Exception):
     """A service needs a database connection that its config does not give."""
 
 
+class PoolExhausted(sa.exc.TimeoutError):
+    """Every connection this process may hold to a database is in use, and stayed so."""
+
+
+def name_process(name: str) -> None:
+    """Name the PostgreSQL connections made from now on (``application_name``)."""
+    global _process_name
+    _process_name = name[:APPLICATION_NAME_MAX]
+
+
+def process_name() -> str:
+    return _process_name
+
+
+class _BoundedPool(QueuePool):
+    """A QueuePool whose exhaustion says which options size it, in one line."""
+
+    pool_options = ''
+
+    def connect(self):
+        try:
+            return super().connect()
+        except PoolExhausted:
+            raise
+        except sa.exc.TimeoutError:
+            raise PoolExhausted(
+                f'all {self.size() + self._max_overflow} connections this process may '
+                f'hold to database {self._database_name} stayed in use for '
+                f'{self._timeout:g} s; raise {self.pool_options or "pool_size, max_overflow"} '
+                f'or lower the threads that share them') from None
+
+    def recreate(self) -> QueuePool:
+        fresh = super().recreate()
+        fresh.pool_options = self.pool_options
+        fresh._database_name = self._database_name
+        return fresh
+
+    _database_name = '?'
+
+
 def create_engine(url: str, *, pool_size: int = 10, max_overflow: int = 20,
+                  pool_timeout: float = 30.0, pool_options: str = '',
                   echo: bool = False, connect_timeout: float | None = None) -> Engine:
     """Return an engine for ``url`` (SQLite file or memory, or PostgreSQL).
 
     ``connect_timeout`` (seconds, PostgreSQL) bounds each connection attempt:
     without it an unroutable address waits for the kernel's TCP timeout
-    (minutes). libpq counts whole seconds, at least 2.
+    (minutes). libpq counts whole seconds, at least 2. ``pool_options``
+    names the options that size the pool (``[cell_databases] pool_size,
+    max_overflow``), for the error when it is exhausted.
     """
     if not url:
         raise DatabaseNotConfigured('no database connection URL given')
@@ -42,16 +99,20 @@ def create_engine(url: str, *, pool_size: int = 10, max_overflow: int = 20,
     if parsed.get_backend_name() == 'sqlite':
         return _sqlite_engine(parsed, echo=echo, pool_size=pool_size,
                               max_overflow=max_overflow)
-    connect_args = {}
-    if connect_timeout is not None and parsed.get_backend_name() == 'postgresql':
-        connect_args['connect_timeout'] = max(2, math.ceil(connect_timeout))
+    connect_args: dict = {}
+    if parsed.get_backend_name() == 'postgresql':
+        connect_args['application_name'] = _process_name
+        if connect_timeout is not None:
+            connect_args['connect_timeout'] = max(2, math.ceil(connect_timeout))
     if parsed.drivername == 'postgresql':
         # SQLAlchemy 2.1 reads a bare postgresql:// as psycopg 3; cellplane
         # ships psycopg2, so an operator's plain URL must mean that.
         parsed = parsed.set(drivername='postgresql+psycopg2')
     engine = sa.create_engine(
-        parsed, pool_size=pool_size, max_overflow=max_overflow,
-        echo=echo, future=True, connect_args=connect_args)
+        parsed, poolclass=_BoundedPool, pool_size=pool_size, max_overflow=max_overflow,
+        pool_timeout=pool_timeout, echo=echo, future=True, connect_args=connect_args)
+    engine.pool.pool_options = pool_options
+    engine.pool._database_name = parsed.database or '?'
     # Not pool_pre_ping: a ping on every checkout costs a round trip per
     # transaction; only connections that sat idle are checked.
     liveness.ping_after_idle(engine)

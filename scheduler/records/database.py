@@ -41,7 +41,9 @@ class DatabaseBackend(RecordBackend):
         if not url:
             raise RecordBackendError(
                 'record_backend = database needs [api_database] connection')
-        return cls(create_engine(url, pool_size=2, max_overflow=2),
+        return cls(create_engine(
+            url, pool_size=1, max_overflow=2,
+            pool_options='(fixed: one writer thread; [api_database] does not size it)'),
                    retention=conf.scheduler.records_retention, owns_engine=True)
 
     def write(self, records: list[SchedulingRecord]) -> None:
