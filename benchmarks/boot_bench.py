@@ -33,6 +33,13 @@ to a trivial RPC server on a vhost of its own, so the boot rate can be read
 against what the broker and this CPU allow. Everything it created (daemons,
 vhosts, databases) is removed at the end.
 
+It ends: ``--instances`` more than the hosts hold (both scenarios boot K
+each, and nothing is deleted in between) is refused before anything starts,
+with the capacity (exit 2); a scenario whose instances end in ERROR, or in
+which no instance became final for ``--stall-seconds``, stops the run with
+what it saw, one line per failure reason (``160 instances NoValidHost: ...:
+the hosts are full``), exit 1 (``benchmarks/progress.py``).
+
 ``--queues quorum,durable`` runs the whole measure once per queue setting
 (``cellplane.rpc.options.QUEUE_SETTINGS``: ``quorum``, cellplane's default,
 quorum queues for every queue; ``quorum+``, deploy/two-cell's, adds stable
@@ -72,26 +79,36 @@ from oslo_config import cfg
 from cellplane import config
 from cellplane.context import new_context
 from cellplane.db import engines
-from cellplane.db.cell.models import instance_action_events, instance_actions, instances
+from cellplane.db.api.models import build_requests
+from cellplane.db.cell.models import (
+    instance_action_events,
+    instance_actions,
+    instance_faults,
+    instances,
+)
 from cellplane.objects import flavors as api_flavors
 from cellplane.rpc import options as rpc_options
 from cellplane.rpc.server import build_server
 from cellplane.rpc.transport import get_transport
 from cellplane_api import servers
+from compute_agent.virt.fake import FakeDriver, FakeSettings
 from conductor.super.cell_writes import EVENT_SCHEDULE
 from conductor.super.rpcapi import SuperConductorAPI
 
 # isort: split
 import machine as machine_facts  # the sibling benchmarks/machine.py
 import oslo_messaging as messaging
+import progress  # the sibling benchmarks/progress.py
 
 from tests.support import backing_services
 from tests.support.deployment import ComputePlan, Deployment
 
 PROJECT = 'bench'
 FLAVOR = ('bench.small', 1, 256, 1)
+FLAVOR_ASKS = {'VCPU': FLAVOR[1], 'MEMORY_MB': FLAVOR[2], 'DISK_GB': FLAVOR[3]}
 POLL_SECONDS = 0.25
 DEADLINE_SECONDS = 600
+STALL_SECONDS = 60.0
 TRACE_MARK = 'scheduling trace '
 
 
@@ -166,9 +183,44 @@ def cast_rate(transport_url: str, casts: int) -> dict[str, float]:
 
 # -- boots -----------------------------------------------------------------------------------
 
+def host_capacity(fake_driver: dict) -> int:
+    """Instances of the benchmark's flavor one fake host holds, from the inventory it reports."""
+    inventory = FakeDriver(FakeSettings(**fake_driver)).get_inventory()
+    return progress.per_host({rc: progress.Inventory(i.total, i.reserved, i.allocation_ratio)
+                              for rc, i in inventory.items()}, FLAVOR_ASKS)
+
+
+def fake_driver_of(args) -> dict:
+    """The ``[fake_driver]`` options of every host of the run."""
+    # Exact fit: every host holds exactly instances / hosts of the flavor.
+    return ({'vcpus': args.instances // (args.cells * args.hosts_per_cell),
+             'cpu_allocation_ratio': 1.0} if args.exact_fit else {})
+
+
+def refuse_over_capacity(args, fake_driver: dict) -> str | None:
+    """Why the run cannot fit its hosts (both scenarios together), or None."""
+    hosts = args.cells * args.hosts_per_cell
+    each = host_capacity(fake_driver)
+    booted = args.instances if args.exact_fit else 2 * args.instances
+    if booted <= hosts * each:
+        return None
+    return (f'--instances {args.instances} boots {booted} instances ('
+            + ('single requests only' if args.exact_fit else
+               f'{args.instances} as single requests, then {args.instances} in batches, '
+               'nothing deleted in between')
+            + f'), but {args.cells} cells x {args.hosts_per_cell} hosts hold {hosts * each} '
+            f'of {FLAVOR[0]} ({each} per host); use --instances '
+            f'{hosts * each if args.exact_fit else hosts * each // 2} or fewer, or more hosts')
+
+
 def boot(deployment: Deployment, api_engine, conductor: SuperConductorAPI, *, name: str,
-         sizes: list[int]) -> dict:
-    """Cast the requests, wait until every instance is ACTIVE or ERROR; the figures."""
+         sizes: list[int], stall_seconds: float = STALL_SECONDS,
+         capacity: int | None = None) -> dict:
+    """Cast the requests, wait until every instance is ACTIVE or ERROR; the figures.
+
+    Raises ``progress.BenchmarkStopped`` when instances end in ERROR or stop
+    becoming final.
+    """
     ctxt = new_context(user_id='bench', project_id=PROJECT)
     uuids: list[str] = []
     started = time.perf_counter()
@@ -177,7 +229,8 @@ def boot(deployment: Deployment, api_engine, conductor: SuperConductorAPI, *, na
                                 flavor=FLAVOR[0], count=count, project_id=PROJECT,
                                 user_id='bench')
     cast_done = time.perf_counter()
-    states = wait_final(deployment, uuids)
+    states = wait_final(deployment, api_engine, uuids, progress.Progress(
+        len(uuids), stall_seconds=stall_seconds, capacity_=capacity))
     finished = time.perf_counter()
     per_instance = schedule_times(deployment, uuids)
     return {
@@ -190,30 +243,52 @@ def boot(deployment: Deployment, api_engine, conductor: SuperConductorAPI, *, na
     }
 
 
-def wait_final(deployment: Deployment, uuids: list[str]) -> dict[str, int]:
+def wait_final(deployment: Deployment, api_engine, uuids: list[str],
+               watch: progress.Progress) -> dict[str, int]:
+    """Poll until ``watch`` says every instance is final; ``{'active': n, 'error': m}``."""
     wanted = set(uuids)
-    cell_engines = [engines.create_engine(deployment.databases[c]) for c in deployment.cells]
-    deadline = time.monotonic() + DEADLINE_SECONDS
+    # One connection per cell at a time: the benchmark's share of the budget.
+    cell_engines = [engines.create_engine(deployment.databases[c], pool_size=1,
+                                          max_overflow=0) for c in deployment.cells]
     try:
         while True:
-            states: dict[str, int] = {}
-            for engine in cell_engines:
-                with engine.connect() as conn:
-                    for state, n in conn.execute(
-                            sa.select(instances.c.vm_state, sa.func.count())
-                            .where(instances.c.uuid.in_(wanted),
-                                   instances.c.vm_state.in_(('active', 'error')))
-                            .group_by(instances.c.vm_state)):
-                        states[state] = states.get(state, 0) + n
-            if sum(states.values()) >= len(wanted):
-                return states
-            if time.monotonic() > deadline:
-                raise RuntimeError(f'{len(wanted) - sum(states.values())} instances not '
-                                   f'final after {DEADLINE_SECONDS} s')
+            seen = look(cell_engines, api_engine, wanted)
+            if watch.update(seen):
+                return {'active': seen.active, 'error': seen.error}
             time.sleep(POLL_SECONDS)
     finally:
         for engine in cell_engines:
             engine.dispose()
+
+
+def look(cell_engines, api_engine, wanted: set[str]) -> progress.Seen:
+    """Instances ACTIVE in the cells, and in ERROR by reason: in a cell (its last fault) or
+    failed before reaching one (its build request's fault, e.g. NoValidHost)."""
+    active, errors = 0, {}
+    for engine in cell_engines:
+        with engine.connect() as conn:
+            active += conn.execute(sa.select(sa.func.count()).where(
+                instances.c.uuid.in_(wanted), instances.c.vm_state == 'active')).scalar()
+            errored = conn.execute(sa.select(instances.c.uuid).where(
+                instances.c.uuid.in_(wanted), instances.c.vm_state == 'error')
+            ).scalars().all()
+            if errored:
+                last = {}
+                for uuid, message in conn.execute(
+                        sa.select(instance_faults.c.instance_uuid, instance_faults.c.message)
+                        .where(instance_faults.c.instance_uuid.in_(errored))
+                        .order_by(instance_faults.c.id)):
+                    last[uuid] = message
+                for uuid in errored:
+                    reason = last.get(uuid, 'ERROR without a fault')
+                    errors[reason] = errors.get(reason, 0) + 1
+    with api_engine.connect() as conn:
+        for (reason,) in conn.execute(
+                sa.select(build_requests.c.fault_message)
+                .where(build_requests.c.instance_uuid.in_(wanted),
+                       build_requests.c.fault_message.is_not(None))):
+            errors[reason] = errors.get(reason, 0) + 1
+    return progress.Seen(active=active, errors=errors)
 
 
 def schedule_times(deployment: Deployment, uuids: list[str]) -> list[float]:
@@ -439,9 +514,8 @@ def run(args, record_backend: str | None = None, queues: str = 'quorum') -> dict
     rabbit = backing_services.find_rabbit()
     postgres = backing_services.find_postgres()
     cells = range(1, args.cells + 1)
-    # Exact fit: every host holds exactly instances / hosts of the flavor.
-    fake_driver = ({'vcpus': args.instances // (args.cells * args.hosts_per_cell),
-                    'cpu_allocation_ratio': 1.0} if args.exact_fit else {})
+    fake_driver = fake_driver_of(args)
+    capacity = args.cells * args.hosts_per_cell * host_capacity(fake_driver)
     if args.agents == 'hollow':
         computes = [ComputePlan(f'cell{c}-hollow', f'cell{c}', fake_driver=fake_driver,
                                 hosted_hosts=args.hosts_per_cell) for c in cells]
@@ -482,7 +556,8 @@ def run(args, record_backend: str | None = None, queues: str = 'quorum') -> dict
             this_before = time.process_time()
             try:
                 results.append(boot(deployment, api_engine, conductor, name='single',
-                                    sizes=[1] * args.instances))
+                                    sizes=[1] * args.instances, capacity=capacity,
+                                    stall_seconds=args.stall_seconds))
                 if args.exact_fit:
                     exact = over_capacity(deployment)
                     raise _SingleOnly
@@ -490,7 +565,8 @@ def run(args, record_backend: str | None = None, queues: str = 'quorum') -> dict
                 if args.instances % args.batch:
                     batches.append(args.instances % args.batch)
                 results.append(boot(deployment, api_engine, conductor, name='batch',
-                                    sizes=batches))
+                                    sizes=batches, stall_seconds=args.stall_seconds,
+                                    capacity=capacity - results[0]['active']))
             except _SingleOnly:
                 pass
             finally:
@@ -685,6 +761,9 @@ def main(argv=None) -> int:
     parser.add_argument('--handler-threads', type=int, default=8,
                         help='rpc_handler_threads of every daemon (default 8)')
     parser.add_argument('--json', metavar='FILE', help='also write the report as JSON')
+    parser.add_argument('--stall-seconds', type=float, default=STALL_SECONDS,
+                        help='stop when no instance became ACTIVE or ERROR for this long '
+                             f'(default {STALL_SECONDS:g})')
     parser.add_argument('--record-backends', metavar='NAMES',
                         help='comma-separated [scheduler] record_backend values, one '
                              'full run each, e.g. none,database (default: one run, '
@@ -702,11 +781,18 @@ def main(argv=None) -> int:
     if args.exact_fit and args.instances % (args.cells * args.hosts_per_cell):
         parser.error(f'--exact-fit needs --instances ({args.instances}) to be a multiple of '
                      f'the hosts ({args.cells * args.hosts_per_cell})')
+    refused = refuse_over_capacity(args, fake_driver_of(args))
+    if refused:
+        parser.error(refused)
     backends = args.record_backends.split(',') if args.record_backends else [None]
     reports = []
     for backend in backends:
         for setting in queues:
-            reports.append(run(args, backend, queues=setting))
+            try:
+                reports.append(run(args, backend, queues=setting))
+            except progress.BenchmarkStopped as exc:
+                print(f'boot_bench: stopped: {exc}', file=sys.stderr)
+                return 1
             print(render(reports[-1]), flush=True)
             print()
     if len(backends) > 1:
