@@ -413,6 +413,66 @@ def daemon_cpu(deployment: Deployment) -> dict[str, float]:
 IDLE_SECONDS = 20
 
 
+class ConnectionWatch:
+    """The PostgreSQL connections held during the boots: the peak per process and in all.
+
+    Sampled from ``pg_stat_activity`` every ``every`` seconds by a thread:
+    per ``application_name`` (each daemon sets its own) over the
+    deployment's databases, their sum, and the server's client connections
+    of every user (other work on a shared server included).
+    """
+
+    def __init__(self, deployment: Deployment, every: float = 0.5) -> None:
+        self._databases = [sa.engine.make_url(url).database
+                           for url in deployment.databases.values()]
+        self._engine = engines.create_engine(deployment.databases['api'], pool_size=1,
+                                             max_overflow=0)
+        self._every = every
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name='connection-watch', daemon=True)
+        self.peak: dict[str, int] = {}
+        self.peak_ours = self.peak_server = 0
+        self.max_connections = 0
+        self.failed_samples = 0
+
+    def __enter__(self) -> 'ConnectionWatch':
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+        self._engine.dispose()
+
+    def sample(self) -> None:
+        with self._engine.connect() as conn:
+            rows = conn.execute(sa.text(
+                "SELECT coalesce(nullif(application_name, ''), '?'), count(*) "
+                'FROM pg_stat_activity WHERE datname = ANY(:databases) GROUP BY 1'),
+                {'databases': self._databases}).all()
+            server = conn.execute(sa.text(
+                "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend'")
+            ).scalar()
+            self.max_connections = int(conn.exec_driver_sql('SHOW max_connections').scalar())
+        for name, n in rows:
+            self.peak[name] = max(self.peak.get(name, 0), n)
+        self.peak_ours = max(self.peak_ours, sum(n for _, n in rows))
+        self.peak_server = max(self.peak_server, server)
+
+    def _run(self) -> None:
+        while not self._stop.wait(self._every):
+            try:
+                self.sample()
+            except sa.exc.SQLAlchemyError:
+                self.failed_samples += 1     # the server full, most likely: counted, said
+
+    def report(self) -> dict:
+        return {'peak_by_process': dict(sorted(self.peak.items())),
+                'peak_ours': self.peak_ours, 'peak_server': self.peak_server,
+                'max_connections': self.max_connections,
+                'failed_samples': self.failed_samples}
+
+
 class _SingleOnly(Exception):
     """The exact-fit run boots once (single requests): there is no room for a second."""
 
@@ -554,6 +614,7 @@ def run(args, record_backend: str | None = None, queues: str = 'quorum') -> dict
             cpu_before = daemon_cpu(deployment)
             broker_before, database_before = broker_cpu(), database_cpu()
             this_before = time.process_time()
+            watch = ConnectionWatch(deployment).__enter__()
             try:
                 results.append(boot(deployment, api_engine, conductor, name='single',
                                     sizes=[1] * args.instances, capacity=capacity,
@@ -570,6 +631,7 @@ def run(args, record_backend: str | None = None, queues: str = 'quorum') -> dict
             except _SingleOnly:
                 pass
             finally:
+                watch.__exit__()
                 transport.cleanup()
                 api_engine.dispose()
             cpu = cpu_by_role(cpu_before, daemon_cpu(deployment))
@@ -609,7 +671,7 @@ def run(args, record_backend: str | None = None, queues: str = 'quorum') -> dict
             'database_cpu_ms_per_boot': (None if database_seconds is None
                                          else 1000 * database_seconds / booted),
             'batch_size': args.batch, 'record_backend': record_backend or 'default',
-            'records_written': written}
+            'records_written': written, 'connections': watch.report()}
 
 
 def render(report: dict) -> str:
@@ -686,6 +748,13 @@ def render(report: dict) -> str:
                  f'RabbitMQ: {_ms(report["broker_cpu_ms_per_boot"])}; '
                  f'PostgreSQL: {_ms(report.get("database_cpu_ms_per_boot"))} '
                  f'(every database on this server, other users\' included)')
+    connections = report['connections']
+    lines.append(f'PostgreSQL connections during the boots, peak: {connections["peak_ours"]} '
+                 f'held by this deployment and benchmark; {connections["peak_server"]} on the '
+                 f'server, every user (max_connections {connections["max_connections"]}); '
+                 f'{connections["failed_samples"]} samples failed')
+    lines.append('  per process: ' + ', '.join(
+        f'{name} {n}' for name, n in connections['peak_by_process'].items()))
     lines.append(f'CPU seconds per process during the {total} boots (both scenarios):')
     for role, seconds in report['cpu_seconds_during_boots'].items():
         lines.append(f'  {role}: {seconds:.1f} s ({seconds / total * 1000:.1f} ms per boot)')
