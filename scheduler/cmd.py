@@ -47,6 +47,7 @@ EXIT_CONFIG_ERROR = 2
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    engines.name_process(BINARY)    # before any engine: the records backend makes one
     try:
         conf = config.load(argv, prog=BINARY, registrars=[
             scheduler_conf.register_opts, client_conf.register_opts,
@@ -68,7 +69,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f'{BINARY}: {exc}', file=sys.stderr)
         return EXIT_CONFIG_ERROR
 
-    engines.name_process(BINARY)
     api_engine = pools.api_engine(conf)
     cells = CellDatabases(api_engine, engine_factory=pools.cell_engine_factory(conf))
     try:
