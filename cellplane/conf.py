@@ -66,11 +66,13 @@ database_opts = [
                help='Connections to this cell\'s database the cell conductor '
                     'keeps open between uses. See "Connection budget" in '
                     'ARCHITECTURE.md.'),
-    cfg.IntOpt('max_overflow', default=14, min=0,
+    cfg.IntOpt('max_overflow', default=4, min=0,
                help='Connections opened beyond pool_size while threads wait '
                     'for one, and closed when given back: pool_size + '
-                    'max_overflow is what the cell conductor may hold, about '
-                    'its [DEFAULT] rpc_handler_threads.'),
+                    'max_overflow is what the cell conductor may hold. Fewer '
+                    'than its [DEFAULT] rpc_handler_threads: a transaction '
+                    'takes milliseconds, and a server shared by many cells '
+                    'has a connection limit.'),
     cfg.FloatOpt('pool_timeout', default=30.0, min=0.1,
                  help='Seconds a thread waits for a free connection once '
                       'pool_size + max_overflow are in use, before its work '
