@@ -229,8 +229,15 @@ def boot(deployment: Deployment, api_engine, conductor: SuperConductorAPI, *, na
                                 flavor=FLAVOR[0], count=count, project_id=PROJECT,
                                 user_id='bench')
     cast_done = time.perf_counter()
-    states = wait_final(deployment, api_engine, uuids, progress.Progress(
-        len(uuids), stall_seconds=stall_seconds, capacity_=capacity))
+    # One connection per cell at a time: the benchmark's share of the budget.
+    cell_engines = [engines.create_engine(deployment.databases[c], pool_size=1,
+                                          max_overflow=0) for c in deployment.cells]
+    try:
+        states = wait_final(cell_engines, api_engine, uuids, progress.Progress(
+            len(uuids), stall_seconds=stall_seconds, capacity_=capacity))
+    finally:
+        for engine in cell_engines:
+            engine.dispose()
     finished = time.perf_counter()
     per_instance = schedule_times(deployment, uuids)
     return {
@@ -243,22 +250,19 @@ def boot(deployment: Deployment, api_engine, conductor: SuperConductorAPI, *, na
     }
 
 
-def wait_final(deployment: Deployment, api_engine, uuids: list[str],
-               watch: progress.Progress) -> dict[str, int]:
-    """Poll until ``watch`` says every instance is final; ``{'active': n, 'error': m}``."""
+def wait_final(cell_engines, api_engine, uuids: list[str], watch: progress.Progress, *,
+               poll_seconds: float = POLL_SECONDS) -> dict[str, int]:
+    """Poll until ``watch`` says every instance is final; ``{'active': n, 'error': m}``.
+
+    Raises ``progress.BenchmarkStopped`` when instances ended in ERROR or
+    stopped becoming final.
+    """
     wanted = set(uuids)
-    # One connection per cell at a time: the benchmark's share of the budget.
-    cell_engines = [engines.create_engine(deployment.databases[c], pool_size=1,
-                                          max_overflow=0) for c in deployment.cells]
-    try:
-        while True:
-            seen = look(cell_engines, api_engine, wanted)
-            if watch.update(seen):
-                return {'active': seen.active, 'error': seen.error}
-            time.sleep(POLL_SECONDS)
-    finally:
-        for engine in cell_engines:
-            engine.dispose()
+    while True:
+        seen = look(cell_engines, api_engine, wanted)
+        if watch.update(seen):
+            return {'active': seen.active, 'error': seen.error}
+        time.sleep(poll_seconds)
 
 
 def look(cell_engines, api_engine, wanted: set[str]) -> progress.Seen:
