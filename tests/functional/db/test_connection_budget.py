@@ -58,6 +58,12 @@ def test_a_cell_engine_keeps_pool_size_idle_and_names_its_options_when_exhausted
         for conn in held:
             conn.close()
         assert held_by(postgres_url, named) == 1          # the overflow is closed when given back
+        engine.dispose()                                  # a new pool (SIGHUP, a moved cell)...
+        held = [engine.connect() for _ in range(3)]
+        with pytest.raises(engines.PoolExhausted, match=r'\[cell_databases\] pool_size'):
+            engine.connect()                              # ...still names its options
+        for conn in held:
+            conn.close()
     finally:
         engine.dispose()
     assert held_by(postgres_url, named) == 0
