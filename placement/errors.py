@@ -142,6 +142,9 @@ class ServiceUnavailable(PlacementError):
 
 # Seconds a client is asked to wait when the database is busy.
 BUSY_RETRY_AFTER = 1
+# Seconds a client is asked to wait when the database cannot be reached
+# (restarting, or cut away): longer than a busy pool, short beside a restart.
+AWAY_RETRY_AFTER = 2
 
 
 def database_busy(exc: Exception) -> ServiceUnavailable | None:
@@ -159,6 +162,20 @@ def database_busy(exc: Exception) -> ServiceUnavailable | None:
         return None
     return ServiceUnavailable(f'Placement is busy: {reason}. Retry the request.',
                               headers={'Retry-After': str(BUSY_RETRY_AFTER)})
+
+
+def database_away(exc: Exception) -> ServiceUnavailable | None:
+    """The 503 for a database that cannot be reached (restarting, refusing, dropped), or None.
+
+    Nothing was written: the transaction the request ran in was rolled
+    back with its connection, so the request can be sent again as it is.
+    """
+    from cellplane.db import away
+    if not away.is_away(exc):
+        return None
+    return ServiceUnavailable(
+        f'Placement cannot reach its database ({away.first_line(exc)}). Retry the request.',
+        headers={'Retry-After': str(AWAY_RETRY_AFTER)})
 
 
 _STATUS_LINES = {

@@ -11,8 +11,9 @@ order (so the same error wins when several apply): request id, noauth2 and
 the caller's credentials (401), microversion (400/406),
 content-length/type sanity (400), routing (404/405), policy (403), Accept
 (406), the handler; a database too busy to answer (connection pool
-exhausted, SQLite locked past its timeout) becomes a 503 with
-``Retry-After``, any other unexpected exception a JSON 500.
+exhausted, SQLite locked past its timeout) or one that cannot be reached
+(restarting, refusing connections, a connection dropped) becomes a 503
+with ``Retry-After``, any other unexpected exception a JSON 500.
 """
 from __future__ import annotations
 
@@ -116,8 +117,13 @@ class PlacementApp:
             status, headers, body = errors.render(exc, environ, request_id, version)
             body = [body]
         except Exception as raised:  # the API never returns a traceback
-            exc = errors.database_busy(raised)
+            exc = errors.database_away(raised)
             if exc is not None:
+                # The engine said the outage once (cellplane.outage): one
+                # line per outage, not one per request.
+                LOG.debug('%s %s answered 503: %s', environ.get('REQUEST_METHOD'),
+                          environ.get('PATH_INFO'), exc.detail)
+            elif (exc := errors.database_busy(raised)) is not None:
                 LOG.warning('%s %s answered 503: %s', environ.get('REQUEST_METHOD'),
                             environ.get('PATH_INFO'), exc.detail)
             else:

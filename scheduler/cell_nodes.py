@@ -3,12 +3,16 @@
 The scheduler reads each cell database downward (compute_nodes joined with
 the ``cellplane-compute`` row of ``services``). A node is up when its
 service's last heartbeat is younger than ``[service] service_down_time``; a
-node whose service never reported, or was forced down, is down. A cell whose database cannot be
-read keeps the records last read from it, and the failure is reported, so one
-unreachable cell does not stop scheduling in the others.
+node whose service never reported, or was forced down, is down. A cell whose
+database cannot be read keeps the records last read from it, marked with why
+(``cell_unreadable``): ComputeFilter offers none of them until the cell is
+read again, so one unreachable cell neither stops scheduling in the others
+nor keeps being chosen. The failure is logged once per outage of that cell,
+and its end once.
 """
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import logging
 from typing import Mapping
@@ -16,6 +20,7 @@ from typing import Mapping
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
+from cellplane.db import away
 from cellplane.objects import compute_nodes
 from cellplane.objects.services import Liveness
 from scheduler.failure_domains import HostDomains, with_failure_domains
@@ -59,12 +64,17 @@ def refresh_cache(cache: HostStateCache, cells: Mapping[str, Engine], *,
             records.extend(read_cell(engine, cell_uuid,
                                      service_down_time=service_down_time, now=now))
         except sa.exc.SQLAlchemyError as exc:
-            failed[cell_uuid] = f'{type(exc).__name__}: {exc}'
+            why = away.first_line(exc)
+            failed[cell_uuid] = f'{type(exc).__name__}: {why}'
             kept = previous.get(cell_uuid, [])
-            records.extend(kept)
-            LOG.warning('Could not read the compute nodes of cell %s; scheduling '
-                        'keeps using the %d records read from it before: %s',
-                        cell_uuid, len(kept), exc)
+            records.extend(dataclasses.replace(r, cell_unreadable=why) for r in kept)
+            if not any(r.cell_unreadable for r in kept):
+                LOG.warning('Could not read the compute nodes of cell %s; its %d '
+                            'node(s) are not offered until it is read again: %s',
+                            cell_uuid, len(kept), why)
+            continue
+        if any(r.cell_unreadable for r in previous.get(cell_uuid, [])):
+            LOG.info('Cell %s is read again; its nodes are offered again', cell_uuid)
     if host_aggregates is not None:
         records = with_aggregates(records, host_aggregates)
     if host_domains is not None:

@@ -51,6 +51,10 @@ class CellNodeRecord:
     # Free-form facts the compute agent reports: supported_instances
     # ([arch, hypervisor_type, vm_mode] triples), failed_builds, ...
     stats: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    # Why the node's cell database could not be read at the last refresh
+    # (None: it was read): the record is then the one read before, and the
+    # node is not offered (ComputeFilter) until its cell is read again.
+    cell_unreadable: str | None = None
 
 
 @dataclasses.dataclass

@@ -66,7 +66,8 @@ def test_a_conductor_service_on_the_same_host_is_not_taken_for_the_compute(cell_
     assert not record.service_up
 
 
-def test_unreadable_cell_keeps_its_previous_records_and_is_reported(cell_engine, tmp_path):
+def test_an_unreadable_cell_keeps_its_records_marked_unreadable_until_read_again(
+        cell_engine, tmp_path):
     other = engines.create_engine(f'sqlite:///{tmp_path / "cell2.db"}')
     migrate.sync('cell', other)
     with cell_engine.begin() as conn:
@@ -74,13 +75,19 @@ def test_unreadable_cell_keeps_its_previous_records_and_is_reported(cell_engine,
     with other.begin() as conn:
         _node(conn, 'h2')
     cache = HostStateCache()
-    assert refresh_cache(cache, {'cell-1': cell_engine, 'cell-2': other},
-                         service_down_time=60, now=NOW) == {}
+    cells = {'cell-1': cell_engine, 'cell-2': other}
+    assert refresh_cache(cache, cells, service_down_time=60, now=NOW) == {}
     with other.begin() as conn:
-        conn.execute(sa.text('DROP TABLE compute_nodes'))
-    failed = refresh_cache(cache, {'cell-1': cell_engine, 'cell-2': other},
-                           service_down_time=60, now=NOW)
+        conn.execute(sa.text('ALTER TABLE compute_nodes RENAME TO away'))
+    failed = refresh_cache(cache, cells, service_down_time=60, now=NOW)
     assert list(failed) == ['cell-2']
-    assert sorted((r.host, r.cell_uuid) for r in cache.records()) == [
+    records = {r.host: r for r in cache.records()}
+    assert sorted((r.host, r.cell_uuid) for r in records.values()) == [
         ('h1', 'cell-1'), ('h2', 'cell-2')]
+    assert records['h1'].cell_unreadable is None
+    assert 'no such table' in records['h2'].cell_unreadable
+    with other.begin() as conn:
+        conn.execute(sa.text('ALTER TABLE away RENAME TO compute_nodes'))
+    assert refresh_cache(cache, cells, service_down_time=60, now=NOW) == {}
+    assert [r.cell_unreadable for r in cache.records()] == [None, None]
     other.dispose()

@@ -43,6 +43,13 @@ def test_compute_filter_rejects_a_disabled_service_with_the_operator_reason():
     assert 'maintenance' in rejection.detail
 
 
+def test_compute_filter_rejects_a_node_whose_cell_database_could_not_be_read():
+    rejection = _check(compute.ComputeFilter(),
+                       host('h1', cell_unreadable='connection refused'))
+    assert rejection.reason == compute.CELL_UNREADABLE
+    assert 'connection refused' in rejection.detail
+
+
 # -- AvailabilityZoneFilter ----------------------------------------------------
 
 def test_zone_filter_passes_everything_when_no_zone_is_asked():
