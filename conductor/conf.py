@@ -37,6 +37,25 @@ conductor_opts = [
                     'removed. After this the request goes to ERROR saying the '
                     'scheduler did not answer and for how long. 0: never ask '
                     'again.'),
+    cfg.FloatOpt('cell_write_retry_timeout', default=10.0, min=0,
+                 help='Super conductor: seconds it keeps writing again, with '
+                      'backoff (0.1 s doubling up to 2 s), the instances of a boot '
+                      'into a cell whose database cannot be reached (restarting, '
+                      'refusing connections, a connection dropped): a database '
+                      'restart within this fails no boot. After it the claims are '
+                      'removed and the scheduler is asked again without that '
+                      'cell\'s hosts (a request with a server group fails '
+                      'instead), and an instance no other cell takes goes to ERROR '
+                      'naming the database. 0: never write again.'),
+    cfg.FloatOpt('database_retry_timeout', default=120.0, min=0,
+                 help='Cell conductor: seconds a report from a compute host (a '
+                      'build result, a build start, a reschedule) keeps being '
+                      'written again, with backoff (0.1 s doubling up to 2 s), '
+                      'while the cell database cannot be reached; the report '
+                      'holds one of the rpc_handler_threads meanwhile. Past it '
+                      'the report is logged as lost, once per outage, and the '
+                      'stalled-build check moves the build later. Heartbeats and '
+                      'node records are not retried: the next ones replace them.'),
     cfg.IntOpt('resume_interval', default=30, min=0,
                help='Super conductor: seconds between two looks for build requests '
                     'no live super conductor is placing (one is also made at '

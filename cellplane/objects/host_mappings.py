@@ -12,7 +12,7 @@ from typing import Iterable
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
-from cellplane.db.api.models import host_mappings
+from cellplane.db.api.models import cell_mappings, host_mappings
 
 
 def is_mapped(conn: Connection, host: str) -> bool:
@@ -53,6 +53,16 @@ def unmap(conn: Connection, host: str) -> bool:
     """Unmap one host (its compute service was deleted); whether it was mapped."""
     return bool(conn.execute(host_mappings.delete().where(
         host_mappings.c.host == host)).rowcount)
+
+
+def hosts_in_cell(engine: Engine, cell_uuid: str) -> list[str]:
+    """Every host mapped to the cell ``cell_uuid``, sorted (none for an unknown cell)."""
+    with engine.connect() as conn:
+        return list(conn.execute(
+            sa.select(host_mappings.c.host)
+            .join(cell_mappings, cell_mappings.c.id == host_mappings.c.cell_id)
+            .where(cell_mappings.c.uuid == cell_uuid)
+            .order_by(host_mappings.c.host)).scalars())
 
 
 def delete_in_cell(conn: Connection, cell_id: int) -> int:

@@ -31,6 +31,17 @@ marked failed with the reason, which ``cellplane server list/show`` shows.
 An instance whose placement fails half-way (its cell's database cannot be
 written, its build request was deleted meanwhile) has its Placement claim
 removed: every claim the scheduler made for it is either built on or undone.
+
+A cell whose database cannot be reached (restarting, refusing connections,
+a connection dropped) is written again with backoff for ``[conductor]
+cell_write_retry_timeout`` seconds: a restart within that fails nothing.
+If it stays away, the claims are removed and the scheduler is asked again
+for those instances without the hosts of the cells that stayed away (their
+host mappings, in the API database): top level to top level, no cell is
+asked anything. Each round leaves out at least one more cell, so it ends;
+an instance no other cell takes fails naming the database and why. A
+request with a server group is not moved (its members' places were taken
+in the cell the scheduler chose): it fails naming the database.
 A build request the user deletes while it is held stays, hidden, until the
 holder (or, if the holder died, whoever resumes its work) has undone its
 claim and cell row; then it is removed.
@@ -50,7 +61,14 @@ from sqlalchemy.engine import Engine
 
 from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
 from cellplane.cells.databases import CellDatabases, UnknownCell
-from cellplane.objects import build_request_leases, build_requests, instances, migrations
+from cellplane.db import away
+from cellplane.objects import (
+    build_request_leases,
+    build_requests,
+    host_mappings,
+    instances,
+    migrations,
+)
 from cellplane.objects.cell_mappings import CellMapping
 from cellplane.reservations import Reservation, ReservationStack
 from compute_agent.rpcapi import ComputeAPI
@@ -125,6 +143,7 @@ class SuperConductorManager:
                  scheduler: SchedulerAPI, compute_api_for: ComputeAPIForCell,
                  placement: Unclaimer, max_attempts: int,
                  scheduler_retry_timeout: float = 180.0,
+                 cell_write_retry_timeout: float = 10.0,
                  host: str = 'super-conductor',
                  sleep: Callable[[float], None] = time.sleep,
                  moves: SuperMoves | None = None) -> None:
@@ -136,6 +155,7 @@ class SuperConductorManager:
         self._placement = placement
         self._num_alternates = max_attempts - 1
         self._scheduler_retry_timeout = scheduler_retry_timeout
+        self._cell_write_retry_timeout = cell_write_retry_timeout
         self._sleep = sleep
         # This process's leases: a restarted super conductor on the same host
         # has a new token, and takes over what the old one held.
@@ -171,7 +191,9 @@ class SuperConductorManager:
         """
         uuids = list(requests)
         try:
-            self._schedule_and_build(ctxt, request_spec, uuids, requests, started)
+            self._schedule_and_build(ctxt, request_spec,
+                                     {uuid: requests[uuid].instance for uuid in uuids},
+                                     started)
         except Exception:
             self.release(uuids)
             raise
@@ -185,28 +207,43 @@ class SuperConductorManager:
                         'when this super conductor is restarted or taken for dead',
                         ', '.join(uuids), str(exc).splitlines()[0])
 
-    def _schedule_and_build(self, ctxt, request_spec: RequestSpec, uuids: list[str],
-                            requests: dict[str, build_requests.BuildRequest],
-                            started: datetime.datetime) -> None:
+    def _schedule_and_build(self, ctxt, request_spec: RequestSpec,
+                            asked: dict[str, Instance], started: datetime.datetime,
+                            cells_away: Mapping[str, str] | None = None) -> None:
+        """Ask the scheduler for ``asked``, then place them (``cells_away``: cell -> why, left out)."""
+        uuids = list(asked)
+        # Why this is asked again, in front of any failure (empty the first time).
+        before = ''
+        spec = request_spec
+        if cells_away:
+            before = '; '.join(f'could not create the instance in cell {self._cell_name(c)}: '
+                               f'{why}' for c, why in cells_away.items()) + \
+                '; asked the scheduler for another cell: '
+            try:
+                spec = self._without_cells(request_spec, uuids, cells_away)
+            except sa.exc.SQLAlchemyError as exc:
+                self._fail(uuids, f'{before}could not read the hosts of those cells: '
+                                  f'{away.first_line(exc)}', why='cell_write')
+                return
         try:
-            host_lists = self._select_destinations(ctxt, request_spec, uuids)
+            host_lists = self._select_destinations(ctxt, spec, uuids)
         except NoValidHost as exc:
             # Each member's fault names that member (and the one that found no host).
-            self._fail(uuids, f'NoValidHost: {exc}', why='no_valid_host', each={
-                uuid: f'NoValidHost: {exc.for_member(uuid, position, len(uuids))}'
+            self._fail(uuids, f'{before}NoValidHost: {exc}', why='no_valid_host', each={
+                uuid: f'{before}NoValidHost: {exc.for_member(uuid, position, len(uuids))}'
                 for position, uuid in enumerate(uuids, 1)})
             return
         except SchedulerError as exc:
-            self._fail(uuids, f'{type(exc).__name__}: {exc}', why='scheduler_refused')
+            self._fail(uuids, f'{before}{type(exc).__name__}: {exc}', why='scheduler_refused')
             return
         except messaging.RemoteError as exc:
             # The scheduler removes a failed run's claims itself (all or nothing).
-            self._fail(uuids, f'the scheduler failed: {exc.exc_type}: {exc.value}',
+            self._fail(uuids, f'{before}the scheduler failed: {exc.exc_type}: {exc.value}',
                        why='scheduler_error')
             return
         except _SchedulerSilent as exc:
             # The scheduler may have claimed before its answer was lost.
-            self._fail(uuids, f'the scheduler did not answer in {exc.seconds:.0f} s '
+            self._fail(uuids, f'{before}the scheduler did not answer in {exc.seconds:.0f} s '
                               f'({exc.attempts} attempt(s); is a cellplane-scheduler '
                               f'running on the top-level bus?)', unclaim=True,
                        why='scheduler_silent')
@@ -220,12 +257,28 @@ class SuperConductorManager:
             # on, it would leave the request to be resumed, and fail again,
             # every resume interval: the same answer each time, the server in
             # BUILD meanwhile. The scheduler removes a failed run's claims.
-            self._fail(uuids, f'the scheduler failed: {type(exc).__name__}: {exc}',
+            self._fail(uuids, f'{before}the scheduler failed: {type(exc).__name__}: {exc}',
                        why='scheduler_error')
             return
         self._place_and_build(ctxt, request_spec, [
-            (requests[uuid].instance, host_list)
-            for uuid, host_list in zip(uuids, host_lists, strict=True)], started)
+            (asked[uuid], host_list)
+            for uuid, host_list in zip(uuids, host_lists, strict=True)], started,
+            dict(cells_away or {}))
+
+    def _without_cells(self, spec: RequestSpec, uuids: list[str],
+                       cells_away: Mapping[str, str]) -> RequestSpec:
+        """``spec`` for ``uuids`` alone, with every host of ``cells_away`` ignored."""
+        ignored = set(spec.ignore_hosts)
+        for cell_uuid in cells_away:
+            ignored.update(host_mappings.hosts_in_cell(self._api_engine, cell_uuid))
+        return dataclasses.replace(spec, num_instances=len(uuids),
+                                   ignore_hosts=sorted(ignored))
+
+    def _cell_name(self, cell_uuid: str) -> str:
+        try:
+            return self._cells.mapping(cell_uuid).name
+        except (UnknownCell, sa.exc.SQLAlchemyError):
+            return cell_uuid
 
     def _select_destinations(self, ctxt, spec: RequestSpec,
                              uuids: list[str]) -> list[list[Selection]]:
@@ -271,13 +324,19 @@ class SuperConductorManager:
 
     def _place_and_build(self, ctxt, spec: RequestSpec,
                          chosen_for: Sequence[tuple[Instance, Sequence[Selection]]],
-                         started: datetime.datetime) -> None:
+                         started: datetime.datetime,
+                         cells_away: dict[str, str] | None = None) -> None:
         """Write the instances into their cells, point their mappings there, cast their builds.
 
         One transaction per cell for the instances placed in it, one in the
         API database for all the mappings, then one cast per instance: a
         multi-create costs a few round trips, not a few per instance.
+        Those whose cell's database stayed away are asked for again without
+        that cell (``cells_away``: the cells left out so far, and why).
         """
+        cells_away = dict(cells_away or {})
+        asked_of = {asked.uuid: asked for asked, _ in chosen_for}
+        moved: list[str] = []
         spec = self._with_group_places(spec)
         held = {asked.uuid: self._claims_of([asked.uuid]) for asked, _ in chosen_for}
         by_cell: dict[str, list[tuple[Instance, Sequence[Selection]]]] = {}
@@ -293,22 +352,51 @@ class SuperConductorManager:
             try:
                 cell = self._cells.mapping(cell_uuid)
                 engine = self._cells.engine(cell_uuid)
-                cell_writes.create_many(engine, share, spec, request_id=ctxt.request_id,
-                                        scheduling_started=started)
+                self._write_into(engine, share, spec, ctxt, started)
             except (UnknownCell, sa.exc.SQLAlchemyError) as exc:
                 for instance, _ in share:
                     held[instance.uuid].unwind()
-                self._fail([instance.uuid for instance, _ in share],
-                           f'could not create the instance in cell {cell_uuid}: {exc}',
-                           why='cell_write')
+                share_uuids = [instance.uuid for instance, _ in share]
+                if not away.is_away(exc):
+                    self._fail(share_uuids,
+                               f'could not create the instance in cell {cell_uuid}: {exc}',
+                               why='cell_write')
+                    continue
+                why = (f'its database did not answer for {self._cell_write_retry_timeout:.0f}'
+                       f' s: {away.first_line(exc)}')
+                if spec.instance_group is not None:
+                    self._fail(share_uuids, f'could not create the instance in cell '
+                                            f'{self._cell_name(cell_uuid)}: {why}',
+                               why='cell_write')
+                    continue
+                LOG.warning('Could not create %s in cell %s, %s; asking the scheduler '
+                            'again for another cell', ', '.join(share_uuids),
+                            self._cell_name(cell_uuid), why)
+                cells_away[cell_uuid] = why
+                moved.extend(share_uuids)
                 continue
             for instance, host_list in share:
                 held[instance.uuid].push(cell_writes.CellRow(engine, instance.uuid,
                                                              cell.name))
                 written.append(_Written(instance, host_list, cell, engine,
                                         held[instance.uuid]))
-        if not written:
-            return
+        if written:
+            self._point_and_cast(ctxt, spec, written)
+        if moved:
+            self._schedule_and_build(ctxt, spec, {uuid: asked_of[uuid] for uuid in moved},
+                                     started, cells_away)
+
+    def _write_into(self, engine: Engine,
+                    share: Sequence[tuple[Instance, Sequence[Selection]]],
+                    spec: RequestSpec, ctxt, started: datetime.datetime) -> None:
+        """``cell_writes.create_many``, written again while the cell's database is away (bounded)."""
+        away.retry_while_away(
+            lambda: cell_writes.create_many(engine, share, spec, request_id=ctxt.request_id,
+                                            scheduling_started=started),
+            timeout=self._cell_write_retry_timeout, sleep=self._sleep)
+
+    def _point_and_cast(self, ctxt, spec: RequestSpec, written: list[_Written]) -> None:
+        """Point the mappings of the instances written into cells there, and cast their builds."""
         try:
             outcomes = build_requests.place_many(
                 self._api_engine, {w.instance.uuid: w.cell.uuid for w in written},

@@ -104,6 +104,7 @@ def build_super_conductor(conf: cfg.ConfigOpts, *, transport, api_engine: Engine
         compute_api_for=compute_api_for, placement=placement,
         max_attempts=conf.conductor.max_attempts,
         scheduler_retry_timeout=conf.conductor.scheduler_retry_timeout,
+        cell_write_retry_timeout=conf.conductor.cell_write_retry_timeout,
         host=host or conf.host)
     resumption = Resumption(
         manager, api_engine=api_engine, cells=cells, binary=BINARY,
