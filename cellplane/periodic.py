@@ -2,12 +2,16 @@
 
 A failing run is logged and the next one happens on schedule: a heartbeat
 that fails once (broker restarting) must not stop the service reporting.
+A run that fails because a database is away is logged without a traceback,
+at DEBUG: the engine said the outage once (``cellplane.outage``).
 """
 from __future__ import annotations
 
 import logging
 import threading
 from typing import Callable
+
+from cellplane.db import away
 
 LOG = logging.getLogger(__name__)
 
@@ -36,7 +40,11 @@ class PeriodicTask:
         while not self._stopped.is_set():
             try:
                 self._func()
-            except Exception:  # keep reporting; the log says why
-                LOG.exception('Periodic task %s failed; next run in %s s',
-                              self.name, self.interval)
+            except Exception as exc:  # keep reporting; the log says why
+                if away.is_away(exc):
+                    LOG.debug('Periodic task %s failed, its database is away (%s); next '
+                              'run in %s s', self.name, away.first_line(exc), self.interval)
+                else:
+                    LOG.exception('Periodic task %s failed; next run in %s s',
+                                  self.name, self.interval)
             self._stopped.wait(self.interval)

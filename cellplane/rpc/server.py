@@ -9,7 +9,10 @@ busier executor logs "Connection pool limit exceeded" and waits.
 
 Before a message is dispatched its shape is checked (a method name, an
 object of arguments), so that a foreign JSON object on the queue is refused
-with one clear ERROR line instead of a TypeError traceback.
+with one clear ERROR line instead of a TypeError traceback. A handler that
+fails because its database is away (``cellplane.db.away``) is not logged
+with a traceback either: the engine said the outage once
+(``cellplane.outage``), and a caller still gets the error back.
 """
 from __future__ import annotations
 
@@ -20,6 +23,7 @@ from cellplane import (
     metrics,
     rpc,  # noqa: F401 - filters the eventlet warning first
 )
+from cellplane.db import away
 from cellplane.rpc.multi_listen import MultiServerRPCServer
 from cellplane.rpc.rejections import MalformedMessage, MessageRejected
 from cellplane.rpc.serializer import PayloadSerializer
@@ -81,8 +85,13 @@ class ShapeCheckingDispatcher(messaging.RPCDispatcher):
             metrics.RPC_MESSAGES.labels(
                 label, getattr(cause, 'rpc_outcome', 'refused')).inc()
             raise
-        except Exception:
+        except Exception as exc:
             metrics.RPC_MESSAGES.labels(label, 'error').inc()
+            if away.is_away(exc):
+                # oslo.messaging logs an expected exception at DEBUG, without
+                # a traceback, and still returns it to a caller.
+                LOG.debug('%s failed: its database is away (%s)', label, away.first_line(exc))
+                raise messaging.ExpectedException() from exc
             raise
         metrics.RPC_MESSAGES.labels(label, 'handled').inc()
         return result

@@ -18,6 +18,12 @@ A compute host's heartbeat lists the builds it holds: they are marked
 started in their build plans, so that the stalled-build check tells a cast
 lost on its way from a build that is only slow.
 
+A report that changes an instance (a build result, a build start, a
+reschedule) is written again with backoff while the cell database is away,
+for ``[conductor] database_retry_timeout`` seconds: a database restart or a
+short cut loses no build result. Heartbeats and node records are not: the
+next ones replace them.
+
 Fencing: a build result (ACTIVE or ERROR) from a host that does not own the
 instance (its build plan names another host, or none) comes from a build
 moved away while that host was down
@@ -31,6 +37,7 @@ import logging
 from sqlalchemy.engine import Engine
 
 from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
+from cellplane.db import away
 from cellplane.objects import (
     build_plans,
     compute_nodes,
@@ -100,11 +107,17 @@ class CellConductorManager:
     target = messaging.Target(namespace=rpcapi.NAMESPACE, version=rpcapi.API_VERSION)
 
     def __init__(self, *, engine: Engine, rescheduler: Rescheduler,
-                 compute: ComputeAPI, moves: CellMoves | None = None) -> None:
+                 compute: ComputeAPI, moves: CellMoves | None = None,
+                 database_retry_timeout: float = 0.0) -> None:
         self.engine = engine
         self.rescheduler = rescheduler
         self.compute = compute
         self.moves = moves
+        self._database_retry_timeout = database_retry_timeout
+
+    def _while_away(self, call):
+        """``call()`` (one transaction), written again while the cell database is away (bounded)."""
+        return away.retry_while_away(call, timeout=self._database_retry_timeout)
 
     def service_heartbeat(self, ctxt, status: ServiceStatus) -> None:
         if not isinstance(status, ServiceStatus):
@@ -183,13 +196,16 @@ class CellConductorManager:
             LOG.error('Rejected build_started: instance_uuid and host must be non-empty '
                       'strings, got %r and %r', instance_uuid, host)
             return
-        try:
+        def started() -> None:
             with self.engine.begin() as conn:
                 # The instance first, then its plan: the order every other
                 # writer of both takes, so that none waits on the other.
                 if not (instances.set_spawning(conn, instance_uuid)
                         and build_plans.started_on(conn, instance_uuid, host)):
                     raise _NotItsBuild
+
+        try:
+            self._while_away(started)
         except _NotItsBuild:
             LOG.info('Ignored the start of the build of instance %s on %s: it is not '
                      'building there (moved, ended or deleted)', instance_uuid, host)
@@ -201,42 +217,51 @@ class CellConductorManager:
             LOG.error(_wrong_type('instance_update', 'update', update, 'an InstanceUpdate'))
             return
         try:
-            with self.engine.begin() as conn:
-                owner = (build_plans.fenced(conn, update.instance_uuid, update.host)
-                         if update.host and update.vm_state in (ACTIVE, ERROR) else None)
-                if owner is not None:
-                    self._fence(ctxt, update, owner.host)
-                    return
-                applied = instances.apply_update(conn, update)
-                if update.vm_state == DELETED:
-                    build_plans.forget(conn, update.instance_uuid)
-                elif update.vm_state in (ACTIVE, ERROR):
-                    build_plans.finish(conn, update.instance_uuid,
-                                       update.host if update.vm_state == ACTIVE else None)
-                if not applied:
-                    # Deleted while it was being built: whatever the host
-                    # made must not keep running (nor be recorded).
-                    self._terminate_late_arrival(ctxt, update)
-                    return
-                if update.vm_state == ERROR:
-                    instances.set_error(
-                        conn, update.instance_uuid, host=update.host,
-                        message=update.fault_message or 'Instance failed on its host',
-                        details=update.fault_message or '')
-                if update.attempt is not None:
-                    action_id = instance_actions.ensure_create_action(
-                        conn, update.instance_uuid, request_id=ctxt.request_id,
-                        user_id=ctxt.user_id, project_id=ctxt.project_id)
-                    instance_actions.record_build_attempt(conn, action_id, update.attempt)
-                    if update.vm_state in (ACTIVE, ERROR):
-                        instance_actions.finish_action(conn, action_id, update.fault_message)
+            outcome = self._while_away(lambda: self._apply(ctxt, update))
         except instances.InstanceNotFound as exc:
             LOG.error('Rejected instance_update (%s): %s', update.vm_state, exc)
+            return
+        if outcome == 'fenced':
+            return
+        if outcome == 'late':
+            self._terminate_late_arrival(ctxt, update)
             return
         if update.vm_state in (ACTIVE, ERROR):
             metrics.BUILDS_ENDED.labels(update.vm_state.lower()).inc()
         LOG.info('Instance %s is %s%s', update.instance_uuid, update.vm_state,
                  f' on {update.host}' if update.host else '')
+
+    def _apply(self, ctxt, update: InstanceUpdate) -> str:
+        """Write ``update`` in one transaction: ``applied``, ``fenced`` or ``late`` (deleted meanwhile)."""
+        with self.engine.begin() as conn:
+            owner = (build_plans.fenced(conn, update.instance_uuid, update.host)
+                     if update.host and update.vm_state in (ACTIVE, ERROR) else None)
+            if owner is not None:
+                self._fence(ctxt, update, owner.host)
+                return 'fenced'
+            applied = instances.apply_update(conn, update)
+            if update.vm_state == DELETED:
+                build_plans.forget(conn, update.instance_uuid)
+            elif update.vm_state in (ACTIVE, ERROR):
+                build_plans.finish(conn, update.instance_uuid,
+                                   update.host if update.vm_state == ACTIVE else None)
+            if not applied:
+                # Deleted while it was being built: whatever the host
+                # made must not keep running (nor be recorded).
+                return 'late'
+            if update.vm_state == ERROR:
+                instances.set_error(
+                    conn, update.instance_uuid, host=update.host,
+                    message=update.fault_message or 'Instance failed on its host',
+                    details=update.fault_message or '')
+            if update.attempt is not None:
+                action_id = instance_actions.ensure_create_action(
+                    conn, update.instance_uuid, request_id=ctxt.request_id,
+                    user_id=ctxt.user_id, project_id=ctxt.project_id)
+                instance_actions.record_build_attempt(conn, action_id, update.attempt)
+                if update.vm_state in (ACTIVE, ERROR):
+                    instance_actions.finish_action(conn, action_id, update.fault_message)
+        return 'applied'
 
     def _fence(self, ctxt, update: InstanceUpdate, owner: str | None) -> None:
         """A host reported a build that was moved away while it was down: undo it there."""

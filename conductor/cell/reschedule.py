@@ -36,6 +36,7 @@ from sqlalchemy.engine import Engine
 
 from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
 from cellplane.context import RequestContext
+from cellplane.db import away
 from cellplane.objects import build_plans, compute_nodes, instance_actions, instances, services
 from compute_agent.rpcapi import ComputeAPI
 from conductor import metrics
@@ -65,33 +66,31 @@ class Rescheduler:
 
     def __init__(self, *, engine: Engine, placement: PlacementClient,
                  compute: ComputeAPI, max_attempts: int,
-                 service_down_time: float | None = None) -> None:
+                 service_down_time: float | None = None,
+                 database_retry_timeout: float = 0.0) -> None:
         self._engine = engine
         self._placement = placement
         self._compute = compute
         self._max_attempts = max_attempts
         # None: alternates are tried whatever their liveness.
         self._service_down_time = service_down_time
+        self._database_retry_timeout = database_retry_timeout
 
     def reschedule(self, ctxt: RequestContext, instance: Instance,
                    request_spec: RequestSpec, host_list: Sequence[Selection],
                    attempt: BuildAttempt) -> RescheduleOutcome:
         uuid = instance.uuid
-        with self._engine.begin() as conn:
-            owner = build_plans.fenced(conn, uuid, attempt.host)
-            if owner is not None:
-                LOG.warning('Ignored the failed build of instance %s on %s: the build '
-                            'was moved %s while %s was down', uuid, attempt.host,
-                            f'to {owner.host}' if owner.host else 'and ended in ERROR',
-                            attempt.host)
-                return RescheduleOutcome()
-            action_id = instance_actions.ensure_create_action(
-                conn, uuid, request_id=ctxt.request_id, user_id=request_spec.user_id,
-                project_id=request_spec.project_id)
-            instance_actions.record_build_attempt(conn, action_id, attempt)
-            still_wanted = instances.set_building(conn, uuid, SCHEDULING)
-            if not still_wanted:
-                build_plans.forget(conn, uuid)
+        # The report is taken in one transaction before anything else is
+        # done, so it can be written again while the cell database is away.
+        owner, action_id, still_wanted = away.retry_while_away(
+            lambda: self._take_report(ctxt, uuid, request_spec, attempt),
+            timeout=self._database_retry_timeout)
+        if owner is not None:
+            LOG.warning('Ignored the failed build of instance %s on %s: the build '
+                        'was moved %s while %s was down', uuid, attempt.host,
+                        f'to {owner.host}' if owner.host else 'and ended in ERROR',
+                        attempt.host)
+            return RescheduleOutcome()
         if not still_wanted:
             LOG.info('Instance %s was deleted while it was built on %s; not '
                      'rescheduling it', uuid, attempt.host)
@@ -144,6 +143,21 @@ class Rescheduler:
                     f'Placement could not be reached to claim an alternate: {refused}'))
         return self._give_up(action_id, uuid, attempt.host, ending=(
             'no alternate host left: every host the scheduler offered was tried'))
+
+    def _take_report(self, ctxt, uuid: str, request_spec: RequestSpec, attempt: BuildAttempt):
+        """(the owner fencing the report or None, the create action's id, still wanted?)."""
+        with self._engine.begin() as conn:
+            owner = build_plans.fenced(conn, uuid, attempt.host)
+            if owner is not None:
+                return owner, None, False
+            action_id = instance_actions.ensure_create_action(
+                conn, uuid, request_id=ctxt.request_id, user_id=request_spec.user_id,
+                project_id=request_spec.project_id)
+            instance_actions.record_build_attempt(conn, action_id, attempt)
+            still_wanted = instances.set_building(conn, uuid, SCHEDULING)
+            if not still_wanted:
+                build_plans.forget(conn, uuid)
+        return None, action_id, still_wanted
 
     def _silent_hosts(self, host_list: Sequence[Selection]) -> dict:
         if self._service_down_time is None:

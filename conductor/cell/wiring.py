@@ -68,12 +68,14 @@ def build_cell_conductor(conf: cfg.ConfigOpts, *, transport, engine: Engine,
     compute = ComputeAPI(transport, conf=conf)
     rescheduler = Rescheduler(engine=engine, placement=placement, compute=compute,
                               max_attempts=conf.conductor.max_attempts,
-                              service_down_time=conf.service.service_down_time)
+                              service_down_time=conf.service.service_down_time,
+                              database_retry_timeout=conf.conductor.database_retry_timeout)
     moves = CellMoves(engine=engine, placement=placement, compute=compute,
                       max_attempts=conf.conductor.max_attempts,
                       service_down_time=conf.service.service_down_time)
     manager = CellConductorManager(engine=engine, rescheduler=rescheduler, compute=compute,
-                                   moves=moves)
+                                   moves=moves,
+                                   database_retry_timeout=conf.conductor.database_retry_timeout)
     host = host or conf.host
 
     def heartbeat() -> None:
