@@ -21,6 +21,12 @@ With ``compute_api=True`` too, that region also holds the compute API, its
 image catalog (``images``: the catalog file's text) and Keystone itself,
 so that the OpenStack clients find everything from a login
 (``tests/support/clients.py``).
+
+``proxied_databases`` (``placement``, ``api``, a cell's name) are reached
+by every daemon through a ``TcpProxy`` of their own
+(``database_proxies[name]``): stopping it is that database going away
+(connections dropped, new ones refused) for this deployment alone;
+``direct_url(name)`` is the database without the proxy.
 """
 from __future__ import annotations
 
@@ -46,6 +52,7 @@ from compute_agent.hosted_host import hosted_host_names
 from placement.client import KeystoneTransport, PlacementClient
 from tests.support.backing_services import PostgresServer, RabbitServer
 from tests.support.keystone import ADMIN, SERVICE, Keystone
+from tests.support.tcp_proxy import TcpProxy
 
 REPO = Path(__file__).resolve().parents[2]
 RUN_LOCAL = REPO / 'deploy' / 'run-local.sh'
@@ -110,7 +117,8 @@ class Deployment:
                  metrics_ports: dict[str, int] | None = None,
                  scheduler_only: dict[str, dict[str, Any]] | None = None,
                  keystone: Keystone | None = None,
-                 compute_api: bool = False, images: str | None = None) -> None:
+                 compute_api: bool = False, images: str | None = None,
+                 proxied_databases: tuple[str, ...] = ()) -> None:
         self.workdir = Path(workdir)
         self.config_dir = self.workdir / 'etc'
         self.run_dir = self.workdir / 'run'
@@ -170,6 +178,9 @@ class Deployment:
         self.images = images
         self.vhosts: dict[str, str] = {}
         self.databases: dict[str, str] = {}
+        self.proxied_databases = tuple(proxied_databases)
+        self.database_proxies: dict[str, TcpProxy] = {}
+        self._direct_urls: dict[str, str] = {}
         self.placement_url = ''
 
     # -- set up ---------------------------------------------------------------------
@@ -179,6 +190,8 @@ class Deployment:
             self.vhosts.update(zip(levels, self.rabbit.create_vhosts(list(levels)), strict=True))
             for name in ('api', 'placement', *self.cells):
                 self.databases[name] = self.postgres.create_database(name)
+                if name in self.proxied_databases:
+                    self.databases[name] = self._through_proxy(name, self.databases[name])
             self.placement_url = f'http://127.0.0.1:{free_port()}'
             if self.keystone is not None:
                 self.region_registered = True
@@ -201,6 +214,18 @@ class Deployment:
             self.destroy()
             raise
         return self
+
+    def _through_proxy(self, name: str, url: str) -> str:
+        self._direct_urls[name] = url
+        real = sa.engine.make_url(url)
+        proxy = TcpProxy(real.host or '127.0.0.1', real.port or 5432).start()
+        self.database_proxies[name] = proxy
+        return real.set(host='127.0.0.1', port=proxy.port).render_as_string(
+            hide_password=False)
+
+    def direct_url(self, name: str) -> str:
+        """The URL of database ``name`` not through its proxy (the same as ``databases`` if none)."""
+        return self._direct_urls.get(name, self.databases[name])
 
     def transport_url(self, level: str) -> str:
         return self.rabbit.url_for(self.vhosts[level])
@@ -353,7 +378,7 @@ class Deployment:
         return path.read_text() if path.exists() else ''
 
     def cell_engine(self, cell: str) -> sa.engine.Engine:
-        return engines.create_engine(self.databases[cell])
+        return engines.create_engine(self.direct_url(cell))
 
     def placement(self) -> PlacementClient:
         """Placement as an administrator: noauth2's admin, or Keystone's (through the catalog)."""
@@ -417,6 +442,8 @@ class Deployment:
             except AssertionError:
                 pass
         self.rabbit.delete_vhosts(list(self.vhosts.values()))
+        for proxy in self.database_proxies.values():
+            proxy.stop()
         for url in self.databases.values():
             self.postgres.drop_database(url)
         self.vhosts.clear()
@@ -424,6 +451,7 @@ class Deployment:
         # oslo.messaging's queue name counters (use_queue_manager) of this deployment.
         for counter in Path('/dev/shm').glob(f'*@{self.tag}_*_qmanager'):
             counter.unlink(missing_ok=True)
+        self.database_proxies.clear()
         if self.region_registered:
             self.keystone.remove_region(self.region)
             self.region_registered = False
