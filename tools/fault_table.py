@@ -9,7 +9,12 @@ fake host each (room for 256 instances), 1 s builds. ``--instances`` instances a
 requests of 5 through the API role (what ``cellplane server create``
 runs), one request every 0.2 s; a third of the way in the case's fault is
 injected (SIGKILL by pid, restarted 5 s later where the case says so; or
-RabbitMQ's application stopped for 7 s; or malformed messages). Then it
+RabbitMQ's application stopped for 7 s; or malformed messages; or a
+database away: Placement's or cell1's cut at a TCP proxy of the case's own
+while boots go on, every backend of the deployment's databases terminated,
+or the whole PostgreSQL server restarted in fast mode, which every other
+user of that server sees too: run ``postgres`` alone on a machine of your
+own). Then it
 waits up to ``--settle`` seconds for nothing to be in BUILD, and counts:
 
 - ACTIVE, ERROR (with the distinct reasons), still BUILD;
@@ -30,8 +35,12 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
+
+import sqlalchemy as sa
+from sqlalchemy.engine import make_url
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -56,6 +65,10 @@ RESTART_AFTER = 5.0
 BROKER_DOWN = 7.0
 MALFORMED = 200
 AFTER_MALFORMED = 20
+PLACEMENT_DB_DOWN = 3.0
+CELL_DB_DOWN = 60.0
+# The databases each case reaches through a TCP proxy it can cut.
+PROXIED = {'placement-db': ('placement',), 'cell-db': ('cell1',)}
 
 # The defaults, but for how often the conductors look and the two bounds
 # that would use up most of the settle time (build_start_timeout 120 s,
@@ -81,6 +94,11 @@ CASES = {
     'placement': 'kill -9 Placement (all its processes), restarted 5 s later',
     'malformed': f'{MALFORMED} malformed RPC messages to every topic, then '
                  f'{AFTER_MALFORMED} boots',
+    'placement-db': f'Placement\'s database cut (TCP proxy) {PLACEMENT_DB_DOWN:g} s',
+    'cell-db': f'cell1\'s database cut (TCP proxy) {CELL_DB_DOWN:g} s, cell2 up',
+    'pg-terminate': 'pg_terminate_backend of every connection to the deployment\'s '
+                    'databases',
+    'postgres': 'pg_ctlcluster restart -m fast (the whole server: run it alone)',
 }
 
 
@@ -121,6 +139,47 @@ def inject(case: str, deployment: Deployment, rabbit) -> None:
     elif case == 'placement':
         _kill(deployment, 'placement', group=True)
         _restart_later(deployment)
+    elif case in PROXIED:
+        (name,) = PROXIED[case]
+        down = PLACEMENT_DB_DOWN if case == 'placement-db' else CELL_DB_DOWN
+        # The boots go on while the database is away.
+        threading.Thread(target=_cut, args=(deployment, name, down), daemon=True).start()
+    elif case == 'pg-terminate':
+        say(f'  terminated {_terminate_backends(deployment)} backend(s)')
+    elif case == 'postgres':
+        _restart_postgres()
+
+
+def _cut(deployment: Deployment, name: str, seconds: float) -> None:
+    proxy = deployment.database_proxies[name]
+    say(f'  {name} database cut for {seconds:g} s')
+    proxy.stop()
+    time.sleep(seconds)
+    proxy.start()
+    say(f'  {name} database back')
+
+
+def _terminate_backends(deployment: Deployment) -> int:
+    names = [make_url(url).database for url in deployment.databases.values()]
+    admin = sa.create_engine(deployment.postgres.admin_url, isolation_level='AUTOCOMMIT',
+                             poolclass=sa.pool.NullPool)
+    try:
+        with admin.connect() as conn:
+            return len(conn.execute(sa.text(
+                'SELECT pg_terminate_backend(pid) FROM pg_stat_activity '
+                'WHERE datname = ANY(:names) AND pid <> pg_backend_pid()'),
+                {'names': names}).all())
+    finally:
+        admin.dispose()
+
+
+def _restart_postgres() -> None:
+    """``pg_ctlcluster VERSION NAME restart -m fast`` of the (first) local cluster."""
+    (version, name, *_), *_ = (line.split() for line in subprocess.run(
+        ['pg_lsclusters', '-h'], capture_output=True, text=True, check=True).stdout.splitlines())
+    began = time.monotonic()
+    subprocess.run(['pg_ctlcluster', version, name, 'restart', '-m', 'fast'], check=True)
+    say(f'  pg_ctlcluster {version} {name} restart -m fast: {time.monotonic() - began:.1f} s')
 
 
 def count(deployment: Deployment, api_engine, uuids: list[str]) -> dict:
@@ -150,7 +209,8 @@ def run_case(case: str, args, rabbit, postgres) -> dict:
         deployment = Deployment(
             Path(workdir), rabbit, postgres, computes,
             cell_conductor=SETTINGS['cell_conductor'],
-            super_conductor=SETTINGS['super_conductor'])
+            super_conductor=SETTINGS['super_conductor'],
+            proxied_databases=PROXIED.get(case, ()))
         try:
             say(f'{case}: starting a deployment')
             deployment.create()
