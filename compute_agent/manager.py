@@ -33,9 +33,9 @@ from typing import Mapping
 from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
 from compute_agent import moves
 from compute_agent.hosted_host import HostedHost
-from compute_agent.pending_unclaims import PendingUnclaims
 from compute_agent.rpcapi import ComputeAPI
 from conductor.cell.rpcapi import CellConductorAPI
+from placement.client.pending_unclaims import PendingUnclaims
 
 # isort: split
 import oslo_messaging as messaging

@@ -46,6 +46,7 @@ from conductor.cell import group_check
 import oslo_messaging as messaging
 
 from placement.client import ClaimConflict, PlacementClient, PlacementClientError, PlacementUnreachable
+from placement.client.pending_unclaims import PendingUnclaims
 from rpc_schemas.build_attempt import BuildAttempt
 from rpc_schemas.instance import SCHEDULING, Instance
 from rpc_schemas.request_spec import RequestSpec
@@ -70,6 +71,9 @@ class Rescheduler:
                  database_retry_timeout: float = 0.0) -> None:
         self._engine = engine
         self._placement = placement
+        # Allocations of instances ending in ERROR that Placement could not
+        # remove at once: removed later (``pending.retry``, periodic).
+        self.pending = PendingUnclaims(placement)
         self._compute = compute
         self._max_attempts = max_attempts
         # None: alternates are tried whatever their liveness.
@@ -104,11 +108,15 @@ class Rescheduler:
         try:
             self._placement.unclaim(uuid)
         except (PlacementUnreachable, PlacementClientError) as exc:
+            if isinstance(exc, PlacementClientError) and exc.status < 500:
+                leftover = (f'Remove it with DELETE /allocations/{uuid}')
+            else:
+                self.pending.later(uuid, str(exc))
+                leftover = 'It is removed once Placement answers'
             return self._give_up(action_id, uuid, attempt.host, ending=(
                 f'the allocation of the failed build on {attempt.host} could not be '
-                f'removed from Placement ({exc}), so no alternate was claimed. Remove '
-                f'it with DELETE /allocations/{uuid} once Placement answers'),
-                unclaim=False)
+                f'removed from Placement ({exc}), so no alternate was claimed. '
+                f'{leftover}'), unclaim=False)
 
         with self._engine.connect() as conn:
             events = instance_actions.history(conn, uuid)
@@ -238,10 +246,22 @@ class Rescheduler:
         return failure
 
     def remove_allocations(self, uuid: str) -> str | None:
-        """Unclaim ``uuid``; None if done, else what the operator must do."""
+        """Unclaim ``uuid`` (it will not be claimed for again); None if done, else what is left.
+
+        One Placement could not remove (down, or a 5xx) is kept and removed
+        once it answers; one it refused is for the operator.
+        """
         try:
             self._placement.unclaim(uuid)
-        except (PlacementUnreachable, PlacementClientError) as exc:
+        except PlacementUnreachable as exc:
+            self.pending.later(uuid, str(exc))
+            return (f'removing its allocations from Placement failed ({exc}); they '
+                    f'are removed once Placement answers')
+        except PlacementClientError as exc:
+            if exc.status >= 500:
+                self.pending.later(uuid, str(exc))
+                return (f'removing its allocations from Placement failed ({exc}); they '
+                        f'are removed once Placement answers')
             return (f'removing its allocations from Placement failed ({exc}): remove '
                     f'them with DELETE /allocations/{uuid}')
         return None

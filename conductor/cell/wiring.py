@@ -39,6 +39,9 @@ from conductor.legacy import LegacyConductorEndpoint
 from placement import client_conf
 from placement.client import PlacementClient
 
+# Seconds between two tries of the allocation removals Placement could not take.
+PENDING_UNCLAIMS_INTERVAL = 10.0
+
 BINARY = 'cellplane-conductor'
 
 
@@ -95,6 +98,9 @@ def build_cell_conductor(conf: cfg.ConfigOpts, *, transport, engine: Engine,
         prometheus_client.REGISTRY.register(metrics.ComputeHeartbeats(
             engine, conf.cell.name or host, conf.service.service_down_time))
     periodic = []
+    # Allocations of instances in ERROR Placement could not remove at once.
+    periodic.append(PeriodicTask(f'{host}-pending-unclaims', PENDING_UNCLAIMS_INTERVAL,
+                                 rescheduler.pending.retry))
     if conf.conductor.stalled_build_check_interval:
         periodic.append(PeriodicTask(f'{host}-stalled-builds',
                                      conf.conductor.stalled_build_check_interval,

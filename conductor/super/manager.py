@@ -75,6 +75,7 @@ from compute_agent.rpcapi import ComputeAPI
 from conductor import metrics
 from conductor.super import cell_writes, group_places, rpcapi
 from conductor.super.moves import MoveRefused, SuperMoves
+from placement.client.pending_unclaims import PendingUnclaims
 
 # isort: split
 import oslo_messaging as messaging
@@ -153,6 +154,9 @@ class SuperConductorManager:
         self._scheduler = scheduler
         self._compute_api_for = compute_api_for
         self._placement = placement
+        # The claims of instances that will not be built (failed, deleted)
+        # that Placement could not remove: removed later (``pending.retry``).
+        self.pending = PendingUnclaims(placement)
         self._num_alternates = max_attempts - 1
         self._scheduler_retry_timeout = scheduler_retry_timeout
         self._cell_write_retry_timeout = cell_write_retry_timeout
@@ -338,7 +342,8 @@ class SuperConductorManager:
         asked_of = {asked.uuid: asked for asked, _ in chosen_for}
         moved: list[str] = []
         spec = self._with_group_places(spec)
-        held = {asked.uuid: self._claims_of([asked.uuid]) for asked, _ in chosen_for}
+        held = {asked.uuid: self._claims_of([asked.uuid], final=True)
+                for asked, _ in chosen_for}
         by_cell: dict[str, list[tuple[Instance, Sequence[Selection]]]] = {}
         for asked, host_list in chosen_for:
             chosen = host_list[0]
@@ -354,9 +359,11 @@ class SuperConductorManager:
                 engine = self._cells.engine(cell_uuid)
                 self._write_into(engine, share, spec, ctxt, started)
             except (UnknownCell, sa.exc.SQLAlchemyError) as exc:
-                for instance, _ in share:
-                    held[instance.uuid].unwind()
                 share_uuids = [instance.uuid for instance, _ in share]
+                moving = away.is_away(exc) and spec.instance_group is None
+                # A claim of an instance asked for again is removed now or
+                # never: kept for later, it would remove the next one.
+                self._claims_of(share_uuids, final=not moving).unwind()
                 if not away.is_away(exc):
                     self._fail(share_uuids,
                                f'could not create the instance in cell {cell_uuid}: {exc}',
@@ -481,7 +488,7 @@ class SuperConductorManager:
                          for uuid in uuids)
         metrics.INSTANCES_FAILED.labels(why).inc(failed)
         if unclaim:
-            self._claims_of(uuids).unwind()
+            self._claims_of(uuids, final=True).unwind()
         # Those the user deleted meanwhile are not failed: they are gone.
         self._forget_deleted(uuids)
 
@@ -520,15 +527,17 @@ class SuperConductorManager:
                 UnknownCell) as exc:
             LOG.error('Rejected %s of migration %s: %s', method, migration_uuid, exc)
 
-    def _claims_of(self, uuids: Sequence[str]) -> ReservationStack:
+    def _claims_of(self, uuids: Sequence[str], *, final: bool = False) -> ReservationStack:
         """The claims the scheduler made (or may have made) for ``uuids``, held.
 
-        Unwound, each is removed from Placement; one that cannot be is
-        logged with the command that removes it, and the others still are.
+        Unwound, each is removed from Placement. ``final``: the instances
+        will not be claimed for again (failed, deleted), so one Placement
+        cannot remove now is kept and removed later (``pending``); else it
+        is logged with the command that removes it. The others still are.
         """
         held = ReservationStack()
         for uuid in uuids:
-            held.push(SchedulerClaim(self._placement, uuid))
+            held.push(SchedulerClaim(self.pending if final else self._placement, uuid))
         return held
 
     def _unclaim(self, uuid: str) -> None:

@@ -42,6 +42,9 @@ from placement import client_conf
 from placement.client import PlacementClient
 from scheduler.rpcapi import SchedulerAPI
 
+# Seconds between two tries of the allocation removals Placement could not take.
+PENDING_UNCLAIMS_INTERVAL = 10.0
+
 BINARY = 'cellplane-conductor'
 
 
@@ -126,6 +129,9 @@ def build_super_conductor(conf: cfg.ConfigOpts, *, transport, api_engine: Engine
         window = conf.conductor.resize_confirm_window
         periodic.append(PeriodicTask('confirm-resizes', conf.conductor.resize_confirm_interval,
                                      lambda: moves.confirm_expired(window)))
+    # Claims of failed or deleted boots Placement could not remove at once.
+    periodic.append(PeriodicTask('pending-unclaims', PENDING_UNCLAIMS_INTERVAL,
+                                 manager.pending.retry))
     if conf.conductor.placement_audit_interval:
         audit = PeriodicAudit(api_engine, cells, placement,
                               grace=conf.conductor.placement_audit_grace)

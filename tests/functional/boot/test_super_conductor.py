@@ -26,6 +26,7 @@ from cellplane_api import servers
 from conductor.super import cell_writes
 from conductor.super.cell_writes import EVENT_SCHEDULE
 from conductor.super.manager import SuperConductorManager
+from placement.client import PlacementUnreachable
 
 # isort: split
 import oslo_messaging as messaging
@@ -342,6 +343,45 @@ def test_a_claim_that_cannot_be_removed_does_not_keep_the_cell_row_or_the_failur
                 instances.c.uuid == instance.uuid)).first() is None
     assert f'DELETE /allocations/{instance.uuid}' in caplog.text
     assert 'placement unreachable' in caplog.text
+
+
+class _UnclaimsOnSecondTry:
+    """Placement whose first removal of a claim finds it away (the client gave up), then answers."""
+
+    def __init__(self, placement):
+        self._placement = placement
+        self.asked: list[str] = []
+
+    def unclaim(self, consumer_uuid):
+        self.asked.append(consumer_uuid)
+        if len(self.asked) == 1:
+            raise PlacementUnreachable('placement at http://placement unreachable after '
+                                       '12 attempt(s) in 30.0 s: Connection refused')
+        return self._placement.unclaim(consumer_uuid)
+
+
+def test_the_claim_of_a_failed_boot_placement_could_not_remove_is_removed_later(top):
+    spec_flavor = Flavor(name='small', vcpus=1, memory_mb=512, root_gb=10)
+    top.flavor()
+    spec = RequestSpec(flavor=spec_flavor, project_id='proj', user_id='alice')
+    instance = Instance(uuid='00000000-0000-4000-8000-0000000000bd', project_id='proj',
+                        user_id='alice', flavor=spec_flavor, display_name='orphan')
+    build_requests.record(top.api_engine, [instance], spec)
+    top.cell_dbs.reload()
+    placement = _UnclaimsOnSecondTry(top.placement)
+    manager = SuperConductorManager(
+        api_engine=top.api_engine, cells=top.cell_dbs,
+        scheduler=_DeletesTheCellWhileScheduling(top.scheduler_api, top.api_engine),
+        compute_api_for=top.compute_api_for, placement=placement, max_attempts=3)
+    manager.schedule_and_build_instances(new_context(), spec, [instance.uuid])
+
+    assert build_requests.get(top.api_engine, instance.uuid).failed
+    assert manager.pending.pending() == [instance.uuid]
+    assert top.placement.get_allocations(instance.uuid).allocations != {}
+    assert manager.pending.retry() == 1
+    assert placement.asked == [instance.uuid, instance.uuid]
+    assert top.placement.get_allocations(instance.uuid).allocations == {}
+    assert manager.pending.pending() == []
 
 
 class _AnswerLost:

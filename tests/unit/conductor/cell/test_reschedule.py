@@ -17,7 +17,7 @@ from cellplane.db.cell.models import services as services_table
 from cellplane.db.columns import utcnow
 from cellplane.objects import build_plans, compute_nodes, instance_actions, instances, services
 from conductor.cell.reschedule import RescheduleOutcome, Rescheduler
-from placement.client import CONCURRENT_UPDATE, ClaimConflict, PlacementUnreachable
+from placement.client import CONCURRENT_UPDATE, ClaimConflict, PlacementClientError, PlacementUnreachable
 from rpc_schemas.build_attempt import BuildAttempt
 from rpc_schemas.instance import Instance
 from rpc_schemas.request_spec import InstanceGroup, RequestSpec
@@ -217,3 +217,41 @@ def test_members_that_cannot_be_located_leave_no_alternate_usable(cell_db):
     for host, line in zip(('h2', 'h3'), details[2:4], strict=True):
         assert line.startswith(f'{host}: claim refused by Placement: anti-affinity at host: '
                                f'the members of group web could not be located in Placement')
+
+
+class _UnclaimAway:
+    """The cell's fake Placement, whose first removal fails as the client does when it gives up."""
+
+    def __init__(self, placement, failure: Exception) -> None:
+        self._placement = placement
+        self._failure = failure
+        self.failed = 0
+
+    def __getattr__(self, name):
+        return getattr(self._placement, name)
+
+    def unclaim(self, consumer_uuid):
+        if not self.failed:
+            self.failed += 1
+            raise self._failure
+        return self._placement.unclaim(consumer_uuid)
+
+
+@pytest.mark.parametrize('failure', [
+    PlacementUnreachable('placement unreachable after 12 attempt(s) in 30.0 s'),
+    PlacementClientError(503, 'Placement cannot reach its database'),
+], ids=['unreachable', '503'])
+def test_a_failed_builds_allocation_placement_cannot_remove_is_removed_once_it_answers(
+        cell_db, failure):
+    cell = Cell(cell_db)
+    away = _UnclaimAway(cell.placement, failure)
+    cell.rescheduler._placement = away
+    cell.rescheduler.pending._placement = away
+    outcome = cell.build_failed(['h2'])
+
+    assert outcome.host is None
+    assert 'It is removed once Placement answers' in cell.fault()['details']
+    assert cell.rescheduler.pending.pending() == [cell.uuid]
+    assert cell.uuid in cell.placement.allocations
+    assert cell.rescheduler.pending.retry() == 1
+    assert cell.uuid not in cell.placement.allocations

@@ -1,8 +1,8 @@
 """PendingUnclaims: an allocation removal Placement could not take is retried until it is."""
 from __future__ import annotations
 
-from compute_agent.pending_unclaims import PendingUnclaims
 from placement.client import PlacementClientError, PlacementUnreachable
+from placement.client.pending_unclaims import PendingUnclaims
 
 
 class _Placement:

@@ -1,14 +1,17 @@
-"""Allocation removals Placement could not take (it was down): retried until it does.
+"""Allocation removals Placement could not take (it, or its database, was down): retried until it does.
 
-A terminated instance is gone from its host whatever Placement says; its
-allocation must go too, or its resources stay used for good. When the
-removal fails after the client's own retries (``[placement]
-retry_timeout``), the agent keeps the instance's UUID here and ``retry``,
-run periodically on a thread of its own (a removal may wait for Placement
-as long as the client retries), tries again until Placement removes it or
-says there is nothing to remove. What is kept here is lost if the agent
-itself is restarted meanwhile: the Placement audit (``cellplane-manage
-placement audit``, or the super conductor's periodic one) finds those.
+Use it only for a consumer nobody will claim for again: a terminated
+instance (compute agent), one in ERROR (a cell conductor that gave up its
+reschedule), a boot that failed or was deleted before it was built (the
+super conductor). Its allocation must go, or its resources stay used for
+good. When the removal fails after the client's own retries
+(``[placement] retry_timeout``: a 503 or no answer; a 500 too), the
+consumer's UUID is kept here and ``retry``, run periodically on a thread of
+its own (a removal may wait for Placement as long as the client retries),
+tries again until Placement removes it or says there is nothing to remove.
+What is kept here is lost if the process itself is restarted meanwhile: the
+Placement audit (``cellplane-manage placement audit``, or the super
+conductor's periodic one) finds those.
 """
 from __future__ import annotations
 
@@ -16,7 +19,7 @@ import logging
 import threading
 from typing import Protocol
 
-from placement.client import PlacementClientError, PlacementUnreachable
+from placement.client.errors import PlacementClientError, PlacementUnreachable
 
 LOG = logging.getLogger(__name__)
 
@@ -43,6 +46,11 @@ class PendingUnclaims:
         LOG.warning('The allocations of %s could not be removed from Placement (%s); '
                     'trying again every report interval', consumer_uuid, failure)
         return False
+
+    def later(self, consumer_uuid: str, failure: str) -> None:
+        """Keep the consumer for ``retry`` without trying now (a removal just failed)."""
+        with self._lock:
+            self._pending[consumer_uuid] = failure
 
     def pending(self) -> list[str]:
         with self._lock:
