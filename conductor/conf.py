@@ -53,8 +53,9 @@ conductor_opts = [
                       'written again, with backoff (0.1 s doubling up to 2 s), '
                       'while the cell database cannot be reached; the report '
                       'holds one of the rpc_handler_threads meanwhile. Past it '
-                      'the report is logged as lost, once per outage, and the '
-                      'stalled-build check moves the build later. Heartbeats and '
+                      'the report is dropped (the outage is logged once, on '
+                      'cellplane.outage) and the stalled-build check moves the '
+                      'build later. Heartbeats and '
                       'node records are not retried: the next ones replace them.'),
     cfg.IntOpt('resume_interval', default=30, min=0,
                help='Super conductor: seconds between two looks for build requests '
