@@ -48,7 +48,10 @@ conductor_opts = [
                       'instead), and an instance no other cell takes goes to ERROR '
                       'naming the database. 0: never write again.'),
     cfg.FloatOpt('database_retry_timeout', default=120.0, min=0,
-                 help='Cell conductor: seconds a report from a compute host (a '
+                 help='Super conductor: seconds the lease of a boot\'s build '
+                      'requests in the API database is taken again while that '
+                      'database cannot be reached (else the boot waits for a '
+                      'resumption). Cell conductor: seconds a report from a compute host (a '
                       'build result, a build start, a reschedule) keeps being '
                       'written again, with backoff (0.1 s doubling up to 2 s), '
                       'while the cell database cannot be reached; the report '

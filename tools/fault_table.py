@@ -47,7 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from cellplane import config
 from cellplane.cells.databases import CellDatabases
 from cellplane.context import new_context
-from cellplane.db import engines
+from cellplane.db import away, engines
 from cellplane.objects import flavors as api_flavors
 from cellplane.rpc import options as rpc_options
 from cellplane.rpc.transport import get_transport
@@ -230,9 +230,12 @@ def run_case(case: str, args, rabbit, postgres) -> dict:
                 for i in range(requests):
                     if i == requests // 3 and case not in ('none', 'malformed'):
                         inject(case, deployment, rabbit)
-                    uuids += servers.create(api_engine, conductor, ctxt, name=f'{case}-{i}',
-                                            flavor=FLAVOR[0], count=REQUEST_SIZE,
-                                            project_id=PROJECT, user_id='faults')
+                    # Sent again while the API database is away, as a client
+                    # sends a request the compute API answered 503 again.
+                    uuids += away.retry_while_away(lambda i=i: servers.create(
+                        api_engine, conductor, ctxt, name=f'{case}-{i}', flavor=FLAVOR[0],
+                        count=REQUEST_SIZE, project_id=PROJECT, user_id='faults'),
+                        timeout=args.settle)
                     time.sleep(SEND_EVERY)
                 say(f'  {len(uuids)} instances asked for in {requests} requests; settling '
                     f'(up to {args.settle:g} s)')

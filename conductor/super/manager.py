@@ -145,6 +145,7 @@ class SuperConductorManager:
                  placement: Unclaimer, max_attempts: int,
                  scheduler_retry_timeout: float = 180.0,
                  cell_write_retry_timeout: float = 10.0,
+                 database_retry_timeout: float = 0.0,
                  host: str = 'super-conductor',
                  sleep: Callable[[float], None] = time.sleep,
                  moves: SuperMoves | None = None) -> None:
@@ -160,6 +161,7 @@ class SuperConductorManager:
         self._num_alternates = max_attempts - 1
         self._scheduler_retry_timeout = scheduler_retry_timeout
         self._cell_write_retry_timeout = cell_write_retry_timeout
+        self._database_retry_timeout = database_retry_timeout
         self._sleep = sleep
         # This process's leases: a restarted super conductor on the same host
         # has a new token, and takes over what the old one held.
@@ -173,8 +175,13 @@ class SuperConductorManager:
                       type(request_spec).__name__, type(instance_uuids).__name__)
             return
         started = datetime.datetime.now(datetime.timezone.utc)
-        requests = build_request_leases.lease_and_read(self._api_engine, instance_uuids,
-                                                       self.lease)
+        # Taken again while the API database is away (PostgreSQL restarting):
+        # the same lease, so a lease taken by an attempt whose answer was lost
+        # is read back, not refused.
+        requests = away.retry_while_away(
+            lambda: build_request_leases.lease_and_read(self._api_engine, instance_uuids,
+                                                        self.lease),
+            timeout=self._database_retry_timeout, sleep=self._sleep)
         # Not leased: deleted by the user, or resumed by a super conductor
         # while this message waited. Nothing to place.
         uuids = list(requests)

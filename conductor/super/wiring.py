@@ -108,6 +108,7 @@ def build_super_conductor(conf: cfg.ConfigOpts, *, transport, api_engine: Engine
         max_attempts=conf.conductor.max_attempts,
         scheduler_retry_timeout=conf.conductor.scheduler_retry_timeout,
         cell_write_retry_timeout=conf.conductor.cell_write_retry_timeout,
+        database_retry_timeout=conf.conductor.database_retry_timeout,
         host=host or conf.host)
     resumption = Resumption(
         manager, api_engine=api_engine, cells=cells, binary=BINARY,
