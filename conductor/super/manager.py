@@ -66,6 +66,7 @@ from cellplane.objects import (
     build_request_leases,
     build_requests,
     host_mappings,
+    instance_mappings,
     instances,
     migrations,
 )
@@ -212,7 +213,9 @@ class SuperConductorManager:
     def release(self, uuids: list[str]) -> None:
         """Give back this process's leases on ``uuids`` (a later resumption finds them)."""
         try:
-            build_request_leases.release(self._api_engine, uuids, self.lease)
+            away.retry_while_away(
+                lambda: build_request_leases.release(self._api_engine, uuids, self.lease),
+                timeout=self._database_retry_timeout, sleep=self._sleep)
         except sa.exc.SQLAlchemyError as exc:
             LOG.warning('Could not release the leases of %s (%s); they are resumed '
                         'when this super conductor is restarted or taken for dead',
@@ -412,9 +415,8 @@ class SuperConductorManager:
     def _point_and_cast(self, ctxt, spec: RequestSpec, written: list[_Written]) -> None:
         """Point the mappings of the instances written into cells there, and cast their builds."""
         try:
-            outcomes = build_requests.place_many(
-                self._api_engine, {w.instance.uuid: w.cell.uuid for w in written},
-                self.lease)
+            outcomes = self._place_in_api_database(
+                {w.instance.uuid: w.cell.uuid for w in written})
             failure = None
         except (sa.exc.SQLAlchemyError, LookupError) as exc:
             # LookupError: a cell mapping was deleted while we scheduled.
@@ -425,6 +427,29 @@ class SuperConductorManager:
                 self._cast_build(ctxt, placed, spec)
             else:
                 self._withdraw(placed, outcome, failure)
+
+    def _place_in_api_database(self, cells_by_instance: dict[str, str]) -> dict:
+        """``build_requests.place_many``, done again while the API database is away (bounded).
+
+        An attempt whose answer was lost may have committed: an instance it
+        placed is then no build request any more but a mapping pointing at a
+        cell, which the next attempt would take for deleted. It is placed.
+        """
+        attempts = []
+
+        def attempt() -> dict:
+            attempts.append(1)
+            outcomes = build_requests.place_many(self._api_engine, cells_by_instance,
+                                                 self.lease)
+            gone = [u for u, o in outcomes.items() if o == build_requests.DELETED]
+            if len(attempts) > 1 and gone:
+                for uuid, cell_id, queued_for_delete in instance_mappings.cells_of(
+                        self._api_engine, gone):
+                    if cell_id is not None and not queued_for_delete:
+                        outcomes[uuid] = build_requests.PLACED
+            return outcomes
+        return away.retry_while_away(attempt, timeout=self._database_retry_timeout,
+                                     sleep=self._sleep)
 
     def _with_group_places(self, spec: RequestSpec) -> RequestSpec:
         """The spec with its group's members and held places (the cell checks alternates with them)."""
@@ -488,11 +513,17 @@ class SuperConductorManager:
               unclaim: bool = False, each: Mapping[str, str] | None = None) -> None:
         """Mark the build requests failed with ``reason`` (``each``: a reason per instance instead)."""
         LOG.info('Build request(s) %s failed: %s', ', '.join(uuids), reason)
+        def fail(uuids_: Sequence[str], why_: str) -> int:
+            # Marking failed twice is marking failed once: done again while
+            # the API database is away.
+            return away.retry_while_away(
+                lambda: build_requests.fail(self._api_engine, uuids_, why_),
+                timeout=self._database_retry_timeout, sleep=self._sleep)
+
         if each is None:
-            failed = build_requests.fail(self._api_engine, uuids, reason)
+            failed = fail(uuids, reason)
         else:
-            failed = sum(build_requests.fail(self._api_engine, [uuid], each[uuid])
-                         for uuid in uuids)
+            failed = sum(fail([uuid], each[uuid]) for uuid in uuids)
         metrics.INSTANCES_FAILED.labels(why).inc(failed)
         if unclaim:
             self._claims_of(uuids, final=True).unwind()
