@@ -4,7 +4,10 @@ The scheduler reads each cell database downward (compute_nodes joined with
 the ``cellplane-compute`` row of ``services``). A node is up when its
 service's last heartbeat is younger than ``[service] service_down_time``; a
 node whose service never reported, or was forced down, is down. A cell whose
-database cannot be read keeps the records last read from it, marked with why
+database is away is read again for ``READ_RETRY_SECONDS`` first: a restart,
+or connections killed under the pool, is not a reason to stop offering it.
+A cell whose database cannot be read then keeps the records last read from
+it, marked with why
 (``cell_unreadable``): ComputeFilter offers none of them until the cell is
 read again, so one unreachable cell neither stops scheduling in the others
 nor keeps being chosen. The failure is logged once per outage of that cell,
@@ -30,6 +33,10 @@ from scheduler.host_state import CellNodeRecord
 
 LOG = logging.getLogger(__name__)
 
+# How long a cell whose database is away is read again before its nodes
+# stop being offered (the super conductor writes into it again meanwhile).
+READ_RETRY_SECONDS = 5.0
+
 
 def read_cell(engine: Engine, cell_uuid: str, *, service_down_time: float,
               now: datetime.datetime | None = None) -> list[CellNodeRecord]:
@@ -47,7 +54,8 @@ def refresh_cache(cache: HostStateCache, cells: Mapping[str, Engine], *,
                   service_down_time: float,
                   now: datetime.datetime | None = None,
                   host_aggregates: HostAggregates | None = None,
-                  host_domains: HostDomains | None = None) -> dict[str, str]:
+                  host_domains: HostDomains | None = None,
+                  read_retry_seconds: float = READ_RETRY_SECONDS) -> dict[str, str]:
     """Re-read every cell into ``cache``; cell UUID -> error for the cells that failed.
 
     With ``host_aggregates`` (host -> aggregates), each record gets its host's
@@ -61,8 +69,10 @@ def refresh_cache(cache: HostStateCache, cells: Mapping[str, Engine], *,
     failed: dict[str, str] = {}
     for cell_uuid, engine in cells.items():
         try:
-            records.extend(read_cell(engine, cell_uuid,
-                                     service_down_time=service_down_time, now=now))
+            records.extend(away.retry_while_away(
+                lambda engine=engine, cell_uuid=cell_uuid: read_cell(
+                    engine, cell_uuid, service_down_time=service_down_time, now=now),
+                timeout=read_retry_seconds))
         except sa.exc.SQLAlchemyError as exc:
             why = away.first_line(exc)
             failed[cell_uuid] = f'{type(exc).__name__}: {why}'

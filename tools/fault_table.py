@@ -121,7 +121,8 @@ def _restart_later(deployment: Deployment) -> None:
     say('  restarted what was not running')
 
 
-def inject(case: str, deployment: Deployment, rabbit) -> None:
+def inject(case: str, deployment: Deployment, rabbit) -> threading.Thread | None:
+    """Inject the case's fault; the thread still injecting it (a database cut), if any."""
     if case == 'cell-conductor':
         _kill(deployment, 'conductor-cell1')
         _restart_later(deployment)
@@ -143,11 +144,14 @@ def inject(case: str, deployment: Deployment, rabbit) -> None:
         (name,) = PROXIED[case]
         down = PLACEMENT_DB_DOWN if case == 'placement-db' else CELL_DB_DOWN
         # The boots go on while the database is away.
-        threading.Thread(target=_cut, args=(deployment, name, down), daemon=True).start()
+        cut = threading.Thread(target=_cut, args=(deployment, name, down), daemon=True)
+        cut.start()
+        return cut
     elif case == 'pg-terminate':
         say(f'  terminated {_terminate_backends(deployment)} backend(s)')
     elif case == 'postgres':
         _restart_postgres()
+    return None
 
 
 def _cut(deployment: Deployment, name: str, seconds: float) -> None:
@@ -221,6 +225,7 @@ def run_case(case: str, args, rabbit, postgres) -> dict:
             conductor = SuperConductorAPI(transport)
             ctxt = new_context(user_id='faults', project_id=PROJECT)
             uuids: list[str] = []
+            injecting = None
             requests = args.instances // REQUEST_SIZE
             started = time.monotonic()
             try:
@@ -229,7 +234,7 @@ def run_case(case: str, args, rabbit, postgres) -> dict:
                     requests = AFTER_MALFORMED // REQUEST_SIZE
                 for i in range(requests):
                     if i == requests // 3 and case not in ('none', 'malformed'):
-                        inject(case, deployment, rabbit)
+                        injecting = inject(case, deployment, rabbit)
                     # Sent again while the API database is away, as a client
                     # sends a request the compute API answered 503 again.
                     uuids += away.retry_while_away(lambda i=i: servers.create(
@@ -240,9 +245,13 @@ def run_case(case: str, args, rabbit, postgres) -> dict:
                 say(f'  {len(uuids)} instances asked for in {requests} requests; settling '
                     f'(up to {args.settle:g} s)')
                 deadline = time.monotonic() + args.settle
+                if injecting is not None:
+                    injecting.join(args.settle)
                 while True:
                     tally = count(deployment, api_engine, uuids)
-                    if not tally['status'].get('BUILD') or time.monotonic() > deadline:
+                    # UNKNOWN: in a cell whose database could not be read.
+                    unsettled = tally['status'].get('BUILD') or tally['status'].get('UNKNOWN')
+                    if not unsettled or time.monotonic() > deadline:
                         break
                     time.sleep(2)
                 tally['settled_seconds'] = time.monotonic() - started

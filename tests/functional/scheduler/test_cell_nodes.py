@@ -1,16 +1,19 @@
-"""Compute node records read from a real (SQLite) cell database, with service liveness."""
+"""Compute node records read from a real (SQLite, or PostgreSQL behind a proxy) cell database, with service liveness."""
 from __future__ import annotations
 
 import datetime
+import threading
 
 import pytest
 import sqlalchemy as sa
+from sqlalchemy.engine import make_url
 
 from cellplane.db import engines, migrate
 from cellplane.db.cell.models import compute_nodes, services
 from cellplane.objects.compute_nodes import COMPUTE_BINARY
 from scheduler.cell_nodes import read_cell, refresh_cache
 from scheduler.host_cache import HostStateCache
+from tests.support.tcp_proxy import TcpProxy
 
 NOW = datetime.datetime(2026, 11, 22, 9, 0, 0)
 
@@ -91,3 +94,51 @@ def test_an_unreadable_cell_keeps_its_records_marked_unreadable_until_read_again
     assert refresh_cache(cache, cells, service_down_time=60, now=NOW) == {}
     assert [r.cell_unreadable for r in cache.records()] == [None, None]
     other.dispose()
+
+
+@pytest.fixture
+def proxied_cell(postgres_url):
+    """(proxy, engine): a PostgreSQL cell database with node h9, reached through ``proxy``."""
+    real = make_url(postgres_url)
+    proxy = TcpProxy(real.host or '127.0.0.1', real.port or 5432).start()
+    engine = engines.create_engine(
+        real.set(host='127.0.0.1', port=proxy.port).render_as_string(hide_password=False),
+        connect_timeout=2)
+    migrate.sync('cell', engine)
+    with engine.begin() as conn:
+        _node(conn, 'h9')
+    try:
+        yield proxy, engine
+    finally:
+        engine.dispose()
+        proxy.stop()
+
+
+def test_a_cell_database_away_for_a_moment_is_read_again_not_marked_unreadable(
+        proxied_cell):
+    proxy, engine = proxied_cell
+    cache = HostStateCache()
+    assert refresh_cache(cache, {'cell-9': engine}, service_down_time=60, now=NOW) == {}
+    proxy.stop()   # the pool's connection dropped, new ones refused: a restart
+    back = threading.Timer(1.0, proxy.start)
+    back.start()
+    try:
+        failed = refresh_cache(cache, {'cell-9': engine}, service_down_time=60, now=NOW,
+                               read_retry_seconds=30)
+    finally:
+        back.join()
+    assert failed == {}
+    assert [(r.host, r.cell_unreadable) for r in cache.records()] == [('h9', None)]
+
+
+def test_a_cell_database_that_stays_away_is_marked_unreadable(proxied_cell):
+    proxy, engine = proxied_cell
+    cache = HostStateCache()
+    refresh_cache(cache, {'cell-9': engine}, service_down_time=60, now=NOW)
+    proxy.stop()
+    failed = refresh_cache(cache, {'cell-9': engine}, service_down_time=60, now=NOW,
+                           read_retry_seconds=0.5)
+    proxy.start()
+    assert list(failed) == ['cell-9']
+    (record,) = cache.records()
+    assert record.cell_unreadable   # the driver's reason, e.g. "Connection refused"
