@@ -42,6 +42,7 @@ asked anything. Each round leaves out at least one more cell, so it ends;
 an instance no other cell takes fails naming the database and why. A
 request with a server group is not moved (its members' places were taken
 in the cell the scheduler chose): it fails naming the database.
+
 A build request the user deletes while it is held stays, hidden, until the
 holder (or, if the holder died, whoever resumes its work) has undone its
 claim and cell row; then it is removed.
