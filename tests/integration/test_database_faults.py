@@ -30,7 +30,7 @@ from placement.client import PlacementClient
 from tests.support.deployment import EVENTUALLY_SECONDS, ComputePlan, Deployment
 
 RESTART_SECONDS = 3
-CUT_SECONDS = 10
+CUT_SECONDS = 8
 # The super conductor writes into a cell again for this long before it moves the boot.
 CELL_WRITE_RETRY_SECONDS = 3
 
@@ -157,7 +157,7 @@ def test_a_placement_database_restart_fails_no_boot(deployment):
     time.sleep(RESTART_SECONDS)
     proxy.start()
     waited.join(EVENTUALLY_SECONDS)
-    booter.wait_for(booter.requests + 2)
+    booter.wait_for(booter.requests + 1)
     uuids = booter.stop()
     answers = prober.stop()
 
