@@ -90,6 +90,13 @@ scheduler_opts = [
                      'the room first) nothing was claimed, and the request is '
                      'scheduled again claiming one instance at a time; the scheduling '
                      'record and the cellplane_batch_claims metric say how often.'),
+    cfg.FloatOpt('database_retry_timeout', default=20.0, min=0,
+                 help='Seconds a select_destinations is run again, with backoff '
+                      '(0.1 s doubling up to 2 s), while a database it reads (the '
+                      'API database, a cell\'s) cannot be reached: a PostgreSQL '
+                      'restart within this fails no boot. What a failed run '
+                      'claimed is removed before the next. Keep it below the '
+                      'super conductor\'s rpc_response_timeout.'),
     cfg.FloatOpt('host_refresh_interval', default=10.0, min=0.5,
                  help='Seconds between two reads of the compute nodes and their '
                       'service liveness from every cell database. A node added '

@@ -20,6 +20,7 @@ from typing import Callable
 from oslo_config import cfg
 
 from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
+from cellplane.db import away
 
 # isort: split
 import oslo_messaging as messaging
@@ -52,10 +53,12 @@ class SchedulerManager:
 
     def __init__(self, selector: DestinationSelector, *,
                  on_trace: TraceSink | None = None,
-                 follow_changes: Callable[[], object] | None = None) -> None:
+                 follow_changes: Callable[[], object] | None = None,
+                 database_retry_timeout: float = 0.0) -> None:
         self._selector = selector
         self._on_trace = on_trace
         self._follow_changes = follow_changes
+        self._database_retry_timeout = database_retry_timeout
 
     @classmethod
     def from_conf(cls, conf: cfg.ConfigOpts, *, candidate_source: CandidateSource,
@@ -74,7 +77,8 @@ class SchedulerManager:
             max_claim_attempts=conf.scheduler.max_claim_attempts,
             batch_claims=conf.scheduler.batch_claims,
             instance_locator=instance_locator, group_book=group_book)
-        return cls(selector, on_trace=on_trace, follow_changes=follow_changes)
+        return cls(selector, on_trace=on_trace, follow_changes=follow_changes,
+                   database_retry_timeout=conf.scheduler.database_retry_timeout)
 
     @messaging.expected_exceptions(NoValidHost, InvalidFlavorExtraSpec,
                                    InvalidSchedulingRequest, ConsumerAlreadyAllocated,
@@ -95,9 +99,13 @@ class SchedulerManager:
         started = time.monotonic()
         outcome = 'error'
         try:
-            result = self._selector.select_destinations(
-                request_spec, list(instance_uuids), num_alternates,
-                migration_uuid=migration_uuid)
+            # A run that meets a database away has given back what it claimed
+            # (claim_walk unwinds on any error): it is run again, bounded.
+            result = away.retry_while_away(
+                lambda: self._selector.select_destinations(
+                    request_spec, list(instance_uuids), num_alternates,
+                    migration_uuid=migration_uuid),
+                timeout=self._database_retry_timeout)
             outcome = 'placed'
         except NoValidHost as exc:
             outcome = 'no_valid_host'

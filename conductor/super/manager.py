@@ -90,6 +90,9 @@ from scheduler.rpcapi import SchedulerAPI
 
 LOG = logging.getLogger(__name__)
 
+# What the scheduler answers when a database it reads stayed away (SQLAlchemy's names).
+_DATABASE_AWAY_ERRORS = ('OperationalError', 'InterfaceError', 'DisconnectionError')
+
 # A cell mapping -> the compute API client on that cell's bus.
 ComputeAPIForCell = Callable[[CellMapping], ComputeAPI]
 
@@ -253,8 +256,10 @@ class SuperConductorManager:
             return
         except messaging.RemoteError as exc:
             # The scheduler removes a failed run's claims itself (all or nothing).
-            self._fail(uuids, f'{before}the scheduler failed: {exc.exc_type}: {exc.value}',
-                       why='scheduler_error')
+            what = (f'could not read its database: {exc.value.strip().splitlines()[0]}'
+                    if exc.exc_type in _DATABASE_AWAY_ERRORS
+                    else f'failed: {exc.exc_type}: {exc.value}')
+            self._fail(uuids, f'{before}the scheduler {what}', why='scheduler_error')
             return
         except _SchedulerSilent as exc:
             # The scheduler may have claimed before its answer was lost.
