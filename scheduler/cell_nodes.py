@@ -7,10 +7,9 @@ node whose service never reported, or was forced down, is down. A cell whose
 database is away is read again for ``READ_RETRY_SECONDS`` first: a restart,
 or connections killed under the pool, is not a reason to stop offering it.
 A cell whose database cannot be read then keeps the records last read from
-it, marked with why
-(``cell_unreadable``): ComputeFilter offers none of them until the cell is
-read again, so one unreachable cell neither stops scheduling in the others
-nor keeps being chosen. The failure is logged once per outage of that cell,
+it, marked with why (``cell_unreadable``): ComputeFilter offers none of
+them until the cell is read again, so one unreachable cell neither stops
+scheduling in the others nor keeps being chosen. The failure is logged once per outage of that cell,
 and its end once.
 """
 from __future__ import annotations
