@@ -508,10 +508,11 @@ def host_statuses(cells: CellDatabases, found: Sequence[Server], *, service_down
                   cell_timeout: float = DEFAULT_CELL_TIMEOUT) -> dict[str, str]:
     """Server uuid -> the state of its host's compute service, in Nova's words.
 
-    ``UP``; ``MAINTENANCE`` (disabled); ``UNKNOWN`` (no heartbeat within
-    ``service_down_time`` seconds, or its cell cannot be read); ``""`` (no
-    host, or a host without a service row). Nova's ``DOWN`` (forced down)
-    is not told apart: cellplane's services have no forced-down flag.
+    ``DOWN`` (forced down by an operator); ``MAINTENANCE`` (disabled);
+    ``UP``; ``UNKNOWN`` (no heartbeat within ``service_down_time`` seconds,
+    or its cell cannot be read); ``""`` (no host, or a host without a
+    service row). The order is Nova's: forced down, then disabled, then
+    the heartbeat.
     """
     hosts_by_cell: dict[str, set[str]] = {}
     for server in found:
@@ -533,6 +534,8 @@ def host_statuses(cells: CellDatabases, found: Sequence[Server], *, service_down
             statuses[server.uuid] = 'UNKNOWN'
         elif server.host not in rows:
             statuses[server.uuid] = ''
+        elif rows[server.host].get('forced_down'):
+            statuses[server.uuid] = 'DOWN'
         elif rows[server.host]['disabled']:
             statuses[server.uuid] = 'MAINTENANCE'
         else:

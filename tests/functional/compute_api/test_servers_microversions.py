@@ -122,7 +122,7 @@ def test_a_fault_shows_its_details_to_admins_only(api, booted):
     assert as_admin['server']['fault']['code'] == 500
 
 
-def test_host_status_is_maintenance_on_a_disabled_host(api):
+def test_host_status_is_maintenance_on_a_disabled_host_and_down_on_a_forced_down_one(api):
     token = 'hs-user:hs-project'
     body = {'server': {'name': 'hs', 'flavorRef': 'small'}}
     server_id = api.request('POST', '/v2.1/servers', body, token=token).json['server']['id']
@@ -139,6 +139,13 @@ def test_host_status_is_maintenance_on_a_disabled_host(api):
         assert (shown['host_status'], again['host_status']) == ('UP', 'MAINTENANCE')
     finally:
         services.set_disabled(cell_engine, host, 'cellplane-compute', disabled=False)
+    services.set_forced_down(cell_engine, host, 'cellplane-compute', forced_down=True)
+    try:
+        down = api.request('GET', f'/v2.1/servers/{server_id}', token=ADMIN,
+                           version='2.16').json['server']
+        assert down['host_status'] == 'DOWN'
+    finally:
+        services.set_forced_down(cell_engine, host, 'cellplane-compute', forced_down=False)
     member = api.request('GET', f'/v2.1/servers/{server_id}', token=token,
                          version='2.16').json['server']
     assert 'host_status' not in member
