@@ -55,6 +55,26 @@ def _cell(api_engine: Engine, cells: CellDatabases, instance_uuid: str) -> str:
     return cell_uuid
 
 
+def _busy(instance_uuid: str, row: dict) -> MoveConflict:
+    doing = f' ({row["task_state"]})' if row['task_state'] else ''
+    return MoveConflict(f'server {instance_uuid} is {row["vm_state"]}{doing}: only an '
+                        f'ACTIVE server doing nothing else can be moved')
+
+
+def _send(conductor: SuperConductorAPI, ctxt: RequestContext, engine: Engine, cell_uuid: str,
+          migration: Migration, *, ended: str, task_state: str, what: str) -> None:
+    """Cast the queued move to the super conductor; if it cannot be sent, end it (``ended``) and free the server."""
+    try:
+        conductor.migrate_server(ctxt, cell_uuid, migration.uuid)
+    except Exception as exc:  # nothing may be left half asked
+        with engine.begin() as conn:
+            migrations.advance(conn, migration.uuid, ended,
+                               error=f'could not be sent to the super conductor: {exc}')
+            instances.set_task_state(conn, migration.instance_uuid, None, expected=task_state)
+        raise servers.ServerError(f'{what} could not be sent to the super conductor: '
+                                  f'{exc}') from exc
+
+
 def migrate(api_engine: Engine, cells: CellDatabases, conductor: SuperConductorAPI,
             ctxt: RequestContext, instance_uuid: str, *,
             flavor: str | None = None) -> Migration:
@@ -77,10 +97,7 @@ def migrate(api_engine: Engine, cells: CellDatabases, conductor: SuperConductorA
                               f'already: resize it to another')
         if not instances.begin_task(conn, instance_uuid, vm_state=ACTIVE,
                                     task_state=instances.RESIZE_PREP):
-            raise MoveConflict(
-                f'server {instance_uuid} is {row["vm_state"]}'
-                f'{" (" + row["task_state"] + ")" if row["task_state"] else ""}: only an '
-                f'ACTIVE server doing nothing else can be moved')
+            raise _busy(instance_uuid, row)
         migration = migrations.create(
             conn, uuid=str(uuidlib.uuid4()), instance_uuid=instance_uuid,
             migration_type=migrations.MIGRATION if new_flavor is None else migrations.RESIZE,
@@ -90,16 +107,8 @@ def migrate(api_engine: Engine, cells: CellDatabases, conductor: SuperConductorA
             conn, instance_uuid, (instance_actions.ACTION_MIGRATE if new_flavor is None
                                   else instance_actions.ACTION_RESIZE),
             request_id=ctxt.request_id, user_id=ctxt.user_id, project_id=ctxt.project_id)
-    try:
-        conductor.migrate_server(ctxt, cell_uuid, migration.uuid)
-    except Exception as exc:  # nothing may be left half asked
-        with engine.begin() as conn:
-            migrations.advance(conn, migration.uuid, migrations.ERROR,
-                               error=f'could not be sent to the super conductor: {exc}')
-            instances.set_task_state(conn, instance_uuid, None,
-                                     expected=instances.RESIZE_PREP)
-        raise servers.ServerError(f'the move of server {instance_uuid} could not be sent '
-                                  f'to the super conductor: {exc}') from exc
+    _send(conductor, ctxt, engine, cell_uuid, migration, ended=migrations.ERROR,
+          task_state=instances.RESIZE_PREP, what=f'the move of server {instance_uuid}')
     return migration
 
 
@@ -122,10 +131,7 @@ def live_migrate(api_engine: Engine, cells: CellDatabases, conductor: SuperCondu
             raise InvalidMove(f'server {instance_uuid} runs on {host} already')
         if not instances.begin_task(conn, instance_uuid, vm_state=ACTIVE,
                                     task_state=instances.MIGRATING):
-            raise MoveConflict(
-                f'server {instance_uuid} is {row["vm_state"]}'
-                f'{" (" + row["task_state"] + ")" if row["task_state"] else ""}: only an '
-                f'ACTIVE server doing nothing else can be moved')
+            raise _busy(instance_uuid, row)
         flavor = Flavor.from_primitive(row['flavor'])
         migration = migrations.create(
             conn, uuid=str(uuidlib.uuid4()), instance_uuid=instance_uuid,
@@ -135,16 +141,8 @@ def live_migrate(api_engine: Engine, cells: CellDatabases, conductor: SuperCondu
         instance_actions.start_action(
             conn, instance_uuid, instance_actions.ACTION_LIVE_MIGRATION,
             request_id=ctxt.request_id, user_id=ctxt.user_id, project_id=ctxt.project_id)
-    try:
-        conductor.migrate_server(ctxt, cell_uuid, migration.uuid)
-    except Exception as exc:  # nothing may be left half asked
-        with engine.begin() as conn:
-            migrations.advance(conn, migration.uuid, migrations.FAILED,
-                               error=f'could not be sent to the super conductor: {exc}')
-            instances.set_task_state(conn, instance_uuid, None,
-                                     expected=instances.MIGRATING)
-        raise servers.ServerError(f'the live migration of server {instance_uuid} could not '
-                                  f'be sent to the super conductor: {exc}') from exc
+    _send(conductor, ctxt, engine, cell_uuid, migration, ended=migrations.FAILED,
+          task_state=instances.MIGRATING, what=f'the live migration of server {instance_uuid}')
     return migration
 
 
