@@ -269,12 +269,25 @@ def test_the_main_process_serves_the_request_counts_of_every_worker(daemon_confi
         workers = _children(proc.pid)
         assert len(workers) == 2
         before = _metrics(metrics_port)
-        # Eight at a time, each on its own connection: both workers take some.
+
+        def counter_files():
+            return {os.path.basename(p) for p in glob.glob(os.path.join(
+                tempfile.gettempdir(), 'cellplane-placement-metrics-*', 'counter_*.db'))}
+        expected_files = {f'counter_{w}.db' for w in workers}
+        # Eight at a time, each on its own connection. The kernel decides which
+        # worker accepts each connection, so one worker may take a whole round:
+        # send rounds of 40 until both have served some (a worker writes its
+        # counter file on its first request), and count every request sent.
+        sent = 0
         with ThreadPoolExecutor(8) as pool:
-            statuses = list(pool.map(
-                lambda _: _call(base, 'GET', f'/resource_providers/{uuid.uuid4()}')[0],
-                range(40)))
-        assert statuses == [404] * 40
+            for _ in range(25):
+                statuses = list(pool.map(
+                    lambda _: _call(base, 'GET', f'/resource_providers/{uuid.uuid4()}')[0],
+                    range(40)))
+                assert statuses == [404] * 40
+                sent += 40
+                if expected_files <= counter_files():
+                    break
         assert _call(base, 'GET', '/no/such/route')[0] == 404
 
         after = _metrics(metrics_port)
@@ -283,12 +296,10 @@ def test_the_main_process_serves_the_request_counts_of_every_worker(daemon_confi
             return samples.get(('cellplane_placement_requests_total',
                                 tuple(sorted(labels.items()))), 0.0)
         route = {'method': 'GET', 'route': '/resource_providers/{uuid}', 'status': '404'}
-        assert count(after, **route) - count(before, **route) == 40
+        assert count(after, **route) - count(before, **route) == sent
         assert count(after, method='GET', route='unmatched', status='404') == 1
         # Each worker wrote its counts to the main process's directory.
-        written = {os.path.basename(p) for p in glob.glob(os.path.join(
-            tempfile.gettempdir(), 'cellplane-placement-metrics-*', 'counter_*.db'))}
-        assert {f'counter_{w}.db' for w in workers} <= written
+        assert expected_files <= counter_files()
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=EVENTUALLY_SECONDS) == 0
 
