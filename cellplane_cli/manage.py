@@ -10,6 +10,8 @@
     cellplane-manage service disable HOST [--reason TEXT] [--cell NAME] --config-file top.conf
     cellplane-manage service enable HOST [--cell NAME] --config-file top.conf
     cellplane-manage service force-down HOST [--unset] [--cell NAME] --config-file top.conf
+    cellplane-manage host drain HOST [--live | --cold] [--parallel N] [--deadline S] --config-file top.conf [-f json]
+    cellplane-manage host undrain HOST --config-file top.conf
     cellplane-manage placement audit [--fix] [--grace S] --config-file top.conf [--format json]
     cellplane-manage failure-domain record-levels --config-file top.conf [--format json]
 
@@ -30,6 +32,7 @@ from cellplane.objects import cell_mappings, compute_nodes, host_mappings
 from cellplane_cli import base
 from cellplane_cli.databases import engine_for
 from cellplane_cli.failure_domain_commands import MANAGE_COMMANDS as FAILURE_DOMAIN_COMMANDS
+from cellplane_cli.host_commands import COMMANDS as HOST_COMMANDS
 from cellplane_cli.placement_commands import PlacementAudit
 from cellplane_cli.rpc_commands import RpcPing
 from cellplane_cli.service_commands import (
@@ -237,6 +240,7 @@ class ManageApp(base.CellplaneApp):
                       'service enable': ServiceEnable,
                       'service force-down': ServiceForceDown,
                       'placement audit': PlacementAudit,
+                      **HOST_COMMANDS,
                       **FAILURE_DOMAIN_COMMANDS})
 
 

@@ -97,6 +97,27 @@ class ServiceNotFound(LookupError):
     """No cell, or several, has the compute service of the host named."""
 
 
+def compute_service_of(api_engine, cells: CellDatabases, host: str, cell_name: str | None,
+                       timeout: float) -> compute_services.Located:
+    """The compute service of ``host`` (in cell ``cell_name`` when given); ``ServiceNotFound`` if none or several."""
+    if cell_name is not None and cell_name not in {m.name for m in cells.reload()}:
+        raise ServiceNotFound(f'no cell named {cell_name!r}')
+    found = compute_services.locate(api_engine, cells, timeout, top_level=False,
+                                    cell_names=None if cell_name is None else {cell_name})
+    having = [one for one in found.services
+              if one.row['host'] == host and one.row['binary'] == compute_nodes.COMPUTE_BINARY]
+    if len(having) == 1:
+        return having[0]
+    if having:
+        raise ServiceNotFound(f'host {host} has a compute service in several cells '
+                              f'({", ".join(sorted(one.cell.name for one in having))}): '
+                              f'give --cell')
+    unread = sorted(mapping.name for mapping, _ in found.unread.values())
+    unread_note = f' (cells not read: {", ".join(unread)})' if unread else ''
+    raise ServiceNotFound(f'no compute service on host {host} in any cell{unread_note}; '
+                          f'see `cellplane-manage service list`')
+
+
 SET_COLUMNS = ('host', 'binary', 'cell', 'disabled', 'disabled_reason', 'placement')
 
 
@@ -153,22 +174,7 @@ class _ServiceSet(base.ConfigOptionsMixin, show.ShowOne):
 
     def _service_of(self, api_engine, cells: CellDatabases, host: str, cell_name: str | None,
                     timeout: float) -> compute_services.Located:
-        if cell_name is not None and cell_name not in {m.name for m in cells.reload()}:
-            raise ServiceNotFound(f'no cell named {cell_name!r}')
-        found = compute_services.locate(api_engine, cells, timeout, top_level=False,
-                                        cell_names=None if cell_name is None else {cell_name})
-        having = [one for one in found.services
-                  if one.row['host'] == host and one.row['binary'] == compute_nodes.COMPUTE_BINARY]
-        if len(having) == 1:
-            return having[0]
-        if having:
-            raise ServiceNotFound(f'host {host} has a compute service in several cells '
-                                  f'({", ".join(sorted(one.cell.name for one in having))}): '
-                                  f'give --cell')
-        unread = sorted(mapping.name for mapping, _ in found.unread.values())
-        unread_note = f' (cells not read: {", ".join(unread)})' if unread else ''
-        raise ServiceNotFound(f'no compute service on host {host} in any cell{unread_note}; '
-                              f'see `cellplane-manage service list`')
+        return compute_service_of(api_engine, cells, host, cell_name, timeout)
 
 
 class ServiceForceDown(_ServiceSet):
