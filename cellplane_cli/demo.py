@@ -2,10 +2,13 @@
 
     cellplane demo [--instances 300] [--cells 2] [--hosts-per-cell 5]
                    [--failing-hosts 1] [--fail-fraction 0.05] [--seed 42]
+                   [--drain HOST|auto|none] [--drain-parallel 5]
                    [--state-dir DIR] [--format table|json]
 
 Progress goes to stderr (a tqdm bar, on a terminal only); the summary to stdout: a readable
-report, or with ``--format json`` one JSON object and nothing else. The
+report, or with ``--format json`` one JSON object and nothing else. After
+the boots, one host is drained (``--drain``; by default the last host of
+the last cell) and the report shows its moves. The
 exit code is 0 when the boot flow kept its promises (allocations match the
 ACTIVE instances, every failure has a reason, rescheduled instances left
 their failing hosts), 1 otherwise. Service logs go to ``cellplane.log`` in
@@ -53,6 +56,14 @@ class Demo(command.Command):
                             help=f'fraction of builds failing at random on every host but '
                                  f'the one that fails them all, each instance at most '
                                  f'once (default {defaults.fail_fraction})')
+        parser.add_argument('--drain', metavar='HOST', default=defaults.drain,
+                            help='the host drained (live) once the boots settled: a host '
+                                 'name, auto (the last host of the last cell; the '
+                                 'default) or none')
+        parser.add_argument('--drain-parallel', type=base.bounded(int, minimum=1, maximum=100),
+                            default=defaults.drain_parallel, metavar='N',
+                            help=f'instances the drain moves at once (default '
+                                 f'{defaults.drain_parallel})')
         parser.add_argument('--state-dir', metavar='DIR',
                             help='keep the SQLite databases and the log here '
                                  '(default: a temporary directory, removed)')
@@ -66,21 +77,33 @@ class Demo(command.Command):
             hosts_per_cell=parsed_args.hosts_per_cell,
             failing_hosts=parsed_args.failing_hosts,
             seed=parsed_args.seed, fail_fraction=parsed_args.fail_fraction,
-            state_dir=parsed_args.state_dir)
+            state_dir=parsed_args.state_dir,
+            drain=None if parsed_args.drain == 'none' else parsed_args.drain,
+            drain_parallel=parsed_args.drain_parallel)
         options.check()
         with tempfile.TemporaryDirectory(prefix='cellplane-demo-log-') as scratch:
             log_dir = parsed_args.state_dir or scratch
             with _service_logs(os.path.join(log_dir, LOG_FILE), self.app.options.verbose_level):
                 with tqdm(total=options.instances + options.oversized, unit='instance',
                           desc='booting', file=sys.stderr, leave=False,
-                          disable=None) as bar:
+                          disable=None) as bar, \
+                        tqdm(total=0, unit='instance', desc='draining', file=sys.stderr,
+                             leave=False, disable=None) as drain_bar:
                     summary = demo_scenario.run_demo(
-                        options, progress=lambda done, total: bar.update(done - bar.n))
+                        options, progress=lambda done, total: bar.update(done - bar.n),
+                        drain_progress=lambda done, total: _advance(drain_bar, done, total))
         if parsed_args.format == 'json':
             self.app.stdout.write(json.dumps(summary, sort_keys=True) + '\n')
         else:
             self.app.stdout.write(render(summary))
         return 0 if kept_promises(summary) else 1
+
+
+def _advance(bar: tqdm, done: int, total: int) -> None:
+    if bar.total != total:
+        bar.total = total
+        bar.refresh()
+    bar.update(done - bar.n)
 
 
 def kept_promises(summary: dict) -> bool:
@@ -146,6 +169,26 @@ def _failing(run: dict) -> str:
     return f'{named} {verb} every build ("{run["failing_host_reason"]}")'
 
 
+def _drain_lines(drain: dict | None) -> list[str]:
+    if drain is None:
+        return []
+    end = ('the host is empty' if drain['host_empty']
+           else f'{drain["left_on_host"]} instance(s) left on it')
+    lines = [f'Drained {drain["host"]} ({drain["mode"]}, {drain["parallel"]} at a time) in '
+             f'{drain["seconds"]} s: {drain["moved"]} of {drain["instances"]} instances moved'
+             + (f' ({_counts(drain["moved_to"])})' if drain['moved_to'] else '')
+             + f'; {end}']
+    for move in drain['moves'][:demo_scenario.MOVES_SHOWN]:
+        lines.append(f'  {move["server"]} -> {move["to"]} in {move["seconds"]} s')
+    if len(drain['moves']) > demo_scenario.MOVES_SHOWN:
+        lines.append(f'  ... and {len(drain["moves"]) - demo_scenario.MOVES_SHOWN} more')
+    for stayed in drain['not_moved_instances']:
+        lines.append(f'  {stayed["result"]}: {stayed["server"]} ({stayed["uuid"]}): '
+                     f'{stayed["reason"]}')
+    lines.append('')
+    return lines
+
+
 def render(summary: dict) -> str:
     """The summary as the report a person reads."""
     run, placement, rescheduled = summary['run'], summary['placement'], summary['rescheduled']
@@ -178,6 +221,7 @@ def render(summary: dict) -> str:
     for reason, count in summary['failed']['by_reason'].items():
         lines.append(f'  {count:4d} x {reason}')
     lines.append('')
+    lines.extend(_drain_lines(summary.get('drain')))
     match = placement['allocations_match_instances']
     lines.append(
         f'Placement: {placement["consumers_with_allocations"]} consumers hold allocations, '

@@ -10,8 +10,14 @@ like).
 Instances are asked for through the API role (``cellplane_api.servers``) in
 requests of 1 to 5 (multi-create), with flavors of three sizes, plus one
 request for a flavor no host can hold (it fails with NoValidHost, and says
-why). The run waits until every instance is ACTIVE or ERROR, then reads the
-outcome back (``outcome.read_outcome``) for the summary.
+why). The run waits until every instance is ACTIVE or ERROR, then
+drains one host (``drain``: by default the last host of the last cell;
+``cellplane_api.host_drain``, what ``cellplane-manage host drain`` runs:
+its service disabled, its instances live-migrated ``drain_parallel`` at a
+time). The outcome is read back (``outcome.read_outcome``) before the
+drain for the boots' promises, and Placement again after it, so that the
+Placement check also covers the moves (nothing left on a migration's
+consumer).
 
 Everything is seeded: the same ``seed`` asks for the same requests and the
 same failure draws. Which instance meets which draw depends on timing, but
@@ -22,6 +28,7 @@ ERROR counts every time.
 """
 from __future__ import annotations
 
+import collections
 import dataclasses
 import random
 import tempfile
@@ -31,7 +38,7 @@ from typing import Any, Callable
 
 from cellplane.context import new_context
 from cellplane.objects import flavors as api_flavors
-from cellplane_api import servers
+from cellplane_api import compute_services, host_drain, servers
 from cellplane_embedded.outcome import read_outcome
 from cellplane_embedded.runtime import CloudPlan, EmbeddedCloud
 from compute_agent.virt.fake import FakeSettings
@@ -45,6 +52,9 @@ FLAVORS = (('m1.tiny', 1, 512, 1), ('m1.small', 1, 1024, 10), ('m1.medium', 2, 2
 # More vCPUs than any fake host has (16 at ratio 4.0 = 64): never placeable.
 OVERSIZED_FLAVOR = ('x1.huge', 96, 2048, 20)
 POLL_SECONDS = 0.1
+AUTO_DRAIN = 'auto'
+# Moves shown one by one in the summary; the others are counted.
+MOVES_SHOWN = 5
 
 
 class DemoOptionsError(Exception):
@@ -69,6 +79,9 @@ class DemoOptions:
     max_attempts: int = 3
     state_dir: str | None = None
     timeout: float = 300.0
+    # The host drained at the end: AUTO_DRAIN (the last host of the last cell), a name, or None.
+    drain: str | None = 'auto'
+    drain_parallel: int = 5
 
     def failing_host_names(self) -> list[str]:
         """cell1-host1, cell2-host1, ..., cell1-host2, ...: round the cells."""
@@ -83,6 +96,11 @@ class DemoOptions:
                             fail_seed=random.Random(f'{self.seed}-{host}').randrange(2**31),
                             failure_reason=TIMEOUT_REASON)
 
+
+    def drained_host(self) -> str | None:
+        if self.drain == AUTO_DRAIN:
+            return f'cell{self.cells}-host{self.hosts_per_cell}'
+        return self.drain
 
     @property
     def _failing(self) -> frozenset[str]:
@@ -104,6 +122,12 @@ class DemoOptions:
         if not 0.0 <= self.fail_fraction <= 1.0:
             raise DemoOptionsError(
                 f'--fail-fraction must be between 0 and 1, not {self.fail_fraction}')
+        hosts = {f'cell{c}-host{h}' for c in range(1, self.cells + 1)
+                 for h in range(1, self.hosts_per_cell + 1)}
+        if self.drained_host() is not None and self.drained_host() not in hosts:
+            raise DemoOptionsError(
+                f'--drain must name a host of the demo (cell1-host1 to cell{self.cells}-host'
+                f'{self.hosts_per_cell}), {AUTO_DRAIN} or none, not {self.drain}')
 
 
 def request_sizes(total: int, rng: random.Random) -> list[int]:
@@ -118,8 +142,9 @@ def request_sizes(total: int, rng: random.Random) -> list[int]:
 
 
 def run_demo(options: DemoOptions,
-             progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
-    """Run the scenario; the summary (``BootOutcome.summary``) plus the run's facts."""
+             progress: Callable[[int, int], None] | None = None,
+             drain_progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+    """Run the scenario; the summary (``BootOutcome.summary``, the drain's) plus the run's facts."""
     with tempfile.TemporaryDirectory(prefix='cellplane-demo-') as scratch:
         state_dir = Path(options.state_dir) if options.state_dir else Path(scratch)
         plan = CloudPlan.uniform(cells=options.cells, hosts_per_cell=options.hosts_per_cell,
@@ -133,7 +158,17 @@ def run_demo(options: DemoOptions,
             _wait(cloud, uuids, options.timeout, progress)
             settled = time.monotonic()
             outcome = read_outcome(cloud.api_engine, cloud.cells, cloud.placement, uuids)
-        summary = outcome.summary()
+            summary = outcome.summary()
+            summary['drain'] = None
+            if options.drained_host() is not None:
+                summary['drain'] = _drain(cloud, options.drained_host(),
+                                          options.drain_parallel, drain_progress)
+                # The boots' promises are the boots' (a drain may move an instance to a
+                # host that once failed its build); Placement and the hosts are read again.
+                after = read_outcome(cloud.api_engine, cloud.cells, cloud.placement,
+                                     uuids).summary()
+                summary['placement'] = after['placement']
+                summary['active_per_host'] = after['active_per_host']
     summary['run'] = {
         'cells': options.cells, 'hosts_per_cell': options.hosts_per_cell,
         'seed': options.seed,
@@ -183,3 +218,28 @@ def _wait(cloud: EmbeddedCloud, uuids: list[str], timeout: float,
             raise DemoTimedOut(f'{len(uuids) - done} of {len(uuids)} instances were still '
                                f'building after {timeout:.0f} s')
         time.sleep(POLL_SECONDS)
+
+
+def _drain(cloud: EmbeddedCloud, host: str, parallel: int,
+           progress: Callable[[int, int], None] | None) -> dict[str, Any]:
+    """Drain ``host`` live, ``parallel`` at a time; what moved where, and what could not."""
+    found = compute_services.locate(cloud.api_engine, cloud.cells, 10, top_level=False)
+    [one] = [s for s in found.services if s.row['host'] == host
+             and s.row['binary'] == compute_services.COMPUTE_BINARY]
+    report = host_drain.HostDrain(
+        cloud.api_engine, cloud.cells, cloud.conductor_api,
+        new_context(user_id=USER_ID, project_id=PROJECT_ID), one,
+        placement=cloud.placement, mode=host_drain.LIVE, parallel=parallel).run(progress)
+    moved = [o for o in report.outcomes if o.result == host_drain.MOVED]
+    stayed = [o for o in report.outcomes if o.result != host_drain.MOVED]
+    return {
+        'host': report.host, 'cell': report.cell, 'mode': report.mode,
+        'parallel': parallel, 'seconds': report.seconds,
+        'instances': len(report.outcomes), 'moved': len(moved), 'not_moved': len(stayed),
+        'moved_to': dict(sorted(collections.Counter(o.dest_host for o in moved).items())),
+        'moves': [{'server': o.name, 'uuid': o.instance_uuid, 'to': o.dest_host,
+                   'seconds': o.seconds} for o in moved],
+        'not_moved_instances': [{'server': o.name, 'uuid': o.instance_uuid,
+                                 'result': o.result, 'reason': o.reason} for o in stayed],
+        'left_on_host': len(report.left), 'host_empty': report.empty,
+    }

@@ -51,9 +51,21 @@ def test_demo_json_summary_keeps_the_boot_flows_promises(capsys, tmp_path):
     assert {'api.sqlite', 'cell1.sqlite', 'cell2.sqlite', 'placement.sqlite',
             'cellplane.log'} <= {p.name for p in tmp_path.iterdir()}
 
+    # Then the last host was drained: each of its instances moved (and, the
+    # Placement check above read after the drain, holds only its new host),
+    # or is named with the reason it stayed.
+    drain = summary['drain']
+    assert (drain['host'], drain['mode']) == ('cell2-host3', 'live')
+    assert drain['moved'] + drain['not_moved'] == drain['instances'] >= 1
+    assert all(m['to'] != 'cell2-host3' for m in drain['moves'])
+    assert all(s['reason'] for s in drain['not_moved_instances'])
+    assert drain['host_empty'] == (drain['not_moved'] == 0)
+    assert summary['active_per_host'].get('cell2-host3', 0) == drain['left_on_host']
+
     # The readable report says the same.
     report = render(summary)
     assert 'they MATCH' in report and 'No more IP addresses' in report
+    assert f'Drained cell2-host3 (live, 5 at a time) in {drain["seconds"]} s: ' in report
     assert f'ACTIVE {summary["active"]}   ERROR {summary["error"]}' in report
 
     # Every scheduler run left its record in the API database: the unplaceable
@@ -74,7 +86,8 @@ def test_demo_json_summary_keeps_the_boot_flows_promises(capsys, tmp_path):
 
 def test_demo_with_three_cells_and_no_failing_host_places_everything_it_can(capsys):
     code = cli.main(['demo', '--instances', '30', '--cells', '3', '--hosts-per-cell', '4',
-                     '--failing-hosts', '0', '--fail-fraction', '0', '--format', 'json'])
+                     '--failing-hosts', '0', '--fail-fraction', '0', '--drain', 'none',
+                     '--format', 'json'])
 
     summary = json.loads(capsys.readouterr().out)
     assert code == 0, summary
@@ -82,6 +95,7 @@ def test_demo_with_three_cells_and_no_failing_host_places_everything_it_can(caps
     # Only the two of the oversized flavor fail; nothing is rescheduled.
     assert (summary['active'], summary['error']) == (30, 2)
     assert summary['rescheduled']['instances'] == 0
+    assert summary['drain'] is None     # --drain none
     assert set(summary['placed_per_cell']) <= {'cell1', 'cell2', 'cell3'}
     hosts = set(summary['active_per_host'])
     assert hosts <= {f'cell{c}-host{h}' for c in (1, 2, 3) for h in (1, 2, 3, 4)}
@@ -106,7 +120,9 @@ def test_demo_refuses_impossible_sizes_in_one_line_with_exit_2(capsys):
             (['--cells', '0'], 'argument --cells: must be 1 or more, not 0'),
             (['--hosts-per-cell', '2', '--failing-hosts', '4'],
              '--failing-hosts must be between 0 and 3 (some host must build), not 4'),
-            (['--fail-fraction', '1.5'], 'argument --fail-fraction: must be from 0 to 1, not 1.5')):
+            (['--fail-fraction', '1.5'], 'argument --fail-fraction: must be from 0 to 1, not 1.5'),
+            (['--drain', 'cell9-host1'], '--drain must name a host of the demo (cell1-host1 '
+                                         'to cell2-host5), auto or none, not cell9-host1')):
         try:
             code = cli.main(['demo', *args])
         except SystemExit as exited:   # argparse refused it
