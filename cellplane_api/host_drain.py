@@ -35,6 +35,7 @@ import dataclasses
 import time
 from typing import Callable
 
+import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from cellplane.cells.databases import CellDatabases
@@ -165,7 +166,20 @@ class HostDrain:
 
     def _settle(self, moving: _InFlight, now: float) -> Outcome | None:
         """The move's outcome once it is over; None while it goes on (a finished cold one is confirmed)."""
-        migration = self._read(moving)
+        try:
+            migration = self._read(moving)
+        except sa.exc.SQLAlchemyError as exc:
+            # The cell database away for a moment: read again at the next poll,
+            # within the move's timeout.
+            if now - moving.started <= self._move_timeout:
+                return None
+            return Outcome(moving.row['uuid'], moving.row['display_name'], NOT_MOVED,
+                           migration_uuid=moving.migration.uuid,
+                           seconds=round(now - moving.started, 1),
+                           reason=f'its migration could not be read from cell '
+                                  f'{self._one.cell.name} for {self._move_timeout:g} s '
+                                  f'({type(exc).__name__}); see `cellplane server '
+                                  f'migration show {moving.migration.uuid}`')
         row, took = moving.row, round(now - moving.started, 1)
         done = dict(instance_uuid=row['uuid'], name=row['display_name'],
                     migration_uuid=migration.uuid, seconds=took)
