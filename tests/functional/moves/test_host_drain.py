@@ -3,7 +3,8 @@
 One cell of four hosts in three racks (r1: host1; r2: host2, host3; r3:
 host4). Each test puts its servers on host1 (the other hosts disabled
 while they boot), drains host1 through ``cellplane_api.host_drain`` (the
-code behind ``cellplane-manage host drain``), checks where each server
+code behind ``cellplane-manage host drain``; the group test an r2 host as
+well), checks where each server
 and its allocation went and that nothing is left on a migration consumer,
 then undrains host1 and deletes its servers.
 """
@@ -14,7 +15,13 @@ import time
 import pytest
 
 from cellplane.context import new_context
-from cellplane.objects import failure_domains, flavors, migrations, server_groups
+from cellplane.objects import (
+    failure_domains,
+    flavors,
+    migrations,
+    server_group_places,
+    server_groups,
+)
 from cellplane.traits import COMPUTE_STATUS_DISABLED
 from cellplane_api import compute_services, host_drain, servers
 from cellplane_api import failure_domains as domains_api
@@ -82,9 +89,9 @@ def _boot(cloud, name: str, count: int = 1, host: str | None = DRAINED,
     return uuids
 
 
-def _drain(cloud, **kwargs) -> host_drain.DrainReport:
+def _drain(cloud, host: str = DRAINED, **kwargs) -> host_drain.DrainReport:
     drain = host_drain.HostDrain(cloud.api_engine, cloud.cells, cloud.conductor_api,
-                                 new_context(), _service(cloud, DRAINED),
+                                 new_context(), _service(cloud, host),
                                  placement=cloud.placement, poll_seconds=0.05, **kwargs)
     return drain.run()
 
@@ -224,4 +231,19 @@ def test_a_member_no_other_rack_can_take_is_named_with_the_reason_and_stays(clou
     assert (again.instance_uuid, again.result) == (stuck, host_drain.NOT_MOVED)
     assert 'anti-affinity at rack' in again.reason
     assert servers.show(cloud.api_engine, cloud.cells, stuck).host == DRAINED
+
+    # The member in r2 has one place to go: the other host of its own rack,
+    # and its place in the group (rack r2) goes with it.
+    group = server_groups.get(cloud.api_engine, 'web')
+    [in_r2] = [u for u, h in hosts.items() if RACK_OF[h] == 'r2']
+    place = {m.instance_uuid: m.domain
+             for m in server_group_places.members(cloud.api_engine, group.uuid)}[in_r2]
+    assert place is not None
+    report = _drain(cloud, host=hosts[in_r2], mode=host_drain.LIVE)
+    [moved] = [o for o in report.outcomes if o.instance_uuid == in_r2]
+    assert moved.result == host_drain.MOVED
+    assert RACK_OF[moved.dest_host] == 'r2' and moved.dest_host != hosts[in_r2]
+    assert {m.instance_uuid: m.domain for m in server_group_places.members(
+        cloud.api_engine, group.uuid)}[in_r2] == place
+    host_drain.undrain(cloud.api_engine, _service(cloud, hosts[in_r2]), cloud.placement)
     _undrain_and_delete(cloud, [*members, plain])
