@@ -43,6 +43,7 @@ from cellplane.context import RequestContext
 from cellplane.objects import instances, migrations
 from cellplane_api import compute_services, moves, servers
 from conductor.super.rpcapi import SuperConductorAPI
+from rpc_schemas.instance import BUILDING
 
 LIVE = 'live'
 COLD = 'cold'
@@ -155,6 +156,11 @@ class HostDrain:
         with self._one.engine.connect() as conn:
             return instances.placed(conn, [self.host])
 
+    def _building(self, uuid: str) -> bool:
+        with self._one.engine.connect() as conn:
+            row = instances.get_instance(conn, uuid)
+        return row is not None and row['vm_state'] == BUILDING
+
     # -- one move -------------------------------------------------------------------
     def _ask(self, row: dict) -> migrations.Migration:
         ask = moves.live_migrate if self.mode == LIVE else moves.migrate
@@ -216,6 +222,8 @@ class HostDrain:
         self.disabled = disable(self._api_engine, self._one, self._placement)
         outcomes: dict[str, Outcome] = {}
         flying: dict[str, _InFlight] = {}
+        # Instances still being built on the host: (row, since when), asked again once built.
+        building: dict[str, tuple[dict, float]] = {}
         pending = self._on_host()
         seen = [row['uuid'] for row in pending]   # in the order taken
         deadline_passed = False
@@ -237,28 +245,43 @@ class HostDrain:
                                                     reason='deleted while the host drained')
                     continue
                 except servers.ServerError as exc:   # refused: busy, not ACTIVE, no cell
+                    if self._building(row['uuid']):
+                        # Its build chose the host before it was disabled: moved once built.
+                        building.setdefault(row['uuid'], (row, self._clock()))
+                        continue
                     outcomes[row['uuid']] = Outcome(row['uuid'], row['display_name'],
                                                     NOT_MOVED, reason=str(exc))
                     continue
                 flying[row['uuid']] = _InFlight(row, migration, self._clock())
+            for uuid, (row, since) in list(building.items()):
+                if not self._building(uuid):
+                    del building[uuid]
+                    pending.append(row)
+                elif self._clock() - since > self._move_timeout:
+                    del building[uuid]
+                    outcomes[uuid] = Outcome(uuid, row['display_name'], NOT_MOVED,
+                                             reason=f'still building after '
+                                                    f'{self._move_timeout:g} s')
             for uuid, moving in list(flying.items()):
                 ended = self._settle(moving, self._clock())
                 if ended is not None:
                     outcomes[uuid] = ended
                     del flying[uuid]
             if deadline_passed:
+                pending += [row for row, _ in building.values()]
+                building.clear()
                 for row in pending:
                     outcomes[row['uuid']] = Outcome(
                         row['uuid'], row['display_name'], NOT_STARTED,
                         reason=f'the deadline ({self._deadline:g} s) passed before its move '
                                f'was started')
                 pending = []
-            if not pending and not flying and not deadline_passed:
+            if not pending and not flying and not building and not deadline_passed:
                 # What landed meanwhile (a build that had chosen the host already).
                 pending = [row for row in self._on_host() if row['uuid'] not in seen]
                 seen += [row['uuid'] for row in pending]
             report(len(outcomes))
-            if not pending and not flying:
+            if not pending and not flying and not building:
                 break
             time.sleep(self._poll)
         left = [{'uuid': r['uuid'], 'display_name': r['display_name']}

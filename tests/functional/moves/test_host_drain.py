@@ -203,6 +203,27 @@ def test_past_the_deadline_no_move_starts_and_what_is_left_stays_active_in_place
     _undrain_and_delete(cloud, uuids)
 
 
+def test_a_server_still_building_on_the_host_is_moved_once_built(cloud):
+    driver = cloud.computes[DRAINED].driver
+    driver.settings.build_seconds = 3.0
+    others = HOSTS[1:]
+    _set_disabled(cloud, others, True)
+    try:
+        [uuid] = servers.create(cloud.api_engine, cloud.conductor_api, new_context(),
+                                name='slow', flavor='small', project_id='p', user_id='u')
+        _until('its build on the host begun', lambda: (
+            lambda s: s.status == servers.BUILD and s.host == DRAINED)(
+            servers.show(cloud.api_engine, cloud.cells, uuid)))
+    finally:
+        _set_disabled(cloud, others, False)
+        driver.settings.build_seconds = 0.0
+    # Still building as the drain begins (a move of it is refused until then).
+    assert servers.show(cloud.api_engine, cloud.cells, uuid).status == servers.BUILD
+    report = _drain(cloud, mode=host_drain.LIVE)
+    _moved_off(cloud, report, [uuid])
+    _undrain_and_delete(cloud, [uuid])
+
+
 def test_a_member_no_other_rack_can_take_is_named_with_the_reason_and_stays(cloud):
     server_groups.create(cloud.api_engine, project_id='p', user_id='u', name='web',
                          policy='anti-affinity', level='rack')
