@@ -21,7 +21,8 @@ host with its own allocation. Past ``deadline`` seconds no move is
 started; those in flight are waited for (each at most ``move_timeout``),
 and the instances never tried are reported ``not started``. Instances that
 land on the host while it drains (builds that had already chosen it) are
-taken in the same run. The report names every instance: where it went and
+taken in the same run; one still building there is moved once built
+(waited for at most ``move_timeout``). The report names every instance: where it went and
 how long it took, or why it did not.
 
 The drain runs where it is asked (the ``cellplane-manage`` process): it
