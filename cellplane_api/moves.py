@@ -1,4 +1,4 @@
-"""Moving servers as the API role asks for it: cold migrate, resize, confirm, revert, and the migrations shown.
+"""Moving servers as the API role asks: migrate, resize, live migrate, evacuate, confirm, revert; migrations shown.
 
 ``migrate`` (a cold migration, or with a flavor a resize) takes an ACTIVE
 server doing nothing else: in its cell's database, in one transaction, its
@@ -10,6 +10,14 @@ to the super conductor (``conductor/super/moves.py``). ``confirm`` and
 ``confirm_resize`` or ``revert_resize``. What cannot be done now is
 ``MoveConflict`` (the compute API's 409), a bad argument ``InvalidMove``
 (400); nothing is written then.
+
+``evacuate`` takes a server whose host is down (its compute service
+forced down, or silent longer than ``service_down_time``), ACTIVE or in
+ERROR and doing nothing else: task_state ``rebuilding``, a ``queued``
+migration of type ``evacuation`` and an ``evacuate`` action, then
+``evacuate_server`` (super conductor API 1.4). A server whose host is up
+is ``HostStillUp`` (Nova's ComputeServiceInUse); a named target host no
+cell has is ``TargetHostNotFound``.
 """
 from __future__ import annotations
 
@@ -20,12 +28,12 @@ from sqlalchemy.engine import Engine
 
 from cellplane.cells.databases import CellDatabases
 from cellplane.context import RequestContext
-from cellplane.objects import flavors, instance_actions, instances, migrations
+from cellplane.objects import flavors, instance_actions, instances, migrations, services
 from cellplane.objects.migrations import Migration
 from cellplane_api import servers
 from conductor.super.rpcapi import SuperConductorAPI
 from rpc_schemas.flavor import Flavor
-from rpc_schemas.instance import ACTIVE
+from rpc_schemas.instance import ACTIVE, ERROR
 
 # Statuses after which a migrate or resize has nothing more to do by itself.
 SETTLED = frozenset({migrations.FINISHED}) | migrations.FINAL
@@ -37,6 +45,14 @@ class MoveConflict(servers.ServerError):
 
 class InvalidMove(servers.ServerError):
     """The move asked for is wrong in itself (an unknown flavor, the flavor it has)."""
+
+
+class HostStillUp(InvalidMove):
+    """An evacuation of a server whose host's compute service is up (Nova's ComputeServiceInUse)."""
+
+
+class TargetHostNotFound(servers.ServerError):
+    """An evacuation to a host no cell has a compute service for."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -143,6 +159,79 @@ def live_migrate(api_engine: Engine, cells: CellDatabases, conductor: SuperCondu
             request_id=ctxt.request_id, user_id=ctxt.user_id, project_id=ctxt.project_id)
     _send(conductor, ctxt, engine, cell_uuid, migration, ended=migrations.FAILED,
           task_state=instances.MIGRATING, what=f'the live migration of server {instance_uuid}')
+    return migration
+
+
+def _host_down(engine: Engine, host: str, service_down_time: float) -> str | None:
+    """Why ``host``'s compute service is down (forced down, or silent), or None if it is up."""
+    row = services.get_service(engine, host, servers.COMPUTE_BINARY)
+    if row is None:
+        return f'host {host} has no compute service'
+    if row.get('forced_down'):
+        return f'the compute service of {host} is forced down'
+    if not services.is_up(row, service_down_time=service_down_time):
+        return (f'the compute service of {host} sent no heartbeat since '
+                f'{row.get("last_seen_at")} (service_down_time {service_down_time:g} s)')
+    return None
+
+
+def _known_host(cells: CellDatabases, cell_uuid: str, host: str) -> bool:
+    return services.get_service(cells.engine(cell_uuid), host,
+                                servers.COMPUTE_BINARY) is not None
+
+
+def evacuate(api_engine: Engine, cells: CellDatabases, conductor: SuperConductorAPI,
+             ctxt: RequestContext, instance_uuid: str, *, service_down_time: float,
+             host: str | None = None) -> Migration:
+    """Evacuate a server off its dead host (to ``host``, or the scheduler's choice); its queued migration.
+
+    Refused (``HostStillUp``) unless the server's host's compute service
+    is down or forced down; an evacuation never runs an instance on two
+    hosts, so a live host must be stopped or forced down first.
+    """
+    cell_uuid = _cell(api_engine, cells, instance_uuid)
+    engine = cells.engine(cell_uuid)
+    if host is not None and not _known_host(cells, cell_uuid, host):
+        raise TargetHostNotFound(f'Compute host {host} not found.')
+    with engine.connect() as conn:
+        row = instances.get_instance(conn, instance_uuid)
+    if row is None:
+        raise servers.ServerNotFound(f'no server with uuid {instance_uuid}')
+    if host is not None and host == row['host']:
+        raise InvalidMove("The target host can't be the same one.")
+    if not row['host']:
+        raise MoveConflict(f'server {instance_uuid} has no host: nothing to evacuate')
+    if _host_down(engine, row['host'], service_down_time) is None:
+        raise HostStillUp(f'Compute service of {row["host"]} is still in use: only a server '
+                          f'whose host is down (its compute service forced down, or silent '
+                          f'for service_down_time) can be evacuated.')
+    with engine.begin() as conn:
+        if not any(instances.begin_task(conn, instance_uuid, vm_state=state,
+                                        task_state=instances.REBUILDING)
+                   for state in (ACTIVE, ERROR)):
+            doing = f' ({row["task_state"]})' if row['task_state'] else ''
+            raise MoveConflict(f'server {instance_uuid} is {row["vm_state"]}{doing}: only '
+                               f'an ACTIVE or ERROR server doing nothing else can be '
+                               f'evacuated')
+        flavor = Flavor.from_primitive(row['flavor'])
+        migration = migrations.create(
+            conn, uuid=str(uuidlib.uuid4()), instance_uuid=instance_uuid,
+            migration_type=migrations.EVACUATION, source_host=row['host'],
+            source_node=row['node'], old_flavor=flavor, new_flavor=flavor,
+            request_id=ctxt.request_id, dest_host=host)
+        instance_actions.start_action(
+            conn, instance_uuid, instance_actions.ACTION_EVACUATE,
+            request_id=ctxt.request_id, user_id=ctxt.user_id, project_id=ctxt.project_id)
+    try:
+        conductor.evacuate_server(ctxt, cell_uuid, migration.uuid)
+    except Exception as exc:  # nothing may be left half asked
+        with engine.begin() as conn:
+            migrations.advance(conn, migration.uuid, migrations.FAILED,
+                               error=f'could not be sent to the super conductor: {exc}')
+            instances.set_task_state(conn, instance_uuid, None,
+                                     expected=instances.REBUILDING)
+        raise servers.ServerError(f'the evacuation of server {instance_uuid} could not be '
+                                  f'sent to the super conductor: {exc}') from exc
     return migration
 
 

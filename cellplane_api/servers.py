@@ -62,9 +62,10 @@ RESIZE = 'RESIZE'
 VERIFY_RESIZE = 'VERIFY_RESIZE'
 REVERT_RESIZE = 'REVERT_RESIZE'
 MIGRATING = 'MIGRATING'
+REBUILD = 'REBUILD'    # an evacuation (Nova's status of task_state rebuilding)
 FINAL_STATUSES = (ACTIVE, ERROR, DELETED)
 STATUSES = (BUILD, ACTIVE, ERROR, DELETED, UNKNOWN, RESIZE, VERIFY_RESIZE, REVERT_RESIZE,
-            MIGRATING)
+            MIGRATING, REBUILD)
 _STATUS_OF_VM_STATE = {
     instance_states.BUILDING: BUILD, instance_states.ACTIVE: ACTIVE,
     instance_states.ERROR: ERROR, instance_states.DELETED: DELETED,
@@ -76,6 +77,8 @@ def _status(vm_state: str, task_state: str | None) -> str:
     """Nova's status of a vm_state and task_state."""
     if task_state == instances.RESIZE_REVERTING:
         return REVERT_RESIZE
+    if task_state == instances.REBUILDING:
+        return REBUILD
     if vm_state == instance_states.ACTIVE and task_state == instances.MIGRATING:
         return MIGRATING
     if vm_state == instance_states.ACTIVE and task_state in (instances.RESIZE_PREP,

@@ -1,11 +1,11 @@
-"""``cellplane server migrate|resize|resize confirm|resize revert|live-migrate`` and ``server migration list|show``.
+"""``cellplane server migrate|resize [confirm|revert]|live-migrate|evacuate``, ``server migration list|show``.
 
 Each move command prints the server's migration (``--format json`` as
 every command); with ``--wait`` it polls until the move settles: a
 migrate or resize until its migration is ``finished`` (VERIFY_RESIZE:
 confirm or revert it) or over, a confirm or revert until the migration is
-``confirmed`` or ``reverted``, a live migration until ``done`` or
-``failed``. A move that ended in ``error`` or ``failed`` exits 1 with
+``confirmed`` or ``reverted``, a live migration or an evacuation until
+``done`` or ``failed``. A move that ended in ``error`` or ``failed`` exits 1 with
 the error on stderr; ``--timeout`` seconds passed exits 1 too.
 """
 from __future__ import annotations
@@ -78,6 +78,7 @@ class _MoveCommand(_TopLevelCommand, show.ShowOne):
 
     def take_action(self, parsed_args):
         with self.api(parsed_args) as (conf, engine, cells):
+            self.conf = conf
             timeout = conf.cells.read_timeout
             uuid = servers.find(engine, cells, parsed_args.server, cell_timeout=timeout)
             transport = get_transport(rpc_options.require_transport_url(conf, 'cellplane'),
@@ -178,6 +179,33 @@ class ServerLiveMigrate(_MoveCommand):
                                   host=parsed_args.host)
 
 
+class ServerEvacuate(_MoveCommand):
+    """Evacuate a server off its dead host: rebuild it on another host of its cell.
+
+    Only a server whose host's compute service is down (forced down with
+    ``cellplane-manage service force-down``, or silent for
+    ``[service] service_down_time``) is evacuated; otherwise it is refused
+    with the reason. The scheduler chooses the host, with alternates
+    (``--host`` names it, still claimed through the scheduler). The
+    migration ends ``done`` (ACTIVE on its new host; the dead host's
+    allocation stays on the migration until that host comes back and
+    destroys its copy) or ``failed`` (no host could take it: the server is
+    ERROR, its fault naming every host tried and why).
+    """
+
+    settled = migrations.FINAL
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('--host', help='the destination host (claimed, or refused '
+                                           'with the reason); default: the scheduler\'s')
+        return parser
+
+    def ask(self, engine, cells, conductor, ctxt, uuid, parsed_args):
+        return moves.evacuate(engine, cells, conductor, ctxt, uuid, host=parsed_args.host,
+                              service_down_time=self.conf.service.service_down_time)
+
+
 class ServerMigrationList(base.SaysWhatItFound, _TopLevelCommand, lister.Lister):
     """List migrations (cold migrations and resizes), of every cell or of one server."""
 
@@ -220,5 +248,6 @@ COMMANDS = {'server migrate': ServerMigrate, 'server resize': ServerResize,
             'server resize confirm': ServerResizeConfirm,
             'server resize revert': ServerResizeRevert,
             'server live-migrate': ServerLiveMigrate,
+            'server evacuate': ServerEvacuate,
             'server migration list': ServerMigrationList,
             'server migration show': ServerMigrationShow}

@@ -1,4 +1,4 @@
-"""The compute agent's RPC endpoint (API 1.3): build an instance on a host, terminate or discard one.
+"""The compute agent's RPC endpoint (API 1.5): build an instance on a host, terminate or discard one, move one.
 
 The agent serves one host or many (``hosted_host``); each message names
 the host it is for (a build: its first Selection; a termination: ``host``,
@@ -20,6 +20,10 @@ allocations from Placement, report it DELETED.
 ``discard_instance``: destroy through the driver and nothing else; the cell
 conductor sends it for a build this host finished after the build was moved
 to another host while this one was down (the allocation is the new host's).
+
+``rebuild_instance`` (API 1.5): an evacuation's destination rebuilds the
+instance alone (its source is down); like ``finish_move``, it reports
+``move_finished`` or, failed, ``reschedule_move`` with the alternates left.
 
 Handlers log and return on a bad message (the sender cast and is gone).
 """
@@ -81,7 +85,7 @@ def _check_build(instance, request_spec, host_list) -> str | None:
 class ComputeManager:
     """The RPC endpoint of an agent: finds the hosted host a message is for, and acts there."""
 
-    target = messaging.Target(version='1.4')
+    target = messaging.Target(version='1.5')
 
     def __init__(self, *, hosts: Mapping[str, HostedHost], placement: PlacementClient,
                  conductor: CellConductorAPI, computes: ComputeAPI | None = None) -> None:
@@ -292,6 +296,29 @@ class ComputeManager:
                     len(host_list) - 1)
         self.conductor.reschedule_move(ctxt, instance, request_spec, migration,
                                        host_list[1:], attempt)
+
+    def rebuild_instance(self, ctxt, instance: Instance, request_spec: RequestSpec,
+                         migration: Migration, host_list: list[Selection]) -> None:
+        problem = _check_move(instance, request_spec, migration, host_list)
+        if problem:
+            LOG.error('Rejected rebuild_instance: %s', problem)
+            return
+        hosted = self._move_host('rebuild_instance', host_list[0].service_host)
+        if hosted is not None:
+            hosted.run_or_hold(lambda: self._rebuild(ctxt, hosted, instance, request_spec,
+                                                     migration, host_list))
+
+    def _rebuild(self, ctxt, hosted: HostedHost, instance: Instance,
+                 request_spec: RequestSpec, migration: Migration,
+                 host_list: list[Selection]) -> None:
+        attempt = moves.rebuild(hosted.builder, instance, migration, host_list[0])
+        if attempt.result != OK:
+            self._move_failed(ctxt, instance, request_spec, migration, host_list, attempt)
+            return
+        LOG.info('Instance %s rebuilt on %s (evacuated from %s)', instance.uuid,
+                 hosted.name, migration.source_host)
+        self.conductor.move_finished(ctxt, migration.uuid, instance.uuid, hosted.name,
+                                     hosted.builder.nodename)
 
     def take_back(self, ctxt, instance: Instance, migration: Migration, host: str) -> None:
         if not isinstance(instance, Instance) or not isinstance(migration, Migration):

@@ -14,6 +14,8 @@ are the scheduler's and the cell conductor's.
 - ``finish`` (destination): spawn at the new flavor; on failure the
   promise is given back.
 - ``take_back`` (source): run the instance again at its old flavor.
+- ``rebuild`` (an evacuation's destination): ``prepare`` and ``finish``
+  at once, the source being down.
 """
 from __future__ import annotations
 
@@ -100,6 +102,16 @@ def finish(builder: InstanceBuilder, instance: Instance, migration: Migration,
     else:
         builder.local_claims.release(instance.uuid)
     return _attempt(builder, start, reason)
+
+
+def rebuild(builder: InstanceBuilder, instance: Instance, migration: Migration,
+            selection: Selection) -> BuildAttempt:
+    """Evacuation destination: promise the resources here and spawn the instance; the attempt (failed: why)."""
+    prepared = prepare(builder, instance, migration, selection)
+    if prepared.result != OK:
+        return prepared
+    finished = finish(builder, instance, migration, selection)
+    return dataclasses.replace(finished, start=prepared.start)
 
 
 def take_back(builder: InstanceBuilder, instance: Instance, migration: Migration,

@@ -36,6 +36,13 @@ API versions:
           take_back(instance, migration, host) cast to the source: run the
               instance again at its old flavor (the move failed, or is
               reverted).
+    1.5 - rebuild_instance(instance, request_spec, migration: Migration,
+              host_list) cast to the destination of an evacuation (the cell
+              conductor; host_list[0] claimed for the instance, the source
+              allocation on the migration's consumer): promise the
+              resources and spawn the instance here, without its source
+              (it is down); report move_finished, or reschedule_move with
+              the alternates left.
 """
 from __future__ import annotations
 
@@ -62,7 +69,7 @@ class DiscardNotSupported(RuntimeError):
 class ComputeAPI(RPCAPIClient):
     SERVICE = 'compute'
     TOPIC = TOPIC
-    API_VERSION = '1.4'
+    API_VERSION = '1.5'
 
     def build_and_run_instance(self, ctxt: RequestContext, host: str, instance: Instance,
                                request_spec: RequestSpec,
@@ -132,3 +139,12 @@ class ComputeAPI(RPCAPIClient):
         self.prepare('take_back', '1.4', server=migration.source_host).cast(
             ctxt, 'take_back', instance=instance, migration=migration,
             host=migration.source_host)
+
+    def rebuild_instance(self, ctxt: RequestContext, instance: Instance,
+                         request_spec: RequestSpec, migration: Migration,
+                         host_list: Sequence[Selection]) -> None:
+        """Cast to an evacuation's destination (``host_list[0]``): rebuild the instance there (API 1.5)."""
+        host = host_list[0].service_host
+        self.prepare('rebuild_instance', '1.5', server=host).cast(
+            ctxt, 'rebuild_instance', instance=instance, request_spec=request_spec,
+            migration=migration, host_list=list(host_list))

@@ -24,6 +24,10 @@ the host names where the caller chooses them). What it promises:
   their providers in Placement, their compute node and service rows (cast to
   the cell conductor); hosts that still hold allocations are kept and named
   in a warning;
+- at start (and at each ``start_host``), a host that holds guests asks its
+  cell conductor which were evacuated while it was down, destroys them and
+  frees their migrations' allocations before its first heartbeat or report
+  (``compute_agent/evacuated.py``);
 - ``stop_host`` / ``start_host`` stop and start one hosted host alone.
 
 The returned ``ComputeAgent`` is not started: the daemon calls
@@ -47,6 +51,7 @@ from cellplane.periodic import PeriodicTask
 from cellplane.service import Service
 from compute_agent import rpcapi
 from compute_agent.builder import InstanceBuilder
+from compute_agent.evacuated import EvacuatedGuests
 from compute_agent.hosted_host import HOLLOW_HOST_TRAIT, HostedHost, hosted_host_names, removed_host_index
 from compute_agent.manager import ComputeManager
 from compute_agent.resource_reporter import ResourceReporter
@@ -119,7 +124,11 @@ class ComputeAgent:
         self.hosts[name].stop()
 
     def start_host(self, name: str) -> None:
-        """Start a stopped hosted host; the messages it held are handled in the background."""
+        """Start a stopped hosted host; the messages it held are handled in the background.
+
+        Its guests are checked for evacuated ones before it reports again.
+        """
+        self.reports.evacuated.expect([name])
         held = self.hosts[name].start()
         if held:
             threading.Thread(target=_run_all, args=(held,), name=f'{name}-held',
@@ -143,8 +152,10 @@ class HostReports:
     """The agent's periodic reports: heartbeats and node reports of all its running hosts."""
 
     def __init__(self, conf: cfg.ConfigOpts, *, name: str, hosts: dict[str, HostedHost],
-                 placement: PlacementClient, conductor: CellConductorAPI) -> None:
+                 placement: PlacementClient, conductor: CellConductorAPI,
+                 evacuated: EvacuatedGuests) -> None:
         self._conf = conf
+        self.evacuated = evacuated
         self._name = name
         self._hosts = hosts
         self._placement = placement
@@ -157,10 +168,16 @@ class HostReports:
     def running(self) -> list[HostedHost]:
         return [h for h in self._hosts.values() if h.running]
 
+    def reporting(self) -> list[HostedHost]:
+        """The running hosts that may report: those whose evacuated guests are gone."""
+        hosts = self.running()
+        waiting = self.evacuated.settle(hosts)
+        return [h for h in hosts if h.name not in waiting]
+
     def heartbeat(self) -> None:
         statuses = [dataclasses.replace(
             current_status(self._conf, binary=BINARY, topic=rpcapi.TOPIC, host=h.name),
-            building=h.builder.building()) for h in self.running()]
+            building=h.builder.building()) for h in self.reporting()]
         for chunk in _chunks(statuses, BATCH):
             self._conductor.service_heartbeats(new_context(), chunk)
 
@@ -172,7 +189,7 @@ class HostReports:
         of the interval), so that a row lost from the cell DB comes back; a
         thousand idle hosts then cost the cell conductor nothing in between.
         """
-        hosts = self.running()
+        hosts = self.reporting()
         if self._first:
             self._remove_hosts_no_longer_served()
             synced = self._sync_all_at_once(hosts)
@@ -283,8 +300,10 @@ def build_compute_agent(conf: cfg.ConfigOpts, *, transport, placement: Placement
                                        builder=builder, reporter=reporter)
     manager = ComputeManager(hosts=hosted, placement=placement, conductor=conductor,
                              computes=ComputeAPI(transport, conf=conf))
+    evacuated = EvacuatedGuests(conductor=conductor, unclaims=manager.unclaims)
+    evacuated.expect(hosted)
     reports = HostReports(conf, name=name, hosts=hosted, placement=placement,
-                          conductor=conductor)
+                          conductor=conductor, evacuated=evacuated)
     # The first report runs at once: the nodes are in Placement and in their
     # cell DB before the scheduler can be expected to choose them.
     resources = PeriodicTask(f'{name}-resources', conf.compute.report_interval,

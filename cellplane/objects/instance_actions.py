@@ -36,10 +36,14 @@ ACTION_RESIZE = 'resize'
 ACTION_CONFIRM_RESIZE = 'confirmResize'
 ACTION_REVERT_RESIZE = 'revertResize'
 ACTION_LIVE_MIGRATION = 'live-migration'
+ACTION_EVACUATE = 'evacuate'
 # The scheduler's answer for a move (ok: the destination claimed; failed: why not).
 EVENT_MOVE_SCHEDULE = 'conductor_schedule_move'
 # A move to one destination, as that host reported it (ok | failed, with why).
 EVENT_MOVE = 'compute_move_instance'
+# An evacuated instance's copy destroyed on its source host, back from the dead,
+# and the source allocation its migration held freed.
+EVENT_EVACUATE_CLEANUP = 'compute_destroy_evacuated'
 # A build on a host, as the compute agent reported it (result ok | failed).
 EVENT_BUILD = 'compute_build_and_run_instance'
 # A claim of an alternate by the cell conductor that Placement refused.

@@ -32,8 +32,9 @@ RESIZE_MIGRATING = 'resize_migrating'  # a destination prepares, the source hand
 RESIZE_CONFIRMING = 'resize_confirming'
 RESIZE_REVERTING = 'resize_reverting'
 MIGRATING = 'migrating'                # a live migration (Nova's MIGRATING status)
+REBUILDING = 'rebuilding'              # an evacuation (Nova's REBUILD status)
 MOVE_TASK_STATES = (RESIZE_PREP, RESIZE_MIGRATING, RESIZE_CONFIRMING, RESIZE_REVERTING,
-                    MIGRATING)
+                    MIGRATING, REBUILDING)
 
 # instance_faults.code: the build failed on this cell's hosts (HTTP-like, as Nova).
 FAULT_CODE_BUILD = 500

@@ -13,6 +13,8 @@ a compare-and-set on the states it may come from)::
       |              (next alternate: a destination failed)
       +--> error / failed  (from any state before finished; finished -> error)
 
+    (an evacuation)  ... migrating --> done --> completed
+
 - ``queued``: recorded by the API role; the scheduler is being asked.
 - ``pre-migrating``: a destination is claimed; it prepares. Again
   ``pre-migrating`` when the move goes on to the next alternate.
@@ -25,6 +27,10 @@ a compare-and-set on the states it may come from)::
   (a cold move that could not be done: the instance is ACTIVE on its
   source; ``error`` names every host tried and why), and ``done`` /
   ``failed``, the endings of live migrations and evacuations.
+- ``completed``: an evacuation's source host came back, destroyed its copy
+  and freed the source allocation the migration held while it was away
+  (``done`` -> ``completed``, the one change from a final status: an
+  evacuation ``done`` awaits that cleanup; see ``awaits_cleanup``).
 """
 from __future__ import annotations
 
@@ -54,9 +60,10 @@ REVERTED = 'reverted'
 ERROR = 'error'
 DONE = 'done'
 FAILED = 'failed'
+COMPLETED = 'completed'
 STATUSES = (QUEUED, PRE_MIGRATING, MIGRATING, FINISHED, CONFIRMED, REVERTED, ERROR,
-            DONE, FAILED)
-FINAL = frozenset({CONFIRMED, REVERTED, ERROR, DONE, FAILED})
+            DONE, FAILED, COMPLETED)
+FINAL = frozenset({CONFIRMED, REVERTED, ERROR, DONE, FAILED, COMPLETED})
 
 # status -> the statuses it may go to.
 TRANSITIONS: dict[str, frozenset[str]] = {
@@ -65,6 +72,8 @@ TRANSITIONS: dict[str, frozenset[str]] = {
     MIGRATING: frozenset({PRE_MIGRATING, FINISHED, DONE, ERROR, FAILED}),
     FINISHED: frozenset({CONFIRMED, REVERTED, ERROR}),
     **{final: frozenset() for final in FINAL},
+    # An evacuation's source host is cleaned once it comes back.
+    DONE: frozenset({COMPLETED}),
 }
 
 
@@ -73,6 +82,11 @@ def ending_of(migration: 'Migration', succeeded: bool) -> str:
     if migration.migration_type in (LIVE_MIGRATION, EVACUATION):
         return DONE if succeeded else FAILED
     return FINISHED if succeeded else ERROR
+
+
+def awaits_cleanup(migration: 'Migration') -> bool:
+    """An evacuation over whose source host has not come back: its consumer holds the source's allocation by design."""
+    return migration.migration_type == EVACUATION and migration.status == DONE
 
 
 def allowed_from(status: str) -> list[str]:
@@ -207,6 +221,16 @@ def advance(conn: Connection, uuid: str, status: str, *, dest_host: str | None =
     if not done.rowcount:
         raise InvalidMigrationTransition(uuid, current.status, status)
     return current
+
+
+def awaiting_cleanup(conn: Connection, source_hosts: Sequence[str]) -> list[Migration]:
+    """The evacuations from ``source_hosts`` that await their source's cleanup (``done``), oldest first."""
+    if not source_hosts:
+        return []
+    query = sa.select(migrations).where(
+        migrations.c.migration_type == EVACUATION, migrations.c.status == DONE,
+        migrations.c.source_host.in_(list(source_hosts))).order_by(migrations.c.id)
+    return [Migration.from_row(r) for r in conn.execute(query).mappings().all()]
 
 
 def delete_for_instance(conn: Connection, instance_uuid: str) -> None:

@@ -1,6 +1,7 @@
 """``POST /servers/{server_id}/action``: the move actions.
 
-``migrate``, ``os-migrateLive``, ``resize``, ``confirmResize``, ``revertResize``.
+``migrate``, ``os-migrateLive``, ``resize``, ``confirmResize``, ``revertResize``,
+``evacuate``.
 
 Each reads the body, asks the policy and calls ``cellplane_api.moves``,
 which the CLI's move commands call too. As Nova: ``migrate``,
@@ -9,6 +10,14 @@ which the CLI's move commands call too. As Nova: ``migrate``,
 state the action takes is 409 (conflictingRequest), an unknown flavor or
 the flavor it has 400 (badRequest), another project's server 404. An
 action this API does not serve (yet) is 400 naming it.
+
+``evacuate`` answers as Nova with ``[api] enable_instance_password =
+False`` at every microversion: 200 with an empty body (``adminPass`` is
+accepted and means nothing: the fake driver has no guest to set it in).
+A server whose host is up is 400 (Nova's ComputeServiceInUse), a target
+host no cell has 404, the server's own host 400, ``force`` without a host
+400; ``force`` with one is accepted, and the host is still claimed through
+the scheduler (cellplane never places without a claim).
 """
 from __future__ import annotations
 
@@ -19,11 +28,12 @@ from cellplane_api.policies import server_actions as rules
 from cellplane_api.request import empty_response
 from cellplane_api.schemas import server_actions as schemas
 from cellplane_api.schemas import validate
+from cellplane_api.schemas.services import TRUE
 
 _RULES = {schemas.MIGRATE: rules.MIGRATE, schemas.MIGRATE_LIVE: rules.MIGRATE_LIVE,
           schemas.RESIZE: rules.RESIZE,
           schemas.CONFIRM_RESIZE: rules.CONFIRM_RESIZE,
-          schemas.REVERT_RESIZE: rules.REVERT_RESIZE}
+          schemas.REVERT_RESIZE: rules.REVERT_RESIZE, schemas.EVACUATE: rules.EVACUATE}
 
 
 def server_action(req):
@@ -33,6 +43,8 @@ def server_action(req):
                                 f'this server action is not supported.')
     validate(schemas.ACTION, body)
     [(action, asked)] = body.items()
+    if action == schemas.EVACUATE:
+        validate(schemas.evacuate_for(req.mv.minor), body)
     server = server_of_url(req)
     req.authorize(_RULES[action], {'project_id': server.project_id})
     services = req.services
@@ -50,11 +62,19 @@ def server_action(req):
             # block_migration and disk_over_commit are accepted and mean nothing
             # here: the fake driver has no shared storage to tell apart.
             moves.live_migrate(*args, host=asked['host'])
+        elif action == schemas.EVACUATE:
+            if asked.get('force') in TRUE and not asked.get('host'):
+                raise errors.BadRequest("Can't force to a non-provided destination")
+            moves.evacuate(*args, host=asked.get('host'),
+                           service_down_time=services.service_down_time)
+            return empty_response(200)
         elif action == schemas.CONFIRM_RESIZE:
             moves.confirm(*args)
             return empty_response(204)
         else:
             moves.revert(*args)
+    except moves.TargetHostNotFound as exc:
+        raise errors.NotFound(str(exc)) from None
     except moves.InvalidMove as exc:
         raise errors.BadRequest(str(exc)) from None
     except moves.MoveConflict as exc:

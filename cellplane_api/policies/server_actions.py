@@ -1,6 +1,6 @@
 """Server action rules for moves, with Nova's names and defaults.
 
-Migrate and live migrate: admin; resize, confirm, revert: the project's members.
+Migrate, live migrate and evacuate: admin; resize, confirm, revert: the project's members.
 """
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ MIGRATE_LIVE = 'os_compute_api:os-migrate-server:migrate_live'
 RESIZE = 'os_compute_api:servers:resize'
 CONFIRM_RESIZE = 'os_compute_api:servers:confirm_resize'
 REVERT_RESIZE = 'os_compute_api:servers:revert_resize'
+EVACUATE = 'os_compute_api:os-evacuate'
 
 _ACTION = [{'method': 'POST', 'path': '/servers/{server_id}/action'}]
 
@@ -38,5 +39,10 @@ rules = [
         name=REVERT_RESIZE, check_str=base.PROJECT_MEMBER_OR_ADMIN,
         description='Revert a server resize',
         operations=[{'method': 'POST', 'path': '/servers/{server_id}/action (revertResize)'}],
+        scope_types=base.PROJECT_SCOPE),
+    policy.DocumentedRuleDefault(
+        name=EVACUATE, check_str=base.ADMIN,
+        description='Evacuate a server from a failed host to a new host',
+        operations=[{'method': 'POST', 'path': '/servers/{server_id}/action (evacuate)'}],
         scope_types=base.PROJECT_SCOPE),
 ]

@@ -1,13 +1,20 @@
-"""``POST /servers/{id}/action`` bodies for moves at 2.1, as Nova's schemas: exactly one action."""
+"""``POST /servers/{id}/action`` bodies for moves, as Nova's schemas: exactly one action.
+
+``ACTION`` checks every body at 2.1; ``evacuate_for`` is the evacuate
+body's own schema at a microversion (``onSharedStorage`` required below
+2.14 and gone from it, ``force`` from 2.29).
+"""
 from __future__ import annotations
 
 from cellplane_api.schemas import compile_schema
+from cellplane_api.schemas.services import FALSE, TRUE
 
 MIGRATE = 'migrate'
 RESIZE = 'resize'
 CONFIRM_RESIZE = 'confirmResize'
 REVERT_RESIZE = 'revertResize'
 MIGRATE_LIVE = 'os-migrateLive'
+EVACUATE = 'evacuate'
 
 ACTION = compile_schema({
     'type': 'object',
@@ -37,8 +44,40 @@ ACTION = compile_schema({
         },
         CONFIRM_RESIZE: {'type': 'null'},
         REVERT_RESIZE: {'type': 'null'},
+        EVACUATE: {'type': 'object'},    # its own schema per microversion: evacuate_for
     },
     'minProperties': 1,
     'maxProperties': 1,
     'additionalProperties': False,
 })
+
+# Nova's parameter_types.boolean, hostname and admin_password.
+_BOOLEAN = {'type': ['boolean', 'string'], 'enum': list(TRUE + FALSE)}
+_HOST = {'type': 'string', 'minLength': 1, 'maxLength': 255,
+         'pattern': '^[a-zA-Z0-9-._]*$'}
+_PASSWORD = {'type': 'string'}
+
+
+def _evacuate(properties: dict, required: list[str]):
+    return compile_schema({
+        'type': 'object',
+        'properties': {EVACUATE: {'type': 'object', 'properties': properties,
+                                  'required': required, 'additionalProperties': False}},
+        'required': [EVACUATE],
+        'additionalProperties': False,
+    })
+
+
+_EVACUATE_V21 = _evacuate({'host': _HOST, 'onSharedStorage': _BOOLEAN,
+                           'adminPass': _PASSWORD}, ['onSharedStorage'])
+_EVACUATE_V214 = _evacuate({'host': _HOST, 'adminPass': _PASSWORD}, [])
+_EVACUATE_V229 = _evacuate({'host': _HOST, 'adminPass': _PASSWORD, 'force': _BOOLEAN}, [])
+
+
+def evacuate_for(minor: int):
+    """The evacuate body's schema at 2.``minor``."""
+    if minor >= 29:
+        return _EVACUATE_V229
+    if minor >= 14:
+        return _EVACUATE_V214
+    return _EVACUATE_V21

@@ -10,6 +10,12 @@ hosts in one process), so every path of the boot flow can be driven in tests
 and in the demo: fail every build, fail the first N, fail a seeded random
 fraction, always with the configured reason.
 
+Its guests live in the process, or, with ``[fake_driver] state_dir``, also
+in ``<state_dir>/<host>.json``, written at each change and read at start:
+they outlive the agent as a real hypervisor's guests do, so that a host
+killed and started again still holds them (the evacuation tests need a
+returning host with the guests it no longer owns).
+
 A random failure is transient: an instance that failed at random on one
 host of an agent process does not fail at random again in that process
 (``_FAILED_AT_RANDOM``, shared by the process's drivers, as a hollow agent's
@@ -19,10 +25,14 @@ with the same counts every time.
 """
 from __future__ import annotations
 
+import dataclasses
+import json
+import os
 import random
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from oslo_config import cfg
 
@@ -53,6 +63,10 @@ fake_driver_opts = [
     cfg.FloatOpt('move_seconds', default=0.0, min=0.0,
                  help='How long a source host takes to hand an instance over to a '
                       'move (the simulated copy of its disk).'),
+    cfg.StrOpt('state_dir',
+               help='A directory where each host keeps its guests (<host>.json), so '
+                    'that they outlive the agent process as a hypervisor\'s do; unset, '
+                    'they live in the process only.'),
 ]
 
 
@@ -79,6 +93,7 @@ class FakeSettings:
     fail_seed: int | None = None
     failure_reason: str = 'Simulated build failure'
     move_seconds: float = 0.0
+    state_dir: str | None = None
 
     @classmethod
     def from_conf(cls, conf: cfg.ConfigOpts) -> 'FakeSettings':
@@ -115,20 +130,45 @@ class FakeDriver(VirtDriver):
         settings = FakeSettings.from_conf(conf)
         if settings.fail_seed is not None:
             settings.fail_seed = random.Random(f'{settings.fail_seed}-{host}').randrange(2**31)
-        return cls(settings)
+        return cls(settings, host=host)
 
-    def __init__(self, settings: FakeSettings | None = None, conf: cfg.ConfigOpts | None = None):
+    def __init__(self, settings: FakeSettings | None = None, conf: cfg.ConfigOpts | None = None,
+                 host: str | None = None):
         if settings is None:
             conf = cfg.CONF if conf is None else conf
             register_opts(conf)
             settings = FakeSettings.from_conf(conf)
+            if settings.state_dir:
+                host = host or conf.host
         self.settings = settings
+        self._state_file = (Path(settings.state_dir) / f'{host}.json'
+                            if settings.state_dir and host else None)
         self._random = random.Random(settings.fail_seed)
         self._lock = threading.Lock()
         self._builds_started = 0
         self._instances: dict[str, BuildRequest] = {}
         # Handed over to a move and not running: kept until confirm or revert.
         self._stopped: set[str] = set()
+        self._load()
+
+    def _load(self) -> None:
+        if self._state_file is None or not self._state_file.exists():
+            return
+        state = json.loads(self._state_file.read_text())
+        self._instances = {uuid: BuildRequest(**request)
+                           for uuid, request in state['instances'].items()}
+        self._stopped = set(state['stopped'])
+
+    def _save(self) -> None:
+        """Write the guests out (called with the lock held)."""
+        if self._state_file is None:
+            return
+        self._state_file.parent.mkdir(parents=True, exist_ok=True)
+        written = self._state_file.with_suffix('.tmp')
+        written.write_text(json.dumps({
+            'instances': {uuid: dataclasses.asdict(r) for uuid, r in self._instances.items()},
+            'stopped': sorted(self._stopped)}))
+        os.replace(written, self._state_file)
 
     def get_inventory(self) -> dict[str, DriverInventory]:
         s = self.settings
@@ -159,11 +199,13 @@ class FakeDriver(VirtDriver):
         with self._lock:
             self._instances[request.instance_uuid] = request
             self._stopped.discard(request.instance_uuid)
+            self._save()
 
     def destroy(self, instance_uuid: str) -> None:
         with self._lock:
             self._instances.pop(instance_uuid, None)
             self._stopped.discard(instance_uuid)
+            self._save()
 
     def list_instances(self) -> list[str]:
         with self._lock:
@@ -174,12 +216,14 @@ class FakeDriver(VirtDriver):
             time.sleep(self.settings.move_seconds)
         with self._lock:
             self._stopped.add(instance_uuid)
+            self._save()
 
     def power_on(self, instance_uuid: str) -> None:
         with self._lock:
             if instance_uuid not in self._instances:
                 raise BuildFailed(f'instance {instance_uuid} is not on this host')
             self._stopped.discard(instance_uuid)
+            self._save()
 
     def running(self) -> list[str]:
         with self._lock:

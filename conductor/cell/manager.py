@@ -13,6 +13,8 @@ unexpectedly is set to ERROR with the reason rather than left building.
 Moves (API 1.6: ``move_instance``, ``reschedule_move``, ``move_started``,
 ``move_finished``) are ``conductor/cell/moves.py``'s; a move whose
 handling failed unexpectedly ends in error with the instance on its source.
+Evacuations (API 1.7: ``evacuate_instance``, and a returning host's
+``evacuated_guests`` call and ``evacuations_cleaned``) are there too.
 
 A compute host's heartbeat lists the builds it holds: they are marked
 started in their build plans, so that the stalled-build check tells a cast
@@ -326,6 +328,38 @@ class CellConductorManager:
         self._guarded('reschedule_move', ctxt, instance, migration,
                       lambda: self.moves.reschedule(ctxt, instance, request_spec, migration,
                                                     host_list, attempt))
+
+    # -- evacuations (API 1.7) -------------------------------------------------
+    def evacuate_instance(self, ctxt, instance: Instance, request_spec: RequestSpec,
+                          migration: Migration, host_list: list[Selection]) -> None:
+        problem = _check_move(instance, request_spec, migration, host_list) or (
+            None if migration.migration_type == migrations.EVACUATION
+            else f'migration {migration.uuid} is a {migration.migration_type}, not an '
+                 f'evacuation')
+        if problem:
+            LOG.error('Rejected evacuate_instance: %s', problem)
+            return
+        self._guarded('evacuate_instance', ctxt, instance, migration,
+                      lambda: self.moves.start(ctxt, instance, request_spec, migration,
+                                               host_list))
+
+    def evacuated_guests(self, ctxt, guests: dict) -> list[dict]:
+        """A call: which of a returning agent's guests were evacuated (see ``CellMoves.evacuated_guests``)."""
+        if (not isinstance(guests, dict)
+                or not all(isinstance(h, str) and isinstance(u, list)
+                           for h, u in guests.items())):
+            LOG.error('Rejected evacuated_guests: guests must map host names to lists of '
+                      'instance uuids')
+            return []
+        return self.moves.evacuated_guests(guests)
+
+    def evacuations_cleaned(self, ctxt, host: str, migration_uuids: list[str]) -> None:
+        if (not isinstance(host, str) or not host or not isinstance(migration_uuids, list)
+                or not all(isinstance(u, str) for u in migration_uuids)):
+            LOG.error('Rejected evacuations_cleaned: host must be a name and '
+                      'migration_uuids a list of uuids')
+            return
+        self.moves.cleaned(host, migration_uuids)
 
     def move_started(self, ctxt, migration_uuid: str, dest_host: str) -> None:
         if not all(isinstance(v, str) and v for v in (migration_uuid, dest_host)):

@@ -22,6 +22,19 @@ instance's the destination's). From there, without any call upward:
    ``error`` with every host tried and why, the instance ACTIVE on its
    source (run again there: ``take_back``) with its allocation its own.
 
+An evacuation (the source host is down) takes the same steps without
+its source: the destination is cast ``rebuild_instance`` (compute API 1.5)
+and rebuilds it alone. At ``finished`` it is ACTIVE there and the
+migration ``done``; the migration's consumer keeps the dead source's
+allocation until that host comes back (``evacuated_guests``: the
+returning host learns which of its guests were evacuated, destroys them
+before it reports, frees that allocation in Placement and says so,
+``cleaned``: the migration ``completed``). A failed destination goes to
+the next alternate as above; none left, the instance goes ERROR (the
+source is dead: nothing to take back) with a fault naming every host
+tried and why, its allocation its own again on the dead source, and the
+migration ``failed``.
+
 A report from a host the migration no longer points at (it was moved on
 from it) changes nothing; a finished move such a host reports is
 discarded there.
@@ -64,7 +77,7 @@ from rpc_schemas.selection import Selection
 LOG = logging.getLogger(__name__)
 
 MOVE_ACTIONS = (instance_actions.ACTION_MIGRATE, instance_actions.ACTION_RESIZE,
-                instance_actions.ACTION_LIVE_MIGRATION)
+                instance_actions.ACTION_LIVE_MIGRATION, instance_actions.ACTION_EVACUATE)
 
 
 class CellMoves:
@@ -90,7 +103,8 @@ class CellMoves:
                 LOG.warning('Not starting move %s of instance %s again: %s', migration.uuid,
                             instance.uuid, exc)
                 return
-            if migration.migration_type != migrations.LIVE_MIGRATION:
+            if migration.migration_type not in (migrations.LIVE_MIGRATION,
+                                                migrations.EVACUATION):
                 instances.set_task_state(conn, instance.uuid, instances.RESIZE_MIGRATING)
             action_id = self._action(conn, instance.uuid, ctxt)
             instance_actions.record_event(
@@ -102,8 +116,11 @@ class CellMoves:
     def _cast_prep(self, ctxt, instance: Instance, request_spec: RequestSpec,
                    migration: Migration, host_list: list[Selection], action_id: int) -> bool:
         """Cast prep_move to ``host_list[0]``; False (the claim undone, the failure recorded) if it cannot be sent."""
+        send = (self._compute.rebuild_instance
+                if migration.migration_type == migrations.EVACUATION
+                else self._compute.prep_move)
         try:
-            self._compute.prep_move(ctxt, instance, request_spec, migration, host_list)
+            send(ctxt, instance, request_spec, migration, host_list)
         except messaging.MessagingException as exc:
             dest = host_list[0]
             LOG.warning('Could not send the move of %s to %s: %s', instance.uuid,
@@ -144,17 +161,21 @@ class CellMoves:
                     except migrations.InvalidMigrationTransition:
                         pass   # it arrived meanwhile
                 live = current.migration_type == migrations.LIVE_MIGRATION
+                evacuated = current.migration_type == migrations.EVACUATION
                 migrations.advance(conn, migration_uuid, migrations.ending_of(current, True))
-                # A live migration is over at its switch-over: ACTIVE there.
-                instances.place_after_move(conn, instance_uuid, host=host, node=node,
-                                           flavor=current.new_flavor,
-                                           vm_state=ACTIVE if live else instances.RESIZED)
+                # A live migration is over at its switch-over, an evacuation
+                # once rebuilt: ACTIVE there.
+                instances.place_after_move(
+                    conn, instance_uuid, host=host, node=node, flavor=current.new_flavor,
+                    vm_state=ACTIVE if live or evacuated else instances.RESIZED)
                 build_plans.finish(conn, instance_uuid, host)
                 action_id = self._action(conn, instance_uuid, ctxt)
                 instance_actions.record_event(
                     conn, action_id, instance_actions.EVENT_MOVE, host=host, node=node,
                     result=instance_actions.RESULT_OK,
                     reason=('runs here: the live migration switched over' if live else
+                            f'rebuilt here; {current.source_host} keeps its copy and '
+                            f'allocation until it comes back' if evacuated else
                             f'runs here at flavor {current.new_flavor.name}; confirm or '
                             f'revert'))
                 instance_actions.finish_action(conn, action_id)
@@ -171,7 +192,7 @@ class CellMoves:
             self._compute.discard_instance(ctxt, current.source_host, instance_uuid)
         LOG.info('Instance %s moved from %s to %s (migration %s %s)', instance_uuid,
                  current.source_host, host, migration_uuid,
-                 'done' if live else 'finished')
+                 'done' if live or evacuated else 'finished')
 
     # -- 3. a destination failed -----------------------------------------------
     def reschedule(self, ctxt: RequestContext, instance: Instance,
@@ -294,7 +315,12 @@ class CellMoves:
 
     def give_up(self, ctxt: RequestContext, instance: Instance, migration: Migration,
                 action_id: int | None, ending: str) -> None:
-        """The move failed: migration ``error`` naming every host tried and why; ACTIVE on the source."""
+        """The move failed: migration ``error`` naming every host tried and why; ACTIVE on the source.
+
+        An evacuation's source is down: the instance goes ERROR there, its
+        fault the same error, and nothing is asked of the source.
+        """
+        evacuation = migration.migration_type == migrations.EVACUATION
         with self._engine.begin() as conn:
             if action_id is None:
                 action_id = self._action(conn, instance.uuid, ctxt)
@@ -309,16 +335,72 @@ class CellMoves:
                 LOG.warning('Move %s of instance %s already ended: %s', migration.uuid,
                             instance.uuid, exc)
                 return
-            instances.set_task_state(conn, instance.uuid, None)
+            if evacuation:
+                instances.set_error(conn, instance.uuid, message=error, details=error,
+                                    host=migration.source_host)
+            else:
+                instances.set_task_state(conn, instance.uuid, None)
             instance_actions.finish_action(conn, action_id, message=error)
         LOG.warning('Move %s of instance %s failed; it stays on %s: %s', migration.uuid,
                     instance.uuid, migration.source_host, error)
+        if evacuation:
+            return
         try:
             # It may have been handed over (stopped) before its destination failed.
             self._compute.take_back(ctxt, instance, migration)
         except messaging.MessagingException as exc:
             LOG.error('Could not ask %s to run instance %s again after its failed move: '
                       '%s', migration.source_host, instance.uuid, exc)
+
+    # -- an evacuated instance's source host is back ---------------------------
+    def evacuated_guests(self, guests: dict[str, list[str]]) -> list[dict]:
+        """The evacuations from these hosts awaiting cleanup; ``destroy``: the host holds that guest, not its own.
+
+        A guest is destroyed only if its instance runs elsewhere now (or is
+        deleted): an instance moved back to its old host since is its own.
+        """
+        with self._engine.connect() as conn:
+            waiting = migrations.awaiting_cleanup(conn, list(guests))
+            rows = {r['uuid']: r for r in instances.get_many(
+                conn, [m.instance_uuid for m in waiting])}
+        answer = []
+        for m in waiting:
+            row = rows.get(m.instance_uuid)
+            owned_here = row is not None and row['host'] == m.source_host and (
+                row['vm_state'] != instances.DELETED)
+            if owned_here:
+                continue   # it came back here since: nothing to clean but its migration
+            answer.append({'host': m.source_host, 'instance_uuid': m.instance_uuid,
+                           'migration_uuid': m.uuid,
+                           'destroy': m.instance_uuid in guests.get(m.source_host, ())})
+        return answer
+
+    def cleaned(self, host: str, migration_uuids: Sequence[str]) -> None:
+        """``host`` destroyed its evacuated guests and freed their migrations' allocations: ``completed``."""
+        for migration_uuid in migration_uuids:
+            with self._engine.begin() as conn:
+                try:
+                    current = migrations.get(conn, migration_uuid)
+                    if current.source_host != host:
+                        LOG.error('Ignored the cleanup of evacuation %s from %s: its source '
+                                  'is %s', migration_uuid, host, current.source_host)
+                        continue
+                    migrations.advance(conn, migration_uuid, migrations.COMPLETED)
+                except (migrations.MigrationNotFound,
+                        migrations.InvalidMigrationTransition) as exc:
+                    LOG.warning('Ignored the cleanup of evacuation %s on %s: %s',
+                                migration_uuid, host, exc)
+                    continue
+                action_id = instance_actions.latest_action(
+                    conn, current.instance_uuid, [instance_actions.ACTION_EVACUATE])
+                if action_id is not None:
+                    instance_actions.record_event(
+                        conn, action_id, instance_actions.EVENT_EVACUATE_CLEANUP, host=host,
+                        node=current.source_node, result=instance_actions.RESULT_OK,
+                        reason=f'{host} came back: its copy destroyed, the source '
+                               f'allocation of migration {migration_uuid} freed')
+            LOG.info('Evacuation %s of instance %s completed: %s came back and cleaned up',
+                     migration_uuid, current.instance_uuid, host)
 
     @staticmethod
     def _action(conn, instance_uuid: str, ctxt) -> int:

@@ -54,6 +54,29 @@ and the super conductor's evolve apart):
               migrating.
           move_finished(migration_uuid: str, instance_uuid: str, host: str,
               node: str) cast by the destination: it runs the instance.
+    1.7 - An evacuation (the instance's host is down):
+          evacuate_instance(instance, request_spec, migration: Migration,
+              host_list) cast by the super conductor: the scheduler claimed
+              host_list[0] (the migration's consumer holds the dead source's
+              allocation); rebuild the instance there (compute API 1.5
+              ``rebuild_instance``; a failure there comes back as
+              ``reschedule_move``, a success as ``move_finished``).
+          evacuated_guests(guests: dict[str, list[str]]) call by a compute
+              agent whose hosts start with guests on them (host -> the
+              instance uuids its driver holds); answers, for each evacuation
+              from those hosts that awaits its source's cleanup, a dict
+              {"host", "instance_uuid", "migration_uuid", "destroy"}:
+              ``destroy`` is true when the host holds that guest and it
+              belongs to another host now (it must be destroyed before the
+              host reports). Computes hold no database credentials: this
+              is how a returning host learns what it no longer owns.
+          evacuations_cleaned(host: str, migration_uuids: list[str]) cast by
+              that agent once it destroyed those guests and freed the
+              migrations' allocations in Placement: the migrations go from
+              ``done`` to ``completed``.
+          A client capped below 1.7 refuses evacuate_instance
+          (``EvacuateNotSupported``); an agent capped below 1.7 does not ask
+              (it keeps its guests; the operator destroys them by hand).
 
 ``[upgrade_levels] cell_conductor`` caps what this client sends.
 """
@@ -76,7 +99,11 @@ from rpc_schemas.service_status import ServiceStatus
 
 TOPIC = 'conductor'
 NAMESPACE = 'cell_conductor'
-API_VERSION = '1.6'
+API_VERSION = '1.7'
+
+
+class EvacuateNotSupported(RuntimeError):
+    """``[upgrade_levels] cell_conductor`` caps this client below 1.7 (evacuations)."""
 
 
 class CellConductorAPI(RPCAPIClient):
@@ -187,3 +214,31 @@ class CellConductorAPI(RPCAPIClient):
         self.prepare('move_finished', '1.6').cast(
             ctxt, 'move_finished', migration_uuid=migration_uuid,
             instance_uuid=instance_uuid, host=host, node=node)
+
+    def evacuate_instance(self, ctxt: RequestContext, instance: Instance,
+                          request_spec: RequestSpec, migration: Migration,
+                          host_list: Sequence[Selection]) -> None:
+        """Cast (API 1.7): rebuild ``instance``, whose host is down, on ``host_list[0]`` (claimed)."""
+        if not self.can_send_version('1.7'):
+            raise EvacuateNotSupported(
+                f'evacuate_instance needs cell conductor API 1.7; [upgrade_levels] '
+                f'cell_conductor caps it at {self.version_cap}')
+        self.prepare('evacuate_instance', '1.7').cast(
+            ctxt, 'evacuate_instance', instance=instance, request_spec=request_spec,
+            migration=migration, host_list=list(host_list))
+
+    def can_clean_evacuations(self) -> bool:
+        """Whether this client may ask which guests were evacuated (API 1.7)."""
+        return self.can_send_version('1.7')
+
+    def evacuated_guests(self, ctxt: RequestContext, guests: dict[str, list[str]], *,
+                         timeout: float | None = None) -> list[dict]:
+        """Call (API 1.7): the evacuations from these hosts awaiting cleanup, and which guests to destroy."""
+        return self.prepare('evacuated_guests', '1.7', timeout=timeout).call(
+            ctxt, 'evacuated_guests', guests={h: list(u) for h, u in guests.items()})
+
+    def evacuations_cleaned(self, ctxt: RequestContext, host: str,
+                            migration_uuids: Sequence[str]) -> None:
+        """Cast (API 1.7): ``host`` destroyed its evacuated guests and freed their migrations' allocations."""
+        self.prepare('evacuations_cleaned', '1.7').cast(
+            ctxt, 'evacuations_cleaned', host=host, migration_uuids=list(migration_uuids))

@@ -551,6 +551,11 @@ class SuperConductorManager:
         self._move('migrate_server', cell_uuid, migration_uuid,
                    lambda: self.moves.migrate(ctxt, cell_uuid, migration_uuid))
 
+    def evacuate_server(self, ctxt, cell_uuid: str, migration_uuid: str) -> None:
+        """API 1.4: the evacuation's destination from the scheduler, handed to the cell."""
+        self._move('evacuate_server', cell_uuid, migration_uuid,
+                   lambda: self.moves.migrate(ctxt, cell_uuid, migration_uuid))
+
     def confirm_resize(self, ctxt, cell_uuid: str, migration_uuid: str) -> None:
         self._move('confirm_resize', cell_uuid, migration_uuid,
                    lambda: self.moves.confirm(ctxt, cell_uuid, migration_uuid))

@@ -13,6 +13,14 @@ calling up. No destination: the migration is ``error`` with the
 scheduler's reason, the instance ACTIVE on its source, its allocation
 untouched.
 
+An evacuation (``evacuate_server``) is scheduled the same way (a host
+the operator named is asked for alone, as for a live migration), and
+handed to the cell's conductor with ``evacuate_instance`` (cell conductor
+API 1.7): the source is dead, so the destination rebuilds it without
+it. No destination: the migration is ``failed`` with the scheduler's
+reason, the instance as it was (on its dead host, its allocation its own),
+so that it can be evacuated again once a host has room.
+
 ``confirm``: the instance runs on its destination; the migration's
 consumer (the source host's allocation) is dropped and the source destroys
 its stopped copy. ``revert``: the source allocation goes back to the
@@ -126,9 +134,12 @@ class SuperMoves:
             return
         host_list = host_lists[0]
         spec = self._with_group_places(spec)
+        conductor = self._cell_conductor_for(moving.cell)
+        hand_over = (conductor.evacuate_instance
+                     if migration.migration_type == migrations.EVACUATION
+                     else conductor.move_instance)
         try:
-            self._cell_conductor_for(moving.cell).move_instance(
-                ctxt, instance, spec, migration.payload(), host_list)
+            hand_over(ctxt, instance, spec, migration.payload(), host_list)
         except Exception as exc:  # any failure: the claim must not stay behind
             LOG.exception('Could not hand move %s to the conductor of cell %s',
                           migration_uuid, moving.cell.name)
@@ -148,9 +159,9 @@ class SuperMoves:
                                      project_id=instance.project_id,
                                      user_id=instance.user_id)
         same_host = self._same_host and migration.migration_type == migrations.RESIZE
-        # A live migration to a host the operator named: that host alone.
-        named = (migration.dest_host if migration.migration_type == migrations.LIVE_MIGRATION
-                 else None)
+        # A live migration or evacuation to a host the operator named: that host alone.
+        named = (migration.dest_host if migration.migration_type in (
+            migrations.LIVE_MIGRATION, migrations.EVACUATION) else None)
         return dataclasses.replace(
             spec, flavor=migration.new_flavor, num_instances=1, retry=None,
             ignore_hosts=[] if same_host else [migration.source_host],
@@ -186,7 +197,7 @@ class SuperMoves:
             action_id = instance_actions.latest_action(
                 conn, migration.instance_uuid,
                 [instance_actions.ACTION_MIGRATE, instance_actions.ACTION_RESIZE,
-                 instance_actions.ACTION_LIVE_MIGRATION])
+                 instance_actions.ACTION_LIVE_MIGRATION, instance_actions.ACTION_EVACUATE])
             if action_id is not None:
                 instance_actions.record_event(
                     conn, action_id, instance_actions.EVENT_MOVE_SCHEDULE, host=None,

@@ -9,7 +9,9 @@ instance DELETED or in ERROR, a build request that failed. An ACTIVE
 instance that holds nothing is missing its claim. A migration's consumer
 (the source host's allocation of a moving instance) is live while its
 migration is not over and its instance not deleted, and leaked once either
-is.
+is; an evacuation ``done`` is not over for this purpose: its consumer holds
+the dead source host's allocation until that host comes back and cleans up
+(``completed``).
 
 ``fix`` removes the leaks (unclaim, which is idempotent) and claims each
 missing one again with its flavor's Placement resources (as the scheduler
@@ -105,7 +107,8 @@ def audit(api_engine, cells: CellDatabases, placement: PlacementClient, *,
             migration, cell = moving[consumer]
             of = known.get(migration.instance_uuid)
             gone = of is None or of.state == DELETED
-            if (not migration.final and not gone) or young(migration.updated_at):
+            holds = not migration.final or migrations.awaits_cleanup(migration)
+            if (holds and not gone) or young(migration.updated_at):
                 continue
             findings.append(Finding(LEAKED, consumer, f'its migration (of instance '
                                     f'{migration.instance_uuid}) is {migration.status}'

@@ -17,6 +17,14 @@ and the cell conductor's evolve apart):
           confirm_resize(cell_uuid: str, migration_uuid: str) cast and
           revert_resize(cell_uuid: str, migration_uuid: str) cast: end a
               finished move: drop the source allocation, or move back.
+    1.4 - evacuate_server(cell_uuid: str, migration_uuid: str) cast: the API
+              role recorded a queued evacuation (the instance's host is
+              down) in that cell; ask the scheduler for its destination and
+              hand it to the cell's conductor (``evacuate_instance``, cell
+              conductor API 1.7), which rebuilds it there. A client capped
+              below 1.4 refuses to send it (``EvacuateNotSupported``): a
+              super conductor before 1.4 would drive it as a cold migration,
+              which waits for the dead source.
 
 ``[upgrade_levels] super_conductor`` caps what this client sends.
 """
@@ -30,7 +38,11 @@ from rpc_schemas.request_spec import RequestSpec
 
 TOPIC = 'conductor'
 NAMESPACE = 'super_conductor'
-API_VERSION = '1.3'
+API_VERSION = '1.4'
+
+
+class EvacuateNotSupported(RuntimeError):
+    """``[upgrade_levels] super_conductor`` caps this client below 1.4 (evacuate_server)."""
 
 
 class SuperConductorAPI(RPCAPIClient):
@@ -66,3 +78,14 @@ class SuperConductorAPI(RPCAPIClient):
                       migration_uuid: str) -> None:
         """Cast: revert the finished move (back on its source) (API 1.3)."""
         self._move_cast(ctxt, 'revert_resize', cell_uuid, migration_uuid)
+
+    def evacuate_server(self, ctxt: RequestContext, cell_uuid: str,
+                        migration_uuid: str) -> None:
+        """Cast: schedule the queued evacuation ``migration_uuid`` of cell ``cell_uuid`` (API 1.4)."""
+        if not self.can_send_version('1.4'):
+            raise EvacuateNotSupported(
+                f'evacuate_server needs super conductor API 1.4; [upgrade_levels] '
+                f'super_conductor caps it at {self.version_cap}')
+        self.prepare('evacuate_server', '1.4').cast(ctxt, 'evacuate_server',
+                                                    cell_uuid=cell_uuid,
+                                                    migration_uuid=migration_uuid)
