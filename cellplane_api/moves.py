@@ -163,10 +163,14 @@ def live_migrate(api_engine: Engine, cells: CellDatabases, conductor: SuperCondu
 
 
 def _host_down(engine: Engine, host: str, service_down_time: float) -> str | None:
-    """Why ``host``'s compute service is down (forced down, or silent), or None if it is up."""
+    """Why ``host``'s compute service is down (forced down, or silent), or None if it is up.
+
+    A host without a compute service row is refused (``MoveConflict``).
+    """
     row = services.get_service(engine, host, servers.COMPUTE_BINARY)
     if row is None:
-        return f'host {host} has no compute service'
+        raise MoveConflict(f'host {host} has no compute service: whether it is down cannot '
+                           f'be told, so nothing is evacuated off it')
     if row.get('forced_down'):
         return f'the compute service of {host} is forced down'
     if not services.is_up(row, service_down_time=service_down_time):

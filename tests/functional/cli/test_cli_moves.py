@@ -1,4 +1,4 @@
-"""``cellplane server migrate|resize|resize confirm|revert`` and ``server migration list|show``.
+"""``cellplane server migrate|resize|resize confirm|revert|evacuate`` and ``server migration list|show``.
 
 What the API role writes in the server's cell and what it casts to the
 super conductor, which a recorder stands in for on an in-process bus (as in
@@ -7,6 +7,7 @@ tests/integration/test_moves.py (real daemons).
 """
 from __future__ import annotations
 
+import datetime
 import json
 import threading
 import uuid as uuidlib
@@ -14,7 +15,13 @@ import uuid as uuidlib
 import pytest
 
 from cellplane.db import engines, migrate
-from cellplane.objects import cell_mappings, instance_mappings, instances, migrations
+from cellplane.objects import (
+    cell_mappings,
+    instance_mappings,
+    instances,
+    migrations,
+    services,
+)
 from cellplane.rpc.server import build_server
 from cellplane.rpc.transport import get_transport
 from cellplane_cli import cli, manage
@@ -25,6 +32,7 @@ import oslo_messaging as messaging
 
 from rpc_schemas.flavor import Flavor
 from rpc_schemas.instance import ACTIVE, Instance
+from rpc_schemas.service_status import ServiceStatus
 
 DEADLINE_SECONDS = 30
 
@@ -46,6 +54,9 @@ class SuperConductorRecorder:
 
     def confirm_resize(self, ctxt, cell_uuid, migration_uuid):
         self._record('confirm_resize', cell_uuid, migration_uuid)
+
+    def evacuate_server(self, ctxt, cell_uuid, migration_uuid):
+        self._record('evacuate_server', cell_uuid, migration_uuid)
 
     def revert_resize(self, ctxt, cell_uuid, migration_uuid):
         self._record('revert_resize', cell_uuid, migration_uuid)
@@ -169,3 +180,38 @@ def test_migration_list_show_and_the_errors_a_new_operator_meets(top, capsys):
                            '--config-file', conf, '-f', 'json'])
     assert (shown['type'], shown['status'], shown['error']) == (
         'migration', 'error', 'NoValidHost: no other host has room')
+
+
+def test_evacuate_is_refused_while_the_host_is_up_and_cast_once_it_is_forced_down(
+        top, capsys):
+    conf, recorder, cell_engine, cell_uuid, server = top
+    # No compute service row: whether h1 is down cannot be told.
+    assert cli.main(['server', 'evacuate', 'web', '--config-file', conf]) == 1
+    assert 'has no compute service' in capsys.readouterr().err
+    services.record_heartbeat(cell_engine, ServiceStatus(
+        host='h1', binary='cellplane-compute', topic='compute', version='1',
+        report_time=datetime.datetime.now(datetime.timezone.utc)))
+    # Its heartbeat is fresh: refused in one line, exit 1, nothing written or cast.
+    assert cli.main(['server', 'evacuate', 'web', '--config-file', conf]) == 1
+    assert 'Compute service of h1 is still in use' in capsys.readouterr().err
+    with cell_engine.connect() as conn:
+        assert migrations.find(conn) == []
+    assert recorder.casts == []
+
+    assert services.set_forced_down(cell_engine, 'h1', 'cellplane-compute',
+                                    forced_down=True) is not None
+    # The host it runs on is no destination.
+    assert cli.main(['server', 'evacuate', 'web', '--host', 'h1', '--config-file', conf]) == 1
+    assert "can't be the same one" in capsys.readouterr().err
+    shown = _json(capsys, ['server', 'evacuate', 'web', '--config-file', conf, '-f', 'json'])
+    assert (shown['server'], shown['type'], shown['status'], shown['source_host']) == (
+        server, 'evacuation', 'queued', 'h1')
+    assert recorder.arrived.wait(DEADLINE_SECONDS)
+    assert recorder.casts == [('evacuate_server', cell_uuid, shown['id'])]
+    with cell_engine.connect() as conn:
+        assert instances.get_instance(conn, server)['task_state'] == instances.REBUILDING
+    assert cli.main(['server', 'list', '--config-file', conf, '-f', 'json']) == 0
+    assert json.loads(capsys.readouterr().out)[0]['status'] == 'REBUILD'
+    # A second one while it is asked is refused.
+    assert cli.main(['server', 'evacuate', 'web', '--config-file', conf]) == 1
+    assert 'only an ACTIVE or ERROR server doing nothing else' in capsys.readouterr().err

@@ -1,4 +1,4 @@
-"""``POST /servers/{id}/action``: migrate, resize, confirmResize, revertResize, as Nova answers them.
+"""``POST /servers/{id}/action``: migrate, resize, confirm/revertResize, os-migrateLive, evacuate, as Nova answers.
 
 Over the embedded control plane (one cell of two hosts): the actions call
 the same ``cellplane_api.moves`` as the CLI, and the moves really happen.
@@ -10,7 +10,7 @@ import uuid as uuidlib
 import pytest
 from tempest.lib.api_schema.response.compute.v2_1 import servers as schemas
 
-from cellplane.objects import flavors, instances, migrations
+from cellplane.objects import flavors, instances, migrations, services
 from tests.functional.compute_api.harness import ComputeCloud, check
 
 ADMIN = 'admin:admin'
@@ -122,3 +122,50 @@ def test_the_admin_live_migrates_a_server_to_the_host_it_names(api, project):
     assert (moved.migration_type, moved.dest_host) == (migrations.LIVE_MIGRATION, other)
     assert api.wait_for_status(server['id'], 'ACTIVE', token=token)['hostId'] != \
         server['hostId']
+
+
+def test_the_admin_evacuates_a_server_once_its_host_is_down_as_nova_answers(api, project):
+    _, token = project
+    server = _active(api, token)
+    cell = api.cloud.cell_engines['cell1']
+    with cell.connect() as conn:
+        source = instances.get_instance(conn, server['id'])['host']
+    [other] = [h for h in api.cloud.computes if h != source]
+    url = f'/v2.1/servers/{server["id"]}/action'
+    v214 = {'evacuate': {}}
+    assert api.request('POST', url, v214, token=token, version='2.14').status == 403
+    alive = api.request('POST', url, v214, token=ADMIN, version='2.14')
+    assert alive.status == 400 and 'is still in use' in alive.json['badRequest']['message']
+    assert _migrations(api, server['id']) == []
+
+    api.cloud.agents['cell1'].stop_host(source)
+    assert services.set_forced_down(cell, source, 'cellplane-compute', forced_down=True)
+    try:
+        for body, version, status, said in (
+                ({'evacuate': {}}, '2.1', 400, 'onSharedStorage'),
+                ({'evacuate': {'onSharedStorage': False}}, '2.14', 400, 'onSharedStorage'),
+                ({'evacuate': {'force': True}}, '2.28', 400, 'force'),
+                ({'evacuate': {'force': True}}, '2.29', 400, 'non-provided destination'),
+                ({'evacuate': {'host': source}}, '2.29', 400, "can't be the same one"),
+                ({'evacuate': {'host': 'nowhere'}}, '2.29', 404, 'nowhere not found')):
+            answer = api.request('POST', url, body, token=ADMIN, version=version)
+            kind = 'itemNotFound' if status == 404 else 'badRequest'
+            assert answer.status == status and said in answer.json[kind]['message'], (
+                body, version, answer.text)
+        assert _migrations(api, server['id']) == []
+        done = api.request('POST', url, {'evacuate': {'onSharedStorage': 'False',
+                                                      'adminPass': 'x'}},
+                           token=ADMIN, version='2.1')
+        assert (done.status, done.text) == (200, '')
+        api.wait_until(lambda: [m.status for m in _migrations(api, server['id'])] == [
+            migrations.DONE], 'the evacuation done')
+        moved = api.wait_for_status(server['id'], 'ACTIVE', token=ADMIN)
+        assert moved['OS-EXT-SRV-ATTR:host'] == other
+        answer = api.request('GET', f'/v2.1/servers/{server["id"]}/os-instance-actions',
+                             token=ADMIN)
+        assert answer.json['instanceActions'][0]['action'] == 'evacuate'
+    finally:
+        services.set_forced_down(cell, source, 'cellplane-compute', forced_down=False)
+        api.cloud.agents['cell1'].start_host(source)
+    api.wait_until(lambda: [m.status for m in _migrations(api, server['id'])] == [
+        migrations.COMPLETED], 'the returning host cleaned up')

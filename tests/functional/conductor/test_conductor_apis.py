@@ -59,13 +59,13 @@ def test_each_conductor_api_has_its_own_cap(tmp_path, bus):
     cell = CellConductorAPI(bus.transport, conf=conf)
     super_ = SuperConductorAPI(bus.transport, conf=conf)
     assert cell.version_cap == '1.0'
-    assert super_.version_cap == '1.3'
+    assert super_.version_cap == '1.4'
     with pytest.raises(MethodNotAllowedByCap, match=r'\[upgrade_levels\] cell_conductor'):
         cell.prepare('instance_update', '1.1')
     assert super_.pick_version('schedule_and_build_instances', '1.2') == '1.2'
 
     conf = _load(tmp_path, 'super_conductor = 1.1')
-    assert CellConductorAPI(bus.transport, conf=conf).version_cap == '1.6'
+    assert CellConductorAPI(bus.transport, conf=conf).version_cap == '1.7'
     assert SuperConductorAPI(bus.transport, conf=conf).version_cap == '1.1'
     with pytest.raises(MethodNotAllowedByCap, match=r'\[upgrade_levels\] super_conductor'):
         SuperConductorAPI(bus.transport, conf=conf).prepare(

@@ -1,4 +1,4 @@
-"""Evacuation on the embedded control plane: refused while the host lives, rebuilt elsewhere when it is dead, cleaned when it returns.
+"""Evacuation, embedded: refused while the host lives, rebuilt elsewhere when it is dead, cleaned when it returns.
 
 One cell of three hosts of different sizes (as test_cold_moves.py): a
 server boots on host2, and an evacuation from there prefers host1 to
