@@ -14,13 +14,15 @@ conductor API 1.7) which of them are no longer its own, then for each:
 3. tells the conductor (``evacuations_cleaned``): the migration goes from
    ``done`` to ``completed``, an event on the instance's ``evacuate`` action.
 
-A host is checked once per start (the agent's, or ``start_host``'s), and
-until its check succeeds it sends no heartbeat and no node report: it
-does not say it is up while it may run an instance another host runs. A
-host with no guest has nothing to destroy and is not asked about (its
+A host holding guests is checked once per start (the agent's, or
+``start_host``'s), on the agent's report thread, and until its check
+succeeds it sends no heartbeat and no node report: it does not say it is
+up while it may run an instance another host runs (the other hosts of a
+hollow agent heartbeat meanwhile, never waiting for the question). A host
+with no guest has nothing to destroy and is not asked about (its
 migrations' allocations, if its disk was lost with them, are left to the
 operator: see README "Moving instances"). A conductor that does not answer
-is asked again at the next heartbeat.
+is asked again at the next report.
 """
 from __future__ import annotations
 
@@ -53,10 +55,10 @@ class EvacuatedGuests:
         self._settling = threading.Lock()
         self._unchecked: set[str] = set()
 
-    def expect(self, names: Iterable[str]) -> None:
-        """These hosts (re)start: check them before they report."""
+    def expect(self, hosts: Iterable[HostedHost]) -> None:
+        """These hosts (re)start: those holding guests are checked before they report."""
         with self._lock:
-            self._unchecked.update(names)
+            self._unchecked.update(h.name for h in hosts if h.driver.list_instances())
 
     def unchecked(self) -> set[str]:
         with self._lock:

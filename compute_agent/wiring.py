@@ -128,7 +128,7 @@ class ComputeAgent:
 
         Its guests are checked for evacuated ones before it reports again.
         """
-        self.reports.evacuated.expect([name])
+        self.reports.evacuated.expect([self.hosts[name]])
         held = self.hosts[name].start()
         if held:
             threading.Thread(target=_run_all, args=(held,), name=f'{name}-held',
@@ -169,10 +169,9 @@ class HostReports:
         return [h for h in self._hosts.values() if h.running]
 
     def reporting(self) -> list[HostedHost]:
-        """The running hosts that may report: those whose evacuated guests are gone."""
-        hosts = self.running()
-        waiting = self.evacuated.settle(hosts)
-        return [h for h in hosts if h.name not in waiting]
+        """The running hosts that may report: not those still to be checked for evacuated guests."""
+        waiting = self.evacuated.unchecked()
+        return [h for h in self.running() if h.name not in waiting]
 
     def heartbeat(self) -> None:
         statuses = [dataclasses.replace(
@@ -189,6 +188,9 @@ class HostReports:
         of the interval), so that a row lost from the cell DB comes back; a
         thousand idle hosts then cost the cell conductor nothing in between.
         """
+        # Evacuated guests go before their host says anything (a call to the
+        # cell conductor: here, not on the heartbeat's thread).
+        self.evacuated.settle(self.running())
         hosts = self.reporting()
         if self._first:
             self._remove_hosts_no_longer_served()
@@ -301,7 +303,7 @@ def build_compute_agent(conf: cfg.ConfigOpts, *, transport, placement: Placement
     manager = ComputeManager(hosts=hosted, placement=placement, conductor=conductor,
                              computes=ComputeAPI(transport, conf=conf))
     evacuated = EvacuatedGuests(conductor=conductor, unclaims=manager.unclaims)
-    evacuated.expect(hosted)
+    evacuated.expect(hosted.values())
     reports = HostReports(conf, name=name, hosts=hosted, placement=placement,
                           conductor=conductor, evacuated=evacuated)
     # The first report runs at once: the nodes are in Placement and in their

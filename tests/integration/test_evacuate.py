@@ -1,4 +1,4 @@
-"""An evacuation through the real daemons, on RabbitMQ and PostgreSQL: a dead host's server rebuilt elsewhere, the host cleaned when it returns.
+"""Evacuation on the real daemons (RabbitMQ, PostgreSQL): a dead host's server rebuilt elsewhere, the host cleaned up.
 
 One cell of two compute agents whose fake guests outlive them
 (``[fake_driver] state_dir``: the agent killed, its guests stay, as a

@@ -14,6 +14,10 @@ test batches its commands; the SDK runs in-process.
 """
 from __future__ import annotations
 
+import os
+import signal
+import time
+
 import openstack
 import pytest
 import requests
@@ -187,3 +191,37 @@ def test_groups_events_and_the_operators_commands_through_openstackclient(deploy
         conn.compute.wait_for_delete(server, interval=0.3, wait=EVENTUALLY_SECONDS)
     alice('server', 'group', 'delete', 'osc-group', json_output=False)
     assert alice('server', 'group', 'list') == []
+
+
+def test_evacuate_through_openstackclient(deployment):
+    """``openstack server evacuate``, unmodified: refused while the host is up, done once it is down."""
+    admin = Openstack(deployment, ADMIN)
+    admin('server', 'create', '--flavor', FLAVOR, '--image', 'cirros', '--wait', 'evac')
+    source = admin('server', 'show', 'evac')['OS-EXT-SRV-ATTR:host']
+    [other] = [h for h in deployment.computes[0].hosts if h != source]
+    status, err = admin.fails('server', 'evacuate', 'evac')
+    assert status == 1 and f'Compute service of {source} is still in use' in err, err
+
+    # The host dies (stopped alone in its hollow agent) and is forced down.
+    conf = deployment.config('compute-cell1-osc.conf')
+    original = conf.read_text()
+    pid = deployment.pid('compute-cell1-osc')
+    conf.write_text(original.replace('[compute]\n', f'[compute]\nstopped_hosts = {source}\n'))
+    os.kill(pid, signal.SIGHUP)
+    try:
+        admin('compute', 'service', 'set', '--down', source, 'cellplane-compute',
+              json_output=False)
+        moved = admin('server', 'evacuate', '--wait', 'evac')
+        assert moved['status'] == 'ACTIVE'
+        assert admin('server', 'show', 'evac')['OS-EXT-SRV-ATTR:host'] == other
+    finally:
+        conf.write_text(original)
+        os.kill(pid, signal.SIGHUP)
+        admin('compute', 'service', 'set', '--up', source, 'cellplane-compute',
+              json_output=False)
+    deadline = time.monotonic() + EVENTUALLY_SECONDS
+    while [m['status'] for m in deployment.cli('server', 'migration', 'list', '--server',
+                                                moved['id'])] != ['completed']:
+        assert time.monotonic() < deadline, 'the returning host never cleaned up'
+        time.sleep(0.5)
+    admin('server', 'delete', '--wait', 'evac', json_output=False)

@@ -101,3 +101,25 @@ def test_find_filters_by_instance_and_status(cell):
             [first.uuid, second.uuid]
         assert [m.uuid for m in migrations.find(conn, statuses=[migrations.ERROR])] == \
             [first.uuid]
+
+
+def test_an_evacuation_done_awaits_its_source_until_completed_and_nothing_after(cell):
+    with cell.begin() as conn:
+        evacuation = _new(conn, migrations.EVACUATION)
+        resize = _new(conn)
+        for status in (migrations.PRE_MIGRATING, migrations.MIGRATING, migrations.DONE):
+            done = migrations.advance(conn, evacuation.uuid, status, dest_host='h2',
+                                      dest_node='h2')
+        assert done.final and migrations.awaits_cleanup(done)
+        assert migrations.in_progress(conn, evacuation.instance_uuid) is None
+        assert [m.uuid for m in migrations.awaiting_cleanup(conn, ['h1'])] == [
+            evacuation.uuid]
+        assert migrations.awaiting_cleanup(conn, ['h2']) == []
+        completed = migrations.advance(conn, evacuation.uuid, migrations.COMPLETED)
+        assert not migrations.awaits_cleanup(completed)
+        assert migrations.awaiting_cleanup(conn, ['h1']) == []
+        with pytest.raises(migrations.InvalidMigrationTransition):
+            migrations.advance(conn, evacuation.uuid, migrations.DONE)
+        # Only a done migration may be completed.
+        with pytest.raises(migrations.InvalidMigrationTransition):
+            migrations.advance(conn, resize.uuid, migrations.COMPLETED)
