@@ -13,7 +13,7 @@ import time
 import pytest
 
 from cellplane.context import new_context
-from cellplane.objects import flavors, instance_actions, migrations, services
+from cellplane.objects import flavors, instance_actions, migrations, server_groups, services
 from cellplane_api import moves, servers
 from cellplane_embedded.runtime import CellPlan, CloudPlan, EmbeddedCloud, HostPlan
 from compute_agent.virt.fake import FakeSettings
@@ -236,3 +236,32 @@ def test_an_evacuation_to_a_named_host_goes_there_and_a_named_host_must_exist(cl
     _until('the source allocation freed', lambda: _held(cloud, moved.uuid) == {})
     assert uuid not in _guests(cloud, HOST2)
     _delete(cloud, uuid)
+
+
+def test_no_host_keeping_the_groups_policy_fails_the_evacuation_and_leaves_the_server_as_it_was(
+        cloud):
+    _scheduler_sees_up(cloud, HOST2)
+    server_groups.create(cloud.api_engine, project_id='p', user_id='u', name='apart',
+                         policy='anti-affinity', level='host')
+    uuids = servers.create(cloud.api_engine, cloud.conductor_api, new_context(),
+                           name='apart', flavor='small', count=3, project_id='p',
+                           user_id='u', group='apart')
+    _until('all ACTIVE', lambda: all(
+        s.status == servers.ACTIVE
+        for s in servers.list_servers(cloud.api_engine, cloud.cells, uuids)))
+    hosts = {s.host: s.uuid for s in servers.list_servers(cloud.api_engine, cloud.cells,
+                                                          uuids)}
+    assert sorted(hosts) == [HOST1, HOST2, HOST3]
+    uuid = hosts[HOST2]
+    _kill(cloud, HOST2)
+    try:
+        moved = _evacuate(cloud, uuid)
+        assert moved.status == migrations.FAILED and moved.error.startswith('NoValidHost')
+        shown = servers.show(cloud.api_engine, cloud.cells, uuid)
+        assert (shown.status, shown.host, shown.task_state) == (servers.ACTIVE, HOST2, None)
+        assert _held(cloud, uuid) == {HOST2: SMALL}
+        assert _held(cloud, moved.uuid) == {}
+    finally:
+        _revive(cloud, HOST2)
+    for member in uuids:
+        _delete(cloud, member)
