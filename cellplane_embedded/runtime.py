@@ -52,7 +52,7 @@ from compute_agent.hosted_host import HostedHost
 from compute_agent.virt.fake import FakeDriver, FakeSettings
 from compute_agent.wiring import ComputeAgent, build_compute_agent
 from conductor import conf as conductor_conf
-from conductor.cell.wiring import build_cell_conductor
+from conductor.cell.wiring import CellConductor, build_cell_conductor
 from conductor.super.rpcapi import SuperConductorAPI
 from conductor.super.wiring import build_super_conductor
 from placement.client import PlacementClient
@@ -162,6 +162,7 @@ class EmbeddedCloud:
         self.cell_mappings: dict[str, CellMapping] = {}
         self.agents: dict[str, ComputeAgent] = {}
         self.computes: dict[str, HostedHost] = {}
+        self.cell_conductors: dict[str, CellConductor] = {}
 
     # -- databases --------------------------------------------------------------
     def _sqlite(self, name: str) -> sa.engine.Engine:
@@ -223,6 +224,7 @@ class EmbeddedCloud:
         conductor = build_cell_conductor(
             conf, transport=bus.transport, engine=self.cell_engines[cell.name],
             placement=self.placement, host=f'{cell.name}-conductor', owns_transport=False)
+        self.cell_conductors[cell.name] = conductor
         self._start_service(conductor.service)
         # One hollow agent serves all the hosts of the cell, each with its
         # own fake driver, RPC server name, provider and records.

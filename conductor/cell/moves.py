@@ -402,6 +402,61 @@ class CellMoves:
             LOG.info('Evacuation %s of instance %s completed: %s came back and cleaned up',
                      migration_uuid, current.instance_uuid, host)
 
+    def clean_returned_sources(self, ctxt: RequestContext) -> list[str]:
+        """Complete the evacuations whose source is up again and was not cleaned by its agent; the migrations done.
+
+        The agent of a returning host holding guests cleans up before its
+        first heartbeat (``evacuated_guests``). This periodic look catches
+        the rest: a host back without its guests (a lost disk: nothing asks),
+        an agent too old to ask, and a host forced down without being
+        stopped, whose agent never restarted. A source counts as back once
+        its compute service is up (not forced down, heard of within
+        ``service_down_time``) with a heartbeat newer than the evacuation's
+        end: its copy is discarded there (``discard_instance``: no Placement
+        change, no report), the migration's allocation removed, the
+        migration ``completed``. A removal Placement refuses now is tried
+        again next time.
+        """
+        if self._service_down_time is None:
+            return []
+        with self._engine.connect() as conn:
+            waiting = [m for m in migrations.find(conn, statuses=[migrations.DONE])
+                       if migrations.awaits_cleanup(m)]
+            if not waiting:
+                return []
+            rows = {r['uuid']: r for r in instances.get_many(
+                conn, [m.instance_uuid for m in waiting])}
+        back = {}
+        for host in {m.source_host for m in waiting}:
+            row = services.get_service(self._engine, host, compute_nodes.COMPUTE_BINARY)
+            if row is not None and services.is_up(row,
+                                                  service_down_time=self._service_down_time):
+                back[host] = row['last_seen_at']
+        done = []
+        for m in waiting:
+            seen = back.get(m.source_host)
+            if seen is None or m.finished_at is None or seen <= m.finished_at:
+                continue
+            row = rows.get(m.instance_uuid)
+            if row is None or row['host'] != m.source_host or (
+                    row['vm_state'] == instances.DELETED):
+                try:
+                    self._compute.discard_instance(ctxt, m.source_host, m.instance_uuid)
+                except messaging.MessagingException as exc:
+                    LOG.warning('Could not ask %s to destroy its copy of evacuated instance '
+                                '%s (%s); trying again next time', m.source_host,
+                                m.instance_uuid, exc)
+                    continue
+            try:
+                self._placement.unclaim(m.uuid)
+            except (PlacementUnreachable, PlacementClientError) as exc:
+                LOG.warning('Could not remove the source allocation of evacuation %s (%s); '
+                            'trying again next time', m.uuid, exc)
+                continue
+            self.cleaned(m.source_host, [m.uuid])
+            done.append(m.uuid)
+        return done
+
     @staticmethod
     def _action(conn, instance_uuid: str, ctxt) -> int:
         found = instance_actions.latest_action(conn, instance_uuid, MOVE_ACTIONS)

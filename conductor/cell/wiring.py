@@ -13,7 +13,9 @@ older agents (``conductor/legacy.py``), records its own heartbeat in its
 cell database every ``[service] report_interval``, and every ``[conductor]
 stalled_build_check_interval`` moves the builds of hosts that went down and
 those older than ``[conductor] build_timeout``
-(``conductor/cell/stalled_builds.py``).
+(``conductor/cell/stalled_builds.py``), and as often completes the
+evacuations whose source host is up again without having cleaned up
+(``CellMoves.clean_returned_sources``).
 """
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ import prometheus_client
 from oslo_config import cfg
 from sqlalchemy.engine import Engine
 
+from cellplane.context import new_context
 from cellplane.heartbeat import current_status
 from cellplane.objects import services
 from cellplane.periodic import PeriodicTask
@@ -105,6 +108,10 @@ def build_cell_conductor(conf: cfg.ConfigOpts, *, transport, engine: Engine,
         periodic.append(PeriodicTask(f'{host}-stalled-builds',
                                      conf.conductor.stalled_build_check_interval,
                                      stalled_builds.check))
+        # Evacuations whose source came back without cleaning up (as often).
+        periodic.append(PeriodicTask(f'{host}-returned-sources',
+                                     conf.conductor.stalled_build_check_interval,
+                                     lambda: moves.clean_returned_sources(new_context())))
     service = Service(
         conf, binary=BINARY, topic=rpcapi.TOPIC, transport=transport,
         endpoints=[manager, LegacyConductorEndpoint(conductor_conf.ROLE_CELL, manager)],

@@ -35,7 +35,11 @@ def cloud(tmp_path_factory):
         HostPlan(HOST1, _size(48)), HostPlan(HOST2, _size(64)),
         HostPlan(HOST3, _size(16)))),), max_attempts=3, report_interval=1.0,
         service_down_time=DOWN_TIME)
-    with EmbeddedCloud(tmp_path_factory.mktemp('evacuate'), plan) as c:
+    cloud = EmbeddedCloud(tmp_path_factory.mktemp('evacuate'), plan)
+    # No periodic look of the cell conductor: the last test calls it itself.
+    cloud.cell_confs['cell1'].set_override('stalled_build_check_interval', 0,
+                                           group='conductor')
+    with cloud as c:
         flavors.create(c.api_engine, name='small', vcpus=1, memory_mb=512, root_gb=1)
         yield c
 
@@ -265,3 +269,28 @@ def test_no_host_keeping_the_groups_policy_fails_the_evacuation_and_leaves_the_s
         _revive(cloud, HOST2)
     for member in uuids:
         _delete(cloud, member)
+
+
+def test_a_host_back_without_its_guests_is_cleaned_by_the_cell_conductors_periodic_look(cloud):
+    uuid = _boot(cloud, 'disk-lost')
+    _kill(cloud, HOST2)
+    try:
+        moved = _evacuate(cloud, uuid)
+        assert moved.status == migrations.DONE
+        cloud.computes[HOST2].driver.destroy(uuid)       # its disk lost with the host
+        moves_of_cell = cloud.cell_conductors['cell1'].manager.moves
+        # Still down: nothing to clean yet.
+        assert moves_of_cell.clean_returned_sources(new_context()) == []
+    finally:
+        _revive(cloud, HOST2)
+    # Back with no guest: it asks nothing; its first heartbeat lets the look clean up.
+    _until('a heartbeat of the returning host', lambda: (
+        lambda row: row['last_seen_at'] > moved.finished_at)(services.get_service(
+            cloud.cell_engines['cell1'], HOST2, 'cellplane-compute')))
+    assert moves_of_cell.clean_returned_sources(new_context()) == [moved.uuid]
+    assert _held(cloud, moved.uuid) == {}
+    assert moves.show_migration(cloud.api_engine, cloud.cells,
+                                moved.uuid).migration.status == migrations.COMPLETED
+    assert moves_of_cell.clean_returned_sources(new_context()) == []
+    assert _held(cloud, uuid) == {HOST1: SMALL}
+    _delete(cloud, uuid)
