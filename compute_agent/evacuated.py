@@ -20,9 +20,9 @@ succeeds it sends no heartbeat and no node report: it does not say it is
 up while it may run an instance another host runs (the other hosts of a
 hollow agent heartbeat meanwhile, never waiting for the question). A host
 with no guest has nothing to destroy and is not asked about (its
-migrations' allocations, if its disk was lost with them, are left to the
-operator: see README "Moving instances"). A conductor that does not answer
-is asked again at the next report.
+migrations' allocations, if its disk was lost with them, are removed by
+the cell conductor's periodic look, ``CellMoves.clean_returned_sources``).
+A conductor that does not answer is asked again at the next report.
 """
 from __future__ import annotations
 
