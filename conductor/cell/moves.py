@@ -369,7 +369,7 @@ class CellMoves:
             owned_here = row is not None and row['host'] == m.source_host and (
                 row['vm_state'] != instances.DELETED)
             if owned_here:
-                continue   # it came back here since: nothing to clean but its migration
+                continue   # it came back here since: its copy is its own (the periodic look completes it)
             answer.append({'host': m.source_host, 'instance_uuid': m.instance_uuid,
                            'migration_uuid': m.uuid,
                            'destroy': m.instance_uuid in guests.get(m.source_host, ())})
