@@ -17,6 +17,7 @@ from cellplane.objects import flavors, instance_actions, migrations, server_grou
 from cellplane_api import moves, servers
 from cellplane_embedded.runtime import CellPlan, CloudPlan, EmbeddedCloud, HostPlan
 from compute_agent.virt.fake import FakeSettings
+from conductor.super import placement_audit
 
 DEADLINE_SECONDS = 30
 GB = 1024
@@ -145,6 +146,9 @@ def test_an_evacuated_server_runs_elsewhere_and_its_returning_host_destroys_its_
         assert _held(cloud, moved.uuid) == {HOST2: SMALL}
         assert uuid in cloud.computes[HOST1].driver.running()
         assert uuid in _guests(cloud, HOST2)          # the dead host's disk still has it
+        # The audit knows the migration holds the dead host by design.
+        assert placement_audit.audit(cloud.api_engine, cloud.cells, cloud.placement,
+                                     grace=0) == []
     finally:
         _revive(cloud, HOST2)
     _until('the returning host destroyed its copy', lambda: uuid not in _guests(cloud, HOST2))
