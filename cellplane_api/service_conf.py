@@ -18,6 +18,7 @@ from oslo_policy import opts as policy_opts
 from cellplane import conf as shared_conf
 from cellplane import config
 from cellplane.rpc import options as rpc_options
+from cellplane.wsgi import tls
 from cellplane_api import conf as api_role_conf
 from cellplane_api import image_catalog
 from placement import client_conf
@@ -46,6 +47,7 @@ api_opts = [
     cfg.IntOpt('max_request_body_size', default=114688, min=1,
                help='Largest request body accepted, in bytes (Nova\'s default); '
                     'larger is 413.'),
+    *tls.tls_opts,
 ]
 
 image_catalog_group = cfg.OptGroup('image_catalog', title='Images users may boot (read-only)')
@@ -88,6 +90,7 @@ def check(conf: cfg.ConfigOpts) -> None:
     if not conf.api_database.connection:
         raise config.ConfigError('[api_database] connection is not set: the compute API '
                                  'reads and writes the API database')
+    tls.check(conf)
     if conf.api.auth_strategy == 'keystone':
         for name in ('www_authenticate_uri', 'auth_type'):
             if not conf.keystone_authtoken[name]:

@@ -53,12 +53,14 @@ import signal
 import subprocess
 import sys
 import time
+import warnings
 from pathlib import Path
 from typing import Iterable, Sequence
 from urllib.parse import unquote, urlsplit
 
 import requests
 import sqlalchemy as sa
+import urllib3
 from oslo_config import cfg
 from sqlalchemy.engine import make_url
 
@@ -678,7 +680,12 @@ class Launcher:
     def _serves(daemon: RunningDaemon, urls: dict[str, str]) -> bool:
         if daemon.spec.kind in HTTP_KINDS:
             try:
-                return requests.get(urls[daemon.spec.kind], timeout=2).status_code == 200
+                # Whether the daemon just spawned answers, not whom to trust:
+                # nothing is sent, so its certificate is not checked here.
+                with warnings.catch_warnings():
+                    warnings.simplefilter('ignore', urllib3.exceptions.InsecureRequestWarning)
+                    return requests.get(urls[daemon.spec.kind], timeout=2,
+                                        verify=False).status_code == 200
             except requests.RequestException:
                 return False
         return any(SERVING.search(line) for line in daemon.log_lines()[1])
@@ -711,13 +718,18 @@ def _api_url(deployment: Deployment) -> str:
         return ''
     host = option(deployment.api, 'api', 'bind_host') or '127.0.0.1'
     port = option(deployment.api, 'api', 'bind_port') or '8774'
-    return f'http://{host}:{port}/'
+    return f'{_scheme(deployment.api)}://{host}:{port}/'
 
 
 def _placement_url(deployment: Deployment) -> str:
     host = option(deployment.placement, 'api', 'bind_host') or '127.0.0.1'
     port = option(deployment.placement, 'api', 'bind_port') or '8778'
-    return f'http://{host}:{port}/'
+    return f'{_scheme(deployment.placement)}://{host}:{port}/'
+
+
+def _scheme(path: Path) -> str:
+    """https when the HTTP daemon's file gives it a certificate (``[api] ssl_cert_file``)."""
+    return 'https' if option(path, 'api', 'ssl_cert_file') else 'http'
 
 
 # -- the command -----------------------------------------------------------------

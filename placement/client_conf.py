@@ -15,6 +15,10 @@ Two ways to authenticate, as Placement's ``[api] auth_strategy``:
   set.
 * ``auth_type`` unset: Placement runs ``noauth2`` (tests, the demo);
   ``token`` is sent as it is to ``endpoint_url``.
+
+Either way an ``https`` Placement's certificate is checked against
+``cafile`` (else the system's CAs; ``insecure`` turns the check off), and
+``certfile``/``keyfile`` are the client certificate, as keystoneauth1 reads them.
 """
 from __future__ import annotations
 
@@ -98,8 +102,12 @@ def client_from_conf(conf: cfg.ConfigOpts, service_name: str) -> PlacementClient
             f'{service_name} needs [placement] endpoint_url (the Placement API, '
             f'e.g. http://127.0.0.1:8778) to claim and report resources, or '
             f'[placement] auth_type and its Keystone options')
+    # keystoneauth1's session options, read the way its session would read them.
+    verify = group.cafile or not group.insecure
+    cert = (group.certfile, group.keyfile) if group.certfile and group.keyfile else \
+        group.certfile or None
     return PlacementClient.over_http(group.endpoint_url, token=group.token,
-                                     timeout=group.timeout, **retry)
+                                     timeout=group.timeout, verify=verify, cert=cert, **retry)
 
 
 def _adapter(conf: cfg.ConfigOpts, service_name: str):

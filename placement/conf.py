@@ -12,6 +12,7 @@ from oslo_middleware.healthcheck import opts as healthcheck_opts
 
 from cellplane import conf as shared_conf
 from cellplane import config
+from cellplane.wsgi import tls
 from placement import policy
 
 placement_database_group = cfg.OptGroup(
@@ -69,6 +70,7 @@ api_opts = [
     cfg.IntOpt('graceful_timeout', default=30, min=1,
                help='Seconds a worker gets to finish its requests after '
                     'SIGTERM before it is killed.'),
+    *tls.tls_opts,
 ]
 
 
@@ -117,6 +119,7 @@ def check(conf: cfg.ConfigOpts) -> None:
     every worker die with a traceback as it builds its app.
     """
     _check_policy_file(conf)
+    tls.check(conf)
     if conf.api.auth_strategy != 'keystone':
         return
     section = conf.keystone_authtoken

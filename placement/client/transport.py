@@ -54,19 +54,29 @@ class HttpTransport:
     ``retry_timeout`` seconds went by, whichever comes first (``None``: no
     bound of that kind). Then a connection failure raises
     ``PlacementUnreachable`` with one line naming Placement, how long and
-    why; a last 503 is returned as Placement gave it.
+    why; a last 503 is returned as Placement gave it. A certificate that
+    does not verify (``verify``: the CA file, or False) is not retried:
+    ``PlacementUnreachable`` at once, naming TLS and what failed.
     """
 
     # What "Placement cannot be reached" looks like to the HTTP library used.
     unreachable: tuple[type[Exception], ...] = (requests.ConnectionError, requests.Timeout)
+    # A TLS handshake that failed (a certificate not signed by the CA we
+    # trust, a wrong host name): a configuration to fix, not an outage to wait out.
+    tls_failures: tuple[type[Exception], ...] = (requests.exceptions.SSLError,)
 
     def __init__(self, base_url: str, *, token: str = 'admin',
                  timeout: float = 30.0, attempts: int | None = 5, max_wait: float = 2.0,
-                 retry_timeout: float | None = None):
+                 retry_timeout: float | None = None, verify: bool | str = True,
+                 cert: str | tuple[str, str] | None = None):
         self.base_url = base_url.rstrip('/')
         self.token = token
         self.timeout = timeout
         self.session = requests.Session()
+        # Given with each request, where requests lets them win over the
+        # environment (REQUESTS_CA_BUNDLE would replace a session's verify).
+        self.verify = verify
+        self.cert = cert
         stops = []
         if attempts is not None:
             stops.append(tenacity.stop_after_attempt(attempts))
@@ -74,7 +84,7 @@ class HttpTransport:
             stops.append(tenacity.stop_after_delay(retry_timeout))
         stop = stops[0] if len(stops) == 1 else tenacity.stop_any(*stops)
         self._retrying = tenacity.Retrying(
-            retry=(tenacity.retry_if_exception_type(self.unreachable)
+            retry=(tenacity.retry_if_exception(self._transient)
                    | tenacity.retry_if_result(lambda resp: resp.status_code == 503)),
             stop=stop,
             wait=tenacity.wait_exponential(multiplier=0.05, max=max_wait),
@@ -92,6 +102,10 @@ class HttpTransport:
         retrying = self._retrying.copy()
         try:
             resp = retrying(self._attempt, method, path, data, headers)
+        except self.tls_failures as exc:
+            raise PlacementUnreachable(
+                f'placement at {self.base_url} unreachable: TLS {_why(exc)} (is its '
+                f'certificate signed by the CA of [placement] cafile?)') from exc
         except self.unreachable as exc:
             attempts = retrying.statistics.get('attempt_number', 1)
             raise PlacementUnreachable(
@@ -99,11 +113,14 @@ class HttpTransport:
                 f'attempt(s) in {time.monotonic() - began:.1f} s: {_why(exc)}') from exc
         return Response(resp.status_code, _json_body(resp))
 
+    def _transient(self, exc: BaseException) -> bool:
+        return isinstance(exc, self.unreachable) and not isinstance(exc, self.tls_failures)
+
     def _attempt(self, method: str, path: str, data: str | None, headers: dict):
         """``_send``, reporting whether Placement answered to the process's outage state."""
         try:
             resp = self._send(method, path, data, headers)
-        except self.unreachable as exc:
+        except (*self.unreachable, *self.tls_failures) as exc:
             self._outage.failed(_why(exc))
             raise
         if resp.status_code == 503:
@@ -116,7 +133,7 @@ class HttpTransport:
         """One attempt: a ``requests.Response``."""
         return self.session.request(method, self.base_url + path, data=data,
                                     headers={**headers, 'x-auth-token': self.token},
-                                    timeout=self.timeout)
+                                    timeout=self.timeout, verify=self.verify, cert=self.cert)
 
 
 class KeystoneTransport(HttpTransport):
@@ -126,6 +143,7 @@ class KeystoneTransport(HttpTransport):
     ``HttpTransport``."""
 
     unreachable = (ks_exc.ConnectFailure, ks_exc.ConnectTimeout)
+    tls_failures = (ks_exc.SSLError,)
 
     def __init__(self, adapter, *, attempts: int | None = 5, max_wait: float = 2.0,
                  retry_timeout: float | None = None):
@@ -159,12 +177,17 @@ def _json_body(resp) -> Any:
 
 
 _ERRNO = re.compile(r'\[Errno -?\d+\] ([^\'"\)]+)')
+# OpenSSL's reason, as Python's ssl module words it.
+_SSL_REASON = re.compile(r'\[SSL: [A-Z_]+\] ([^\'"(]+)')
 
 
 def _why(exc: Exception) -> str:
     """``Connection refused``, ``timed out``: the reason without the URL-laden chain."""
     if isinstance(exc, (requests.Timeout, ks_exc.ConnectTimeout)):
         return 'timed out'
+    found = _SSL_REASON.search(str(exc))
+    if found:
+        return found.group(1).strip()
     found = _ERRNO.search(str(exc))
     return found.group(1).strip() if found else type(exc).__name__
 

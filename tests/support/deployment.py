@@ -27,6 +27,13 @@ by every daemon through a ``TcpProxy`` of their own
 (``database_proxies[name]``): stopping it is that database going away
 (connections dropped, new ones refused) for this deployment alone;
 ``direct_url(name)`` is the database without the proxy.
+
+With ``https`` (a certificate of ``tests/support/throwaway_ca.py``),
+Placement and the compute API serve HTTPS with it (``[api]
+ssl_cert_file``, ``ssl_key_file``) and every client's ``[placement]
+cafile`` is its CA; ``rabbit_options`` adds ``[oslo_messaging_rabbit]``
+options to every file (``ssl``, ``ssl_ca_file``); a ``postgres`` whose URL
+asks for ``sslmode=verify-full`` gives that to every database URL.
 """
 from __future__ import annotations
 
@@ -53,6 +60,7 @@ from placement.client import KeystoneTransport, PlacementClient
 from tests.support.backing_services import PostgresServer, RabbitServer
 from tests.support.keystone import ADMIN, SERVICE, Keystone
 from tests.support.tcp_proxy import TcpProxy
+from tests.support.throwaway_ca import Issued
 
 REPO = Path(__file__).resolve().parents[2]
 RUN_LOCAL = REPO / 'deploy' / 'run-local.sh'
@@ -118,7 +126,9 @@ class Deployment:
                  scheduler_only: dict[str, dict[str, Any]] | None = None,
                  keystone: Keystone | None = None,
                  compute_api: bool = False, images: str | None = None,
-                 proxied_databases: tuple[str, ...] = ()) -> None:
+                 proxied_databases: tuple[str, ...] = (),
+                 https: Issued | None = None,
+                 rabbit_options: dict[str, Any] | None = None) -> None:
         self.workdir = Path(workdir)
         self.config_dir = self.workdir / 'etc'
         self.run_dir = self.workdir / 'run'
@@ -148,7 +158,11 @@ class Deployment:
         # (cellplane.rpc.options.QUEUE_SETTINGS): 'quorum+' is deploy/two-cell's
         # (quorum queues, stable reply and fanout names, stream fanouts).
         self.queues = queues
-        self.rabbit_section: dict[str, Any] = dict(rpc_options.QUEUE_SETTINGS[queues])
+        self.rabbit_section: dict[str, Any] = {**rpc_options.QUEUE_SETTINGS[queues],
+                                               **(rabbit_options or {})}
+        # Placement's and the compute API's certificate (HTTPS), if any.
+        self.https = https
+        self.scheme = 'https' if https is not None else 'http'
         # Stable queue names are counted per hostname:processname on this
         # machine (/dev/shm): each deployment names its hosts apart.
         self.tag = uuid.uuid4().hex[:8]
@@ -192,12 +206,12 @@ class Deployment:
                 self.databases[name] = self.postgres.create_database(name)
                 if name in self.proxied_databases:
                     self.databases[name] = self._through_proxy(name, self.databases[name])
-            self.placement_url = f'http://127.0.0.1:{free_port()}'
+            self.placement_url = f'{self.scheme}://127.0.0.1:{free_port()}'
             if self.keystone is not None:
                 self.region_registered = True
                 self.keystone.add_endpoint('placement', self.placement_url, self.region)
             if self.compute_api:
-                self.compute_api_url = f'http://127.0.0.1:{free_port()}'
+                self.compute_api_url = f'{self.scheme}://127.0.0.1:{free_port()}'
                 if self.keystone is not None:
                     # What an operator registers for users' clients: the
                     # compute API, its image catalog, and Keystone itself,
@@ -236,11 +250,18 @@ class Deployment:
                 'default_log_levels': f'{LOG_LEVELS},scheduler.trace={trace}'}
 
     def _placement_client_section(self) -> dict[str, Any]:
+        trust = {'cafile': self.https.ca} if self.https is not None else {}
         if self.keystone is not None:
             # No endpoint_url: Placement is found in the catalog.
             return {**self.keystone.password_options(SERVICE), 'region_name': self.region,
-                    'valid_interfaces': 'internal,public'}
-        return {'endpoint_url': self.placement_url, 'token': 'admin'}
+                    'valid_interfaces': 'internal,public', **trust}
+        return {'endpoint_url': self.placement_url, 'token': 'admin', **trust}
+
+    def _https_server(self) -> dict[str, Any]:
+        """``[api]`` options of an HTTP daemon: its certificate, when HTTPS."""
+        if self.https is None:
+            return {}
+        return {'ssl_cert_file': self.https.cert, 'ssl_key_file': self.https.key}
 
     def _placement_auth(self) -> dict[str, dict[str, Any]]:
         if self.keystone is None:
@@ -263,7 +284,8 @@ class Deployment:
         self._write('placement.conf', {
             'placement_database': {'connection': self.databases['placement']},
             'api': {'bind_host': '127.0.0.1', 'bind_port': port,
-                    'workers': self.placement_workers, **auth.pop('api')},
+                    'workers': self.placement_workers, **auth.pop('api'),
+                    **self._https_server()},
             'placement': {'randomize_allocation_candidates': True},
             **auth,
         })
@@ -297,7 +319,7 @@ class Deployment:
             self._write('api.conf', {
                 'api': {'bind_host': '127.0.0.1',
                         'bind_port': self.compute_api_url.rsplit(':', 1)[1],
-                        'workers': 1, **api_auth.pop('api')},
+                        'workers': 1, **api_auth.pop('api'), **self._https_server()},
                 **api_auth, **images, **self._metrics('api')})
         for n in range(2, self.scheduler_workers + 1):
             # Read after top.conf by the launcher: a worker of its own name.
@@ -383,7 +405,8 @@ class Deployment:
     def placement(self) -> PlacementClient:
         """Placement as an administrator: noauth2's admin, or Keystone's (through the catalog)."""
         if self.keystone is None:
-            return PlacementClient.over_http(self.placement_url)
+            return PlacementClient.over_http(
+                self.placement_url, verify=str(self.https.ca) if self.https else True)
         return PlacementClient(KeystoneTransport(self.keystone.adapter(
             ADMIN, service_type='placement', region_name=self.region, interface='public',
             raise_exc=False)))
