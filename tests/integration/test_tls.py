@@ -152,67 +152,79 @@ def test_servers_boot_with_every_connection_over_tls(deployment, engines_over_tl
                      timeout=5)
 
 
-def test_a_daemon_refuses_a_broker_whose_certificate_its_ca_did_not_sign(
-        daemons, engines_over_tls, pki, rabbit_tls):
-    rabbit, postgres = engines_over_tls
+@pytest.fixture(scope='module')
+def cell_db(engines_over_tls):
+    """A cell database with its schema on the private server, reached over verified TLS."""
+    _, postgres = engines_over_tls
     server = postgres.server()
-    db_url = server.create_database('cell')
-    engine = engines.create_engine(db_url)
+    url = server.create_database('cell')
+    engine = engines.create_engine(url)
     try:
         migrate.sync('cell', engine)
     finally:
         engine.dispose()
-    try:
-        with RogueTLSServer(pki['rogue']) as rogue:
-            sections = cell_conductor_config(
-                f'rabbit://cell:secret@127.0.0.1:{rogue.port}/cell1', db_url, host='rogue-bus')
-            sections['oslo_messaging_rabbit'] = dict(rabbit_tls)
-            conductor = daemons.conductor('rogue-bus', sections).start()
-            line = conductor.wait_for_log(r'cellplane\.outage.*Broker at')[0]
-            assert 'CERTIFICATE_VERIFY_FAILED' in line, line
-            assert rogue.handshakes >= 1
-            assert 'serving topic' not in conductor.log()
-            conductor.stop()
-    finally:
-        server.drop_database(db_url)
+    yield url
+    server.drop_database(url)
+
+
+@pytest.fixture
+def cell_vhost(engines_over_tls):
+    """A vhost (and its user's URL) on the private node."""
+    rabbit, _ = engines_over_tls
+    server = rabbit.server()
+    vhost = server.create_vhost('cell')
+    yield server.url_for(vhost)
+    server.delete_vhost(vhost)
+
+
+def test_a_daemon_refuses_a_broker_whose_certificate_its_ca_did_not_sign(
+        cell_db, daemons, pki, rabbit_tls):
+    with RogueTLSServer(pki['rogue']) as rogue:
+        sections = cell_conductor_config(
+            f'rabbit://cell:secret@127.0.0.1:{rogue.port}/cell1', cell_db, host='rogue-bus')
+        sections['oslo_messaging_rabbit'] = dict(rabbit_tls)
+        code, stderr = daemons.conductor('rogue-bus', sections).run_to_exit()
+    assert code == 1, stderr
+    assert f'cannot use the message bus at rabbit://cell:***@127.0.0.1:{rogue.port}/cell1' \
+        in stderr, stderr
+    assert f'the broker at 127.0.0.1:{rogue.port} presented a certificate that ' \
+        f'[oslo_messaging_rabbit] ssl_ca_file ({pki["ca"]}) does not verify: ' \
+        'unable to get local issuer certificate' in stderr, stderr
+    assert rogue.handshakes >= 1
 
 
 def test_a_daemon_refuses_a_database_whose_certificate_its_ca_did_not_sign(
-        daemons, engines_over_tls, pki, rabbit_tls):
-    rabbit, _ = engines_over_tls
-    server = rabbit.server()
-    vhost = server.create_vhost('cell')
-    try:
-        with RogueTLSServer(pki['rogue'], protocol='postgres') as rogue:
-            db_url = (f'postgresql+psycopg2://postgres@127.0.0.1:{rogue.port}/cell'
-                      f'?sslmode=verify-full&sslrootcert={pki["ca"]}')
-            sections = cell_conductor_config(server.url_for(vhost), db_url, host='rogue-db')
-            sections['oslo_messaging_rabbit'] = dict(rabbit_tls)
-            conductor = daemons.conductor('rogue-db', sections)
-            code, stderr = conductor.run_to_exit()
-            found = conductor.log() + stderr
-            assert code != 0
-            assert 'certificate verify failed' in found, found
-            assert rogue.handshakes >= 1
-    finally:
-        server.delete_vhost(vhost)
+        cell_vhost, daemons, pki, rabbit_tls):
+    with RogueTLSServer(pki['rogue'], protocol='postgres') as rogue:
+        db_url = (f'postgresql+psycopg2://postgres@127.0.0.1:{rogue.port}/cell'
+                  f'?sslmode=verify-full&sslrootcert={pki["ca"]}')
+        sections = cell_conductor_config(cell_vhost, db_url, host='rogue-db')
+        sections['oslo_messaging_rabbit'] = dict(rabbit_tls)
+        conductor = daemons.conductor('rogue-db', sections).start()
+        # A database it cannot use is an outage it says once and retries
+        # (as for a database that is down), with the cause.
+        line = conductor.wait_for_log(r'cellplane\.outage.*Database at')[0]
+        assert f'postgres@127.0.0.1:{rogue.port}/cell?sslmode=verify-full' in line, line
+        assert 'SSL error: certificate verify failed' in line, line
+        assert rogue.handshakes >= 1
+        conductor.stop()
 
 
 def test_a_daemon_refuses_a_placement_whose_certificate_its_ca_did_not_sign(
-        daemons, engines_over_tls, pki, rabbit_tls):
-    rabbit, _ = engines_over_tls
-    server = rabbit.server()
-    vhost = server.create_vhost('cell')
-    try:
-        with RogueTLSServer(pki['rogue']) as rogue:
-            sections = compute_config(server.url_for(vhost), host='rogue-placement')
-            sections['placement'] = {**UNUSED_PLACEMENT, 'cafile': pki['ca'],
-                                     'endpoint_url': f'https://127.0.0.1:{rogue.port}'}
+        cell_db, cell_vhost, daemons, pki, rabbit_tls):
+    with RogueTLSServer(pki['rogue']) as rogue:
+        rogue_placement = {**UNUSED_PLACEMENT, 'cafile': pki['ca'],
+                           'endpoint_url': f'https://127.0.0.1:{rogue.port}'}
+        conductor = cell_conductor_config(cell_vhost, cell_db, host='cell-conductor')
+        compute = compute_config(cell_vhost, host='rogue-placement')
+        for sections in (conductor, compute):
+            sections['placement'] = rogue_placement
             sections['oslo_messaging_rabbit'] = dict(rabbit_tls)
-            compute = daemons.compute('rogue-placement', sections).start()
-            line = compute.wait_for_log(r'cellplane\.outage.*Placement at')[0]
-            assert 'certificate verify failed' in line, line
-            assert rogue.handshakes >= 1
-            compute.stop()
-    finally:
-        server.delete_vhost(vhost)
+        daemons.conductor('cell-conductor', conductor).start().wait_until_serving()
+        agent = daemons.compute('rogue-placement', compute).start()
+        line = agent.wait_for_log(r'cellplane\.outage.*Placement at')[0]
+        assert f'Placement at https://127.0.0.1:{rogue.port} is not answering: ' \
+            'certificate verify failed: unable to get local issuer certificate' in line, line
+        report = agent.wait_for_log(r'Resource report of rogue-placement failed')[0]
+        assert 'TLS certificate verify failed' in report, report
+        assert rogue.handshakes >= 1
