@@ -80,7 +80,7 @@ def deployment(tmp_path_factory, pki, engines_over_tls, rabbit_tls):
     rabbit, postgres = engines_over_tls
     deployment = Deployment(
         tmp_path_factory.mktemp('tls'), rabbit.server(), postgres.server(),
-        [ComputePlan('tls-a', 'cell1'), ComputePlan('tls-b', 'cell1')],
+        [ComputePlan('tls-a', 'cell1')], placement_workers=1,
         compute_api=True, https=pki['server'], rabbit_options=rabbit_tls)
     deployment.create()
     try:
