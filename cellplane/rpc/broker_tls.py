@@ -50,7 +50,10 @@ def check_certificates(conf: cfg.ConfigOpts, url: str | None) -> None:
         return
     options.register_opts(conf)
     rabbit = conf[options.RABBIT_GROUP]
-    parsed = messaging.TransportURL.parse(conf, url)
+    try:
+        parsed = messaging.TransportURL.parse(conf, url)
+    except messaging.InvalidTransportURL:
+        return   # said where the transport is made, with the URL
     if not parsed.transport.endswith('rabbit') or not _setting(parsed, rabbit, 'ssl'):
         return
     ca_file = _setting(parsed, rabbit, 'ssl_ca_file')

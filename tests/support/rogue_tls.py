@@ -26,8 +26,10 @@ class RogueTLSServer:
         self.context.load_cert_chain(cert.cert, cert.key)
         self.protocol = protocol
         self.listener = socket.create_server(('127.0.0.1', 0))
+        self.listener.settimeout(0.2)   # so that __exit__ is seen promptly
         self.port = self.listener.getsockname()[1]
         self.handshakes = 0
+        self._closing = threading.Event()
         self._thread = threading.Thread(target=self._serve, daemon=True,
                                         name=f'rogue-{protocol}-{self.port}')
 
@@ -36,15 +38,19 @@ class RogueTLSServer:
         return self
 
     def __exit__(self, *exc_info) -> None:
-        self.listener.close()
+        self._closing.set()
         self._thread.join(timeout=5)
+        self.listener.close()
 
     def _serve(self) -> None:
-        while True:
+        while not self._closing.is_set():
             try:
                 conn, _ = self.listener.accept()
+            except TimeoutError:
+                continue
             except OSError:
-                return   # closed
+                return
+            conn.settimeout(None)
             threading.Thread(target=self._greet, args=(conn,), daemon=True).start()
 
     def _greet(self, conn: socket.socket) -> None:
