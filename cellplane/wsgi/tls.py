@@ -59,10 +59,11 @@ def check(conf: cfg.ConfigOpts, group: str = 'api') -> None:
     try:
         context.load_cert_chain(section.ssl_cert_file, section.ssl_key_file)
     except (ssl.SSLError, ValueError) as exc:
-        where = config.name_option(conf, 'ssl_cert_file', group)
+        where = config.name_option(conf, 'ssl_cert_file', group,
+                                   label=f'[{group}] ssl_cert_file and ssl_key_file')
         raise config.ConfigError(
-            f'{where} and ssl_key_file: {section.ssl_cert_file} and {section.ssl_key_file} '
-            f'are not a PEM certificate and its unencrypted key: {exc}') from None
+            f'{where}: {section.ssl_cert_file} and {section.ssl_key_file} are not a PEM '
+            f'certificate and its unencrypted key: {exc}') from None
 
 
 def server_options(api) -> dict:

@@ -228,3 +228,16 @@ def test_a_daemon_refuses_a_placement_whose_certificate_its_ca_did_not_sign(
         report = agent.wait_for_log(r'Resource report of rogue-placement failed')[0]
         assert 'TLS certificate verify failed' in report, report
         assert rogue.handshakes >= 1
+
+
+def test_placement_given_a_key_of_another_certificate_refuses_to_start(daemons, pki):
+    daemon = daemons.placement('bad-pair', {
+        'placement_database': {'connection': 'sqlite:///unused.sqlite'},
+        'api': {'auth_strategy': 'noauth2', 'ssl_cert_file': pki['server'].cert,
+                'ssl_key_file': pki['rogue'].key},
+    })
+    code, stderr = daemon.run_to_exit()
+    assert code == 2, stderr
+    assert f'[api] ssl_cert_file and ssl_key_file, in {daemon.config_path}: ' \
+        f'{pki["server"].cert} and {pki["rogue"].key} are not a PEM certificate and its ' \
+        'unencrypted key' in stderr, stderr
