@@ -27,7 +27,7 @@ def app_from_conf(conf):
     from cellplane.db import engines, pools
     from cellplane.rpc import options as rpc_options
     from cellplane.rpc.transport import TransportCache, get_transport
-    from cellplane_api import policy, quotas, wsgi
+    from cellplane_api import policy, quota_drivers, wsgi
     from cellplane_api.image_catalog import ImageCatalog
     from cellplane_api.request import Services
     from compute_agent.rpcapi import ComputeAPI
@@ -44,7 +44,7 @@ def app_from_conf(conf):
     transports = TransportCache(conf)
     placement = client_conf.client_from_conf(conf, 'cellplane-api')
     # One [quota] driver: servers are checked in it, and it is the server groups' quota.
-    quota_driver = quotas.from_conf(conf, api_engine, placement)
+    quota_driver = quota_drivers.from_conf(conf, api_engine, placement)
     services = Services(
         api_engine=api_engine, cells=cells, conductor=SuperConductorAPI(transport, conf=conf),
         compute_api_for=lambda cell: ComputeAPI(transports.get(cell.transport_url), conf=conf),

@@ -1,6 +1,6 @@
 """Options of the API role (the ``cellplane`` command line and ``cellplane-api``): how long cells
-may take, quotas, and the zones a host in no zone and a service other than a compute are shown in
-(Nova's names and defaults).
+may take, quotas (with oslo.limit's ``[oslo_limit]`` for Keystone unified limits), and the zones
+a host in no zone and a service other than a compute are shown in (Nova's names and defaults).
 
 ``register_opts`` adds them to a ConfigOpts; ``list_opts`` feeds
 ``oslo-config-generator`` (entry point ``cellplane.api``).
@@ -8,6 +8,7 @@ may take, quotas, and the zones a host in no zone and a service other than a com
 from __future__ import annotations
 
 from oslo_config import cfg
+from oslo_limit import opts as limit_opts
 
 DEFAULT_CELL_TIMEOUT = 5.0
 
@@ -41,11 +42,35 @@ quota_group = cfg.OptGroup('quota', title='Quotas: what a project may create')
 quota_opts = [
     cfg.StrOpt('driver', default='database', choices=[
         ('database', 'these defaults, overridden per project in the API database '
-                     '(os-quota-sets, `cellplane quota set`)')],
+                     '(os-quota-sets, `cellplane quota set`)'),
+        ('unified_limits', 'Keystone unified limits, read through oslo.limit with '
+                           'the [oslo_limit] options: registered limits (servers, '
+                           'class:VCPU, class:MEMORY_MB, class:DISK_GB, '
+                           'server_groups, server_group_members...) of the compute '
+                           'service, and project limits overriding them; the '
+                           'defaults below are not used, and os-quota-sets '
+                           'changes nothing (as Nova with unified limits)')],
         help='Where the limits come from. Usage is counted from Placement '
-             '(VCPU and MEMORY_MB of the project\'s instances) and the API '
-             'database (instances, build requests not placed yet, server '
-             'groups and their members).'),
+             '(the project\'s instances\' VCPU, MEMORY_MB and, with unified '
+             'limits, every resource class) and the API database (instances, '
+             'build requests not placed yet, server groups and their members).'),
+    cfg.StrOpt('unified_limits_resource_strategy', default='require',
+               choices=[('require', 'a resource in unified_limits_resource_list '
+                                    'with no limit in Keystone allows none of it; '
+                                    'one not in the list and with no limit is '
+                                    'unlimited'),
+                        ('ignore', 'a resource in unified_limits_resource_list '
+                                   'with no limit in Keystone is unlimited; one '
+                                   'not in the list and with no limit allows none')],
+               help='With driver = unified_limits: what a resource a create asks '
+                    'for (servers, class:VCPU, class:DISK_GB...) means when '
+                    'Keystone has neither a registered limit nor a project '
+                    'limit for it (Nova\'s option, name and default).'),
+    cfg.ListOpt('unified_limits_resource_list', default=['servers'],
+                help='With driver = unified_limits: the resources '
+                     'unified_limits_resource_strategy names (Nova\'s default: '
+                     'servers must have a limit; the resource classes may be '
+                     'left unregistered, unlimited).'),
     cfg.IntOpt('instances', default=10, min=-1,
                help='Servers per project (every server not being deleted, '
                     'ERROR ones too).'),
@@ -73,6 +98,10 @@ quota_opts = [
 
 
 def register_opts(conf: cfg.ConfigOpts) -> None:
+    # [oslo_limit]: how unified limits reach Keystone (keystoneauth options
+    # and the compute endpoint whose limits apply). oslo.limit reads them from
+    # the global ConfigOpts, the one cellplane-api and the CLI load.
+    limit_opts.register_opts(conf)
     conf.register_group(cfg.OptGroup(cells_group.name, title=cells_group.title))
     conf.register_opts(cells_opts, group=cells_group.name)
     conf.register_opts(zone_opts)

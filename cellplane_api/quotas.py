@@ -52,6 +52,9 @@ NOT_COUNTED = ('metadata_items', 'injected_files', 'injected_file_content_bytes'
 NETWORK = ('fixed_ips', 'floating_ips', 'security_groups', 'security_group_rules')
 RESOURCES = COUNTED + NOT_COUNTED + NETWORK
 UNLIMITED = -1
+# [quota] driver values.
+DATABASE = 'database'
+UNIFIED_LIMITS = 'unified_limits'
 # Leased build requests whose allocations are asked of Placement one by one;
 # past this many the rest are counted as unclaimed (too much, never too little).
 MAX_ALLOCATION_LOOKUPS = 100
@@ -128,12 +131,39 @@ class Usage:
                 SERVER_GROUPS: self.server_groups}
 
 
+def placement_usage(conn: Connection, placement, project_id: str) -> dict[str, int]:
+    """Resource class -> what the project's instances use of it, placed or still to be.
+
+    Placement's ``GET /usages?project_id=`` (its INSTANCE consumers) plus
+    the flavors of the project's build requests that hold no allocation
+    yet, as Nova's ``count_usage_from_placement``. Both drivers count
+    with it: the database one its cores and RAM, unified limits every
+    ``class:`` limit.
+    """
+    # Build requests first, Placement second: a request placed between
+    # the two reads has its claim in Placement by then (counted there);
+    # one claimed between them is counted twice (too much, never too little).
+    pending = build_requests.pending_of_project(conn, project_id)
+    placed = placement.usages(project_id).get('INSTANCE', {})
+    used = {rc: int(amount) for rc, amount in placed.items()}
+    leased = [p.instance_uuid for p in pending if p.leased][:MAX_ALLOCATION_LOOKUPS]
+    claimed = {uuid for uuid in leased if placement.get_allocations(uuid).allocations}
+    for request in pending:
+        if request.instance_uuid not in claimed:
+            for rc, amount in request.resources.items():
+                used[rc] = used.get(rc, 0) + amount
+    return used
+
+
 class DatabaseQuotas:
     """The ``database`` driver: defaults from ``[quota]``, overrides in the API database.
 
     ``placement`` is the Placement client, or a function that makes it
     (the CLI makes it only when cores or RAM must be counted).
     """
+
+    # os-quota-sets update and delete, `cellplane quota set/delete` change its limits.
+    settable = True
 
     def __init__(self, api_engine: Engine, defaults: Mapping[str, int], placement):
         self.api_engine = api_engine
@@ -202,26 +232,16 @@ class DatabaseQuotas:
         return Usage(instances, cores, ram, groups)
 
     def _cores_and_ram(self, conn: Connection, project_id: str) -> tuple[int, int]:
-        # Build requests first, Placement second: a request placed between
-        # the two reads has its claim in Placement by then (counted there);
-        # one claimed between them is counted twice (too much, never too little).
-        pending = build_requests.pending_of_project(conn, project_id)
-        placement = self.placement
-        placed = placement.usages(project_id).get('INSTANCE', {})
-        cores, ram = int(placed.get('VCPU', 0)), int(placed.get('MEMORY_MB', 0))
-        leased = [p.instance_uuid for p in pending if p.leased][:MAX_ALLOCATION_LOOKUPS]
-        claimed = {uuid for uuid in leased if placement.get_allocations(uuid).allocations}
-        for request in pending:
-            if request.instance_uuid not in claimed:
-                cores += request.vcpus
-                ram += request.memory_mb
-        return cores, ram
+        used = placement_usage(conn, self.placement, project_id)
+        return used.get('VCPU', 0), used.get('MEMORY_MB', 0)
 
     def check_servers(self, conn: Connection, project_id: str, *, vcpus: int, memory_mb: int,
-                      min_count: int, max_count: int, group_uuid: str | None = None) -> int:
+                      min_count: int, max_count: int, group_uuid: str | None = None,
+                      resources: Mapping[str, int] | None = None) -> int:
         """How many servers of this flavor the project may create now (``fit``), or ``QuotaExceeded``.
 
-        Call it in the transaction that writes them, after
+        (``resources``, the flavor's Placement request, is for unified
+        limits; this driver limits cores and RAM only.) Call it in the transaction that writes them, after
         ``quota_locks.hold`` for the project, and ``recheck_servers`` after
         writing them.
         """
@@ -270,5 +290,5 @@ class DatabaseQuotas:
 
 
 def from_conf(conf, api_engine: Engine, placement: Callable | object) -> DatabaseQuotas:
-    """The driver ``[quota] driver`` names, over the API database and Placement."""
+    """The ``database`` driver over the API database and Placement (``quota_drivers.from_conf`` picks)."""
     return DatabaseQuotas(api_engine, defaults_from_conf(conf), placement)

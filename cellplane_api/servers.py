@@ -238,12 +238,18 @@ def create(api_engine: Engine, conductor: SuperConductorAPI, ctxt: RequestContex
         build_requests.record(api_engine, asked, spec)
     else:
         group_uuid = instance_group.uuid if instance_group is not None else None
+        try:
+            # What each instance will claim: unified limits count every class.
+            resources = payload_flavor.placement_resources()
+        except ValueError:
+            resources = None
         with api_engine.begin() as conn:
             # Held until commit: this project's other creates count what this one writes.
             quota_locks.hold(conn, project_id)
             fitting = quotas.check_servers(
                 conn, project_id, vcpus=found.vcpus, memory_mb=found.memory_mb,
-                min_count=min_count or count, max_count=count, group_uuid=group_uuid)
+                min_count=min_count or count, max_count=count, group_uuid=group_uuid,
+                resources=resources)
             spec, asked = request(fitting)
             build_requests.record_in(conn, asked, spec)
             quotas.recheck_servers(conn, project_id, fitting, group_uuid)

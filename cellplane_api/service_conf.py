@@ -102,6 +102,9 @@ def check(conf: cfg.ConfigOpts) -> None:
         raise config.ConfigError('[placement] endpoint_url (or auth_type and its Keystone '
                                  'options) is not set: the compute API reads hypervisor usage '
                                  'from Placement and marks disabled hosts there')
+    if conf.quota.driver == 'unified_limits':
+        from cellplane_api import unified_limits
+        unified_limits.check_conf(conf)
     path = images_path(conf)
     if path is not None:
         try:

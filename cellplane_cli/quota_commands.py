@@ -9,7 +9,10 @@ The same driver the compute API's ``os-quota-sets`` uses, read from
 ``[quota]`` and the API database; ``--usage`` also counts what the project
 uses (cores and RAM from Placement, ``[placement]``). -1 is unlimited. A
 limit below what is used is refused unless ``--force``. Table or
-``--format json``.
+``--format json``. With ``[quota] driver = unified_limits`` the limits are
+Keystone's (``[oslo_limit]``): ``show`` reads them there, ``set`` and
+``delete`` are refused (one line, exit 2) and name the ``openstack limit``
+command that does it.
 """
 from __future__ import annotations
 

@@ -30,7 +30,7 @@ from cellplane.objects.instance_actions import AttemptEvent
 from cellplane.rpc import options as rpc_options
 from cellplane.rpc.transport import TransportCache, get_transport
 from cellplane_api import conf as api_conf
-from cellplane_api import quotas, scheduler_hints, servers
+from cellplane_api import quota_drivers, quotas, scheduler_hints, servers
 from cellplane_cli import base, databases
 from compute_agent.rpcapi import ComputeAPI
 from conductor.super.rpcapi import SuperConductorAPI
@@ -56,8 +56,9 @@ class _TopLevelCommand(base.ConfigOptionsMixin):
 
     @staticmethod
     def quotas(conf, engine) -> quotas.DatabaseQuotas:
-        """The ``[quota]`` driver; Placement (``[placement]``) is reached only to count cores and RAM."""
-        return quotas.from_conf(conf, engine,
+        """The ``[quota]`` driver (database or Keystone unified limits); Placement
+        (``[placement]``) is reached only to count what is placed."""
+        return quota_drivers.from_conf(conf, engine,
                                 lambda: client_conf.client_from_conf(conf, 'cellplane'))
 
     def get_parser(self, prog_name):

@@ -104,6 +104,10 @@ class Pending:
     memory_mb: int
     # A super conductor holds it: it may have claimed in Placement already.
     leased: bool
+    # What it will claim in Placement (resource class -> amount; the flavor's
+    # placement_resources), for quotas that count other classes than VCPU
+    # and MEMORY_MB (unified limits' class:DISK_GB, class:CUSTOM_*).
+    resources: dict[str, int] = dataclasses.field(default_factory=dict)
 
 
 def pending_of_project(conn: Connection, project_id: str) -> list[Pending]:
@@ -115,8 +119,16 @@ def pending_of_project(conn: Connection, project_id: str) -> list[Pending]:
     pending = []
     for row in rows:
         flavor = Instance.from_primitive(row.instance).flavor
+        try:
+            resources = flavor.placement_resources()
+        except ValueError:
+            # A flavor's resources:* specs are checked when it is made; one
+            # that no longer parses counts for its size, as without specs.
+            resources = {rc: n for rc, n in (('VCPU', flavor.vcpus),
+                                             ('MEMORY_MB', flavor.memory_mb),
+                                             ('DISK_GB', flavor.root_gb)) if n}
         pending.append(Pending(row.instance_uuid, flavor.vcpus, flavor.memory_mb,
-                               row.lease_token is not None))
+                               row.lease_token is not None, resources))
     return pending
 
 

@@ -14,6 +14,11 @@ From 2.36 the network fields are gone, from 2.57 the injected-file ones,
 as in Nova. ``detail`` gives each resource as ``{"limit", "in_use",
 "reserved"}`` (reserved is always 0: nothing is reserved ahead). Per-user
 quotas (``user_id``) are not supported: asked for, they are a 400.
+
+With ``[quota] driver = unified_limits`` the limits are Keystone's: shown
+and detailed from there, while update and delete change nothing and
+answer as they would (update: the project's limits, unchanged), as Nova
+does with unified limits.
 """
 from __future__ import annotations
 
@@ -34,7 +39,7 @@ def shown_resources(mv) -> tuple[str, ...]:
     return tuple(r for r in quotas.RESOURCES if r not in hidden)
 
 
-def _driver(req) -> quotas.DatabaseQuotas:
+def _driver(req):
     return req.services.quotas
 
 
@@ -80,6 +85,11 @@ def update_quota_set(req):
              schemas.UPDATE_2_36 if req.mv >= (2, 36) else schemas.UPDATE_2_1, body)
     asked = dict(body['quota_set'])
     force = str(asked.pop('force', False)).lower() == 'true'
+    driver = _driver(req)
+    if not driver.settable:
+        # Nova with unified limits: the limits are Keystone's, the update
+        # writes nothing and answers them.
+        return json_response({'quota_set': _limits_doc(req, driver.limits(project_id))})
     try:
         limits = _driver(req).set_limits(project_id, {r: int(v) for r, v in asked.items()},
                                          force=force)
@@ -90,5 +100,7 @@ def update_quota_set(req):
 
 def delete_quota_set(req):
     project_id = _project(req, rules.DELETE)
-    _driver(req).forget(project_id)
+    driver = _driver(req)
+    if driver.settable:
+        driver.forget(project_id)
     return empty_response(202)

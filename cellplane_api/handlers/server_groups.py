@@ -119,8 +119,10 @@ def create_server_group(req):
                               user_id=caller.user_id, name=asked['name'], policy=policy,
                               level=level, max_per_domain=bound,
                               quota=req.services.group_quota)
-    except groups.QuotaExceeded:
-        raise errors.Forbidden('Quota exceeded, too many server groups.') from None
+    except groups.QuotaExceeded as exc:
+        # The driver's words: 'Quota exceeded, too many server groups.' from
+        # the database one, oslo.limit's from unified limits (as Nova's).
+        raise errors.Forbidden(str(exc)) from None
     except server_groups.UnknownLevel as exc:
         raise errors.BadRequest(f'Invalid input for field/attribute server_group.rules.'
                                 f'{groups.RULE_FAILURE_DOMAIN}: {exc}') from None
