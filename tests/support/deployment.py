@@ -20,7 +20,9 @@ region of the deployment's own, and ``placement()`` is the Keystone admin's.
 With ``compute_api=True`` too, that region also holds the compute API, its
 image catalog (``images``: the catalog file's text) and Keystone itself,
 so that the OpenStack clients find everything from a login
-(``tests/support/clients.py``).
+(``tests/support/clients.py``). ``quota`` adds ``[quota]`` options (the
+driver); ``oslo_limit`` writes ``[oslo_limit]`` for unified limits, with
+the compute endpoint of that region.
 
 ``proxied_databases`` (``placement``, ``api``, a cell's name) are reached
 by every daemon through a ``TcpProxy`` of their own
@@ -128,7 +130,9 @@ class Deployment:
                  compute_api: bool = False, images: str | None = None,
                  proxied_databases: tuple[str, ...] = (),
                  https: Issued | None = None,
-                 rabbit_options: dict[str, Any] | None = None) -> None:
+                 rabbit_options: dict[str, Any] | None = None,
+                 quota: dict[str, Any] | None = None,
+                 oslo_limit: dict[str, Any] | None = None) -> None:
         self.workdir = Path(workdir)
         self.config_dir = self.workdir / 'etc'
         self.run_dir = self.workdir / 'run'
@@ -186,7 +190,11 @@ class Deployment:
         # [quota] of top.conf (the CLI, and cellplane-api, which reads it first):
         # unlimited, since most tests boot more than Nova's defaults allow one
         # project; a quota test gives its project limits (os-quota-sets).
-        self.quota = dict(UNLIMITED_QUOTA)
+        self.quota = {**UNLIMITED_QUOTA, **(quota or {})}
+        # [oslo_limit] of top.conf ([quota] driver = unified_limits): the
+        # keystoneauth options given, and the compute endpoint of the
+        # deployment's own region, so its registered limits are its own.
+        self.oslo_limit = dict(oslo_limit) if oslo_limit is not None else None
         self.compute_api_url = ''
         # The API's image catalog file's text ([image_catalog] images_file), if any.
         self.images = images
@@ -300,6 +308,10 @@ class Deployment:
             'service': self.service_section,
             'placement': self._placement_client_section(),
             'quota': self.quota,
+            **({'oslo_limit': {'endpoint_service_type': 'compute',
+                               'endpoint_region_name': self.region,
+                               'endpoint_interface': 'public', **self.oslo_limit}}
+               if self.oslo_limit is not None else {}),
         })
         for daemon in ('scheduler', 'super-conductor'):
             sections = self._metrics(daemon) if daemon in self.metrics_ports else {}

@@ -232,6 +232,24 @@ class Keystone:
         kwargs.setdefault('interface', 'public')
         return ks_adapter.Adapter(self.session(user), **kwargs)
 
+    def system_admin(self) -> ks_adapter.Adapter:
+        """The bootstrap admin, system-scoped (Keystone's defaults keep limits and the catalog to it)."""
+        auth = v3.Password(auth_url=self.url, username=ADMIN.name, password=ADMIN.password,
+                           user_domain_name=DOMAIN, system_scope='all')
+        return ks_adapter.Adapter(ks_session.Session(auth=auth), service_type='identity',
+                                  interface='public')
+
+    def system_reader(self, name: str, password: str = 'secret') -> dict[str, str]:
+        """A new user with the reader role on the system (what oslo.limit reads limits as,
+        as Nova's deploy guide gives its service user); its ``[oslo_limit]`` options."""
+        admin = self.system_admin()
+        roles = {r['name']: r['id'] for r in admin.get('/roles').json()['roles']}
+        user_id = admin.post('/users', json={'user': {
+            'name': name, 'password': password, 'domain_id': 'default'}}).json()['user']['id']
+        admin.put(f'/system/users/{user_id}/roles/{roles["reader"]}')
+        return {'auth_type': 'password', 'auth_url': self.url, 'username': name,
+                'password': password, 'user_domain_name': DOMAIN, 'system_scope': 'all'}
+
     def token(self, user: User) -> str:
         """A new project-scoped token of ``user``."""
         return self.session(user).get_token()
