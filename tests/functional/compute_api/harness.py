@@ -40,10 +40,12 @@ class Answer:
 
 class ComputeCloud:
     def __init__(self, state_dir, *, cells: int = 2, hosts_per_cell: int = 2,
-                 driver_for=None, quota: dict | None = None):
+                 driver_for=None, quota: dict | None = None, quota_driver_for=None):
         """``driver_for(cell, host)``: a host's fake driver settings (a host that fails its builds).
 
-        ``quota``: ``[quota]`` options other than Nova's defaults.
+        ``quota``: ``[quota]`` options other than Nova's defaults;
+        ``quota_driver_for(cloud)``: another quota driver over the
+        ``EmbeddedCloud`` (unified limits) instead of the database one.
         """
         self.cloud = EmbeddedCloud(state_dir, CloudPlan.uniform(
             cells=cells, hosts_per_cell=hosts_per_cell, driver_for=driver_for)).start()
@@ -52,7 +54,8 @@ class ComputeCloud:
             conf.set_override(name, value, group='quota')
         cloud = self.cloud
         # As cellplane-api: one [quota] driver for servers and server groups.
-        quota_driver = quotas.from_conf(conf, cloud.api_engine, cloud.placement)
+        quota_driver = (quota_driver_for(cloud) if quota_driver_for is not None
+                        else quotas.from_conf(conf, cloud.api_engine, cloud.placement))
         self.services = Services(
             api_engine=cloud.api_engine, cells=cloud.cells, conductor=cloud.conductor_api,
             compute_api_for=lambda cell: ComputeAPI(cloud.cell_buses[cell.name].transport,

@@ -306,7 +306,8 @@ class _Refusing:
         self.asked.append(delta)
         held = len(server_groups.list_all(self.engine, project_id=project_id))
         if held + delta > self.allowed:
-            raise groups.QuotaExceeded(f'{project_id}: {held} groups')
+            # The database driver's words (the handler answers the driver's message).
+            raise groups.QuotaExceeded('Quota exceeded, too many server groups.')
 
 
 def _app_with(api, quota):
