@@ -235,13 +235,18 @@ class DatabaseQuotas:
         used = placement_usage(conn, self.placement, project_id)
         return used.get('VCPU', 0), used.get('MEMORY_MB', 0)
 
+    def prepare(self, project_id: str) -> None:
+        """Nothing to read before the quota lock: the limits are read in the create's transaction."""
+        return None
+
     def check_servers(self, conn: Connection, project_id: str, *, vcpus: int, memory_mb: int,
                       min_count: int, max_count: int, group_uuid: str | None = None,
-                      resources: Mapping[str, int] | None = None) -> int:
+                      resources: Mapping[str, int] | None = None, prepared: None = None) -> int:
         """How many servers of this flavor the project may create now (``fit``), or ``QuotaExceeded``.
 
-        (``resources``, the flavor's Placement request, is for unified
-        limits; this driver limits cores and RAM only.) Call it in the transaction that writes them, after
+        (``resources``, the flavor's Placement request, and ``prepared``
+        are for unified limits; this driver limits cores and RAM only and
+        prepares nothing.) Call it in the transaction that writes them, after
         ``quota_locks.hold`` for the project, and ``recheck_servers`` after
         writing them.
         """

@@ -243,13 +243,15 @@ def create(api_engine: Engine, conductor: SuperConductorAPI, ctxt: RequestContex
             resources = payload_flavor.placement_resources()
         except ValueError:
             resources = None
+        # What the driver reads elsewhere (unified limits: Keystone), before the lock.
+        prepared = quotas.prepare(project_id)
         with api_engine.begin() as conn:
             # Held until commit: this project's other creates count what this one writes.
             quota_locks.hold(conn, project_id)
             fitting = quotas.check_servers(
                 conn, project_id, vcpus=found.vcpus, memory_mb=found.memory_mb,
                 min_count=min_count or count, max_count=count, group_uuid=group_uuid,
-                resources=resources)
+                resources=resources, prepared=prepared)
             spec, asked = request(fitting)
             build_requests.record_in(conn, asked, spec)
             quotas.recheck_servers(conn, project_id, fitting, group_uuid)

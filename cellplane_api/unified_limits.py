@@ -21,7 +21,9 @@ As Nova's ``UnifiedLimitsDriver`` (``nova/limit/placement.py`` and
 - **the check** runs where the database driver's does: in the transaction
   that writes the build requests, under the project's ``quota_locks`` row,
   counted again after the write in the same transaction (a breach rolls
-  the whole create back). Keystone is asked while the row is held.
+  the whole create back). Keystone is asked before the row is locked
+  (``prepare``: the Enforcer and every limit of the project, cached in it),
+  so that only the counting happens while it is held.
 
 Over a limit is ``QuotaExceeded`` with oslo.limit's message, as Nova passes
 it on ("Project p1 is over a limit for [Resource servers is over limit of
@@ -152,19 +154,25 @@ def legacy_limits(limits: Mapping[str, int], enforced_names: Collection[str]) ->
 # -- the driver -------------------------------------------------------------------------
 @dataclasses.dataclass
 class _Limits:
-    """One check's oslo.limit Enforcer and what Keystone has limits for."""
+    """One create's oslo.limit Enforcer and every limit Keystone has for its project.
+
+    ``counting`` is the Enforcer's usage callback: what it counts with is
+    set by the check, and anew for the recheck.
+    """
 
     enforcer: object
-    have_limit: set[str]
+    counting: '_Counting'
     values: dict[str, int]
+    # The resources the project has a limit of its own for (the others: registered).
+    own: set[str]
 
 
 class UnifiedLimitsQuotas:
     """The ``unified_limits`` driver: the database driver's interface over Keystone's limits.
 
     ``enforcer_factory(usage_callback)`` makes an oslo.limit ``Enforcer``
-    (one per check, as Nova makes them: Keystone's limits are read anew
-    each time, cached within the check); ``placement`` is the Placement
+    (one per create or read, as Nova makes one per request: a limit changed
+    in Keystone applies to the next create); ``placement`` is the Placement
     client, or a function that makes it.
     """
 
@@ -186,37 +194,52 @@ class UnifiedLimitsQuotas:
             self._placement = self._placement()
         return self._placement
 
-    def _limits(self, project_id: str | None, usage_callback: Callable) -> _Limits:
-        """A new Enforcer, and every limit Keystone has for the project (registered ones under its own)."""
+    def prepare(self, project_id: str | None) -> _Limits:
+        """A new Enforcer with every limit Keystone has for the project read (and cached in it).
+
+        ``servers.create`` calls it before taking the project's quota lock,
+        so that Keystone is not asked while the lock is held.
+        """
+        counting = _Counting(_no_usage)
         try:
-            enforcer = self._enforcer_factory(usage_callback)
-            # Both lists are cached in the enforcer: its enforce() asks
-            # Keystone no more for resources that have a limit.
+            enforcer = self._enforcer_factory(counting)
             values = dict(enforcer.get_registered_limits(None))
-            if project_id is not None:
-                values.update(enforcer.get_project_limits(project_id, None))
-        except LimitsUnavailable:
-            raise
+            own = dict(enforcer.get_project_limits(project_id, None)) if project_id else {}
         except Exception as exc:
             raise LimitsUnavailable(f'Keystone unified limits could not be read: {exc}') from exc
-        return _Limits(enforcer, set(values), values)
+        return _Limits(enforcer, counting, {**values, **own}, set(own))
 
     def _enforce(self, limits: _Limits, project_id: str, deltas: dict[str, int]) -> None:
-        """oslo.limit's check of the enforced ``deltas``; ``QuotaExceeded`` with its message."""
+        """oslo.limit's check of the enforced ``deltas``; ``QuotaExceeded`` with its message.
+
+        The resources the project has its own limit for are enforced for
+        the project; the others for no project (oslo.limit then compares
+        with the registered limit it holds, where for a project it would ask
+        Keystone again, per resource, for a project limit there is none
+        of). The usage callback counts the project either way, and the
+        refusal names it, as one ``enforce`` would.
+        """
         from oslo_limit import exception as limit_exceptions
 
-        names = enforced(deltas, limits.have_limit, strategy=self.strategy, listed=self.listed)
-        if not names:
-            return
-        try:
-            limits.enforcer.enforce(project_id, {n: deltas[n] for n in names})
-        except limit_exceptions.ProjectOverLimit as exc:
-            raise quotas.QuotaExceeded(str(exc)) from None
+        names = enforced(deltas, set(limits.values), strategy=self.strategy,
+                         listed=self.listed)
+        overs = []
+        for scope, group in ((project_id, [n for n in names if n in limits.own]),
+                             (None, [n for n in names if n not in limits.own])):
+            if not group:
+                continue
+            try:
+                limits.enforcer.enforce(scope, {n: deltas[n] for n in group})
+            except limit_exceptions.ProjectOverLimit as exc:
+                overs.extend(exc.over_limit_info_list)
+        if overs:
+            overs.sort(key=lambda info: info.resource_name)
+            raise quotas.QuotaExceeded(str(limit_exceptions.ProjectOverLimit(project_id, overs)))
 
     # -- what os-quota-sets, limits and `cellplane quota show` read --------------------
     def _shown(self, project_id: str | None) -> dict[str, int]:
-        limits = self._limits(project_id, _no_usage)
-        names = enforced(LIMIT_NAMES.values(), limits.have_limit, strategy=self.strategy,
+        limits = self.prepare(project_id)
+        names = enforced(LIMIT_NAMES.values(), set(limits.values), strategy=self.strategy,
                          listed=self.listed)
         return legacy_limits(limits.values, names)
 
@@ -243,7 +266,7 @@ class UnifiedLimitsQuotas:
                    force: bool = False) -> dict[str, int]:
         raise LimitsInKeystone(
             'quotas are Keystone unified limits ([quota] driver = unified_limits): set '
-            'them there (openstack limit create --service compute --project P '
+            'them there (openstack limit create --service nova --project P '
             '--resource-limit N servers)')
 
     def forget(self, project_id: str) -> None:
@@ -254,22 +277,24 @@ class UnifiedLimitsQuotas:
     # -- the checks of a create ---------------------------------------------------------
     def check_servers(self, conn: Connection, project_id: str, *, vcpus: int, memory_mb: int,
                       min_count: int, max_count: int, group_uuid: str | None = None,
-                      resources: Mapping[str, int] | None = None) -> int:
+                      resources: Mapping[str, int] | None = None,
+                      prepared: _Limits | None = None) -> int:
         """How many of ``max_count`` instances the project may create now (at least ``min_count``).
 
         As Nova's ``enforce_num_instances_and_flavor``: all of them if they
         fit, else one fewer, down to ``min_count``; none fitting is
         ``QuotaExceeded`` with oslo.limit's message for ``max_count``.
         ``resources`` is the flavor's Placement request (VCPU and
-        MEMORY_MB from ``vcpus`` and ``memory_mb`` without it). Call it in
-        the transaction that writes them, after ``quota_locks.hold``, and
-        ``recheck_servers`` after writing.
+        MEMORY_MB from ``vcpus`` and ``memory_mb`` without it); ``prepared``
+        what ``prepare`` read before the lock (read here without it). Call
+        it in the transaction that writes them, after ``quota_locks.hold``,
+        and ``recheck_servers`` after writing.
         """
         resources = dict(resources) if resources is not None else {
             'VCPU': vcpus, 'MEMORY_MB': memory_mb}
-        counting = _Counting(_memoized(self._server_usage(conn, group_uuid)))
-        limits = self._limits(project_id, counting)
-        conn.info[_CHECKED] = (project_id, counting, limits, resources)
+        limits = prepared if prepared is not None else self.prepare(project_id)
+        limits.counting.count = _memoized(self._server_usage(conn, project_id, group_uuid))
+        conn.info[_CHECKED] = (project_id, limits, resources)
         first: quotas.QuotaExceeded | None = None
         count = max_count
         while True:
@@ -295,17 +320,19 @@ class UnifiedLimitsQuotas:
         """
         checked = conn.info.pop(_CHECKED, None)
         if checked is not None and checked[0] == project_id:
-            _, counting, limits, resources = checked
-            counting.count = _memoized(self._server_usage(conn, group_uuid))
+            _, limits, resources = checked
         else:
-            resources = {}
-            limits = self._limits(project_id, self._server_usage(conn, group_uuid))
+            limits, resources = self.prepare(project_id), {}
+        limits.counting.count = _memoized(self._server_usage(conn, project_id, group_uuid))
         self._enforce(limits, project_id, dict.fromkeys(deltas_for(resources, 0), 0))
         if group_uuid is not None:
             self._enforce(limits, project_id, {SERVER_GROUP_MEMBERS: 0})
 
-    def _server_usage(self, conn: Connection, group_uuid: str | None) -> Callable:
-        def usage(project_id, names):
+    def _server_usage(self, conn: Connection, project_id: str,
+                      group_uuid: str | None) -> Callable:
+        # The project is this create's: oslo.limit passes None for the
+        # resources enforced against their registered limit.
+        def usage(_scope, names):
             return usage_for(
                 names, servers=lambda: instance_mappings.count_of_project(conn, project_id),
                 placed=lambda: quotas.placement_usage(conn, self.placement, project_id),
@@ -320,11 +347,13 @@ class UnifiedLimitsQuotas:
         counted per project, under the project's limit (Nova's own check
         reads the registered limit only).
         """
-        def usage(_project_id, names):
+        def usage(_scope, names):
             with self.api_engine.connect() as conn:
                 return usage_for(names, servers=_zero, placed=dict,
                                  groups=lambda: server_groups.count_of_project(conn, project_id))
-        self._enforce(self._limits(project_id, usage), project_id, {SERVER_GROUPS: delta})
+        limits = self.prepare(project_id)
+        limits.counting.count = usage
+        self._enforce(limits, project_id, {SERVER_GROUPS: delta})
 
 
 class _Counting:
@@ -352,7 +381,7 @@ def _zero() -> int:
 
 
 def _no_usage(project_id, names):
-    raise AssertionError('limits are only read here, nothing is enforced')
+    raise AssertionError('nothing is enforced before the check sets what counts')
 
 
 def _memoized(callback: Callable) -> Callable:
