@@ -98,3 +98,17 @@ def test_every_legacy_name_but_the_network_ones_has_a_unified_name():
     assert ul.LIMIT_NAMES['instances'] == 'servers'
     assert ul.LIMIT_NAMES['cores'] == 'class:VCPU'
     assert ul.LIMIT_NAMES['ram'] == 'class:MEMORY_MB'
+
+
+def test_the_driver_needs_the_global_options_and_an_oslo_limit_login():
+    from oslo_config import cfg
+    from oslo_limit import limit  # noqa: F401  (registers [oslo_limit] in the global options)
+
+    from cellplane.config import ConfigError
+
+    with pytest.raises(ConfigError, match='global configuration'):
+        ul.check_conf(cfg.ConfigOpts())
+    if cfg.CONF.oslo_limit.auth_type:
+        pytest.skip('this process set [oslo_limit] auth_type')
+    with pytest.raises(ConfigError, match=r'\[oslo_limit\] auth_type'):
+        ul.check_conf(cfg.CONF)
