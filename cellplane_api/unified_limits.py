@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import threading
 from typing import Callable, Collection, Mapping
 
 from oslo_config import cfg
@@ -171,9 +172,10 @@ class UnifiedLimitsQuotas:
     """The ``unified_limits`` driver: the database driver's interface over Keystone's limits.
 
     ``enforcer_factory(usage_callback)`` makes an oslo.limit ``Enforcer``
-    (one per create or read, as Nova makes one per request: a limit changed
-    in Keystone applies to the next create); ``placement`` is the Placement
-    client, or a function that makes it.
+    (one per thread, its limits read anew for each create or read, as
+    Nova's new Enforcer per request reads them: a limit changed in Keystone
+    applies to the next create); ``placement`` is the Placement client, or
+    a function that makes it.
     """
 
     # os-quota-sets update and delete change nothing; `cellplane quota set` refuses.
@@ -187,6 +189,7 @@ class UnifiedLimitsQuotas:
         self.strategy = strategy
         self.listed = tuple(listed)
         self._enforcer_factory = enforcer_factory or _oslo_limit_enforcer
+        self._local = threading.local()
 
     @property
     def placement(self):
@@ -194,15 +197,32 @@ class UnifiedLimitsQuotas:
             self._placement = self._placement()
         return self._placement
 
+    def _enforcer(self) -> tuple[object, '_Counting']:
+        """This thread's Enforcer, its cached limits forgotten (made the first time).
+
+        Making an Enforcer asks Keystone four times (the enforcement model,
+        the endpoint, its service and region) for what does not change while
+        the process runs; the limits do, so each use starts from an empty
+        cache and reads them anew, as a new Enforcer would (Nova makes one
+        per request). One per thread: its usage callback and its cache are
+        the thread's create's alone.
+        """
+        local = self._local
+        enforcer = getattr(local, 'enforcer', None)
+        if enforcer is None or not _forget_cached_limits(enforcer):
+            local.counting = _Counting(_no_usage)
+            enforcer = local.enforcer = self._enforcer_factory(local.counting)
+        local.counting.count = _no_usage
+        return enforcer, local.counting
+
     def prepare(self, project_id: str | None) -> _Limits:
         """A new Enforcer with every limit Keystone has for the project read (and cached in it).
 
         ``servers.create`` calls it before taking the project's quota lock,
         so that Keystone is not asked while the lock is held.
         """
-        counting = _Counting(_no_usage)
         try:
-            enforcer = self._enforcer_factory(counting)
+            enforcer, counting = self._enforcer()
             values = dict(enforcer.get_registered_limits(None))
             own = dict(enforcer.get_project_limits(project_id, None)) if project_id else {}
         except Exception as exc:
@@ -382,6 +402,22 @@ def _zero() -> int:
 
 def _no_usage(project_id, names):
     raise AssertionError('nothing is enforced before the check sets what counts')
+
+
+def _forget_cached_limits(enforcer) -> bool:
+    """Empty an oslo.limit Enforcer's caches of limits; False if it keeps them where this cannot see.
+
+    oslo.limit has no public way to read the limits anew with an Enforcer
+    it has made (its caches live in its flat model's ``_utils``); when that
+    changes, the caller makes a new Enforcer instead (correct, slower).
+    """
+    utils = getattr(getattr(enforcer, 'model', None), '_utils', None)
+    caches = [getattr(utils, name, None) for name in ('rlimit_cache', 'plimit_cache')]
+    if not all(isinstance(cache, dict) for cache in caches):
+        return False
+    for cache in caches:
+        cache.clear()
+    return True
 
 
 def _memoized(callback: Callable) -> Callable:
