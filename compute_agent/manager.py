@@ -1,4 +1,4 @@
-"""The compute agent's RPC endpoint (API 1.5): build an instance on a host, terminate or discard one, move one.
+"""The compute agent's RPC endpoint (API 1.6): build, terminate or discard an instance; a move's steps.
 
 The agent serves one host or many (``hosted_host``); each message names
 the host it is for (a build: its first Selection; a termination: ``host``,
@@ -24,6 +24,11 @@ to another host while this one was down (the allocation is the new host's).
 ``rebuild_instance`` (API 1.5): an evacuation's destination rebuilds the
 instance alone (its source is down); like ``finish_move``, it reports
 ``move_finished`` or, failed, ``reschedule_move`` with the alternates left.
+``live_migration_abort`` and ``live_migration_force_complete`` (API 1.6)
+act on the source's copy of a live migration (``compute_agent/move_copies.py``):
+an abort stops it, or refuses it if it has not begun, and the cell
+conductor hears ``move_aborted`` from the hand-over; the instance runs on
+here. Too late (the copy is over), the abort changes nothing.
 
 Handlers log and return on a bad message (the sender cast and is gone).
 """
@@ -35,9 +40,10 @@ import threading
 from typing import Mapping
 
 from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
-from compute_agent import moves
+from compute_agent import move_copies, moves
 from compute_agent.hosted_host import HostedHost
 from compute_agent.rpcapi import ComputeAPI
+from compute_agent.virt.driver import MoveAborted
 from conductor.cell.rpcapi import CellConductorAPI
 from placement.client.pending_unclaims import PendingUnclaims
 
@@ -85,7 +91,7 @@ def _check_build(instance, request_spec, host_list) -> str | None:
 class ComputeManager:
     """The RPC endpoint of an agent: finds the hosted host a message is for, and acts there."""
 
-    target = messaging.Target(version='1.5')
+    target = messaging.Target(version='1.6')
 
     def __init__(self, *, hosts: Mapping[str, HostedHost], placement: PlacementClient,
                  conductor: CellConductorAPI, computes: ComputeAPI | None = None) -> None:
@@ -95,6 +101,7 @@ class ComputeManager:
         # The other hosts of the cell, for a move's host-to-host steps.
         self.computes = computes
         self.unclaims = PendingUnclaims(placement)
+        self.copies = move_copies.MoveCopies()
 
     def build_and_run_instance(self, ctxt, instance: Instance, request_spec: RequestSpec,
                                host_list: list[Selection]) -> None:
@@ -250,9 +257,26 @@ class ComputeManager:
                    request_spec: RequestSpec, migration: Migration,
                    host_list: list[Selection]) -> None:
         dest = host_list[0]
-        self.conductor.move_started(ctxt, migration.uuid, dest.service_host)
-        started = datetime.datetime.now(datetime.timezone.utc)
-        why = moves.hand_over(hosted.builder, instance.uuid)
+        try:
+            control = self.copies.begin(migration.uuid)
+        except move_copies.AbortedBeforeCopy:
+            LOG.info('Live migration %s of instance %s was aborted before its copy began '
+                     'on %s', migration.uuid, instance.uuid, hosted.name)
+            self.conductor.move_aborted(ctxt, migration.uuid, instance.uuid, hosted.name)
+            return
+        copied = False
+        try:
+            self.conductor.move_started(ctxt, migration.uuid, dest.service_host)
+            started = datetime.datetime.now(datetime.timezone.utc)
+            why = moves.hand_over(hosted.builder, instance.uuid, control)
+            copied = why is None
+        except MoveAborted:
+            LOG.info('Live migration %s of instance %s aborted during its copy; it still '
+                     'runs on %s', migration.uuid, instance.uuid, hosted.name)
+            self.conductor.move_aborted(ctxt, migration.uuid, instance.uuid, hosted.name)
+            return
+        finally:
+            self.copies.end(migration.uuid, copied=copied)
         if why is not None:
             # The source cannot give it: no destination would do better.
             attempt = BuildAttempt(host=dest.service_host, nodename=dest.nodename,
@@ -319,6 +343,31 @@ class ComputeManager:
                  hosted.name, migration.source_host)
         self.conductor.move_finished(ctxt, migration.uuid, instance.uuid, hosted.name,
                                      hosted.builder.nodename)
+
+    # -- a live migration's copy, on its source (compute API 1.6) ------------------
+    def live_migration_abort(self, ctxt, instance_uuid: str, migration_uuid: str,
+                             host: str) -> None:
+        if not all(isinstance(v, str) and v for v in (instance_uuid, migration_uuid, host)):
+            LOG.error('Rejected live_migration_abort: its arguments must be non-empty strings')
+            return
+        hosted = self._move_host('live_migration_abort', host)
+        if hosted is not None:
+            done = self.copies.abort(migration_uuid)
+            LOG.info('Abort of live migration %s of instance %s on %s: %s', migration_uuid,
+                     instance_uuid, host, done)
+
+    def live_migration_force_complete(self, ctxt, instance_uuid: str, migration_uuid: str,
+                                      host: str) -> None:
+        if not all(isinstance(v, str) and v for v in (instance_uuid, migration_uuid, host)):
+            LOG.error('Rejected live_migration_force_complete: its arguments must be '
+                      'non-empty strings')
+            return
+        hosted = self._move_host('live_migration_force_complete', host)
+        if hosted is not None:
+            ended = self.copies.force_complete(migration_uuid)
+            LOG.info('Force complete of live migration %s of instance %s on %s: %s',
+                     migration_uuid, instance_uuid, host,
+                     'the copy ends now' if ended else 'no copy runs: nothing to do')
 
     def take_back(self, ctxt, instance: Instance, migration: Migration, host: str) -> None:
         if not isinstance(instance, Instance) or not isinstance(migration, Migration):

@@ -8,9 +8,10 @@ as a failed build is). Placement is not touched here: the move's claims
 are the scheduler's and the cell conductor's.
 
 - ``prepare`` (destination): promise the new flavor's resources locally.
-- ``hand_over`` (source): stop the instance; it stays here, stopped,
-  until the move is confirmed (``InstanceBuilder.destroy``) or fails or is
-  reverted (``take_back``).
+- ``hand_over`` (source): copy, then stop the instance; it stays here,
+  stopped, until the move is confirmed (``InstanceBuilder.destroy``) or
+  fails or is reverted (``take_back``). A live migration's abort during
+  the copy (its ``CopyControl``) raises ``MoveAborted``: nothing stopped.
 - ``finish`` (destination): spawn at the new flavor; on failure the
   promise is given back.
 - ``take_back`` (source): run the instance again at its old flavor.
@@ -29,7 +30,7 @@ from compute_agent.local_claims import (
     driver_capacity,
     requested_resources,
 )
-from compute_agent.virt.driver import BuildFailed, BuildRequest
+from compute_agent.virt.driver import BuildFailed, BuildRequest, CopyControl, MoveAborted
 from rpc_schemas.build_attempt import FAILED, OK, BuildAttempt
 from rpc_schemas.flavor import Flavor
 from rpc_schemas.instance import Instance
@@ -67,12 +68,18 @@ def prepare(builder: InstanceBuilder, instance: Instance, migration: Migration,
     return _attempt(builder, start, None)
 
 
-def hand_over(builder: InstanceBuilder, instance_uuid: str) -> str | None:
-    """Source: stop the instance for the move; None, or why it could not be."""
+def hand_over(builder: InstanceBuilder, instance_uuid: str,
+              control: CopyControl | None = None) -> str | None:
+    """Source: copy, then stop the instance for the move; None, or why it could not be.
+
+    ``MoveAborted`` (from ``control``) is raised as it is: the instance runs on.
+    """
     if instance_uuid not in builder.driver.list_instances():
         return f'instance {instance_uuid} is not on {builder.host}'
     try:
-        builder.driver.hand_over(instance_uuid)
+        builder.driver.hand_over(instance_uuid, control)
+    except MoveAborted:
+        raise
     except Exception as exc:  # a driver error fails the move, not the agent
         LOG.exception('Hand-over of instance %s failed on %s', instance_uuid, builder.host)
         return f'the hand-over failed on {builder.host}: {type(exc).__name__}: {exc}'

@@ -43,6 +43,14 @@ API versions:
               resources and spawn the instance here, without its source
               (it is down); report move_finished, or reschedule_move with
               the alternates left.
+    1.6 - A live migration's copy on its source, cast by the API role (each
+          with instance_uuid: str, migration_uuid: str, host: str, the
+          migration's source):
+          live_migration_abort: stop the copy (the instance runs on there,
+              and the cell conductor hears move_aborted), or refuse it
+              when it arrives if it has not begun; too late once it ended.
+          live_migration_force_complete: end the copy now (the fake
+              driver's simulated copy stops waiting); nothing if none runs.
 """
 from __future__ import annotations
 
@@ -66,10 +74,14 @@ class DiscardNotSupported(RuntimeError):
     """The agents are capped below the API version that can discard an instance."""
 
 
+class LiveMigrationControlNotSupported(RuntimeError):
+    """The agents are capped below the API version that can abort or force a live migration."""
+
+
 class ComputeAPI(RPCAPIClient):
     SERVICE = 'compute'
     TOPIC = TOPIC
-    API_VERSION = '1.5'
+    API_VERSION = '1.6'
 
     def build_and_run_instance(self, ctxt: RequestContext, host: str, instance: Instance,
                                request_spec: RequestSpec,
@@ -148,3 +160,23 @@ class ComputeAPI(RPCAPIClient):
         self.prepare('rebuild_instance', '1.5', server=host).cast(
             ctxt, 'rebuild_instance', instance=instance, request_spec=request_spec,
             migration=migration, host_list=list(host_list))
+    def _copy_cast(self, ctxt: RequestContext, method: str, host: str, instance_uuid: str,
+                   migration_uuid: str) -> None:
+        if not self.can_send_version('1.6'):
+            raise LiveMigrationControlNotSupported(
+                f'{method} of migration {migration_uuid} needs compute API 1.6; '
+                f'[upgrade_levels] compute caps it at {self.version_cap}')
+        self.prepare(method, '1.6', server=host).cast(
+            ctxt, method, instance_uuid=instance_uuid, migration_uuid=migration_uuid,
+            host=host)
+
+    def live_migration_abort(self, ctxt: RequestContext, host: str, instance_uuid: str,
+                             migration_uuid: str) -> None:
+        """Cast to the source (API 1.6): stop the live migration's copy, or refuse it if not begun."""
+        self._copy_cast(ctxt, 'live_migration_abort', host, instance_uuid, migration_uuid)
+
+    def live_migration_force_complete(self, ctxt: RequestContext, host: str,
+                                      instance_uuid: str, migration_uuid: str) -> None:
+        """Cast to the source (API 1.6): end the live migration's copy now."""
+        self._copy_cast(ctxt, 'live_migration_force_complete', host, instance_uuid,
+                        migration_uuid)

@@ -37,6 +37,9 @@ ACTION_CONFIRM_RESIZE = 'confirmResize'
 ACTION_REVERT_RESIZE = 'revertResize'
 ACTION_LIVE_MIGRATION = 'live-migration'
 ACTION_EVACUATE = 'evacuate'
+# Nova's names for the asks about a live migration in progress.
+ACTION_LIVE_MIGRATION_CANCEL = 'live_migration_cancel'
+ACTION_LIVE_MIGRATION_FORCE_COMPLETE = 'live_migration_force_complete'
 # The scheduler's answer for a move (ok: the destination claimed; failed: why not).
 EVENT_MOVE_SCHEDULE = 'conductor_schedule_move'
 # A move to one destination, as that host reported it (ok | failed, with why).

@@ -12,6 +12,7 @@ a compare-and-set on the states it may come from)::
       |                 |____|  |__________|            |
       |              (next alternate: a destination failed)
       +--> error / failed  (from any state before finished; finished -> error)
+      +--> cancelled       (from any state before finished: a live migration aborted)
 
     (an evacuation)  ... migrating --> done --> completed
 
@@ -26,7 +27,10 @@ a compare-and-set on the states it may come from)::
   (back on the source, its allocation the instance's again), ``error``
   (a cold move that could not be done: the instance is ACTIVE on its
   source; ``error`` names every host tried and why), and ``done`` /
-  ``failed``, the endings of live migrations and evacuations.
+  ``failed``, the endings of live migrations and evacuations, and
+  ``cancelled`` (Nova's word for it): a live migration aborted before its
+  switch-over, ACTIVE on its source with its own allocation, the
+  destination's claim dropped.
 - ``completed``: an evacuation's source host came back, destroyed its copy
   and freed the source allocation the migration held while it was away
   (``done`` -> ``completed``, the one change from a final status: an
@@ -61,15 +65,16 @@ ERROR = 'error'
 DONE = 'done'
 FAILED = 'failed'
 COMPLETED = 'completed'
+CANCELLED = 'cancelled'
 STATUSES = (QUEUED, PRE_MIGRATING, MIGRATING, FINISHED, CONFIRMED, REVERTED, ERROR,
-            DONE, FAILED, COMPLETED)
-FINAL = frozenset({CONFIRMED, REVERTED, ERROR, DONE, FAILED, COMPLETED})
+            DONE, FAILED, COMPLETED, CANCELLED)
+FINAL = frozenset({CONFIRMED, REVERTED, ERROR, DONE, FAILED, COMPLETED, CANCELLED})
 
 # status -> the statuses it may go to.
 TRANSITIONS: dict[str, frozenset[str]] = {
-    QUEUED: frozenset({PRE_MIGRATING, ERROR, FAILED}),
-    PRE_MIGRATING: frozenset({PRE_MIGRATING, MIGRATING, ERROR, FAILED}),
-    MIGRATING: frozenset({PRE_MIGRATING, FINISHED, DONE, ERROR, FAILED}),
+    QUEUED: frozenset({PRE_MIGRATING, ERROR, FAILED, CANCELLED}),
+    PRE_MIGRATING: frozenset({PRE_MIGRATING, MIGRATING, ERROR, FAILED, CANCELLED}),
+    MIGRATING: frozenset({PRE_MIGRATING, FINISHED, DONE, ERROR, FAILED, CANCELLED}),
     FINISHED: frozenset({CONFIRMED, REVERTED, ERROR}),
     **{final: frozenset() for final in FINAL},
     # An evacuation's source host is cleaned once it comes back.
@@ -124,6 +129,7 @@ class Migration:
     new_flavor: Flavor
     error: str | None
     request_id: str | None
+    id: int | None
     created_at: datetime.datetime | None
     updated_at: datetime.datetime | None
     finished_at: datetime.datetime | None
@@ -147,7 +153,7 @@ class Migration:
                    dest_host=row['dest_host'], dest_node=row['dest_node'],
                    old_flavor=Flavor.from_primitive(row['old_flavor']),
                    new_flavor=Flavor.from_primitive(row['new_flavor']),
-                   error=row['error'], request_id=row['request_id'],
+                   error=row['error'], request_id=row['request_id'], id=row['id'],
                    created_at=row['created_at'], updated_at=row['updated_at'],
                    finished_at=row['finished_at'])
 
@@ -177,14 +183,35 @@ def get(conn: Connection, uuid: str) -> Migration:
     return Migration.from_row(row)
 
 
+def get_by_id(conn: Connection, migration_id: int) -> Migration:
+    """The migration by its row id (the compute API's migration id); ``MigrationNotFound`` if none."""
+    row = conn.execute(sa.select(migrations).where(
+        migrations.c.id == migration_id)).mappings().first()
+    if row is None:
+        raise MigrationNotFound(f'no migration with id {migration_id} in this cell')
+    return Migration.from_row(row)
+
+
 def find(conn: Connection, *, instance_uuid: str | None = None,
-         statuses: Sequence[str] | None = None) -> list[Migration]:
-    """Migrations, oldest first: of one instance, in some statuses, or all."""
+         statuses: Sequence[str] | None = None, host: str | None = None,
+         source_host: str | None = None, migration_type: str | None = None) -> list[Migration]:
+    """Migrations, oldest first: all, or those matching every filter given.
+
+    ``host``: from or to that host (source or destination); ``source_host``
+    from it only.
+    """
     query = sa.select(migrations).order_by(migrations.c.id)
     if instance_uuid is not None:
         query = query.where(migrations.c.instance_uuid == instance_uuid)
     if statuses is not None:
         query = query.where(migrations.c.status.in_(list(statuses)))
+    if host is not None:
+        query = query.where(sa.or_(migrations.c.source_host == host,
+                                   migrations.c.dest_host == host))
+    if source_host is not None:
+        query = query.where(migrations.c.source_host == source_host)
+    if migration_type is not None:
+        query = query.where(migrations.c.migration_type == migration_type)
     return [Migration.from_row(r) for r in conn.execute(query).mappings().all()]
 
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import abc
+import threading
 from dataclasses import dataclass
 
 import stevedore
@@ -15,6 +16,53 @@ class BuildFailed(Exception):
     def __init__(self, reason: str):
         super().__init__(reason)
         self.reason = reason
+
+
+class MoveAborted(Exception):
+    """A move's copy was stopped by an abort: the instance still runs here, untouched."""
+
+
+class CopyControl:
+    """What may be asked of a move's copy while it runs: stop it (abort) or end it now (force complete).
+
+    The first ask wins and stays: an abort asked before the copy began stops
+    it as it begins. A driver's ``hand_over`` waits on ``wait``.
+    """
+
+    ABORT = 'abort'
+    COMPLETE = 'complete'
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._asked = threading.Event()
+        self.asked: str | None = None
+
+    def _ask(self, what: str) -> bool:
+        with self._lock:
+            if self.asked is None:
+                self.asked = what
+                self._asked.set()
+            return self.asked == what
+
+    def abort(self) -> bool:
+        """Ask the copy to stop; False if a force complete was asked first."""
+        return self._ask(self.ABORT)
+
+    def force_complete(self) -> bool:
+        """Ask the copy to end now; False if an abort was asked first."""
+        return self._ask(self.COMPLETE)
+
+    def reached_end(self) -> bool:
+        """The copy is at its end: True, unless an abort came first (then it must stop).
+
+        After it, an abort is refused: the switch-over goes on.
+        """
+        return self._ask(self.COMPLETE)
+
+    def wait(self, seconds: float) -> str | None:
+        """Wait up to ``seconds`` for an ask; what was asked (ABORT, COMPLETE) or None."""
+        self._asked.wait(seconds)
+        return self.asked
 
 
 class UnknownVirtDriver(Exception):
@@ -72,8 +120,12 @@ class VirtDriver(abc.ABC):
         """Uuids of the instances this host holds (running or stopped)."""
 
     @abc.abstractmethod
-    def hand_over(self, instance_uuid: str) -> None:
-        """Stop the instance and give its disk to a move (it stays here, stopped, until confirmed)."""
+    def hand_over(self, instance_uuid: str, control: CopyControl | None = None) -> None:
+        """Copy the instance for a move, then stop it here (kept, stopped, until confirmed).
+
+        ``control``: an abort asked during the copy raises ``MoveAborted``
+        and leaves the instance running; a force complete ends the copy now.
+        """
 
     @abc.abstractmethod
     def power_on(self, instance_uuid: str) -> None:

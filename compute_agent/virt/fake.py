@@ -1,8 +1,10 @@
 """A virt driver that builds nothing, takes as long as told, and fails on demand.
 
 A move's destination spawns as a build does (its failures are a build's);
-the source's hand-over stops the instance (after ``move_seconds``) and keeps
-it until the move is confirmed (destroyed) or fails or is reverted (run again).
+the source's hand-over copies the instance for ``move_seconds`` (an abort
+during the copy stops it, the instance still running; a force complete ends
+it at once), then stops the instance and keeps it until the move is
+confirmed (destroyed) or fails or is reverted (run again).
 
 Its capacity, build time and failures come from ``[fake_driver]`` options
 (or a ``FakeSettings`` given directly, as the embedded mode does for its many
@@ -36,7 +38,14 @@ from pathlib import Path
 
 from oslo_config import cfg
 
-from compute_agent.virt.driver import BuildFailed, BuildRequest, DriverInventory, VirtDriver
+from compute_agent.virt.driver import (
+    BuildFailed,
+    BuildRequest,
+    CopyControl,
+    DriverInventory,
+    MoveAborted,
+    VirtDriver,
+)
 
 fake_driver_group = cfg.OptGroup('fake_driver', title='The fake virt driver')
 fake_driver_opts = [
@@ -62,7 +71,9 @@ fake_driver_opts = [
                help='The reason a failed build reports, e.g. "No more IP addresses".'),
     cfg.FloatOpt('move_seconds', default=0.0, min=0.0,
                  help='How long a source host takes to hand an instance over to a '
-                      'move (the simulated copy of its disk).'),
+                      'move (the simulated copy of its disk). An abort of a live '
+                      'migration during the copy stops it (the instance keeps running '
+                      'here); a force complete ends it at once.'),
     cfg.StrOpt('state_dir',
                help='A directory where each host keeps its guests (<host>.json), so '
                     'that they outlive the agent process as a hypervisor\'s do; unset, '
@@ -211,9 +222,12 @@ class FakeDriver(VirtDriver):
         with self._lock:
             return sorted(self._instances)
 
-    def hand_over(self, instance_uuid: str) -> None:
-        if self.settings.move_seconds:
-            time.sleep(self.settings.move_seconds)
+    def hand_over(self, instance_uuid: str, control: CopyControl | None = None) -> None:
+        seconds = self.settings.move_seconds
+        if control is None:
+            time.sleep(seconds)
+        elif control.wait(seconds) == CopyControl.ABORT or not control.reached_end():
+            raise MoveAborted(f'the copy of instance {instance_uuid} was aborted')
         with self._lock:
             self._stopped.add(instance_uuid)
             self._save()

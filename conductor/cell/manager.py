@@ -11,7 +11,7 @@ raised would leave only a traceback. An instance whose reschedule failed
 unexpectedly is set to ERROR with the reason rather than left building.
 
 Moves (API 1.6: ``move_instance``, ``reschedule_move``, ``move_started``,
-``move_finished``) are ``conductor/cell/moves.py``'s; a move whose
+``move_finished``; API 1.8: ``move_aborted``) are ``conductor/cell/moves.py``'s; a move whose
 handling failed unexpectedly ends in error with the instance on its source.
 Evacuations (API 1.7: ``evacuate_instance``, and a returning host's
 ``evacuated_guests`` call and ``evacuations_cleaned``) are there too.
@@ -381,6 +381,15 @@ class CellConductorManager:
             self.moves.finished(ctxt, migration_uuid, instance_uuid, host, node)
         except (migrations.MigrationNotFound, migrations.InvalidMigrationTransition) as exc:
             LOG.error('Rejected move_finished: %s', exc)
+
+    def move_aborted(self, ctxt, migration_uuid: str, instance_uuid: str, host: str) -> None:
+        if not all(isinstance(v, str) and v for v in (migration_uuid, instance_uuid, host)):
+            LOG.error('Rejected move_aborted: its arguments must be non-empty strings')
+            return
+        try:
+            self.moves.aborted(ctxt, migration_uuid, instance_uuid, host)
+        except migrations.MigrationNotFound as exc:
+            LOG.error('Rejected move_aborted: %s', exc)
 
     def _guarded(self, method: str, ctxt, instance: Instance, migration: Migration,
                  work) -> None:

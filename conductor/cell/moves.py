@@ -22,6 +22,14 @@ instance's the destination's). From there, without any call upward:
    ``error`` with every host tried and why, the instance ACTIVE on its
    source (run again there: ``take_back``) with its allocation its own.
 
+4. ``aborted``: a live migration's source stopped the copy for an abort
+   (or refused one aborted before it began): the instance never stopped
+   there. The migration is ``cancelled``, the destination's claim dropped
+   and the source allocation the instance's again (``unclaim_move``), its
+   task_state cleared, the destination's promise discarded. A move the
+   API role cancelled while it was queued (before any destination) whose
+   claim arrives after is undone at ``start``.
+
 An evacuation (the source host is down) takes the same steps without
 its source: the destination is cast ``rebuild_instance`` (compute API 1.5)
 and rebuilds it alone. At ``finished`` it is ACTIVE there and the
@@ -100,17 +108,27 @@ class CellMoves:
                 migrations.advance(conn, migration.uuid, migrations.PRE_MIGRATING,
                                    dest_host=dest.service_host, dest_node=dest.nodename)
             except migrations.InvalidMigrationTransition as exc:
-                LOG.warning('Not starting move %s of instance %s again: %s', migration.uuid,
-                            instance.uuid, exc)
-                return
-            if migration.migration_type not in (migrations.LIVE_MIGRATION,
-                                                migrations.EVACUATION):
-                instances.set_task_state(conn, instance.uuid, instances.RESIZE_MIGRATING)
-            action_id = self._action(conn, instance.uuid, ctxt)
-            instance_actions.record_event(
-                conn, action_id, instance_actions.EVENT_MOVE_SCHEDULE,
-                host=dest.service_host, node=dest.nodename, result=instance_actions.RESULT_OK,
-                reason=f'claimed by the scheduler, {len(host_list) - 1} alternate(s)')
+                if exc.current != migrations.CANCELLED:
+                    LOG.warning('Not starting move %s of instance %s again: %s',
+                                migration.uuid, instance.uuid, exc)
+                    return
+                action_id = None   # aborted while it was queued
+            else:
+                if migration.migration_type not in (migrations.LIVE_MIGRATION,
+                                                    migrations.EVACUATION):
+                    instances.set_task_state(conn, instance.uuid, instances.RESIZE_MIGRATING)
+                action_id = self._action(conn, instance.uuid, ctxt)
+                instance_actions.record_event(
+                    conn, action_id, instance_actions.EVENT_MOVE_SCHEDULE,
+                    host=dest.service_host, node=dest.nodename,
+                    result=instance_actions.RESULT_OK,
+                    reason=f'claimed by the scheduler, {len(host_list) - 1} alternate(s)')
+        if action_id is None:
+            # The scheduler's claim came after the abort: undone here.
+            LOG.info('Move %s of instance %s was cancelled while it was scheduled: its '
+                     'claim of %s undone', migration.uuid, instance.uuid, dest.service_host)
+            self.placement_undo(instance.uuid, migration.uuid)
+            return
         self._cast_prep(ctxt, instance, request_spec, migration, list(host_list), action_id)
 
     def _cast_prep(self, ctxt, instance: Instance, request_spec: RequestSpec,
@@ -193,6 +211,37 @@ class CellMoves:
         LOG.info('Instance %s moved from %s to %s (migration %s %s)', instance_uuid,
                  current.source_host, host, migration_uuid,
                  'done' if live or evacuated else 'finished')
+
+    # -- 4. a live migration aborted on its source -------------------------------
+    def aborted(self, ctxt: RequestContext, migration_uuid: str, instance_uuid: str,
+                host: str) -> None:
+        """The source stopped the copy (or never began it): cancel the move, the instance stays there."""
+        with self._engine.begin() as conn:
+            current = migrations.get(conn, migration_uuid)
+            if current.source_host != host or current.instance_uuid != instance_uuid:
+                LOG.warning('Ignored the abort of move %s reported by %s: its source is %s',
+                            migration_uuid, host, current.source_host)
+                return
+            try:
+                migrations.advance(conn, migration_uuid, migrations.CANCELLED)
+            except migrations.InvalidMigrationTransition as exc:
+                LOG.info('Ignored the abort of move %s reported by %s: %s', migration_uuid,
+                         host, exc)
+                return
+            instances.set_task_state(conn, instance_uuid, None, expected=instances.MIGRATING)
+            action_id = self._action(conn, instance_uuid, ctxt)
+            instance_actions.record_event(
+                conn, action_id, instance_actions.EVENT_MOVE, host=current.dest_host,
+                node=current.dest_node, result=instance_actions.RESULT_FAILED,
+                reason=f'aborted: {host} stopped the copy; the instance runs there still')
+            instance_actions.finish_action(conn, action_id, message=(
+                f'cancelled: the live migration was aborted; it runs on {host}'))
+        self.placement_undo(instance_uuid, migration_uuid)
+        if current.dest_host is not None and current.dest_host != host:
+            # Its promise of the instance's resources there (prep_move).
+            self._compute.discard_instance(ctxt, current.dest_host, instance_uuid)
+        LOG.info('Live migration %s of instance %s cancelled: it runs on %s, holding its '
+                 'own allocation', migration_uuid, instance_uuid, host)
 
     # -- 3. a destination failed -----------------------------------------------
     def reschedule(self, ctxt: RequestContext, instance: Instance,

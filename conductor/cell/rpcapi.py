@@ -77,6 +77,12 @@ and the super conductor's evolve apart):
           A client capped below 1.7 refuses evacuate_instance
           (``EvacuateNotSupported``); an agent capped below 1.7 does not ask
               (it keeps its guests; the operator destroys them by hand).
+    1.8 - move_aborted(migration_uuid: str, instance_uuid: str, host: str)
+              cast by a live migration's source (``host``) that stopped the
+              copy for an abort, or refused a copy aborted before it began:
+              the instance still runs there. The migration is cancelled,
+              the destination's claim dropped and the source allocation
+              moved back to the instance.
 
 ``[upgrade_levels] cell_conductor`` caps what this client sends.
 """
@@ -99,7 +105,7 @@ from rpc_schemas.service_status import ServiceStatus
 
 TOPIC = 'conductor'
 NAMESPACE = 'cell_conductor'
-API_VERSION = '1.7'
+API_VERSION = '1.8'
 
 
 class EvacuateNotSupported(RuntimeError):
@@ -242,3 +248,9 @@ class CellConductorAPI(RPCAPIClient):
         """Cast (API 1.7): ``host`` destroyed its evacuated guests and freed their migrations' allocations."""
         self.prepare('evacuations_cleaned', '1.7').cast(
             ctxt, 'evacuations_cleaned', host=host, migration_uuids=list(migration_uuids))
+    def move_aborted(self, ctxt: RequestContext, migration_uuid: str, instance_uuid: str,
+                     host: str) -> None:
+        """Cast (API 1.8): the source stopped (or never began) the live migration's copy."""
+        self.prepare('move_aborted', '1.8').cast(
+            ctxt, 'move_aborted', migration_uuid=migration_uuid, instance_uuid=instance_uuid,
+            host=host)

@@ -191,8 +191,14 @@ class SuperMoves:
     def _fail(self, moving: _Moving, reason: str) -> None:
         migration = moving.migration
         with moving.engine.begin() as conn:
-            migrations.advance(conn, migration.uuid, migrations.ending_of(migration, False),
-                               error=reason)
+            try:
+                migrations.advance(conn, migration.uuid,
+                                   migrations.ending_of(migration, False), error=reason)
+            except migrations.InvalidMigrationTransition as exc:
+                # Ended meanwhile (a live migration aborted while it was queued).
+                LOG.info('Move %s of instance %s not failed: %s', migration.uuid,
+                         migration.instance_uuid, exc)
+                return
             instances.set_task_state(conn, migration.instance_uuid, None)
             action_id = instance_actions.latest_action(
                 conn, migration.instance_uuid,

@@ -65,7 +65,7 @@ def test_each_conductor_api_has_its_own_cap(tmp_path, bus):
     assert super_.pick_version('schedule_and_build_instances', '1.2') == '1.2'
 
     conf = _load(tmp_path, 'super_conductor = 1.1')
-    assert CellConductorAPI(bus.transport, conf=conf).version_cap == '1.7'
+    assert CellConductorAPI(bus.transport, conf=conf).version_cap == '1.8'
     assert SuperConductorAPI(bus.transport, conf=conf).version_cap == '1.1'
     with pytest.raises(MethodNotAllowedByCap, match=r'\[upgrade_levels\] super_conductor'):
         SuperConductorAPI(bus.transport, conf=conf).prepare(
