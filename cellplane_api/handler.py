@@ -17,11 +17,13 @@ from cellplane_api.handlers import (
     hypervisors,
     instance_actions,
     limits,
+    migrations,
     quota_sets,
     root,
     scheduling_records,
     server_actions,
     server_groups,
+    server_migrations,
     servers,
 )
 from cellplane_api.handlers import services as compute_services
@@ -81,6 +83,13 @@ ROUTES = {
     '/os-aggregates': {'GET': aggregates.list_aggregates},
     '/os-aggregates/{aggregate_id}': {'GET': aggregates.show_aggregate},
     '/servers/{server_id}/action': {'POST': server_actions.server_action},
+    '/os-migrations': {'GET': migrations.list_migrations},
+    '/servers/{server_id}/migrations': {'GET': server_migrations.list_server_migrations},
+    '/servers/{server_id}/migrations/{migration_id}': {
+        'GET': server_migrations.show_server_migration,
+        'DELETE': server_migrations.delete_server_migration},
+    '/servers/{server_id}/migrations/{migration_id}/action': {
+        'POST': server_migrations.server_migration_action},
 }
 
 # The first segment of every route: anything else there is a project id.

@@ -18,19 +18,32 @@ migration of type ``evacuation`` and an ``evacuate`` action, then
 ``evacuate_server`` (super conductor API 1.4). A server whose host is up
 is ``HostStillUp`` (Nova's ComputeServiceInUse); a named target host no
 cell has is ``TargetHostNotFound``.
+
+A live migration in progress (the server ACTIVE, task_state migrating) may
+be aborted (``abort_live_migration``) or forced to complete
+(``force_complete_live_migration``), as Nova's compute API allows: while
+its source copies it (``migrating``), and the abort also before (queued or
+pre-migrating, Nova's 2.65). Queued (no destination yet), the abort cancels
+it here, in the cell database; otherwise it is cast to the source
+(compute API 1.6), which stops the copy or refuses to begin it and tells its
+cell conductor (``move_aborted``). Too late (the copy over), the live
+migration ends ``done`` all the same, as in Nova.
 """
 from __future__ import annotations
 
 import dataclasses
 import uuid as uuidlib
+from typing import Callable
 
 from sqlalchemy.engine import Engine
 
 from cellplane.cells.databases import CellDatabases
 from cellplane.context import RequestContext
 from cellplane.objects import flavors, instance_actions, instances, migrations, services
+from cellplane.objects.cell_mappings import CellMapping
 from cellplane.objects.migrations import Migration
 from cellplane_api import servers
+from compute_agent.rpcapi import ComputeAPI, LiveMigrationControlNotSupported
 from conductor.super.rpcapi import SuperConductorAPI
 from rpc_schemas.flavor import Flavor
 from rpc_schemas.instance import ACTIVE, ERROR
@@ -53,6 +66,31 @@ class HostStillUp(InvalidMove):
 
 class TargetHostNotFound(servers.ServerError):
     """An evacuation to a host no cell has a compute service for."""
+
+
+class InvalidServerState(MoveConflict):
+    """The server is not ACTIVE and live migrating (Nova's InstanceInvalidState): ``attr`` is ``state``."""
+
+    def __init__(self, instance_uuid: str, attr: str, state: str | None) -> None:
+        super().__init__(f'server {instance_uuid} is in {attr} {state}')
+        self.attr = attr
+        self.state = state
+
+
+class MigrationNotFoundForServer(servers.ServerError):
+    """The server has no migration with that id."""
+
+    def __init__(self, migration_id, instance_uuid: str) -> None:
+        super().__init__(f'Migration {migration_id} not found for instance {instance_uuid}')
+
+
+class InvalidMigrationState(servers.ServerError):
+    """The migration is not in a status the ask takes (Nova's InvalidMigrationState)."""
+
+    def __init__(self, migration: Migration, method: str) -> None:
+        super().__init__(f'Migration {migration.id} state of instance '
+                         f'{migration.instance_uuid} is {migration.status}. Cannot {method} '
+                         f'while the migration is in this state.')
 
 
 @dataclasses.dataclass(frozen=True)
@@ -298,3 +336,104 @@ def show_migration(api_engine: Engine, cells: CellDatabases,
             except migrations.MigrationNotFound:
                 continue
     raise servers.ServerError(f'no migration {migration_uuid} in any cell')
+
+
+def migration_of_server(api_engine: Engine, cells: CellDatabases, instance_uuid: str,
+                        migration_id: int | None) -> Migration | None:
+    """The server's migration with this id (its row id in the server's cell); None if it has none."""
+    if migration_id is None:
+        return None
+    cell_uuid = _cell(api_engine, cells, instance_uuid)
+    with cells.engine(cell_uuid).connect() as conn:
+        try:
+            found = migrations.get_by_id(conn, migration_id)
+        except migrations.MigrationNotFound:
+            return None
+    return found if found.instance_uuid == instance_uuid else None
+
+
+def _live_migration(conn, instance_uuid: str, migration_id: int | None, allowed: set[str],
+                    method: str) -> Migration:
+    """The server's live migration ``migration_id`` if the server and it are in a state ``method`` takes."""
+    row = instances.get_instance(conn, instance_uuid)
+    if row is None or row['vm_state'] == instances.DELETED:
+        raise servers.ServerNotFound(f'no server with uuid {instance_uuid}')
+    # As Nova's check_instance_state: the vm_state, then the task_state.
+    if row['vm_state'] != ACTIVE:
+        raise InvalidServerState(instance_uuid, 'vm_state', row['vm_state'])
+    if row['task_state'] != instances.MIGRATING:
+        raise InvalidServerState(instance_uuid, 'task_state', row['task_state'])
+    try:
+        migration = migrations.get_by_id(conn, migration_id) if migration_id is not None else None
+    except migrations.MigrationNotFound:
+        migration = None
+    if migration is None or migration.instance_uuid != instance_uuid:
+        raise MigrationNotFoundForServer(migration_id, instance_uuid)
+    if migration.status not in allowed:
+        raise InvalidMigrationState(migration, method)
+    return migration
+
+
+def abort_live_migration(api_engine: Engine, cells: CellDatabases,
+                         compute_api_for: Callable[[CellMapping], ComputeAPI],
+                         ctxt: RequestContext, instance_uuid: str, migration_id: int | None, *,
+                         in_queue: bool = True) -> Migration:
+    """Abort the server's live migration (``in_queue``: queued or pre-migrating too, Nova's 2.65).
+
+    Queued: cancelled here at once (the server's task_state cleared). Later:
+    the abort is cast to the source, which stops or refuses the copy; the
+    migration as it was when asked is returned.
+    """
+    allowed = {migrations.MIGRATING}
+    if in_queue:
+        allowed |= {migrations.QUEUED, migrations.PRE_MIGRATING}
+    cell_uuid = _cell(api_engine, cells, instance_uuid)
+    engine = cells.engine(cell_uuid)
+    with engine.begin() as conn:
+        migration = _live_migration(conn, instance_uuid, migration_id, allowed,
+                                    'abort live migration')
+        instance_actions.finish_action(conn, instance_actions.start_action(
+            conn, instance_uuid, instance_actions.ACTION_LIVE_MIGRATION_CANCEL,
+            request_id=ctxt.request_id, user_id=ctxt.user_id, project_id=ctxt.project_id))
+        if migration.status == migrations.QUEUED:
+            try:
+                migration = migrations.advance(conn, migration.uuid, migrations.CANCELLED)
+            except migrations.InvalidMigrationTransition:
+                # Scheduled meanwhile: its source is told, as for one pre-migrating.
+                migration = migrations.get(conn, migration.uuid)
+            else:
+                instances.set_task_state(conn, instance_uuid, None,
+                                         expected=instances.MIGRATING)
+                action_id = instance_actions.latest_action(
+                    conn, instance_uuid, [instance_actions.ACTION_LIVE_MIGRATION])
+                if action_id is not None:
+                    instance_actions.finish_action(conn, action_id, message=(
+                        'cancelled: the live migration was aborted before a destination '
+                        'was chosen'))
+                return migration
+    try:
+        compute_api_for(cells.mapping(cell_uuid)).live_migration_abort(
+            ctxt, migration.source_host, instance_uuid, migration.uuid)
+    except LiveMigrationControlNotSupported as exc:
+        raise MoveConflict(str(exc)) from None
+    return migration
+
+
+def force_complete_live_migration(api_engine: Engine, cells: CellDatabases,
+                                  compute_api_for: Callable[[CellMapping], ComputeAPI],
+                                  ctxt: RequestContext, instance_uuid: str,
+                                  migration_id: int | None) -> Migration:
+    """Ask the source to end the live migration's copy now (it must be ``migrating``)."""
+    cell_uuid = _cell(api_engine, cells, instance_uuid)
+    with cells.engine(cell_uuid).begin() as conn:
+        migration = _live_migration(conn, instance_uuid, migration_id, {migrations.MIGRATING},
+                                    'force complete')
+        instance_actions.finish_action(conn, instance_actions.start_action(
+            conn, instance_uuid, instance_actions.ACTION_LIVE_MIGRATION_FORCE_COMPLETE,
+            request_id=ctxt.request_id, user_id=ctxt.user_id, project_id=ctxt.project_id))
+    try:
+        compute_api_for(cells.mapping(cell_uuid)).live_migration_force_complete(
+            ctxt, migration.source_host, instance_uuid, migration.uuid)
+    except LiveMigrationControlNotSupported as exc:
+        raise MoveConflict(str(exc)) from None
+    return migration

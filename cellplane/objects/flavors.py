@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import uuid as uuidlib
 from dataclasses import dataclass, field
+from typing import Sequence
 
 import os_resource_classes
 import os_traits
@@ -107,6 +108,16 @@ def list_all(engine: Engine) -> list[FlavorRecord]:
     with engine.connect() as conn:
         return [_from_row(r) for r in conn.execute(
             sa.select(flavors).order_by(flavors.c.vcpus, flavors.c.memory_mb, flavors.c.name))]
+
+
+def row_ids(engine: Engine, flavorids: Sequence[str]) -> dict[str, int]:
+    """flavorid -> the flavor's row id (Nova's ``instance_type_id``), for those that exist."""
+    wanted = sorted(set(flavorids))
+    if not wanted:
+        return {}
+    with engine.connect() as conn:
+        return {r.flavorid: r.id for r in conn.execute(
+            sa.select(flavors.c.flavorid, flavors.c.id).where(flavors.c.flavorid.in_(wanted)))}
 
 
 def get(engine: Engine, name_or_id: str) -> FlavorRecord:

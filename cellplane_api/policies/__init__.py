@@ -11,6 +11,7 @@ from cellplane_api.policies import (
     hypervisors,
     images,
     instance_actions,
+    migrations,
     quota_sets,
     scheduling_records,
     server_actions,
@@ -25,4 +26,4 @@ def list_rules():
                                 instance_actions.rules, scheduling_records.rules,
                                 compute_services.rules, hypervisors.rules, availability_zone.rules,
                                 aggregates.rules, quota_sets.rules, server_actions.rules,
-                                images.rules))
+                                images.rules, migrations.rules))
