@@ -437,3 +437,26 @@ def force_complete_live_migration(api_engine: Engine, cells: CellDatabases,
     except LiveMigrationControlNotSupported as exc:
         raise MoveConflict(str(exc)) from None
     return migration
+
+
+def live_migration_asked(api_engine: Engine, cells: CellDatabases, instance_uuid: str,
+                         asked: str | None) -> Migration:
+    """The server's live migration named by uuid or id, or (``asked`` None) the one in progress.
+
+    ``MigrationNotFoundForServer`` if the server has none such.
+    """
+    cell_uuid = _cell(api_engine, cells, instance_uuid)
+    with cells.engine(cell_uuid).connect() as conn:
+        if asked is None:
+            found = migrations.in_progress(conn, instance_uuid)
+            if found is not None and found.migration_type == migrations.LIVE_MIGRATION:
+                return found
+            raise MigrationNotFoundForServer('in progress', instance_uuid)
+        try:
+            found = (migrations.get_by_id(conn, int(asked)) if asked.isdigit()
+                     else migrations.get(conn, asked))
+        except migrations.MigrationNotFound:
+            found = None
+    if found is None or found.instance_uuid != instance_uuid:
+        raise MigrationNotFoundForServer(asked, instance_uuid)
+    return found

@@ -8,6 +8,7 @@
     cellplane server migrate SERVER [--wait]    cellplane server resize SERVER --flavor F [--wait]
     cellplane server resize confirm|revert SERVER [--wait]
     cellplane server live-migrate SERVER [--host HOST] [--wait]
+    cellplane server live-migration abort SERVER [MIGRATION] [--wait]
     cellplane server migration list [--server S] [--status ST]|show MIGRATION
     cellplane scheduler records [--last N] [--request-id R] [--instance ID]
     cellplane aggregate create NAME [--zone AZ] [--property K=V ...]
@@ -24,7 +25,8 @@
 Commands that touch the API database read ``[api_database] connection``
 from ``--config-file`` (default: /etc/cellplane/cellplane.conf when present);
 ``server create`` and ``server delete`` also cast over the top-level bus
-(``[DEFAULT] transport_url``) and, for a delete, a cell's bus from its mapping.
+(``[DEFAULT] transport_url``) and, for a delete or a live migration's
+abort, a cell's bus from its mapping.
 """
 from __future__ import annotations
 

@@ -1,12 +1,14 @@
-"""``cellplane server migrate|resize [confirm|revert]|live-migrate|evacuate``, ``server migration list|show``.
+"""``cellplane server migrate|resize [confirm|revert]|live-migrate|live-migration abort|evacuate|migration list|show``.
 
 Each move command prints the server's migration (``--format json`` as
 every command); with ``--wait`` it polls until the move settles: a
 migrate or resize until its migration is ``finished`` (VERIFY_RESIZE:
 confirm or revert it) or over, a confirm or revert until the migration is
 ``confirmed`` or ``reverted``, a live migration or an evacuation until
-``done`` or ``failed``. A move that ended in ``error`` or ``failed`` exits 1 with
-the error on stderr; ``--timeout`` seconds passed exits 1 too.
+``done`` or ``failed``, an abort until the live migration is ``cancelled``
+(or, the abort too late, ``done``). A move that ended in ``error`` or
+``failed``, or an abort that came too late, exits 1 with the reason on
+stderr; ``--timeout`` seconds passed exits 1 too.
 """
 from __future__ import annotations
 
@@ -19,10 +21,11 @@ from tqdm import tqdm
 from cellplane.context import new_context
 from cellplane.objects import migrations
 from cellplane.rpc import options as rpc_options
-from cellplane.rpc.transport import get_transport
+from cellplane.rpc.transport import TransportCache, get_transport
 from cellplane_api import moves, servers
 from cellplane_cli import base
 from cellplane_cli.server_commands import WAIT_POLL_SECONDS, WaitTimedOut, _TopLevelCommand
+from compute_agent.rpcapi import ComputeAPI
 from conductor.super.rpcapi import SuperConductorAPI
 
 COLUMNS = ('id', 'server', 'type', 'status', 'source_host', 'dest_host', 'old_flavor',
@@ -206,6 +209,47 @@ class ServerEvacuate(_MoveCommand):
                               service_down_time=self.conf.service.service_down_time)
 
 
+class ServerLiveMigrationAbort(_MoveCommand):
+    """Abort a server's live migration: it stays ACTIVE on its source, with its own allocation.
+
+    MIGRATION (uuid or id) defaults to the server's live migration in
+    progress. Aborted while queued, it is cancelled at once; later, its
+    source stops the copy (or refuses to begin it) and the migration ends
+    ``cancelled``. An abort that reaches the source after the copy ended is
+    too late: the migration ends ``done``, and the command says so (exit 1).
+    """
+
+    settled = migrations.FINAL
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('migration', metavar='MIGRATION', nargs='?',
+                            help='migration uuid or id (default: the live migration in '
+                                 'progress)')
+        return parser
+
+    def take_action(self, parsed_args):
+        columns, row = super().take_action(parsed_args)
+        status = row[COLUMNS.index('status')]
+        if parsed_args.wait and status == migrations.DONE:
+            self._error = (f'the abort came too late: migration {row[0]} switched over to '
+                           f'{row[COLUMNS.index("dest_host")]}')
+        return columns, row
+
+    def ask(self, engine, cells, conductor, ctxt, uuid, parsed_args):
+        migration = moves.live_migration_asked(engine, cells, uuid, parsed_args.migration)
+        conf = self.conf
+        transports = TransportCache(conf)
+        try:
+            moves.abort_live_migration(
+                engine, cells, lambda cell: ComputeAPI(transports.get(cell.transport_url),
+                                                       conf=conf),
+                ctxt, uuid, migration.id)
+        finally:
+            transports.cleanup()
+        return migration
+
+
 class ServerMigrationList(base.SaysWhatItFound, _TopLevelCommand, lister.Lister):
     """List migrations (cold migrations and resizes), of every cell or of one server."""
 
@@ -249,5 +293,6 @@ COMMANDS = {'server migrate': ServerMigrate, 'server resize': ServerResize,
             'server resize revert': ServerResizeRevert,
             'server live-migrate': ServerLiveMigrate,
             'server evacuate': ServerEvacuate,
+            'server live-migration abort': ServerLiveMigrationAbort,
             'server migration list': ServerMigrationList,
             'server migration show': ServerMigrationShow}

@@ -75,7 +75,7 @@ def top(tmp_path):
     api = engines.create_engine(api_url)
     cell_engine = engines.create_engine(f'sqlite:///{tmp_path}/cell1.sqlite')
     migrate.sync('cell', cell_engine)
-    cell = cell_mappings.create(api, name='cell1', transport_url='memory://cell1',
+    cell = cell_mappings.create(api, name='cell1', transport_url='kombu+memory:////',
                                 database_connection=str(cell_engine.url))
     server = Instance(uuid=str(uuidlib.uuid4()), project_id='p', user_id='u',
                       flavor=Flavor(name='small', vcpus=1, memory_mb=512, flavorid='small'),
@@ -215,3 +215,56 @@ def test_evacuate_is_refused_while_the_host_is_up_and_cast_once_it_is_forced_dow
     # A second one while it is asked is refused.
     assert cli.main(['server', 'evacuate', 'web', '--config-file', conf]) == 1
     assert 'only an ACTIVE or ERROR server doing nothing else' in capsys.readouterr().err
+
+
+class ComputeRecorder:
+    target = messaging.Target(version='1.6')
+
+    def __init__(self):
+        self.casts = []
+        self.arrived = threading.Event()
+
+    def live_migration_abort(self, ctxt, instance_uuid, migration_uuid, host):
+        self.casts.append(('live_migration_abort', instance_uuid, migration_uuid, host))
+        self.arrived.set()
+
+
+def test_live_migration_abort_cancels_a_queued_one_and_asks_the_source_to_stop_a_copy(
+        top, capsys):
+    conf, recorder, cell_engine, _, server = top
+    queued = _json(capsys, ['server', 'live-migrate', server, '--config-file', conf,
+                            '-f', 'json'])
+    assert cli.main(['server', 'live-migration', 'abort', server, str(uuidlib.uuid4()),
+                     '--config-file', conf]) == 1
+    assert 'not found for instance' in capsys.readouterr().err
+    # Queued: cancelled at once, the server doing nothing again.
+    aborted = _json(capsys, ['server', 'live-migration', 'abort', 'web', '--wait',
+                             '--config-file', conf, '-f', 'json'])
+    assert (aborted['id'], aborted['status']) == (queued['id'], migrations.CANCELLED)
+    with cell_engine.connect() as conn:
+        assert instances.get_instance(conn, server)['task_state'] is None
+    assert cli.main(['server', 'live-migration', 'abort', server, queued['id'],
+                     '--config-file', conf]) == 1
+    assert 'is in task_state None' in capsys.readouterr().err
+
+    # Copying (as the cell conductor records it): the abort is cast to the source.
+    again = _json(capsys, ['server', 'live-migrate', server, '--config-file', conf,
+                           '-f', 'json'])
+    with cell_engine.begin() as conn:
+        migrations.advance(conn, again['id'], migrations.PRE_MIGRATING, dest_host='h2',
+                           dest_node='h2')
+        migrations.advance(conn, again['id'], migrations.MIGRATING)
+    compute = ComputeRecorder()
+    transport = get_transport('kombu+memory:////')
+    rpc_server = build_server(transport, topic='compute', server='h1', endpoints=[compute])
+    rpc_server.start()
+    try:
+        asked = _json(capsys, ['server', 'live-migration', 'abort', server,
+                               '--config-file', conf, '-f', 'json'])
+        assert (asked['id'], asked['status']) == (again['id'], migrations.MIGRATING)
+        assert compute.arrived.wait(DEADLINE_SECONDS)
+        assert compute.casts == [('live_migration_abort', server, again['id'], 'h1')]
+    finally:
+        rpc_server.stop()
+        rpc_server.wait()
+        transport.cleanup()
