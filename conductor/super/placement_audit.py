@@ -8,9 +8,13 @@ holding allocations is a leak: no instance and no build request at all, an
 instance DELETED or in ERROR, a build request that failed. An ACTIVE
 instance that holds nothing is missing its claim. A migration's consumer
 (the source host's allocation of a moving instance) is live while its
-migration is not over and its instance not deleted, and leaked once either
-is; an evacuation ``done`` is not over for this purpose: its consumer holds
-the dead source host's allocation until that host comes back and cleans up
+migration is in progress (queued, pre-migrating, migrating, or finished and
+waiting for confirm or revert) and its instance not deleted; it is leaked
+once the migration ended (confirmed, reverted, error, done, failed,
+cancelled: whoever ended it should have removed or moved it back) or the
+instance is gone, and the finding names the migration's ending. An
+evacuation ``done`` is not over for this purpose: its consumer holds the
+dead source host's allocation until that host comes back and cleans up
 (``completed``).
 
 ``fix`` removes the leaks (unclaim, which is idempotent) and claims each
@@ -110,8 +114,10 @@ def audit(api_engine, cells: CellDatabases, placement: PlacementClient, *,
             holds = not migration.final or migrations.awaits_cleanup(migration)
             if (holds and not gone) or young(migration.updated_at):
                 continue
-            findings.append(Finding(LEAKED, consumer, f'its migration (of instance '
-                                    f'{migration.instance_uuid}) is {migration.status}'
+            state = (f'ended {migration.status}' if migration.final
+                     else f'is {migration.status}')
+            findings.append(Finding(LEAKED, consumer, f'its {migration.migration_type} '
+                                    f'(of instance {migration.instance_uuid}) {state}'
                                     f'{" and the instance is gone" if gone else ""}',
                                     cell, by_provider))
         elif live is not None:

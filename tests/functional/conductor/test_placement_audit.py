@@ -14,11 +14,12 @@ import pytest
 
 from cellplane.context import new_context
 from cellplane.db import engines
-from cellplane.objects import cell_mappings, flavors, instances
+from cellplane.objects import cell_mappings, flavors, instances, migrations
 from cellplane_api import servers
 from cellplane_cli import manage
 from cellplane_embedded.runtime import CloudPlan, EmbeddedCloud
 from conductor.super import placement_audit
+from rpc_schemas.flavor import Flavor
 from rpc_schemas.instance_update import InstanceUpdate
 
 DEADLINE_SECONDS = 30
@@ -135,3 +136,62 @@ def test_the_super_conductors_periodic_audit_removes_a_planted_leak(tmp_path, ca
             time.sleep(0.1)
     assert any(f'Placement audit fixed leaked {stray}' in r.getMessage()
                for r in caplog.records)
+
+
+# The way to each status along the state machine, from queued.
+_PATHS = {
+    migrations.QUEUED: [],
+    migrations.PRE_MIGRATING: [migrations.PRE_MIGRATING],
+    migrations.MIGRATING: [migrations.PRE_MIGRATING, migrations.MIGRATING],
+    migrations.FINISHED: [migrations.PRE_MIGRATING, migrations.MIGRATING, migrations.FINISHED],
+    migrations.CONFIRMED: [migrations.PRE_MIGRATING, migrations.MIGRATING, migrations.FINISHED,
+                           migrations.CONFIRMED],
+    migrations.REVERTED: [migrations.PRE_MIGRATING, migrations.MIGRATING, migrations.FINISHED,
+                          migrations.REVERTED],
+    migrations.ERROR: [migrations.ERROR],
+    migrations.DONE: [migrations.PRE_MIGRATING, migrations.MIGRATING, migrations.DONE],
+    migrations.FAILED: [migrations.FAILED],
+    migrations.CANCELLED: [migrations.PRE_MIGRATING, migrations.MIGRATING,
+                           migrations.CANCELLED],
+}
+
+
+def test_a_migrations_allocation_is_kept_while_it_moves_and_removed_once_it_ended(cloud):
+    """One migration per status holds a source allocation, as a move leaves it; only the ended are orphans."""
+    assert set(_PATHS) == set(migrations.STATUSES)
+    server, = _boot(cloud, 1)
+    node = cloud.computes[server.host].node_uuid
+    small = Flavor(name='small', vcpus=1, memory_mb=512, root_gb=1)
+    by_status = {}
+    with cloud.cell_engines['cell1'].begin() as conn:
+        for status, path in _PATHS.items():
+            made = migrations.create(
+                conn, uuid=str(uuidlib.uuid4()), instance_uuid=server.uuid,
+                migration_type=migrations.LIVE_MIGRATION, source_host=server.host,
+                source_node=server.host, old_flavor=small, new_flavor=small)
+            for step in path:
+                migrations.advance(conn, made.uuid, step, dest_host='elsewhere',
+                                   dest_node='elsewhere')
+            by_status[status] = made.uuid
+    for consumer in by_status.values():
+        cloud.placement.claim(consumer, {node: {'VCPU': 1}}, project_id='p', user_id='u')
+
+    # Just ended: within the grace period, a removal may still be on its way.
+    assert placement_audit.audit(cloud.api_engine, cloud.cells, cloud.placement,
+                                 grace=3600) == []
+    found = placement_audit.audit(cloud.api_engine, cloud.cells, cloud.placement, grace=0)
+    ended = {s: u for s, u in by_status.items() if s in migrations.FINAL}
+    assert {f.consumer: (f.kind, f.reason) for f in found} == {
+        uuid: (placement_audit.LEAKED,
+               f'its live-migration (of instance {server.uuid}) ended {status}')
+        for status, uuid in ended.items()}
+    assert all(f.held == {node: {'VCPU': 1}} and f.cell == 'cell1' for f in found)
+
+    fixed = placement_audit.audit(cloud.api_engine, cloud.cells, cloud.placement, grace=0,
+                                  fix=True)
+    assert {f.consumer for f in fixed if f.fixed} == set(ended.values())
+    for status, consumer in by_status.items():
+        held = cloud.placement.get_allocations(consumer).allocations
+        assert held == ({} if status in migrations.FINAL else {node: {'VCPU': 1}}), status
+    assert placement_audit.audit(cloud.api_engine, cloud.cells, cloud.placement,
+                                 grace=0) == []
