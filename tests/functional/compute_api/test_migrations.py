@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import json
+import socket
 import uuid as uuidlib
 from urllib.parse import parse_qs, urlparse
 
@@ -22,7 +23,7 @@ from tempest.lib.api_schema.response.compute.v2_59 import migrations as v2_59
 from tempest.lib.api_schema.response.compute.v2_59 import servers as servers_v2_59
 
 from cellplane.context import new_context
-from cellplane.objects import flavors, instances, migrations
+from cellplane.objects import cell_mappings, flavors, instances, migrations
 from cellplane_api import moves
 from rpc_schemas.flavor import Flavor
 from tests.functional.compute_api.harness import Answer, ComputeCloud, check
@@ -500,3 +501,29 @@ def test_a_queued_live_migration_aborted_is_cancelled_at_once_and_never_schedule
     assert _held(api, cancelled.uuid) == {}
     assert [m.status for m in _migrations_of(api, server['id'])] == [migrations.CANCELLED]
 
+
+
+def test_a_cell_that_cannot_be_read_is_left_out_and_the_others_listed(tmp_path):
+    cloud = ComputeCloud(tmp_path, cells=1, hosts_per_cell=1)
+    try:
+        flavor = Flavor(name='small', vcpus=1, memory_mb=256, root_gb=1, flavorid='small')
+        with cloud.cloud.cell_engines['cell1'].begin() as conn:
+            planted = migrations.create(
+                conn, uuid=str(uuidlib.uuid4()), instance_uuid=str(uuidlib.uuid4()),
+                migration_type=migrations.MIGRATION, source_host='cell1-host1',
+                source_node='cell1-host1', old_flavor=flavor, new_flavor=flavor)
+        with socket.socket() as probe:
+            probe.bind(('127.0.0.1', 0))
+            port = probe.getsockname()[1]
+        cell_mappings.create(
+            cloud.services.api_engine, name='dead', transport_url='fake:///dead',
+            database_connection=f'postgresql+psycopg2://x@127.0.0.1:{port}/none')
+        cloud.services.cells.reload()
+        for version, schema in (('2.1', v2_1.list_migrations),
+                                ('2.59', v2_59.list_migrations)):
+            listed = check(schema, cloud.request('GET', '/v2.1/os-migrations', token=ADMIN,
+                                                 version=version))['migrations']
+            assert [(m['instance_uuid'], m['status']) for m in listed] == [
+                (planted.instance_uuid, 'queued')]
+    finally:
+        cloud.stop()

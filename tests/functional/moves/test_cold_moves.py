@@ -17,6 +17,10 @@ from cellplane_api import moves, servers
 from cellplane_embedded.runtime import CellPlan, CloudPlan, EmbeddedCloud, HostPlan
 from compute_agent.virt.fake import FakeSettings
 from conductor.super import placement_audit
+from rpc_schemas.flavor import Flavor
+from rpc_schemas.instance import Instance
+from rpc_schemas.request_spec import RequestSpec
+from rpc_schemas.selection import Selection
 
 DEADLINE_SECONDS = 30
 GB = 1024
@@ -299,4 +303,47 @@ def test_a_live_migration_to_a_named_host_goes_there_or_fails_saying_why(cloud):
     with pytest.raises(moves.InvalidMove):
         moves.live_migrate(cloud.api_engine, cloud.cells, cloud.conductor_api,
                            new_context(), uuid, host=HOST3)
+    _delete(cloud, uuid)
+
+
+class _HeldSuperConductor:
+    """Keeps the move's cast: the live migration stays queued."""
+
+    def migrate_server(self, ctxt, cell_uuid, migration_uuid):
+        pass
+
+
+def test_a_live_migration_aborted_while_queued_has_a_claim_that_comes_after_undone(cloud):
+    uuid = _boot(cloud, 'aborted-queued')
+    source = servers.show(cloud.api_engine, cloud.cells, uuid).host
+    dest = HOST1 if source != HOST1 else HOST3
+    queued = moves.live_migrate(cloud.api_engine, cloud.cells, _HeldSuperConductor(),
+                                new_context(), uuid)
+    cancelled = moves.abort_live_migration(cloud.api_engine, cloud.cells, None,
+                                           new_context(), uuid, queued.id)
+    assert cancelled.status == migrations.CANCELLED
+    # The scheduler's answer to a super conductor that read the move queued
+    # arrives after the abort: its claim, then the move handed to the cell.
+    node = cloud.computes[dest].node_uuid
+    cloud.placement.claim_move(uuid, queued.uuid, {node: SMALL}, project_id='p', user_id='u')
+    assert (_held(cloud, uuid), _held(cloud, queued.uuid)) == ({dest: SMALL}, {source: SMALL})
+    cell_uuid = servers.cell_of(cloud.api_engine, uuid)
+    row = servers.show(cloud.api_engine, cloud.cells, uuid)
+    instance = Instance(uuid=uuid, project_id='p', user_id='u',
+                        flavor=Flavor(name='small', vcpus=1, memory_mb=512, root_gb=1),
+                        display_name='aborted-queued', vm_state='active', task_state=None,
+                        host=row.host, node=row.node, cell_uuid=cell_uuid)
+    selection = Selection(service_host=dest, nodename=dest, compute_node_uuid=node,
+                          cell_uuid=cell_uuid, allocation_request_version='1.36',
+                          allocation_request={'allocations': {node: {'resources': SMALL}}})
+    cloud.agents['cell1'].manager.conductor.move_instance(
+        new_context(), instance, RequestSpec(flavor=instance.flavor, project_id='p',
+                                             user_id='u'), queued.payload(), [selection])
+    _until('the late claim undone', lambda: _held(cloud, uuid) == {source: SMALL}
+           and _held(cloud, queued.uuid) == {})
+    shown = servers.show(cloud.api_engine, cloud.cells, uuid)
+    assert (shown.status, shown.host, shown.task_state) == (servers.ACTIVE, source, None)
+    assert moves.show_migration(cloud.api_engine, cloud.cells,
+                                queued.uuid).migration.status == migrations.CANCELLED
+    assert uuid in _running(cloud, source) and uuid not in _running(cloud, dest)
     _delete(cloud, uuid)
