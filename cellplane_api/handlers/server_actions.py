@@ -41,7 +41,7 @@ def server_action(req):
     if isinstance(body, dict) and len(body) == 1 and next(iter(body)) not in _RULES:
         raise errors.BadRequest(f'Invalid input for field/attribute {next(iter(body))}: '
                                 f'this server action is not supported.')
-    validate(schemas.ACTION, body)
+    validate(schemas.action_schema(req.mv), body)
     [(action, asked)] = body.items()
     if action == schemas.EVACUATE:
         validate(schemas.evacuate_for(req.mv.minor), body)
@@ -59,8 +59,9 @@ def server_action(req):
                     raise errors.BadRequest(f'Unable to find flavor {flavor}.')
             moves.migrate(*args, flavor=flavor)
         elif action == schemas.MIGRATE_LIVE:
-            # block_migration and disk_over_commit are accepted and mean nothing
-            # here: the fake driver has no shared storage to tell apart.
+            # block_migration, disk_over_commit (below 2.25) and force (2.30 to
+            # 2.67) are accepted and mean nothing here: the fake driver has no
+            # shared storage to tell apart, and a named host is always checked.
             moves.live_migrate(*args, host=asked['host'])
         elif action == schemas.EVACUATE:
             if asked.get('force') in TRUE and not asked.get('host'):

@@ -169,3 +169,25 @@ def test_the_admin_evacuates_a_server_once_its_host_is_down_as_nova_answers(api,
         api.cloud.agents['cell1'].start_host(source)
     api.wait_until(lambda: [m.status for m in _migrations(api, server['id'])] == [
         migrations.COMPLETED], 'the returning host cleaned up')
+
+
+@pytest.mark.parametrize('version, body, accepted', [
+    ('2.24', {'host': None, 'block_migration': False, 'disk_over_commit': False}, True),
+    ('2.24', {'host': None, 'block_migration': 'auto', 'disk_over_commit': False}, False),
+    ('2.25', {'host': None, 'block_migration': 'auto'}, True),     # openstackclient's, 2.25+
+    ('2.25', {'host': None, 'block_migration': False, 'disk_over_commit': False}, False),
+    ('2.30', {'host': None, 'block_migration': 'auto', 'force': False}, True),
+    ('2.68', {'host': None, 'block_migration': 'auto', 'force': False}, False),
+])
+def test_live_migrate_bodies_follow_novas_microversions(api, project, version, body, accepted):
+    _, token = project
+    server = _active(api, token)
+    answer = api.request('POST', f'/v2.1/servers/{server["id"]}/action',
+                         {'os-migrateLive': body}, token=ADMIN, version=version)
+    if not accepted:
+        assert answer.status == 400 and 'badRequest' in answer.json, answer.text
+        assert _migrations(api, server['id']) == []
+        return
+    check(schemas.server_actions_common_schema, answer)
+    api.wait_until(lambda: [m.status for m in _migrations(api, server['id'])] == [
+        migrations.DONE], 'the live migration done')
