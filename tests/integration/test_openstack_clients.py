@@ -1,7 +1,8 @@
 """python-openstackclient and openstacksdk, unmodified, against the live daemons and a real Keystone.
 
 One deployment for the module (a cell, a hollow agent serving two hosts,
-one of them in the zone ``az-osc``), ``cellplane-api`` with an image
+one of them in the zone ``az-osc``, whose fake drivers copy a moving server
+for ``MOVE_SECONDS``, so that a live migration is seen in progress), ``cellplane-api`` with an image
 catalog of one image, and the session's Keystone
 (``tests/support/keystone.py``) holding the deployment's region: the
 compute API, its image catalog at ``/image`` and Keystone itself. The
@@ -35,11 +36,14 @@ IMAGES = f"""images:
 """
 FLAVOR = 'osc-small'
 ZONE = 'az-osc'
+# Long enough that a live migration is never over by itself while a test looks at it.
+MOVE_SECONDS = 600
 
 
 @pytest.fixture(scope='module')
 def deployment(tmp_path_factory, rabbit_server, postgres_server, keystone):
-    plan = ComputePlan('cell1-osc', 'cell1', hosted_hosts=2)
+    plan = ComputePlan('cell1-osc', 'cell1', hosted_hosts=2,
+                       fake_driver={'move_seconds': MOVE_SECONDS})
     deployment = Deployment(tmp_path_factory.mktemp('openstack-clients'), rabbit_server,
                             postgres_server, [plan], compute_api=True, keystone=keystone,
                             images=IMAGES, placement_workers=1).create()
@@ -230,3 +234,62 @@ def test_evacuate_through_openstackclient(deployment):
         assert time.monotonic() < deadline, 'the returning host never cleaned up'
         time.sleep(0.5)
     admin('server', 'delete', '--wait', 'evac', json_output=False)
+
+
+def _copying(conn, server_id: str):
+    """The server's live migration, once its source copies it (the admin's SDK connection)."""
+    deadline = time.monotonic() + EVENTUALLY_SECONDS
+    while True:
+        found = [m for m in conn.compute.server_migrations(server_id)
+                 if m.status == 'migrating']
+        if found:
+            return found[0]
+        assert time.monotonic() < deadline, 'the live migration never began its copy'
+        time.sleep(0.3)
+
+
+def _migration_status(admin, server_id: str, migration_uuid: str, wanted: str) -> dict:
+    deadline = time.monotonic() + EVENTUALLY_SECONDS
+    while True:
+        [row] = [m for m in admin('server', 'migration', 'list', '--server', server_id)
+                 if m['UUID'] == migration_uuid]
+        if row['Status'] == wanted:
+            return row
+        assert time.monotonic() < deadline, row
+        time.sleep(0.5)
+
+
+def test_migrations_listed_aborted_and_forced_through_openstackclient(deployment):
+    alice, admin = Openstack(deployment, MEMBER_A), Openstack(deployment, ADMIN)
+    conn = sdk(deployment, ADMIN)
+    server = alice('server', 'create', '--flavor', FLAVOR, '--image', 'cirros', '--wait',
+                   'moving')
+    source = admin('server', 'show', server['id'])['OS-EXT-SRV-ATTR:host']
+    admin('server', 'migrate', '--live-migration', server['id'], json_output=False)
+    live = _copying(conn, server['id'])
+
+    [listed] = admin('server', 'migration', 'list', '--server', server['id'])
+    assert (str(listed['Id']), listed['UUID'], listed['Status'], listed['Type']) == (
+        str(live.id), live.uuid, 'migrating', 'live-migration')
+    assert listed['Source Compute'] == source and listed['Dest Compute'] != source
+    # By uuid: openstackclient lists the server's migrations. (By id, the pinned
+    # openstackclient 10.5.0 hands openstacksdk 4.22 the server and the
+    # migration the other way round and asks /servers/{id}/migrations/{server}.)
+    shown = admin('server', 'migration', 'show', server['id'], listed['UUID'])
+    assert (str(shown['ID']), shown['Status']) == (str(live.id), 'migrating')
+    status, err = alice.fails('server', 'migration', 'list')
+    assert status == 1 and 'os_compute_api:os-migrations:index' in err, err
+
+    admin('server', 'migration', 'abort', server['id'], listed['UUID'], json_output=False)
+    _migration_status(admin, server['id'], listed['UUID'], 'cancelled')
+    after = admin('server', 'show', server['id'])
+    assert (after['status'], after['OS-EXT-SRV-ATTR:host']) == ('ACTIVE', source)
+
+    admin('server', 'migrate', '--live-migration', server['id'], json_output=False)
+    again = _copying(conn, server['id'])
+    admin('server', 'migration', 'force', 'complete', server['id'], str(again.id),
+          json_output=False)
+    done = _migration_status(admin, server['id'], again.uuid, 'done')
+    moved = admin('server', 'show', server['id'])
+    assert moved['OS-EXT-SRV-ATTR:host'] == done['Dest Compute'] != source
+    alice('server', 'delete', '--wait', 'moving', json_output=False)
