@@ -18,6 +18,7 @@ from __future__ import annotations
 import datetime
 from urllib.parse import urlencode
 
+import sqlalchemy as sa
 from oslo_utils import strutils, timeutils
 
 from cellplane.objects import flavors
@@ -88,11 +89,14 @@ def _page(req, found: list[moves.CellMigration], asked: dict) -> list[moves.Cell
     found = sorted(found, key=_sort_key, reverse=True)
     marker = asked.get('marker')
     if marker is not None:
-        try:
-            after = _sort_key(moves.show_migration(req.services.api_engine,
-                                                   req.services.cells, marker))
-        except servers.ServerError:
-            raise errors.BadRequest(f'Marker {marker} could not be found.') from None
+        after = next((_sort_key(f) for f in found if f.migration.uuid == marker), None)
+        if after is None:
+            # Filtered out (Nova pages after it all the same), or nowhere.
+            try:
+                after = _sort_key(moves.show_migration(req.services.api_engine,
+                                                       req.services.cells, marker))
+            except (servers.ServerError, sa.exc.SQLAlchemyError):
+                raise errors.BadRequest(f'Marker {marker} could not be found.') from None
         found = [f for f in found if _sort_key(f) < after]
     since, before = asked.get('changes-since'), asked.get('changes-before')
     if since is not None:

@@ -9,9 +9,11 @@ from cellplane_api import errors, handler, images_app, policies
 from cellplane_api.handlers import (
     flavors,
     instance_actions,
+    migrations,
     root,
     scheduling_records,
     server_groups,
+    server_migrations,
     servers,
 )
 
@@ -66,6 +68,14 @@ def test_rule_names_are_unique_and_novas():
      '/v2.1/proj1'),
     ('/v2.1/os-scheduling-records/req-1', 'GET', scheduling_records.show_scheduling_record,
      {'request_id': 'req-1'}, '/v2.1'),
+    ('/v2.1/proj1/os-migrations', 'GET', migrations.list_migrations, {}, '/v2.1/proj1'),
+    ('/v2.1/servers/abc/migrations', 'GET', server_migrations.list_server_migrations,
+     {'server_id': 'abc'}, '/v2.1'),
+    ('/v2.1/servers/abc/migrations/7', 'DELETE', server_migrations.delete_server_migration,
+     {'server_id': 'abc', 'migration_id': '7'}, '/v2.1'),
+    ('/v2.1/proj1/servers/abc/migrations/7/action', 'POST',
+     server_migrations.server_migration_action, {'server_id': 'abc', 'migration_id': '7'},
+     '/v2.1/proj1'),
 ])
 def test_the_router_reads_paths_with_and_without_a_project(path, method, found, urlvars, prefix):
     matched, got_vars, _, got_prefix = handler.Router().match(path, method)
