@@ -97,8 +97,9 @@ def delete_server_migration(req):
                                    migration_id(req), in_queue=req.mv >= (2, 65))
     except moves.MoveConflict as exc:
         raise _conflict('abort live migration', server.uuid, exc) from None
-    except moves.MigrationNotFoundForServer as exc:
-        raise errors.NotFound(str(exc)) from None
+    except moves.MigrationNotFoundForServer:
+        raise errors.NotFound(f'Migration {req.urlvars["migration_id"]} not found for '
+                              f'instance {server.uuid}') from None
     except moves.InvalidMigrationState as exc:
         raise errors.BadRequest(str(exc)) from None
     except servers.ServerNotFound:
@@ -117,7 +118,10 @@ def server_migration_action(req):
                                             server.uuid, migration_id(req))
     except moves.MoveConflict as exc:
         raise _conflict('force_complete', server.uuid, exc) from None
-    except (moves.MigrationNotFoundForServer, moves.InvalidMigrationState) as exc:
+    except moves.MigrationNotFoundForServer:
+        raise errors.BadRequest(f'Migration {req.urlvars["migration_id"]} not found for '
+                                f'instance {server.uuid}') from None
+    except moves.InvalidMigrationState as exc:
         raise errors.BadRequest(str(exc)) from None
     except servers.ServerNotFound:
         raise errors.NotFound(f'Instance {server.uuid} could not be found.') from None
