@@ -153,6 +153,8 @@ _PATHS = {
     migrations.FAILED: [migrations.FAILED],
     migrations.CANCELLED: [migrations.PRE_MIGRATING, migrations.MIGRATING,
                            migrations.CANCELLED],
+    migrations.COMPLETED: [migrations.PRE_MIGRATING, migrations.MIGRATING, migrations.DONE,
+                           migrations.COMPLETED],
 }
 
 
