@@ -30,14 +30,20 @@ an abort stops it, or refuses it if it has not begun, and the cell
 conductor hears ``move_aborted`` from the hand-over; the instance runs on
 here. Too late (the copy is over), the abort changes nothing.
 
+``guest_state`` and ``guests`` (API 1.7, calls) say what a host holds: an
+instance a step of whose move is under way here (``moving``), running,
+stopped (handed over), or absent; the cell conductor's stalled-move check
+asks them before it finishes or rolls back a move that made no progress.
+
 Handlers log and return on a bad message (the sender cast and is gone).
 """
 from __future__ import annotations
 
+import contextlib
 import datetime
 import logging
 import threading
-from typing import Mapping
+from typing import Iterator, Mapping
 
 from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
 from compute_agent import move_copies, moves
@@ -91,7 +97,7 @@ def _check_build(instance, request_spec, host_list) -> str | None:
 class ComputeManager:
     """The RPC endpoint of an agent: finds the hosted host a message is for, and acts there."""
 
-    target = messaging.Target(version='1.6')
+    target = messaging.Target(version='1.7')
 
     def __init__(self, *, hosts: Mapping[str, HostedHost], placement: PlacementClient,
                  conductor: CellConductorAPI, computes: ComputeAPI | None = None) -> None:
@@ -102,6 +108,40 @@ class ComputeManager:
         self.computes = computes
         self.unclaims = PendingUnclaims(placement)
         self.copies = move_copies.MoveCopies()
+        # (host, instance) whose move step runs here now: guest_state's 'moving'.
+        self._moving: set[tuple[str, str]] = set()
+        self._moving_lock = threading.Lock()
+
+    @contextlib.contextmanager
+    def _move_step(self, hosted: HostedHost, instance_uuid: str) -> Iterator[None]:
+        key = (hosted.name, instance_uuid)
+        with self._moving_lock:
+            self._moving.add(key)
+        try:
+            yield
+        finally:
+            with self._moving_lock:
+                self._moving.discard(key)
+
+    # -- what a host holds (API 1.7, calls) -----------------------------------------
+    def guest_state(self, ctxt, host: str, instance_uuid: str) -> str:
+        hosted = self.hosts.get(host)
+        if hosted is None:
+            raise ValueError(f'host {host!r} is not served by this agent')
+        with self._moving_lock:
+            if (host, instance_uuid) in self._moving:
+                return 'moving'
+        if instance_uuid in hosted.driver.running():
+            return 'running'
+        if instance_uuid in hosted.driver.list_instances():
+            return 'stopped'
+        return 'absent'
+
+    def guests(self, ctxt, host: str) -> list[str]:
+        hosted = self.hosts.get(host)
+        if hosted is None:
+            raise ValueError(f'host {host!r} is not served by this agent')
+        return list(hosted.driver.running())
 
     def build_and_run_instance(self, ctxt, instance: Instance, request_spec: RequestSpec,
                                host_list: list[Selection]) -> None:
@@ -234,7 +274,8 @@ class ComputeManager:
     def _prep_move(self, ctxt, hosted: HostedHost, instance: Instance,
                    request_spec: RequestSpec, migration: Migration,
                    host_list: list[Selection]) -> None:
-        attempt = moves.prepare(hosted.builder, instance, migration, host_list[0])
+        with self._move_step(hosted, instance.uuid):
+            attempt = moves.prepare(hosted.builder, instance, migration, host_list[0])
         if attempt.result != OK:
             self._move_failed(ctxt, instance, request_spec, migration, host_list, attempt)
             return
@@ -268,7 +309,8 @@ class ComputeManager:
         try:
             self.conductor.move_started(ctxt, migration.uuid, dest.service_host)
             started = datetime.datetime.now(datetime.timezone.utc)
-            why = moves.hand_over(hosted.builder, instance.uuid, control)
+            with self._move_step(hosted, instance.uuid):
+                why = moves.hand_over(hosted.builder, instance.uuid, control)
             copied = why is None
         except MoveAborted:
             LOG.info('Live migration %s of instance %s aborted during its copy; it still '
@@ -304,7 +346,8 @@ class ComputeManager:
     def _finish_move(self, ctxt, hosted: HostedHost, instance: Instance,
                      request_spec: RequestSpec, migration: Migration,
                      host_list: list[Selection]) -> None:
-        attempt = moves.finish(hosted.builder, instance, migration, host_list[0])
+        with self._move_step(hosted, instance.uuid):
+            attempt = moves.finish(hosted.builder, instance, migration, host_list[0])
         if attempt.result != OK:
             self._move_failed(ctxt, instance, request_spec, migration, host_list, attempt)
             return
@@ -335,7 +378,8 @@ class ComputeManager:
     def _rebuild(self, ctxt, hosted: HostedHost, instance: Instance,
                  request_spec: RequestSpec, migration: Migration,
                  host_list: list[Selection]) -> None:
-        attempt = moves.rebuild(hosted.builder, instance, migration, host_list[0])
+        with self._move_step(hosted, instance.uuid):
+            attempt = moves.rebuild(hosted.builder, instance, migration, host_list[0])
         if attempt.result != OK:
             self._move_failed(ctxt, instance, request_spec, migration, host_list, attempt)
             return

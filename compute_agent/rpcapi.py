@@ -51,6 +51,12 @@ API versions:
               when it arrives if it has not begun; too late once it ended.
           live_migration_force_complete: end the copy now (the fake
               driver's simulated copy stops waiting); nothing if none runs.
+    1.7 - Calls that ask a host what it holds (the cell conductor's stalled-move
+          check, and the fault tests):
+          guest_state(host: str, instance_uuid: str) -> str: ``moving`` (a
+              step of a move of it is under way there), ``running``,
+              ``stopped`` (handed over to a move) or ``absent``.
+          guests(host: str) -> list[str]: the instances running on ``host``.
 """
 from __future__ import annotations
 
@@ -81,7 +87,7 @@ class LiveMigrationControlNotSupported(RuntimeError):
 class ComputeAPI(RPCAPIClient):
     SERVICE = 'compute'
     TOPIC = TOPIC
-    API_VERSION = '1.6'
+    API_VERSION = '1.7'
 
     def build_and_run_instance(self, ctxt: RequestContext, host: str, instance: Instance,
                                request_spec: RequestSpec,
@@ -180,3 +186,18 @@ class ComputeAPI(RPCAPIClient):
         """Cast to the source (API 1.6): end the live migration's copy now."""
         self._copy_cast(ctxt, 'live_migration_force_complete', host, instance_uuid,
                         migration_uuid)
+
+    def guest_state(self, ctxt: RequestContext, host: str, instance_uuid: str, *,
+                    timeout: float | None = None) -> str:
+        """Call: what ``host`` holds of ``instance_uuid`` (moving, running, stopped, absent).
+
+        Raises ``oslo_messaging.MessagingTimeout`` when the host does not answer.
+        """
+        return self.prepare('guest_state', '1.7', server=host, timeout=timeout).call(
+            ctxt, 'guest_state', host=host, instance_uuid=instance_uuid)
+
+    def guests(self, ctxt: RequestContext, host: str, *,
+               timeout: float | None = None) -> list[str]:
+        """Call: the instances running on ``host``."""
+        return self.prepare('guests', '1.7', server=host, timeout=timeout).call(
+            ctxt, 'guests', host=host)
