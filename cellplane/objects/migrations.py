@@ -260,6 +260,20 @@ def awaiting_cleanup(conn: Connection, source_hosts: Sequence[str]) -> list[Migr
     return [Migration.from_row(r) for r in conn.execute(query).mappings().all()]
 
 
+def take(conn: Connection, uuid: str, *, updated_at: datetime.datetime) -> bool:
+    """Hold a ``queued`` migration to schedule it: its ``updated_at`` from ``updated_at`` to now.
+
+    A compare-and-set, so of two super conductors (the one its message
+    reached, one resuming it as lost) exactly one schedules it. The first
+    take of a migration passes its ``created_at``: a migration never taken
+    still has ``updated_at == created_at``.
+    """
+    done = conn.execute(migrations.update().where(
+        migrations.c.uuid == uuid, migrations.c.status == QUEUED,
+        migrations.c.updated_at == updated_at).values(updated_at=utcnow()))
+    return bool(done.rowcount)
+
+
 def delete_for_instance(conn: Connection, instance_uuid: str) -> None:
     """Remove every migration of the instance (it is being purged)."""
     conn.execute(migrations.delete().where(migrations.c.instance_uuid == instance_uuid))

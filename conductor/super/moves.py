@@ -104,13 +104,23 @@ class SuperMoves:
         return _Moving(self._cells.mapping(cell_uuid), engine, row, migration)
 
     # -- the destination -----------------------------------------------------------
-    def migrate(self, ctxt: RequestContext, cell_uuid: str, migration_uuid: str) -> None:
+    def migrate(self, ctxt: RequestContext, cell_uuid: str, migration_uuid: str, *,
+                resumed: bool = False) -> None:
+        """Schedule a queued move and hand it to its cell (``resumed``: taken already, ``resume_moves.py``)."""
         moving = self._read(cell_uuid, migration_uuid)
         migration = moving.migration
         if migration.status != migrations.QUEUED:
             LOG.info('Move %s is %s already: not scheduled again', migration_uuid,
                      migration.status)
             return
+        if not resumed:
+            with moving.engine.begin() as conn:
+                taken = migrations.take(conn, migration_uuid, updated_at=migration.created_at)
+            if not taken:
+                LOG.info('Move %s is being scheduled already (resumed as lost): this '
+                         'message is skipped', migration_uuid)
+                return
+        LOG.info('Scheduling move %s of instance %s', migration_uuid, migration.instance_uuid)
         instance = _instance(moving.row, cell_uuid)
         spec = self._spec(moving, instance)
         try:

@@ -38,6 +38,7 @@ from conductor.super.manager import SuperConductorManager
 from conductor.super.moves import SuperMoves
 from conductor.super.placement_audit import PeriodicAudit
 from conductor.super.resume import Resumption
+from conductor.super.resume_moves import MoveResumption
 from placement import client_conf
 from placement.client import PlacementClient
 from scheduler.rpcapi import SchedulerAPI
@@ -126,6 +127,11 @@ def build_super_conductor(conf: cfg.ConfigOpts, *, transport, api_engine: Engine
         periodic.append(PeriodicTask('resume-build-requests',
                                      conf.conductor.resume_interval,
                                      resumption.run))
+        # Queued moves nobody schedules (their super conductor died).
+        move_resumption = MoveResumption(moves, cells=cells, placement=placement,
+                                         resume_after=conf.conductor.move_resume_after)
+        periodic.append(PeriodicTask('resume-moves', conf.conductor.resume_interval,
+                                     move_resumption.run))
     if conf.conductor.resize_confirm_window:
         window = conf.conductor.resize_confirm_window
         periodic.append(PeriodicTask('confirm-resizes', conf.conductor.resize_confirm_interval,
