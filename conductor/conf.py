@@ -69,12 +69,36 @@ conductor_opts = [
                     'resume_unleased_after seconds after they were asked for (their '
                     'message was lost). Each is taken over, what the lost run '
                     'wrote into a cell and claimed in Placement is removed, and it '
-                    'is scheduled again. 0 turns the look off.'),
+                    'is scheduled again. Queued moves untouched for '
+                    'move_resume_after are looked for at the same time. 0 turns '
+                    'both looks off.'),
     cfg.IntOpt('resume_unleased_after', default=120, min=1,
                help='Super conductor: seconds a build request may wait for a super '
                     'conductor to pick up its message before it is taken for lost '
                     'and resumed. A message still queued after this is resumed '
                     'early and skipped when it arrives; nothing is built twice.'),
+    cfg.IntOpt('move_resume_after', default=180, min=1,
+               help='Super conductor: seconds a move may stay queued without a super '
+                    'conductor taking it (or changing it) before it is taken for lost '
+                    '(the super conductor that was scheduling it died, or its message '
+                    'was lost) and resumed: what its lost run may have claimed is moved '
+                    'back in Placement and the move is scheduled again. Looked for '
+                    'every resume_interval. Keep it above [DEFAULT] '
+                    'rpc_response_timeout: a live super conductor holds a queued move '
+                    'for one scheduler call.'),
+    cfg.IntOpt('move_timeout', default=600, min=0,
+               help='Cell conductor: seconds a move (cold or live migration, resize) '
+                    'in pre-migrating or migrating may go without progress before the '
+                    'stalled-move check asks its hosts about it: if the destination '
+                    'runs the instance the move is finished (its report was lost); if '
+                    'neither host is working on it any more it is rolled back (the '
+                    'instance ACTIVE on its source holding its own allocation, the '
+                    'destination\'s claim and copy dropped, the migration in error '
+                    'saying why); while a host still works on it (a long copy) it is '
+                    'left alone. 0 turns the check off.'),
+    cfg.IntOpt('stalled_move_check_interval', default=30, min=1,
+               help='Cell conductor: seconds between two looks for moves without '
+                    'progress for move_timeout (only when move_timeout is set).'),
     cfg.IntOpt('resize_confirm_window', default=0, min=0,
                help='Super conductor: seconds after which a finished cold migration '
                     'or resize nobody confirmed or reverted is confirmed (its source '

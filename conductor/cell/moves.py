@@ -197,6 +197,12 @@ class CellMoves:
                             f'runs here at flavor {current.new_flavor.name}; confirm or '
                             f'revert'))
                 instance_actions.finish_action(conn, action_id)
+        if stale and current.dest_host == host and current.status in (
+                migrations.FINISHED, migrations.DONE, migrations.CONFIRMED):
+            # Told twice (the stalled-move check finished it, then the report came).
+            LOG.info('Move %s of instance %s already ended on %s', migration_uuid,
+                     instance_uuid, host)
+            return
         if stale:
             LOG.warning('Refused the end of move %s of instance %s on %s: the move is %s '
                         '(destination %s); discarding the instance there', migration_uuid,

@@ -15,7 +15,9 @@ stalled_build_check_interval`` moves the builds of hosts that went down and
 those older than ``[conductor] build_timeout``
 (``conductor/cell/stalled_builds.py``), and as often completes the
 evacuations whose source host is up again without having cleaned up
-(``CellMoves.clean_returned_sources``).
+(``CellMoves.clean_returned_sources``); every ``[conductor]
+stalled_move_check_interval`` it finishes or rolls back the moves without
+progress for ``[conductor] move_timeout`` (``conductor/cell/stalled_moves.py``).
 """
 from __future__ import annotations
 
@@ -38,6 +40,7 @@ from conductor.cell.manager import CellConductorManager
 from conductor.cell.moves import CellMoves
 from conductor.cell.reschedule import Rescheduler
 from conductor.cell.stalled_builds import StalledBuilds
+from conductor.cell.stalled_moves import StalledMoves
 from conductor.legacy import LegacyConductorEndpoint
 from placement import client_conf
 from placement.client import PlacementClient
@@ -112,6 +115,12 @@ def build_cell_conductor(conf: cfg.ConfigOpts, *, transport, engine: Engine,
         periodic.append(PeriodicTask(f'{host}-returned-sources',
                                      conf.conductor.stalled_build_check_interval,
                                      lambda: moves.clean_returned_sources(new_context())))
+    if conf.conductor.move_timeout:
+        stalled_moves = StalledMoves(engine=engine, moves=moves, compute=compute,
+                                     move_timeout=conf.conductor.move_timeout)
+        periodic.append(PeriodicTask(f'{host}-stalled-moves',
+                                     conf.conductor.stalled_move_check_interval,
+                                     stalled_moves.check))
     service = Service(
         conf, binary=BINARY, topic=rpcapi.TOPIC, transport=transport,
         endpoints=[manager, LegacyConductorEndpoint(conductor_conf.ROLE_CELL, manager)],
