@@ -1,0 +1,299 @@
+"""Rows of the fault table for moves: a daemon killed mid-move loses nothing.
+
+One cell of three compute agents (one host each, so that each can be
+killed alone; their fake driver keeps its guests in a file, as a
+hypervisor keeps running its guests when its agent dies), real RabbitMQ,
+PostgreSQL and daemons. A host's hand-over (the simulated copy) takes
+``MOVE_SECONDS``: the window in which a daemon is killed (SIGKILL, by
+pid). Each test moves two instances of one host at once, one by a cold
+migration and one by a live migration, kills one daemon mid-move and
+(except where the point is a dead host) starts it again; then every
+instance must end ACTIVE on exactly one host: its migrations final (a
+finished cold migration is confirmed first), Placement holding exactly its
+own allocation on that host's provider and nothing on any migration's
+consumer, no more in use in the cell than the instances hold, and its
+guest running on that host and no other (compute API 1.7 ``guests``).
+
+The cell conductor's stalled-move check runs every second with
+``move_timeout`` shorter than the copy (a host that says it still works
+on the move is left alone); the super conductor looks for lost moves every
+second. A broker restart mid-move is not here: it restarts the shared
+broker (the ``exclusive`` tests).
+"""
+from __future__ import annotations
+
+import concurrent.futures
+import os
+import signal
+import time
+
+import pytest
+
+from cellplane.context import new_context
+from cellplane.objects import instances, migrations
+from cellplane.rpc.serializer import PayloadSerializer
+from cellplane.rpc.transport import get_transport
+
+# isort: split
+import oslo_messaging as messaging
+
+from tests.support.deployment import EVENTUALLY_SECONDS, ComputePlan, Deployment
+
+HOSTS = ('cell1-a', 'cell1-b', 'cell1-c')
+MOVE_SECONDS = 5
+MOVE_TIMEOUT = 3
+# Above the top level's rpc_response_timeout (5 s): a live super conductor
+# holds a queued move for one scheduler call at most.
+MOVE_RESUME_AFTER = 8
+# The instances moved about by the tests (6 on 3 hosts: some host has two).
+INSTANCES = 6
+
+
+@pytest.fixture(scope='module')
+def deployment(tmp_path_factory, rabbit_server, postgres_server):
+    workdir = tmp_path_factory.mktemp('move-faults')
+    fake = {'move_seconds': MOVE_SECONDS, 'state_dir': str(workdir / 'guests')}
+    computes = [ComputePlan(host, 'cell1', fake_driver=fake) for host in HOSTS]
+    deployment = Deployment(
+        workdir, rabbit_server, postgres_server, computes, max_attempts=2,
+        rpc_response_timeout=5,
+        cell_conductor={'move_timeout': MOVE_TIMEOUT, 'stalled_move_check_interval': 1},
+        super_conductor={'resume_interval': 1,
+                         'move_resume_after': MOVE_RESUME_AFTER}).create()
+    try:
+        deployment.cli('flavor', 'create', 'small', '--vcpus', '1', '--ram', '256',
+                       '--disk', '1')
+        deployment.cli('server', 'create', 'vm', '--flavor', 'small', '--count',
+                       str(INSTANCES), '--wait')
+        yield deployment
+    finally:
+        deployment.destroy()
+
+
+@pytest.fixture
+def engine(deployment):
+    engine = deployment.cell_engine('cell1')
+    yield engine
+    engine.dispose()
+
+
+def _wait(what: str, predicate, seconds: float = EVENTUALLY_SECONDS):
+    deadline = time.monotonic() + seconds
+    while True:
+        value = predicate()
+        if value:
+            return value
+        assert time.monotonic() < deadline, f'never happened within {seconds} s: {what}'
+        time.sleep(0.2)
+
+
+def _guests(deployment, hosts=HOSTS) -> dict[str, set[str]]:
+    """What runs on each of ``hosts``, as its compute agent says (compute API 1.7)."""
+    transport = get_transport(deployment.transport_url('cell1'))
+    try:
+        found = {}
+        for host in hosts:
+            client = messaging.get_rpc_client(
+                transport, messaging.Target(topic='compute', server=host, version='1.7'),
+                serializer=PayloadSerializer(), timeout=10)
+            found[host] = set(client.call(new_context(), 'guests', host=host))
+        return found
+    finally:
+        transport.cleanup()
+
+
+def _pair(engine) -> tuple[str, str, str]:
+    """Two ACTIVE instances of one host doing nothing (one to migrate cold, one live), and the host."""
+    with engine.connect() as conn:
+        rows = instances.list_all(conn)
+    idle: dict[str, list[str]] = {}
+    for row in rows:
+        if row['vm_state'] == 'active' and row['task_state'] is None:
+            idle.setdefault(row['host'], []).append(row['uuid'])
+    host, uuids = max(idle.items(), key=lambda item: len(item[1]))
+    assert len(uuids) >= 2, idle
+    return uuids[0], uuids[1], host
+
+
+class _Moves:
+    """Two moves asked for at once, one cold and one live, through the CLI."""
+
+    def __init__(self, deployment, engine, cold: str, live: str) -> None:
+        self._engine = engine
+        self._instances = (cold, live)
+        self._pool = concurrent.futures.ThreadPoolExecutor(2)
+        # Not waited for here: a CLI may exit after its move is well under way.
+        self._asked = [self._pool.submit(deployment.cli, 'server', 'migrate', cold),
+                       self._pool.submit(deployment.cli, 'server', 'live-migrate', live)]
+
+    def uuids(self) -> list[str]:
+        """The migrations' uuids (cold first), once both CLIs have printed them."""
+        try:
+            return [future.result()['id'] for future in self._asked]
+        finally:
+            self._pool.shutdown()
+
+    def wait_migrating(self) -> list[migrations.Migration]:
+        """Both moves in their copy (the source said it hands over); the migrations."""
+        def migrating():
+            with self._engine.connect() as conn:
+                found = [migrations.in_progress(conn, u) for u in self._instances]
+            return found if all(m is not None and m.status == migrations.MIGRATING
+                                for m in found) else None
+        return _wait('both moves migrating', migrating)
+
+
+def _migrations(engine, uuids) -> list[migrations.Migration]:
+    with engine.connect() as conn:
+        return [migrations.get(conn, uuid) for uuid in uuids]
+
+
+def _all(engine, uuids, ok) -> list[migrations.Migration] | None:
+    found = _migrations(engine, uuids)
+    return found if all(ok(m) for m in found) else None
+
+
+def _settle(deployment, engine, uuids) -> list[migrations.Migration]:
+    """Wait until both moves end (a finished cold one is confirmed); the migrations."""
+    ended = _wait('both moves ended', lambda: _all(
+        engine, uuids, lambda m: m.final or m.status == migrations.FINISHED))
+    for migration in ended:
+        if migration.status == migrations.FINISHED:
+            deployment.cli('server', 'resize', 'confirm', migration.instance_uuid, '--wait')
+    return _wait('both moves final', lambda: _all(engine, uuids, lambda m: m.final))
+
+
+def _assert_each_on_one_host(deployment, engine) -> dict[str, str]:
+    """Every instance ACTIVE on one host, held there alone, running there alone; uuid -> host."""
+    with engine.connect() as conn:
+        rows = instances.list_all(conn)
+        moves = migrations.find(conn)
+    assert len(rows) == INSTANCES
+    assert {r['uuid']: (r['vm_state'], r['task_state']) for r in rows} == {
+        r['uuid']: ('active', None) for r in rows}
+    assert [m.uuid for m in moves if not m.final] == []
+    placement = deployment.placement()
+    providers = {p.name: p.uuid for p in placement.list_providers(name_prefix='cell1-')}
+    hosts = {r['uuid']: r['host'] for r in rows}
+    for uuid, host in hosts.items():
+        assert list(placement.get_allocations(uuid).allocations) == [providers[host]], uuid
+    for migration in moves:
+        assert placement.get_allocations(migration.uuid).allocations == {}, migration
+    used = 0
+    for provider in providers.values():
+        resp = placement.transport.request('GET', f'/resource_providers/{provider}/usages')
+        used += resp.body['usages'].get('VCPU', 0)
+    assert used == INSTANCES
+
+    # A copy a dead host made may take a moment to be discarded once it is back.
+    def runs_once():
+        guests = _guests(deployment)
+        return all([h for h in HOSTS if uuid in guests[h]] == [host]
+                   for uuid, host in hosts.items())
+    _wait('each guest running on its host alone', runs_once)
+    return hosts
+
+
+def _kill(deployment, daemon: str) -> None:
+    os.kill(deployment.pid(daemon), signal.SIGKILL)
+
+
+def test_super_conductor_killed_while_scheduling_two_moves_resumes_them(deployment, engine):
+    cold, live, _ = _pair(engine)
+    # The scheduler frozen: the super conductor is caught asking it.
+    scheduler = deployment.pid('scheduler')
+    os.kill(scheduler, signal.SIGSTOP)
+    try:
+        uuids = _Moves(deployment, engine, cold, live).uuids()
+        _wait('the super conductor took both moves', lambda: all(
+            f'Scheduling move {u}' in deployment.log('super-conductor') for u in uuids))
+        _kill(deployment, 'super-conductor')
+    finally:
+        os.kill(scheduler, signal.SIGCONT)
+    placement = deployment.placement()
+    # The scheduler answers the dead process: it claimed for nobody.
+    _wait('the scheduler claimed both moves', lambda: all(
+        placement.get_allocations(u).allocations for u in uuids))
+
+    deployment.launch('start', '--no-create')       # the super conductor again
+
+    ended = _settle(deployment, engine, uuids)
+    assert [m.status for m in ended] == ['confirmed', 'done']
+    assert deployment.log('super-conductor').count('Resuming move') == 2
+    hosts = _assert_each_on_one_host(deployment, engine)
+    assert [hosts[cold], hosts[live]] == [m.dest_host for m in ended]
+
+
+def test_cell_conductor_killed_mid_move_loses_neither_move(deployment, engine):
+    cold, live, _ = _pair(engine)
+    moves = _Moves(deployment, engine, cold, live)
+    moves.wait_migrating()
+    _kill(deployment, 'conductor-cell1')
+    time.sleep(1)
+    deployment.launch('start', '--no-create')       # the cell conductor again
+
+    ended = _settle(deployment, engine, moves.uuids())
+    assert [m.status for m in ended] == ['confirmed', 'done']
+    hosts = _assert_each_on_one_host(deployment, engine)
+    assert [hosts[cold], hosts[live]] == [m.dest_host for m in ended]
+
+
+def test_source_killed_mid_copy_rolls_both_moves_back_to_it(deployment, engine):
+    cold, live, source = _pair(engine)
+    moves = _Moves(deployment, engine, cold, live)
+    moves.wait_migrating()
+    _kill(deployment, f'compute-{source}')
+    time.sleep(1)
+    deployment.launch('start', '--no-create')       # the source again
+
+    ended = _settle(deployment, engine, moves.uuids())
+    assert [m.status for m in ended] == ['error', 'failed']
+    for migration in ended:
+        assert 'made no progress for move_timeout' in migration.error, migration.error
+        assert f'rolled back to {source}' in migration.error
+    hosts = _assert_each_on_one_host(deployment, engine)
+    assert (hosts[cold], hosts[live]) == (source, source)
+
+
+def test_destination_killed_mid_copy_and_restarted_ends_each_move_on_one_host(
+        deployment, engine):
+    cold, live, source = _pair(engine)
+    moves = _Moves(deployment, engine, cold, live)
+    found = moves.wait_migrating()
+    for dest in sorted({m.dest_host for m in found}):
+        _kill(deployment, f'compute-{dest}')
+    time.sleep(1)
+    deployment.launch('start', '--no-create')       # the destination(s) again
+
+    # Back before the copy ended, a destination finishes the move from its
+    # queue; back later, the move is rolled back: either way, one host.
+    ended = _settle(deployment, engine, moves.uuids())
+    hosts = _assert_each_on_one_host(deployment, engine)
+    for migration in ended:
+        expected = (migration.dest_host if migration.status in ('confirmed', 'done')
+                    else source)
+        assert hosts[migration.instance_uuid] == expected, migration
+
+
+def test_destination_dead_mid_copy_rolls_both_moves_back_and_its_copies_are_discarded(
+        deployment, engine):
+    cold, live, source = _pair(engine)
+    moves = _Moves(deployment, engine, cold, live)
+    found = moves.wait_migrating()
+    dead = sorted({m.dest_host for m in found})
+    for dest in dead:
+        _kill(deployment, f'compute-{dest}')
+
+    ended = _settle(deployment, engine, moves.uuids())
+    assert [m.status for m in ended] == ['error', 'failed']
+    for migration in ended:
+        assert f'destination {migration.dest_host} did not answer' in migration.error
+    # The source runs both again (the cold one it had stopped, taken back).
+    assert {cold, live} <= _guests(deployment, [source])[source]
+
+    # The dead host comes back with the move's last step in its queue: it
+    # runs the instance, is refused and discards it.
+    deployment.launch('start', '--no-create')
+    hosts = _assert_each_on_one_host(deployment, engine)
+    assert (hosts[cold], hosts[live]) == (source, source)
+    assert 'Refused the end of move' in deployment.log('conductor-cell1')
