@@ -71,6 +71,7 @@ class StalledMoves:
         self._compute = compute
         self._move_timeout = move_timeout
         self._ask_timeout = ask_timeout
+        self._silent: set[str] = set()
 
     def check(self) -> int:
         """Finish or roll back the moves without progress for move_timeout; how many ended."""
@@ -85,6 +86,9 @@ class StalledMoves:
                         'check', str(exc).splitlines()[0])
             return 0
         ended = 0
+        # A host that did not answer is not asked again in this look: many
+        # moves to one dead host cost one timeout, not one each.
+        self._silent = set()
         for migration in found:
             try:
                 ended += self._settle(migration)
@@ -95,7 +99,7 @@ class StalledMoves:
 
     def _ask(self, host: str | None, instance_uuid: str) -> str | None:
         """What ``host`` holds of the instance; None if it did not answer."""
-        if not host:
+        if not host or host in self._silent:
             return None
         try:
             return self._compute.guest_state(new_context(), host, instance_uuid,
@@ -103,6 +107,7 @@ class StalledMoves:
         except messaging.MessagingException as exc:
             LOG.info('Host %s did not say what it holds of instance %s: %s', host,
                      instance_uuid, type(exc).__name__)
+            self._silent.add(host)
             return None
 
     def _settle(self, migration: migrations.Migration) -> int:
