@@ -29,7 +29,10 @@ short timeout):
   goes (``unclaim_move``); the destination discards whatever it made of
   the instance and its local promise; the source runs the instance again
   (``take_back``) unless it says it runs it. Casts to a dead host wait in
-  its queue until it is back.
+  its queue until it is back. An evacuation (its source is down) rolled
+  back ends ``failed`` with the instance in ERROR on its source, as an
+  evacuation out of alternates does (``CellMoves.give_up``): nothing is
+  taken back.
 """
 from __future__ import annotations
 
@@ -149,7 +152,13 @@ class StalledMoves:
                                    migrations.ending_of(migration, False), error=reason)
             except migrations.InvalidMigrationTransition:
                 return 0    # it moved on meanwhile (a late report, another conductor)
-            instances.set_task_state(conn, uuid, None)
+            evacuation = migration.migration_type == migrations.EVACUATION
+            if evacuation:
+                # Its source is down: nothing to run it again (CellMoves.give_up's way).
+                instances.set_error(conn, uuid, message=reason, details=reason,
+                                    host=migration.source_host)
+            else:
+                instances.set_task_state(conn, uuid, None)
             row = instances.get_instance(conn, uuid)
             action_id = instance_actions.latest_action(conn, uuid, MOVE_ACTIONS)
             if action_id is not None:
@@ -165,7 +174,7 @@ class StalledMoves:
         try:
             if migration.dest_host and migration.dest_host != migration.source_host:
                 self._compute.discard_instance(ctxt, migration.dest_host, uuid)
-            if row is not None and not source_runs_it:
+            if row is not None and not source_runs_it and not evacuation:
                 self._compute.take_back(ctxt, _instance(row), migration.payload())
         except messaging.MessagingException as exc:
             LOG.error('Could not tell the hosts of rolled-back move %s of instance %s: %s',
