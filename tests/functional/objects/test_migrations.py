@@ -123,3 +123,23 @@ def test_an_evacuation_done_awaits_its_source_until_completed_and_nothing_after(
         # Only a done migration may be completed.
         with pytest.raises(migrations.InvalidMigrationTransition):
             migrations.advance(conn, resize.uuid, migrations.COMPLETED)
+
+
+def test_a_queued_migration_is_taken_once_first_by_its_creation_time_then_by_what_was_read(
+        cell):
+    with cell.begin() as conn:
+        migration = _new(conn)
+        assert migration.updated_at == migration.created_at
+        # Its message's super conductor: the migration never taken.
+        assert migrations.take(conn, migration.uuid, updated_at=migration.created_at)
+        # The same message again (redelivered): taken already.
+        assert not migrations.take(conn, migration.uuid, updated_at=migration.created_at)
+        taken = migrations.get(conn, migration.uuid)
+        # A resumption that read it before another one took it over loses.
+        assert migrations.take(conn, migration.uuid, updated_at=taken.updated_at)
+        assert not migrations.take(conn, migration.uuid, updated_at=taken.updated_at)
+        migrations.advance(conn, migration.uuid, migrations.PRE_MIGRATING, dest_host='h2',
+                           dest_node='h2')
+        current = migrations.get(conn, migration.uuid)
+        # No longer queued: nobody takes it.
+        assert not migrations.take(conn, migration.uuid, updated_at=current.updated_at)

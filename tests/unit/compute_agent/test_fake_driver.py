@@ -89,3 +89,18 @@ def test_unknown_driver_name_lists_installed_ones():
 
 def test_fake_loads_through_stevedore():
     assert isinstance(driver.load('fake', settings=FakeSettings()), FakeDriver)
+
+
+def test_guests_kept_in_state_dir_are_found_by_a_driver_started_again(tmp_path):
+    running, stopped, gone = _request(), _request(), _request()
+    first = FakeDriver(FakeSettings(state_dir=str(tmp_path)), host='h1')
+    for request in (running, stopped, gone):
+        first.spawn(request)
+    first.hand_over(stopped.instance_uuid)
+    first.destroy(gone.instance_uuid)
+
+    again = FakeDriver(FakeSettings(state_dir=str(tmp_path)), host='h1')
+    assert again.running() == [running.instance_uuid]
+    assert again.list_instances() == sorted([running.instance_uuid, stopped.instance_uuid])
+    # Another host's file is its own.
+    assert FakeDriver(FakeSettings(state_dir=str(tmp_path)), host='h2').list_instances() == []
