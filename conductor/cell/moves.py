@@ -103,6 +103,14 @@ class CellMoves:
     def start(self, ctxt: RequestContext, instance: Instance, request_spec: RequestSpec,
               migration: Migration, host_list: Sequence[Selection]) -> None:
         dest = host_list[0]
+        if not self._claimed_for(instance.uuid, dest):
+            # A hand-over that waited here while the super conductor resumed
+            # the move as lost (conductor/super/resume_moves.py): the claim is
+            # the later scheduling's, whose own move_instance follows.
+            LOG.warning('Not starting move %s of instance %s to %s: the instance holds no '
+                        'allocation there (the move was scheduled again)', migration.uuid,
+                        instance.uuid, dest.service_host)
+            return
         with self._engine.begin() as conn:
             try:
                 migrations.advance(conn, migration.uuid, migrations.PRE_MIGRATING,
@@ -130,6 +138,14 @@ class CellMoves:
             self.placement_undo(instance.uuid, migration.uuid)
             return
         self._cast_prep(ctxt, instance, request_spec, migration, list(host_list), action_id)
+
+    def _claimed_for(self, instance_uuid: str, dest: Selection) -> bool:
+        """Whether the instance's allocation is on ``dest``'s node (True if Placement cannot say)."""
+        try:
+            held = self._placement.get_allocations(instance_uuid).allocations
+        except (PlacementUnreachable, PlacementClientError):
+            return True
+        return dest.compute_node_uuid in held
 
     def _cast_prep(self, ctxt, instance: Instance, request_spec: RequestSpec,
                    migration: Migration, host_list: list[Selection], action_id: int) -> bool:
