@@ -43,9 +43,9 @@ from tests.support.deployment import EVENTUALLY_SECONDS, ComputePlan, Deployment
 HOSTS = ('cell1-a', 'cell1-b', 'cell1-c')
 MOVE_SECONDS = 3
 MOVE_TIMEOUT = 2
-# Above the top level's rpc_response_timeout (5 s): a live super conductor
+# Above the top level's rpc_response_timeout (10 s): a live super conductor
 # holds a queued move for one scheduler call at most.
-MOVE_RESUME_AFTER = 7
+MOVE_RESUME_AFTER = 12
 # The instances moved about by the tests (6 on 3 hosts: some host has two).
 INSTANCES = 6
 
@@ -57,7 +57,7 @@ def deployment(tmp_path_factory, rabbit_server, postgres_server):
     computes = [ComputePlan(host, 'cell1', fake_driver=fake) for host in HOSTS]
     deployment = Deployment(
         workdir, rabbit_server, postgres_server, computes, max_attempts=2,
-        rpc_response_timeout=5,
+        rpc_response_timeout=10,
         cell_conductor={'move_timeout': MOVE_TIMEOUT, 'stalled_move_check_interval': 1},
         super_conductor={'resume_interval': 1,
                          'move_resume_after': MOVE_RESUME_AFTER}).create()
@@ -164,35 +164,57 @@ def _settle(deployment, engine, uuids) -> list[migrations.Migration]:
     return _wait('both moves final', lambda: _all(engine, uuids, lambda m: m.final))
 
 
-def _assert_each_on_one_host(deployment, engine) -> dict[str, str]:
-    """Every instance ACTIVE on one host, held there alone, running there alone; uuid -> host."""
+def _picture(deployment, engine) -> tuple[dict, dict]:
+    """(what the cell, Placement and the hosts hold; what they must hold once settled)."""
     with engine.connect() as conn:
         rows = instances.list_all(conn)
         moves = migrations.find(conn)
-    assert len(rows) == INSTANCES
-    assert {r['uuid']: (r['vm_state'], r['task_state']) for r in rows} == {
-        r['uuid']: ('active', None) for r in rows}
-    assert [m.uuid for m in moves if not m.final] == []
     placement = deployment.placement()
     providers = {p.name: p.uuid for p in placement.list_providers(name_prefix='cell1-')}
-    hosts = {r['uuid']: r['host'] for r in rows}
-    for uuid, host in hosts.items():
-        assert list(placement.get_allocations(uuid).allocations) == [providers[host]], uuid
-    for migration in moves:
-        assert placement.get_allocations(migration.uuid).allocations == {}, migration
+    guests = _guests(deployment)
     used = 0
     for provider in providers.values():
         resp = placement.transport.request('GET', f'/resource_providers/{provider}/usages')
         used += resp.body['usages'].get('VCPU', 0)
-    assert used == INSTANCES
+    held = {
+        'states': {r['uuid']: (r['vm_state'], r['task_state']) for r in rows},
+        'moves not final': [m.uuid for m in moves if not m.final],
+        'allocations': {r['uuid']: sorted(placement.get_allocations(r['uuid']).allocations)
+                        for r in rows},
+        'on migrations': {m.uuid: placement.get_allocations(m.uuid).allocations
+                          for m in moves
+                          if placement.get_allocations(m.uuid).allocations},
+        'VCPU used': used,
+        'running on': {r['uuid']: [h for h in HOSTS if r['uuid'] in guests[h]]
+                       for r in rows},
+    }
+    wanted = {
+        'states': {r['uuid']: ('active', None) for r in rows},
+        'moves not final': [],
+        'allocations': {r['uuid']: [providers[r['host']]] for r in rows},
+        'on migrations': {},
+        'VCPU used': INSTANCES,
+        'running on': {r['uuid']: [r['host']] for r in rows},
+    }
+    return held, wanted
 
-    # A copy a dead host made may take a moment to be discarded once it is back.
-    def runs_once():
-        guests = _guests(deployment)
-        return all([h for h in HOSTS if uuid in guests[h]] == [host]
-                   for uuid, host in hosts.items())
-    _wait('each guest running on its host alone', runs_once)
-    return hosts
+
+def _assert_each_on_one_host(deployment, engine) -> dict[str, str]:
+    """Every instance ACTIVE on one host, held there alone, running there alone; uuid -> host.
+
+    Waited for: Placement follows the cell database by a moment, and a copy
+    a dead host made is discarded a moment after it is back.
+    """
+    deadline = time.monotonic() + EVENTUALLY_SECONDS
+    while True:
+        held, wanted = _picture(deployment, engine)
+        if held == wanted or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    assert held == wanted
+    assert len(held['states']) == INSTANCES
+    with engine.connect() as conn:
+        return {r['uuid']: r['host'] for r in instances.list_all(conn)}
 
 
 def _kill(deployment, daemon: str) -> None:
@@ -223,7 +245,8 @@ def test_super_conductor_killed_while_scheduling_two_moves_resumes_them(deployme
 
     ended = _settle(deployment, engine, uuids)
     assert [m.status for m in ended] == ['confirmed', 'done']
-    assert deployment.log('super-conductor').count('Resuming move') == 2
+    log = deployment.log('super-conductor')
+    assert [log.count(f'Resuming move {u}') for u in uuids] == [1, 1]
     hosts = _assert_each_on_one_host(deployment, engine)
     assert [hosts[cold], hosts[live]] == [m.dest_host for m in ended]
 
