@@ -5,7 +5,9 @@ that consumer holds the source host's allocation and the instance's own
 uuid holds the destination's (``placement.client``'s ``claim_move``).
 
 The state machine (every change of ``status`` goes through ``advance``,
-a compare-and-set on the states it may come from)::
+a compare-and-set on the states it may come from; ``take`` marks a
+``queued`` migration as being scheduled, so that one super conductor
+schedules it)::
 
     queued --------> pre-migrating --> migrating --> finished --> confirmed
       |                 ^    |  ^          |            |    \\--> reverted
