@@ -16,6 +16,8 @@ class ComputeError(Exception):
     key = 'computeFault'
 
     def __init__(self, message: str, *, headers: dict | None = None):
+        # Messages quote what the caller sent, which may hold line breaks: kept one line.
+        message = message.replace('\r', '\\r').replace('\n', '\\n')
         super().__init__(message)
         self.message = message
         self.headers = dict(headers or {})
