@@ -11,6 +11,16 @@ import socket
 
 from oslo_config import cfg
 
+# Nova's [DEFAULT] default_availability_zone: the zone of a compute host that no
+# aggregate puts in one and whose agent names none. Shown by the compute API and
+# matched by the scheduler, so both roles register this one option.
+DEFAULT_ZONE_OPT = cfg.StrOpt(
+    'default_availability_zone', default='nova',
+    help='The availability zone of a compute host that no aggregate puts in a zone and '
+         'whose agent reports none ([compute] availability_zone): the compute API shows '
+         'it (os-services, os-availability-zone) and accepts it in a boot request, and '
+         'the scheduler places a server asking for it on those hosts, as Nova does.')
+
 default_opts = [
     cfg.StrOpt('host', default=socket.gethostname(), sample_default='<hostname>',
                help='Name of this host: the RPC server name of a compute agent '
@@ -21,6 +31,7 @@ default_opts = [
     cfg.IntOpt('rpc_handler_threads', default=16, min=1,
                help='Threads handling RPC messages in one daemon. The RPC '
                     'connection pool is sized to match.'),
+    DEFAULT_ZONE_OPT,
 ]
 
 api_database_opts = [

@@ -10,6 +10,8 @@ from __future__ import annotations
 from oslo_config import cfg
 from oslo_limit import opts as limit_opts
 
+from cellplane.conf import DEFAULT_ZONE_OPT
+
 DEFAULT_CELL_TIMEOUT = 5.0
 
 cells_group = cfg.OptGroup('cells', title='Reaching the cells from the API role')
@@ -26,10 +28,7 @@ cells_opts = [
 ]
 
 zone_opts = [
-    cfg.StrOpt('default_availability_zone', default='nova',
-               help='The availability zone the compute API shows for a compute host '
-                    'that no aggregate puts in a zone and whose agent reports none '
-                    '([compute] availability_zone): os-services, os-availability-zone.'),
+    DEFAULT_ZONE_OPT,
     cfg.StrOpt('internal_service_availability_zone', default='internal',
                help='The availability zone the compute API shows for the services that '
                     'are not compute hosts (conductors, schedulers); os-availability-zone '

@@ -57,6 +57,8 @@ ACTIVE = 'ACTIVE'
 ERROR = 'ERROR'
 DELETED = 'DELETED'
 UNKNOWN = 'UNKNOWN'
+# Nova's default_availability_zone; cellplane-api and the CLI pass the configured one.
+DEFAULT_ZONE = 'nova'
 # A cold migration or resize (Nova's): moving, waiting for confirm or revert, reverting.
 RESIZE = 'RESIZE'
 VERIFY_RESIZE = 'VERIFY_RESIZE'
@@ -143,25 +145,32 @@ def display_names(name: str, count: int) -> list[str]:
 
 
 def check_zone(api_engine: Engine, cells: CellDatabases, zone: str, *,
+               default_zone: str = DEFAULT_ZONE,
                cell_timeout: float = DEFAULT_CELL_TIMEOUT) -> None:
     """Refuse (``ServerError``) an availability zone no host is in.
 
     A host is in a zone through an aggregate's ``availability_zone``
-    metadata or its compute node's ``[compute] availability_zone``. While a
-    cell cannot be read the zone cannot be refused: the scheduler decides.
+    metadata, else its compute node's ``[compute] availability_zone``, else
+    it is in ``default_zone`` (``[DEFAULT] default_availability_zone``, Nova's
+    ``nova``). While a cell cannot be read the zone cannot be refused: the
+    scheduler decides.
     """
     if not zone.strip():
         raise ServerError('an availability zone must not be empty or blank')
+    by_aggregate = {m.host: m.metadata[aggregates.AVAILABILITY_ZONE_KEY]
+                    for m in aggregates.memberships(api_engine)
+                    if m.metadata.get(aggregates.AVAILABILITY_ZONE_KEY)}
     known = {a.availability_zone for a in aggregates.list_all(api_engine)
              if a.availability_zone}
     if zone in known:
         return
-    answers = gather({cell.uuid: (lambda uuid=cell.uuid: compute_nodes.zones(
+    answers = gather({cell.uuid: (lambda uuid=cell.uuid: compute_nodes.list_with_service(
         cells.engine(uuid))) for cell in cells.enabled()}, cell_timeout)
     for answer in answers.values():
         if isinstance(answer, BaseException):
             return
-        known |= answer
+        known |= {by_aggregate.get(node.host) or node.availability_zone or default_zone
+                  for node in answer}
     if zone not in known:
         raise ServerError(f'availability zone {zone!r} does not exist: no host of any '
                           f'cell is in it (zones: {", ".join(sorted(known)) or "none"})')
@@ -174,7 +183,7 @@ def create(api_engine: Engine, conductor: SuperConductorAPI, ctxt: RequestContex
            group: str | None = None, hints: Mapping[str, Sequence[str]] | None = None,
            image_ref: str | None = None, description: str | None = None,
            requested_networks: str | None = None, quotas: DatabaseQuotas | None = None,
-           min_count: int | None = None,
+           min_count: int | None = None, default_zone: str = DEFAULT_ZONE,
            cell_timeout: float = DEFAULT_CELL_TIMEOUT) -> list[str]:
     """Record ``count`` instances and cast their scheduling; their UUIDs.
 
@@ -201,7 +210,8 @@ def create(api_engine: Engine, conductor: SuperConductorAPI, ctxt: RequestContex
         raise ServerError(f'a server name has at most {NAME_MAX} characters, not {len(name)}')
     found = api_flavors.get(api_engine, flavor)
     if availability_zone is not None and cells is not None:
-        check_zone(api_engine, cells, availability_zone, cell_timeout=cell_timeout)
+        check_zone(api_engine, cells, availability_zone, default_zone=default_zone,
+                   cell_timeout=cell_timeout)
     if found.disabled:
         raise ServerError(f'flavor {found.name} is disabled')
     payload_flavor = flavor_payload(found)

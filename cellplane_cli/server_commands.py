@@ -167,6 +167,7 @@ class ServerCreate(_TopLevelCommand, lister.Lister):
                     image_properties=dict(parsed_args.image_property),
                     availability_zone=parsed_args.availability_zone, cells=cells,
                     group=parsed_args.group, hints=hints, quotas=self.quotas(conf, engine),
+                    default_zone=conf.default_availability_zone,
                     cell_timeout=conf.cells.read_timeout)
             finally:
                 transport.cleanup()

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from oslo_config import cfg
 
+from cellplane.conf import DEFAULT_ZONE_OPT
+
 DEFAULT_FILTERS = [
     'ComputeFilter',
     'ResourceFitFilter',
@@ -151,6 +153,8 @@ def register_opts(conf: cfg.ConfigOpts) -> None:
                         (scheduler_group, scheduler_opts)):
         conf.register_group(cfg.OptGroup(group.name, title=group.title))
         conf.register_opts(opts, group=group.name)
+    # The AvailabilityZoneFilter's zone of a host in none (shared with the compute API).
+    conf.register_opt(DEFAULT_ZONE_OPT)
 
 
 def list_opts():

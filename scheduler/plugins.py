@@ -44,4 +44,7 @@ def load_weighers(names: Sequence[str], conf: cfg.ConfigOpts) -> list[HostWeighe
 
 def load_from_conf(conf: cfg.ConfigOpts) -> tuple[list[HostFilter], list[HostWeigher]]:
     group = conf.filter_scheduler
-    return load_filters(group.enabled_filters), load_weighers(group.enabled_weighers, conf)
+    filters = load_filters(group.enabled_filters)
+    for host_filter in filters:
+        host_filter.configure(conf)
+    return filters, load_weighers(group.enabled_weighers, conf)

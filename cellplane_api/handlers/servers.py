@@ -161,7 +161,8 @@ def create_server(req):
             image_ref=image_ref, image_properties=image_properties,
             description=description,
             requested_networks=networks if isinstance(networks, str) else None,
-            quotas=services.quotas, min_count=min_count, cell_timeout=services.cell_timeout)
+            quotas=services.quotas, min_count=min_count, default_zone=services.default_zone,
+            cell_timeout=services.cell_timeout)
     except quotas.QuotaExceeded as exc:
         # Nova's HTTPForbidden: a 403 whose body key is "forbidden" (its
         # Fault names only 413 and 429 "overLimit").

@@ -164,7 +164,9 @@ def detail(req, server: servers.Server, viewer: Viewer) -> dict:
         # Nova's instances start at 0; only its migrations and snapshots move it.
         doc['progress'] = 0
     doc.update({
-        'OS-EXT-AZ:availability_zone': server.availability_zone or '',
+        # Placed on a host in no zone: the default zone, as Nova records it at scheduling.
+        'OS-EXT-AZ:availability_zone': server.availability_zone or (
+            req.services.default_zone if server.host else ''),
         'config_drive': '', 'key_name': None,
         'OS-SRV-USG:launched_at': (server.launched_at.replace(tzinfo=None).isoformat(
             timespec='microseconds') if server.launched_at else None),

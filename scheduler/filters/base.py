@@ -35,6 +35,10 @@ class HostFilter(abc.ABC):
         """
         return True
 
+    def configure(self, conf) -> None:
+        """Read the options this filter needs from ``conf`` (most need none)."""
+        return None
+
     @abc.abstractmethod
     def check(self, host: HostState, request: SchedulingRequest) -> Rejection | None:
         """``None`` if ``host`` can take the instance, else why not."""

@@ -1,6 +1,9 @@
 """Each filter: passes the hosts that answer yes, rejects the others with its named reason."""
 from __future__ import annotations
 
+from oslo_config import cfg
+
+from cellplane import conf as shared_conf
 from rpc_schemas.request_spec import InstanceGroup, RequestedDestination, SchedulingRetry
 from scheduler.filter_chain import run_filters
 from scheduler.filters import (
@@ -67,6 +70,27 @@ def test_zone_filter_rejects_a_host_in_another_zone_saying_which():
     assert rejection.reason == availability_zone.NOT_IN_ZONE
     assert 'not in availability zone az2' in rejection.detail
     assert 'az1' in rejection.detail
+
+
+def test_zone_filter_puts_a_host_in_no_zone_in_the_default_zone_nova():
+    f = availability_zone.AvailabilityZoneFilter()
+    assert _check(f, host('h1'), spec(availability_zone='nova')) is None
+    rejection = _check(f, host('h1'), spec(availability_zone='az1'))
+    assert rejection.detail == 'not in availability zone az1 (host is in nova)'
+    assert _check(f, host('h1', availability_zone='az1'),
+                  spec(availability_zone='nova')).reason == availability_zone.NOT_IN_ZONE
+
+
+def test_zone_filter_reads_the_default_zone_from_the_configuration():
+    conf = cfg.ConfigOpts()
+    shared_conf.register_opts(conf)
+    conf([])
+    conf.set_override('default_availability_zone', 'zone0')
+    f = availability_zone.AvailabilityZoneFilter()
+    f.configure(conf)
+    assert _check(f, host('h1'), spec(availability_zone='zone0')) is None
+    assert _check(f, host('h1'), spec(availability_zone='nova')).reason == (
+        availability_zone.NOT_IN_ZONE)
 
 
 def test_zone_filter_uses_the_zone_of_the_host_aggregate():
