@@ -25,6 +25,7 @@ from cellplane_api.handlers import (
     server_groups,
     server_migrations,
     servers,
+    simple_tenant_usage,
 )
 from cellplane_api.handlers import services as compute_services
 
@@ -90,6 +91,8 @@ ROUTES = {
         'DELETE': server_migrations.delete_server_migration},
     '/servers/{server_id}/migrations/{migration_id}/action': {
         'POST': server_migrations.server_migration_action},
+    '/os-simple-tenant-usage': {'GET': simple_tenant_usage.list_tenant_usages},
+    '/os-simple-tenant-usage/{tenant_id}': {'GET': simple_tenant_usage.show_tenant_usage},
 }
 
 # The first segment of every route: anything else there is a project id.

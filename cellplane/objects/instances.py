@@ -8,6 +8,7 @@ A deleted instance stays deleted: a late report about it changes nothing.
 """
 from __future__ import annotations
 
+import datetime
 import logging
 from typing import Sequence
 
@@ -80,6 +81,25 @@ def get_many(conn: Connection, uuids: Sequence[str]) -> list[dict]:
 def list_all(conn: Connection) -> list[dict]:
     """Every instance row of this cell (deleted ones included)."""
     return [dict(r) for r in conn.execute(sa.select(instances)).mappings().all()]
+
+
+def active_in_window(conn: Connection, start: datetime.datetime, stop: datetime.datetime, *,
+                     project_id: str | None = None) -> list[dict]:
+    """The instances that ran during [``start``, ``stop``) (naive UTC), by project then uuid.
+
+    Launched before ``stop`` and not deleted before ``start``, as Nova's
+    ``instance_get_active_by_window_joined``: ``{"uuid", "display_name",
+    "project_id", "flavor", "vm_state", "launched_at", "deleted_at"}`` each.
+    """
+    query = (sa.select(instances.c.uuid, instances.c.display_name, instances.c.project_id,
+                       instances.c.flavor, instances.c.vm_state, instances.c.launched_at,
+                       instances.c.deleted_at)
+             .where(instances.c.launched_at.is_not(None), instances.c.launched_at < stop,
+                    sa.or_(instances.c.deleted_at.is_(None), instances.c.deleted_at > start))
+             .order_by(instances.c.project_id, instances.c.uuid))
+    if project_id is not None:
+        query = query.where(instances.c.project_id == project_id)
+    return [dict(r) for r in conn.execute(query).mappings().all()]
 
 
 def placed(conn: Connection, hosts: Sequence[str] | None = None) -> list[dict]:

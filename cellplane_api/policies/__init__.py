@@ -17,6 +17,7 @@ from cellplane_api.policies import (
     server_actions,
     server_groups,
     servers,
+    simple_tenant_usage,
 )
 from cellplane_api.policies import services as compute_services
 
@@ -26,4 +27,5 @@ def list_rules():
                                 instance_actions.rules, scheduling_records.rules,
                                 compute_services.rules, hypervisors.rules, availability_zone.rules,
                                 aggregates.rules, quota_sets.rules, server_actions.rules,
-                                images.rules, migrations.rules))
+                                images.rules, migrations.rules,
+                                simple_tenant_usage.rules))
