@@ -2,8 +2,8 @@
 
 ``start`` and ``end`` (``YYYY-MM-DDTHH:MM:SS[.ffffff]`` or ``YYYY-MM-DD
 HH:MM:SS.ffffff``, UTC; each defaults to now, and an end in the future is
-now) bound the period; ``detailed=1`` adds each project's servers to the
-list. From 2.40 ``limit`` and ``marker`` page over the servers, with
+now) bound the period; ``detailed=1`` (or a true word, which openstacksdk
+sends) adds each project's servers to the list. From 2.40 ``limit`` and ``marker`` page over the servers, with
 ``tenant_usages_links`` (``tenant_usage_links`` when shown) when a page is
 full::
 
@@ -27,7 +27,7 @@ from __future__ import annotations
 import datetime
 from urllib.parse import urlencode
 
-from oslo_utils import timeutils
+from oslo_utils import strutils, timeutils
 
 from cellplane_api import errors, tenant_usage
 from cellplane_api.policies import simple_tenant_usage as rules
@@ -99,8 +99,9 @@ def _links(req, collection: str, found: list[tenant_usage.ServerUsage], limit: i
 def list_tenant_usages(req):
     req.authorize(rules.LIST)
     start, stop, found, limit, links = _usages(req, None)
-    body = {'tenant_usages': tenant_usage.by_project(
-        found, start, stop, detailed=req.GET.get('detailed') == '1')}
+    # Nova reads only "1"; openstacksdk (so `openstack usage list`) sends "True".
+    detailed = strutils.bool_from_string(req.GET.get('detailed', '0'))
+    body = {'tenant_usages': tenant_usage.by_project(found, start, stop, detailed=detailed)}
     if links and (next_link := _links(req, COLLECTION, found, limit)):
         body['tenant_usages_links'] = next_link
     return json_response(body)

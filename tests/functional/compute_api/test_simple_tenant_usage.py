@@ -88,6 +88,11 @@ def test_an_admin_lists_every_projects_usage_over_the_period(api):
 def test_the_list_without_detailed_has_no_server_usages(api):
     body = check(schemas.list_tenant_usage, _list(api))
     assert all('server_usages' not in u for u in body['tenant_usages'])
+    assert all('server_usages' not in u for u in _list(api, DAY + '&detailed=0').json[
+        'tenant_usages'])
+    # openstacksdk asks with detailed=True.
+    assert all('server_usages' in u for u in _list(api, DAY + '&detailed=True').json[
+        'tenant_usages'])
 
 
 def test_a_project_reads_its_own_usage_and_not_anothers(api):
