@@ -98,8 +98,14 @@ def _with_statuses(req, found: list[servers.Server], wanted: set[str]) -> list[s
 
 
 def _cell_down_records_wanted(req) -> bool:
-    """Nova lists a down cell's servers (2.69) only when nothing but ``all_tenants`` is asked."""
-    return views.at_least(req, 69) and all(k == 'all_tenants' for k in req.GET.keys())
+    """Nova lists a down cell's servers (2.69) only when nothing but ``all_tenants`` is asked.
+
+    ``deleted`` false is no filter: it is Nova's own default (its search
+    options always hold it), and python-openstackclient sends it.
+    """
+    return views.at_least(req, 69) and all(
+        k == 'all_tenants' or (k == 'deleted' and not strutils.bool_from_string(v))
+        for k, v in req.GET.items())
 
 
 def _filtered(req, found: list[servers.Server], statuses: set[str]) -> list[servers.Server]:
