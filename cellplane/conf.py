@@ -13,7 +13,7 @@ from oslo_config import cfg
 
 # Nova's [DEFAULT] default_availability_zone: the zone of a compute host that no
 # aggregate puts in one and whose agent names none. Shown by the compute API and
-# matched by the scheduler, so both roles register this one option.
+# matched by the scheduler, so both roles register (and list) this one option.
 DEFAULT_ZONE_OPT = cfg.StrOpt(
     'default_availability_zone', default='nova',
     help='The availability zone of a compute host that no aggregate puts in a zone and '
@@ -31,7 +31,6 @@ default_opts = [
     cfg.IntOpt('rpc_handler_threads', default=16, min=1,
                help='Threads handling RPC messages in one daemon. The RPC '
                     'connection pool is sized to match.'),
-    DEFAULT_ZONE_OPT,
 ]
 
 api_database_opts = [

@@ -161,4 +161,5 @@ def list_opts():
     return [
         (filter_scheduler_group, filter_scheduler_opts),
         (scheduler_group, scheduler_opts),
+        ('DEFAULT', [DEFAULT_ZONE_OPT]),
     ]

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from oslo_config import cfg
 
-from cellplane import conf as shared_conf
 from rpc_schemas.request_spec import InstanceGroup, RequestedDestination, SchedulingRetry
+from scheduler import conf as scheduler_conf
 from scheduler.filter_chain import run_filters
 from scheduler.filters import (
     aggregate_extra_specs,
@@ -83,7 +83,7 @@ def test_zone_filter_puts_a_host_in_no_zone_in_the_default_zone_nova():
 
 def test_zone_filter_reads_the_default_zone_from_the_configuration():
     conf = cfg.ConfigOpts()
-    shared_conf.register_opts(conf)
+    scheduler_conf.register_opts(conf)
     conf([])
     conf.set_override('default_availability_zone', 'zone0')
     f = availability_zone.AvailabilityZoneFilter()

@@ -63,6 +63,9 @@ def test_list_opts_lists_every_registered_option():
               for opt in opts}
     registered = {(group, name) for group in ('filter_scheduler', 'scheduler')
                   for name in conf[group]}
+    # The one [DEFAULT] option: the AvailabilityZoneFilter's zone of a host in none.
+    registered.add(('DEFAULT', 'default_availability_zone'))
+    assert 'default_availability_zone' in conf
     assert listed == registered
 
 
