@@ -5,6 +5,7 @@
                                               [--batch 10] [--casts 2000] [--json FILE]
                                               [--record-backends none,database]
                                               [--queues quorum,durable,transient,quorum+]
+                                              [--via direct,api] [--keystone]
 
 Starts a deployment of C cells x H fake hosts, served by one hollow compute
 agent per cell (``[compute] hosted_hosts = H``; ``--agents one-per-host``
@@ -51,6 +52,27 @@ the runs side by side, with the broker's CPU per boot (RabbitMQ's
 ``beam.smp`` processes on this machine): what each kind of queue costs.
 Repeat settings to interleave them (``quorum,durable,quorum,durable``).
 
+``--via direct,api`` boots through the compute API as well, in the same
+deployment and run (``cellplane-api``, ``--api-workers`` processes): each
+scenario through each path in turn (``direct`` first for the single
+requests, ``api`` first for the batches; each path boots one instance
+before, unmeasured), so that both see one load on a shared machine.
+Through the API each request is a ``POST /servers`` (a batch: one request
+with ``min_count`` = ``max_count`` = B) and the boots are watched as a
+user's tools watch them, by polling ``GET /servers/detail`` with
+``changes-since`` and ``status=BUILD&status=ERROR``
+(``benchmarks/compute_api_client.py``). Tokens are real with
+``--keystone`` or when ``CELLPLANE_KEYSTONE_VENV`` names a Keystone venv (a
+Keystone of the run's own, ``tests/support/keystone.py``; keystonemiddleware
+validates them); else the API runs ``noauth2`` and the table says so. A
+table then gives boots/s through each path and their ratio, the API
+role's CPU per boot (today's: this process while it wrote and cast the
+requests; the API's: its processes, workers included, from /proc, while
+the POSTs were answered and while the polls were), and ``GET
+/servers/detail?limit=1000`` over ``--list-servers`` servers of the
+project in the C cells (booted up to that many first): the median and p95
+of ``--list-calls`` calls and the API's CPU per call.
+
 ``--record-backends`` runs the whole measure once per scheduling-record
 backend (``[scheduler] record_backend``: none, database, jsonlines), each on
 a fresh deployment, and ends with a table of the two side by side: records
@@ -60,6 +82,7 @@ should not move with them; the scheduler's CPU seconds show their cost.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import json
 import os
@@ -96,12 +119,15 @@ from conductor.super.cell_writes import EVENT_SCHEDULE
 from conductor.super.rpcapi import SuperConductorAPI
 
 # isort: split
+import compute_api_client  # the sibling benchmarks/compute_api_client.py
 import machine as machine_facts  # the sibling benchmarks/machine.py
 import oslo_messaging as messaging
 import progress  # the sibling benchmarks/progress.py
 
 from tests.support import backing_services
 from tests.support.deployment import ComputePlan, Deployment
+from tests.support.keystone import MEMBER_A, Keystone
+from tests.support.keystone import VENV as KEYSTONE_VENV
 
 PROJECT = 'bench'
 FLAVOR = ('bench.small', 1, 256, 1)
@@ -201,52 +227,129 @@ def refuse_over_capacity(args, fake_driver: dict) -> str | None:
     """Why the run cannot fit its hosts (both scenarios together), or None."""
     hosts = args.cells * args.hosts_per_cell
     each = host_capacity(fake_driver)
-    booted = args.instances if args.exact_fit else 2 * args.instances
-    if booted <= hosts * each:
+    paths = len(args.via.split(','))
+    runs = paths if args.exact_fit else 2 * paths
+    booted = runs * args.instances + len(warmed(args.via.split(',')))
+    listed = args.list_servers if 'api' in args.via.split(',') else 0
+    if max(booted, listed) <= hosts * each:
         return None
+    if listed > booted:
+        return (f'--list-servers {listed}: {args.cells} cells x {args.hosts_per_cell} hosts '
+                f'hold {hosts * each} of {FLAVOR[0]} ({each} per host); list fewer, or '
+                f'use more hosts')
     return (f'--instances {args.instances} boots {booted} instances ('
             + ('single requests only' if args.exact_fit else
-               f'{args.instances} as single requests, then {args.instances} in batches, '
-               'nothing deleted in between')
+               f'{args.instances} as single requests, then {args.instances} in batches')
+            + (f', through each of {paths} paths' if paths > 1 else '')
+            + ('' if args.exact_fit else ', nothing deleted in between')
             + f'), but {args.cells} cells x {args.hosts_per_cell} hosts hold {hosts * each} '
             f'of {FLAVOR[0]} ({each} per host); use --instances '
-            f'{hosts * each if args.exact_fit else hosts * each // 2} or fewer, or more hosts')
+            f'{(hosts * each - len(warmed(args.via.split(",")))) // runs} or fewer, '
+            f'or more hosts')
 
 
-def boot(deployment: Deployment, api_engine, conductor: SuperConductorAPI, *, name: str,
+class DirectPath:
+    """Today's path: ``cellplane_api.servers.create`` in this process (what ``cellplane server
+    create`` runs), the instances watched in the databases.
+
+    Its API-role CPU is this process's (``time.process_time``).
+    """
+
+    via = 'direct'
+
+    def __init__(self, deployment: Deployment, api_engine, conductor: SuperConductorAPI, *,
+                 project: str) -> None:
+        self.deployment = deployment
+        self.api_engine = api_engine
+        self.conductor = conductor
+        self.project = project
+
+    def cpu(self) -> float:
+        return time.process_time()
+
+    def submit(self, name: str, sizes: list[int]) -> list[str]:
+        ctxt = new_context(user_id='bench', project_id=self.project)
+        uuids: list[str] = []
+        for i, count in enumerate(sizes):
+            uuids += servers.create(self.api_engine, self.conductor, ctxt, name=f'{name}-{i}',
+                                    flavor=FLAVOR[0], count=count, project_id=self.project,
+                                    user_id='bench')
+        return uuids
+
+    def wait(self, uuids: list[str], watch: progress.Progress) -> dict[str, int]:
+        # One connection per cell at a time: the benchmark's share of the budget.
+        cell_engines = [engines.create_engine(self.deployment.databases[c], pool_size=1,
+                                              max_overflow=0) for c in self.deployment.cells]
+        try:
+            return wait_final(cell_engines, self.api_engine, uuids, watch)
+        finally:
+            for engine in cell_engines:
+                engine.dispose()
+
+    def uuids(self, submitted: list[str]) -> list[str]:
+        return submitted
+
+
+class ApiPath:
+    """Through ``cellplane-api`` over HTTP, as a user's tools: ``POST /servers`` (a batch is
+    one request with ``min_count`` = ``max_count``), then ``GET /servers/detail`` polled
+    (``compute_api_client.BootWatch``). Its CPU is the API daemon's, workers included.
+    """
+
+    via = 'api'
+
+    def __init__(self, deployment: Deployment, client: compute_api_client.ComputeClient) -> None:
+        self.deployment = deployment
+        self.client = client
+
+    def cpu(self) -> float:
+        return process_tree_cpu(self.deployment.pid('api'))
+
+    def submit(self, name: str, sizes: list[int]) -> compute_api_client.BootWatch:
+        boots = compute_api_client.BootWatch(self.client, f'{name}-', sum(sizes))
+        for i, count in enumerate(sizes):
+            self.client.create(f'{name}-{i}', FLAVOR[0], count=count)
+        return boots
+
+    def wait(self, boots: compute_api_client.BootWatch,
+             watch: progress.Progress) -> dict[str, int]:
+        return boots.wait(watch, poll_seconds=POLL_SECONDS)
+
+    def uuids(self, boots: compute_api_client.BootWatch) -> list[str]:
+        return boots.ids()
+
+
+def boot(deployment: Deployment, path: DirectPath | ApiPath, *, name: str,
          sizes: list[int], stall_seconds: float = STALL_SECONDS,
          capacity: int | None = None) -> dict:
-    """Cast the requests, wait until every instance is ACTIVE or ERROR; the figures.
+    """Send the requests, wait until every instance is ACTIVE or ERROR; the figures.
 
-    Raises ``progress.BenchmarkStopped`` when instances end in ERROR or stop
-    becoming final.
+    ``api_cpu_ms_*`` per boot: the API role's CPU while the requests were sent
+    and while the boots were watched (``path.cpu``). Raises
+    ``progress.BenchmarkStopped`` when instances end in ERROR or stop becoming
+    final.
     """
-    ctxt = new_context(user_id='bench', project_id=PROJECT)
-    uuids: list[str] = []
+    cpu_started = path.cpu()
     started = time.perf_counter()
-    for i, count in enumerate(sizes):
-        uuids += servers.create(api_engine, conductor, ctxt, name=f'{name}-{i}',
-                                flavor=FLAVOR[0], count=count, project_id=PROJECT,
-                                user_id='bench')
+    submitted = path.submit(f'{path.via}-{name}', sizes)
     cast_done = time.perf_counter()
-    # One connection per cell at a time: the benchmark's share of the budget.
-    cell_engines = [engines.create_engine(deployment.databases[c], pool_size=1,
-                                          max_overflow=0) for c in deployment.cells]
-    try:
-        states = wait_final(cell_engines, api_engine, uuids, progress.Progress(
-            len(uuids), stall_seconds=stall_seconds, capacity_=capacity))
-    finally:
-        for engine in cell_engines:
-            engine.dispose()
+    cpu_cast = path.cpu()
+    states = path.wait(submitted, progress.Progress(
+        sum(sizes), stall_seconds=stall_seconds, capacity_=capacity))
     finished = time.perf_counter()
+    cpu_finished = path.cpu()
+    uuids = path.uuids(submitted)
     per_instance = schedule_times(deployment, uuids)
     return {
-        'scenario': name, 'instances': len(uuids), 'requests': len(sizes),
+        'scenario': name, 'via': path.via, 'instances': len(uuids), 'requests': len(sizes),
         'active': states.get('active', 0), 'error': states.get('error', 0),
         'seconds': finished - started, 'boots_per_second': len(uuids) / (finished - started),
         'cast_seconds': cast_done - started,
+        'api_cpu_ms_send': 1000 * (cpu_cast - cpu_started) / len(uuids),
+        'api_cpu_ms_watch': 1000 * (cpu_finished - cpu_cast) / len(uuids),
         'schedule_ms_median': statistics.median(per_instance) * 1000,
         'schedule_ms_p95': percentile(per_instance, 0.95) * 1000,
+        **({'polls': submitted.polls} if path.via == 'api' else {}),
     }
 
 
@@ -404,14 +507,15 @@ def _children(pid: int) -> list[int]:
     return found
 
 
+def process_tree_cpu(pid: int) -> float:
+    """CPU seconds used so far by process ``pid`` and its live children (the HTTP workers)."""
+    return sum(_cpu_ticks(p) for p in (pid, *_children(pid))) / os.sysconf('SC_CLK_TCK')
+
+
 def daemon_cpu(deployment: Deployment) -> dict[str, float]:
     """CPU seconds used so far by each daemon (with its live children: the HTTP workers)."""
-    hertz = os.sysconf('SC_CLK_TCK')
-    used = {}
-    for pid_file in deployment.run_dir.glob('*.pid'):
-        pid = json.loads(pid_file.read_text())['pid']
-        used[pid_file.stem] = sum(_cpu_ticks(p) for p in (pid, *_children(pid))) / hertz
-    return used
+    return {pid_file.stem: process_tree_cpu(json.loads(pid_file.read_text())['pid'])
+            for pid_file in deployment.run_dir.glob('*.pid')}
 
 
 IDLE_SECONDS = 20
@@ -574,6 +678,79 @@ def records_written(deployment: Deployment) -> int | None:
     return None
 
 
+def warmed(via: list[str]) -> list[str]:
+    """The paths that boot one instance before the measure: all of them when compared."""
+    return via if len(via) > 1 else []
+
+
+def placed(results: list[dict]) -> int:
+    """Instances the scenarios so far left ACTIVE (nothing is deleted between them)."""
+    return sum(r['active'] for r in results)
+
+
+def keystone_wanted(args) -> bool:
+    """Real tokens for ``--via api``: asked (``--keystone``) or a Keystone venv named."""
+    return 'api' in args.via.split(',') and (
+        args.keystone or 'CELLPLANE_KEYSTONE_VENV' in os.environ)
+
+
+@contextlib.contextmanager
+def keystone_of(args, workdir: Path):
+    """A Keystone of the run's own (``tests/support/keystone.py``) when wanted, else None."""
+    if not keystone_wanted(args):
+        yield None
+        return
+    server = Keystone(workdir / 'keystone', KEYSTONE_VENV)
+    (workdir / 'keystone').mkdir()
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def api_caller(keystone: Keystone | None) -> tuple[str, str]:
+    """The token the API path sends and the project it (and the direct path) boots into."""
+    if keystone is None:
+        return f'{PROJECT}:{PROJECT}', PROJECT    # noauth2: "user:project"
+    return keystone.token(MEMBER_A), keystone.project_id(MEMBER_A)
+
+
+def list_detail(paths: dict, servers_now: int, args, *, capacity: int) -> dict:
+    """``GET /servers/detail?limit=1000`` as the project's member, ``--list-calls`` times, over
+    ``--list-servers`` servers (booted by the direct path up to that many first).
+
+    Each call's time is the client's, from sending to the whole body read; the
+    API's CPU per call is its daemon's over all the calls.
+    """
+    more = args.list_servers - servers_now
+    if more > capacity:
+        raise progress.BenchmarkStopped(f'{more} more servers are needed for the list, '
+                                        f'the hosts hold {capacity} more')
+    if more > 0:
+        direct = paths['direct']
+        sizes = [servers.MAX_COUNT // 10] * (more // (servers.MAX_COUNT // 10))
+        if more % (servers.MAX_COUNT // 10):
+            sizes.append(more % (servers.MAX_COUNT // 10))
+        uuids = direct.submit('fill', sizes)
+        direct.wait(uuids, progress.Progress(len(uuids), stall_seconds=args.stall_seconds,
+                                             capacity_=capacity))
+    api = paths['api']
+    query = {'limit': compute_api_client.LIST_LIMIT}
+    listed = len(api.client.call('GET', '/v2.1/servers/detail', params=query).json()['servers'])
+    seconds = []
+    cpu_before = api.cpu()
+    for _ in range(args.list_calls):
+        began = time.perf_counter()
+        api.client.call('GET', '/v2.1/servers/detail', params=query)
+        seconds.append(time.perf_counter() - began)
+    cpu = api.cpu() - cpu_before
+    return {'servers': max(servers_now, args.list_servers), 'listed': listed,
+            'calls': args.list_calls, 'ms_median': 1000 * statistics.median(seconds),
+            'ms_p95': 1000 * percentile(seconds, 0.95),
+            'api_cpu_ms_per_call': 1000 * cpu / args.list_calls}
+
+
 def run(args, record_backend: str | None = None, queues: str = 'quorum') -> dict:
     rabbit = backing_services.find_rabbit()
     postgres = backing_services.find_postgres()
@@ -593,16 +770,21 @@ def run(args, record_backend: str | None = None, queues: str = 'quorum') -> dict
     # This process (API role, raw casts) declares queues as the daemons do.
     for name, value in rpc_options.QUEUE_SETTINGS[queues].items():
         cfg.CONF.set_override(name, value, group=rpc_options.RABBIT_GROUP)
-    with tempfile.TemporaryDirectory(prefix='cellplane-boot-bench-') as workdir:
+    via = args.via.split(',')
+    with tempfile.TemporaryDirectory(prefix='cellplane-boot-bench-') as workdir, \
+            keystone_of(args, Path(workdir)) as keystone:
         deployment = Deployment(Path(workdir), rabbit, postgres, computes,
                                 trace_scheduling=record_backend not in (None, 'database'),
                                 rpc_handler_threads=args.handler_threads,
                                 default_intervals=True,
                                 scheduler_workers=args.scheduler_workers,
                                 record_backend=record_backend,
-                                queues=queues)
+                                queues=queues, compute_api='api' in via, keystone=keystone,
+                                api_workers=args.api_workers)
         cast_vhost = None
         exact = None
+        listing = None
+        transport = api_engine = None
         started = time.perf_counter()
         try:
             deployment.create()
@@ -611,33 +793,49 @@ def run(args, record_backend: str | None = None, queues: str = 'quorum') -> dict
             rss = agent_rss_mib(deployment)
             api_engine = engines.create_engine(deployment.databases['api'])
             api_flavors.create(api_engine, name=FLAVOR[0], vcpus=FLAVOR[1],
-                               memory_mb=FLAVOR[2], root_gb=FLAVOR[3])
+                               memory_mb=FLAVOR[2], root_gb=FLAVOR[3], flavorid=FLAVOR[0])
             transport = get_transport(deployment.transport_url('top'))
             conductor = SuperConductorAPI(transport)
+            # The servers of both paths are one project's: the API's caller's.
+            token, project = api_caller(keystone)
+            paths = {'direct': DirectPath(deployment, api_engine, conductor, project=project)}
+            if 'api' in via:
+                paths['api'] = ApiPath(deployment, compute_api_client.ComputeClient(
+                    deployment.compute_api_url, token))
             results = []
             cpu_before = daemon_cpu(deployment)
             broker_before, database_before = broker_cpu(), database_cpu()
             this_before = time.process_time()
             watch = ConnectionWatch(deployment).__enter__()
             try:
-                results.append(boot(deployment, api_engine, conductor, name='single',
-                                    sizes=[1] * args.instances, capacity=capacity,
-                                    stall_seconds=args.stall_seconds))
+                # Compared, each path boots one first: connections, caches, the
+                # first Keystone validation are not what is measured.
+                for path in warmed(via):
+                    warm = paths[path].submit(f'{path}-warmup', [1])
+                    paths[path].wait(warm, progress.Progress(
+                        1, stall_seconds=args.stall_seconds))
+                capacity -= len(warmed(via))
+                # Each scenario through each path in turn (the order reversed for
+                # the batches): one load, and fuller hosts, for both.
+                for path in via:
+                    results.append(boot(deployment, paths[path], name='single',
+                                        sizes=[1] * args.instances,
+                                        capacity=capacity - placed(results),
+                                        stall_seconds=args.stall_seconds))
                 if args.exact_fit:
                     exact = over_capacity(deployment)
                     raise _SingleOnly
                 batches = [args.batch] * (args.instances // args.batch)
                 if args.instances % args.batch:
                     batches.append(args.instances % args.batch)
-                results.append(boot(deployment, api_engine, conductor, name='batch',
-                                    sizes=batches, stall_seconds=args.stall_seconds,
-                                    capacity=capacity - results[0]['active']))
+                for path in reversed(via):
+                    results.append(boot(deployment, paths[path], name='batch',
+                                        sizes=batches, stall_seconds=args.stall_seconds,
+                                        capacity=capacity - placed(results)))
             except _SingleOnly:
                 pass
             finally:
                 watch.__exit__()
-                transport.cleanup()
-                api_engine.dispose()
             cpu = cpu_by_role(cpu_before, daemon_cpu(deployment))
             cpu['this process (API role, polling)'] = time.process_time() - this_before
             broker_after, database_after = broker_cpu(), database_cpu()
@@ -649,9 +847,16 @@ def run(args, record_backend: str | None = None, queues: str = 'quorum') -> dict
             time.sleep(1.0)
             conflicts = claim_conflicts(deployment)
             written = records_written(deployment)
+            if 'api' in via:
+                listing = list_detail(paths, placed(results) + len(warmed(via)), args,
+                                      capacity=capacity - placed(results))
             cast_vhost = rabbit.create_vhost('castbench')
             casts = cast_rate(rabbit.url_for(cast_vhost), args.casts)
         finally:
+            if transport is not None:
+                transport.cleanup()
+            if api_engine is not None:
+                api_engine.dispose()
             deployment.destroy()
             if cast_vhost:
                 rabbit.delete_vhost(cast_vhost)
@@ -675,7 +880,11 @@ def run(args, record_backend: str | None = None, queues: str = 'quorum') -> dict
             'database_cpu_ms_per_boot': (None if database_seconds is None
                                          else 1000 * database_seconds / booted),
             'batch_size': args.batch, 'record_backend': record_backend or 'default',
-            'records_written': written, 'connections': watch.report()}
+            'records_written': written, 'connections': watch.report(),
+            'api': None if listing is None else {
+                'auth': 'keystone' if keystone_wanted(args) else 'noauth2',
+                'workers': args.api_workers, 'microversion': paths['api'].client.version,
+                'listing': listing}}
 
 
 def render(report: dict) -> str:
@@ -697,16 +906,17 @@ def render(report: dict) -> str:
         + '; after: ' + ', '.join(f'{x:.1f}' for x in report['load_after'])
         + ' - other work on this machine shares its cores',
         '',
-        '| scenario | instances | requests | boots/s | scheduling ms/instance median '
+        '| scenario | via | instances | requests | boots/s | scheduling ms/instance median '
         '| p95 | ACTIVE | ERROR |',
-        '|---|---|---|---|---|---|---|---|',
+        '|---|---|---|---|---|---|---|---|---|',
     ]
     for r in report['results']:
-        label = r['scenario'] if r['scenario'] == 'single' else \
-            f'batch of {report["batch_size"]}'
-        lines.append(f'| {label} | {r["instances"]} | {r["requests"]} | '
-                     f'{r["boots_per_second"]:.1f} | {r["schedule_ms_median"]:.1f} | '
-                     f'{r["schedule_ms_p95"]:.1f} | {r["active"]} | {r["error"]} |')
+        lines.append(f'| {_label(r, report)} | {r.get("via", "direct")} | {r["instances"]} | '
+                     f'{r["requests"]} | {r["boots_per_second"]:.1f} | '
+                     f'{r["schedule_ms_median"]:.1f} | {r["schedule_ms_p95"]:.1f} | '
+                     f'{r["active"]} | {r["error"]} |')
+    if report.get('api'):
+        lines += ['', render_api(report)]
     scheduling = report['scheduling']
     lines += [
         '',
@@ -734,7 +944,8 @@ def render(report: dict) -> str:
         f'{broker["delivered_per_second"]:.0f}/s delivered to a trivial server.',
     ]
     for r in report['results']:
-        lines.append(f'  {r["scenario"]}: {r["boots_per_second"]:.1f} boots/s = '
+        lines.append(f'  {r["scenario"]} ({r.get("via", "direct")}): '
+                     f'{r["boots_per_second"]:.1f} boots/s = '
                      f'{r["boots_per_second"] / broker["delivered_per_second"]:.3f} x the raw '
                      f'cast rate (a boot: 1 cast + 1 call + 2 casts, DB writes, '
                      f'Placement calls)')
@@ -762,6 +973,51 @@ def render(report: dict) -> str:
     lines.append(f'CPU seconds per process during the {total} boots (both scenarios):')
     for role, seconds in report['cpu_seconds_during_boots'].items():
         lines.append(f'  {role}: {seconds:.1f} s ({seconds / total * 1000:.1f} ms per boot)')
+    return '\n'.join(lines)
+
+
+def _label(result: dict, report: dict) -> str:
+    return 'single' if result['scenario'] == 'single' else f'batch of {report["batch_size"]}'
+
+
+def render_api(report: dict) -> str:
+    """Today's path against the compute API's, scenario by scenario, and the detail list."""
+    api = report['api']
+    auth = ('Keystone tokens, validated by keystonemiddleware' if api['auth'] == 'keystone'
+            else 'noauth2: no Keystone here, tokens not validated (--keystone or '
+                 'CELLPLANE_KEYSTONE_VENV for real ones)')
+    lines = [f'Through the compute API: cellplane-api, {api["workers"]} worker(s), '
+             f'microversion {api["microversion"]}; auth: {auth}.',
+             'API-role CPU per boot: direct, this process while it wrote and cast the requests '
+             '(its database polls apart); API, the cellplane-api processes while the POSTs were '
+             'answered and while GET /servers/detail was polled.',
+             '',
+             '| scenario | boots/s direct | boots/s API | API / direct | direct: API-role CPU '
+             'ms/boot | API: POST CPU ms/boot | API: polls CPU ms/boot | API: CPU ms/boot '
+             '| polls |',
+             '|---|---|---|---|---|---|---|---|---|']
+    by = {(r['scenario'], r.get('via', 'direct')): r for r in report['results']}
+    for scenario in ('single', 'batch'):
+        direct, through = by.get((scenario, 'direct')), by.get((scenario, 'api'))
+        if through is None:
+            continue
+        ratio = ('-' if direct is None else
+                 f'{through["boots_per_second"] / direct["boots_per_second"]:.2f}')
+        lines.append(
+            f'| {_label(through, report)} | '
+            f'{"-" if direct is None else format(direct["boots_per_second"], ".1f")} | '
+            f'{through["boots_per_second"]:.1f} | {ratio} | '
+            f'{"-" if direct is None else format(direct["api_cpu_ms_send"], ".2f")} | '
+            f'{through["api_cpu_ms_send"]:.2f} | {through["api_cpu_ms_watch"]:.2f} | '
+            f'{through["api_cpu_ms_send"] + through["api_cpu_ms_watch"]:.2f} | '
+            f'{through.get("polls", "-")} |')
+    listing = api['listing']
+    lines.append(
+        f'GET /servers/detail?limit=1000 over {listing["servers"]} servers in '
+        f'{report["cells"]} cells, as the project\'s member ({listing["listed"]} listed): '
+        f'median {listing["ms_median"]:.1f} ms, p95 {listing["ms_p95"]:.1f} ms of '
+        f'{listing["calls"]} calls; the API\'s CPU {listing["api_cpu_ms_per_call"]:.1f} ms '
+        f'per call.')
     return '\n'.join(lines)
 
 
@@ -846,7 +1102,33 @@ def main(argv=None) -> int:
                              'quorum (cellplane\'s default), quorum+ (deploy/two-cell\'s: '
                              'stable reply names, stream fanouts), durable (classic) or '
                              'transient (classic), e.g. quorum,durable (default: quorum)')
+    parser.add_argument('--via', metavar='PATHS', default='direct',
+                        help='comma-separated: direct (today\'s path: the API role\'s '
+                             'servers.create from this process, the databases polled) and/or '
+                             'api (cellplane-api over HTTP: POST /servers, GET '
+                             '/servers/detail polled); with both, each scenario runs '
+                             'through each in turn in one deployment (default: direct)')
+    parser.add_argument('--keystone', action='store_true',
+                        help='--via api with real tokens: a Keystone of the run\'s own '
+                             '(also when CELLPLANE_KEYSTONE_VENV is set); else noauth2')
+    parser.add_argument('--api-workers', type=int, default=2,
+                        help='[api] workers of cellplane-api (default 2, its default)')
+    parser.add_argument('--list-servers', type=int, default=1000,
+                        help='--via api: servers in the project when GET /servers/detail'
+                             '?limit=1000 is timed, booted up to that many first '
+                             '(default 1000)')
+    parser.add_argument('--list-calls', type=int, default=20,
+                        help='--via api: GET /servers/detail?limit=1000 calls timed '
+                             '(default 20)')
     args = parser.parse_args(argv)
+    via = args.via.split(',')
+    if not via or not set(via) <= {'direct', 'api'} or len(set(via)) != len(via):
+        parser.error(f'--via takes direct, api or both (comma-separated), got {args.via}')
+    if args.keystone and 'api' not in via:
+        parser.error('--keystone is for --via api')
+    if args.keystone and not (KEYSTONE_VENV / 'bin' / 'keystone-manage').exists():
+        parser.error(f'--keystone: no Keystone in {KEYSTONE_VENV}: run '
+                     f'tools/keystone/setup_venv.sh or set CELLPLANE_KEYSTONE_VENV')
     queues = args.queues.split(',')
     if not set(queues) <= set(rpc_options.QUEUE_SETTINGS):
         parser.error(f'--queues takes {", ".join(sorted(rpc_options.QUEUE_SETTINGS))}, '

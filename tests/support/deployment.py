@@ -128,6 +128,7 @@ class Deployment:
                  scheduler_only: dict[str, dict[str, Any]] | None = None,
                  keystone: Keystone | None = None,
                  compute_api: bool = False, images: str | None = None,
+                 api_workers: int = 1,
                  proxied_databases: tuple[str, ...] = (),
                  https: Issued | None = None,
                  rabbit_options: dict[str, Any] | None = None,
@@ -187,6 +188,8 @@ class Deployment:
         # Run cellplane-api too (api.conf; keystone when given one, else noauth2)
         # at compute_api_url.
         self.compute_api = compute_api
+        # [api] workers of cellplane-api (processes; a benchmark gives the daemon's default).
+        self.api_workers = api_workers
         # [quota] of top.conf (the CLI, and cellplane-api, which reads it first):
         # unlimited, since most tests boot more than Nova's defaults allow one
         # project; a quota test gives its project limits (os-quota-sets).
@@ -331,7 +334,8 @@ class Deployment:
             self._write('api.conf', {
                 'api': {'bind_host': '127.0.0.1',
                         'bind_port': self.compute_api_url.rsplit(':', 1)[1],
-                        'workers': 1, **api_auth.pop('api'), **self._https_server()},
+                        'workers': self.api_workers, **api_auth.pop('api'),
+                        **self._https_server()},
                 **api_auth, **images, **self._metrics('api')})
         for n in range(2, self.scheduler_workers + 1):
             # Read after top.conf by the launcher: a worker of its own name.
