@@ -5,6 +5,7 @@ import dataclasses
 import json
 from typing import Callable
 
+import msgspec
 import webob
 from oslo_context import context as oslo_context
 from sqlalchemy.engine import Engine
@@ -85,9 +86,14 @@ class ComputeRequest(webob.Request):
         return self.allowed('context_is_admin')
 
 
+# msgspec writes the same JSON as json.dumps (without its spaces) about ten
+# times faster: a thousand detailed servers are a megabyte (as in Placement).
+_encode = msgspec.json.Encoder().encode
+
+
 def json_response(body, status: int = 200) -> webob.Response:
     resp = webob.Response(status=status, content_type='application/json', charset=None)
-    resp.body = json.dumps(body).encode()
+    resp.body = _encode(body)
     return resp
 
 
