@@ -338,7 +338,11 @@ def _flavor_name(stored, flavor: Flavor | None) -> str:
 
 
 def _read_cell(engine: Engine, cell: CellMapping, uuids: Sequence[str], *,
-               with_events: bool = False) -> dict[str, Server]:
+               with_events: bool = False,
+               accepted_at: Mapping[str, datetime.datetime] | None = None
+               ) -> dict[str, Server]:
+    """The servers of ``uuids`` this cell has; created when ``accepted_at`` says, if it does."""
+    accepted_at = accepted_at or {}
     with engine.connect() as conn:
         rows = instances.get_many(conn, uuids)
         # The newest fault of each instance is the one shown.
@@ -354,7 +358,8 @@ def _read_cell(engine: Engine, cell: CellMapping, uuids: Sequence[str], *,
         flavor=_flavor_name(row['flavor'], flavors[row['uuid']]),
         cell=cell.name, host=row['host'], node=row['node'],
         fault=faults.get(row['uuid']) if row['vm_state'] == instance_states.ERROR else None,
-        created_at=row['created_at'], events=tuple(events.get(row['uuid'], ())),
+        created_at=accepted_at.get(row['uuid'], row['created_at']),
+        events=tuple(events.get(row['uuid'], ())),
         project_id=row['project_id'], user_id=row['user_id'],
         availability_zone=row['availability_zone'],
         flavor_id=flavors[row['uuid']].flavorid if flavors[row['uuid']] else None,
@@ -407,7 +412,8 @@ def _list_servers(api_engine: Engine, cells: CellDatabases, uuids, *, with_event
 
     def reader(cell_uuid: str) -> Callable[[], dict[str, Server]]:
         return lambda: _read_cell(cells.engine(cell_uuid), cell_of[cell_uuid],
-                                  by_cell[cell_uuid], with_events=with_events)
+                                  by_cell[cell_uuid], with_events=with_events,
+                                  accepted_at=accepted_at)
     answers = gather({cell_uuid: reader(cell_uuid) for cell_uuid in by_cell}, cell_timeout)
     for cell_uuid, answer in answers.items():
         if not isinstance(answer, BaseException):
@@ -446,8 +452,9 @@ def _list_servers(api_engine: Engine, cells: CellDatabases, uuids, *, with_event
             server = _from_build_request(pending[instance_uuid])
         if server is None or (server.status == DELETED and not include_deleted):
             continue
-        if instance_uuid in accepted_at:
-            server = dataclasses.replace(server, created_at=accepted_at[instance_uuid])
+        accepted = accepted_at.get(instance_uuid)
+        if accepted is not None and server.created_at != accepted:
+            server = dataclasses.replace(server, created_at=accepted)
         servers.append(server)
     return servers
 

@@ -4,6 +4,6 @@ from __future__ import annotations
 
 def links(req, kind: str, ident: str) -> list[dict]:
     """``[{"rel": "self", "href": ".../v2.1[/p]/kind/id"}, {"rel": "bookmark", "href": ".../[p/]kind/id"}]``"""
-    return [{'rel': 'self', 'href': f'{req.link_base()}/{kind}/{ident}'},
-            {'rel': 'bookmark', 'href': f'{req.host_url}{req.prefix.removeprefix("/v2.1")}'
-                                        f'/{kind}/{ident}'}]
+    versioned, bookmark = req.link_bases()
+    return [{'rel': 'self', 'href': f'{versioned}/{kind}/{ident}'},
+            {'rel': 'bookmark', 'href': f'{bookmark}/{kind}/{ident}'}]

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import functools
 import hashlib
 import re
 
@@ -54,7 +55,9 @@ def at_least(req, minor: int) -> bool:
 
 
 def isotime(value: datetime.datetime | None) -> str:
-    return (value or _EPOCH).strftime('%Y-%m-%dT%H:%M:%SZ')
+    """``2026-11-26T10:00:00Z``; the wall time as stored (naive UTC) whatever its tzinfo."""
+    # isoformat is several times faster than strftime; a list writes three per server.
+    return (value or _EPOCH).isoformat(timespec='seconds')[:19] + 'Z'
 
 
 @dataclasses.dataclass(frozen=True)
@@ -81,7 +84,14 @@ def hostname(display_name: str | None, uuid: str) -> str:
 def _host_id(server: servers.Server) -> str:
     if not server.host:
         return ''
-    return hashlib.sha224(f'{server.project_id}{server.host}'.encode()).hexdigest()
+    return _project_host_id(server.project_id, server.host)
+
+
+@functools.lru_cache(maxsize=4096)
+def _project_host_id(project_id: str | None, host: str) -> str:
+    """Nova's hostId: one per project and host, so a list of many servers on few hosts
+    hashes each pair once."""
+    return hashlib.sha224(f'{project_id}{host}'.encode()).hexdigest()
 
 
 def _bookmark(req, kind: str, ident: str) -> list[dict]:
