@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import functools
+import json
 import uuid as uuidlib
 from typing import Callable, Iterable, Mapping, Sequence
 
@@ -331,6 +333,18 @@ def _flavor(stored) -> Flavor | None:
         return None
 
 
+@functools.lru_cache(maxsize=1024)
+def _flavor_of_text(text: str) -> tuple[Flavor | None, str]:
+    """A stored flavor's JSON text, decoded and checked once however many rows carry it;
+    with its name (``?`` when unreadable). Flavors are frozen: the same one is shared."""
+    try:
+        stored = json.loads(text)
+    except (TypeError, ValueError):
+        return None, '?'
+    flavor = _flavor(stored)
+    return flavor, _flavor_name(stored, flavor)
+
+
 def _flavor_name(stored, flavor: Flavor | None) -> str:
     if flavor is not None:
         return flavor.name
@@ -344,27 +358,30 @@ def _read_cell(engine: Engine, cell: CellMapping, uuids: Sequence[str], *,
     """The servers of ``uuids`` this cell has; created when ``accepted_at`` says, if it does."""
     accepted_at = accepted_at or {}
     with engine.connect() as conn:
-        rows = instances.get_many(conn, uuids)
-        # The newest fault of each instance is the one shown.
+        rows = instances.get_many(conn, uuids, flavor_text=True)
+        # The newest fault of each instance is the one shown (for those in ERROR).
+        errored = [row['uuid'] for row in rows if row['vm_state'] == instance_states.ERROR]
         faults = {uuid: found[-1]['message'] + (
                       f'\n{found[-1]["details"]}' if found[-1]['details'] else '')
-                  for uuid, found in instances.faults_of_many(conn, uuids).items()}
+                  for uuid, found in (instances.faults_of_many(conn, errored).items()
+                                      if errored else ())}
         events = instance_actions.histories(conn, uuids) if with_events else {}
-    flavors = {row['uuid']: _flavor(row['flavor']) for row in rows}
+    flavors = {row['uuid']: _flavor_of_text(row['flavor']) for row in rows}
     return {row['uuid']: Server(
         uuid=row['uuid'], name=row['display_name'],
         status=_status(row['vm_state'], row['task_state']),
         task_state=row['task_state'],
-        flavor=_flavor_name(row['flavor'], flavors[row['uuid']]),
+        flavor=flavors[row['uuid']][1],
         cell=cell.name, host=row['host'], node=row['node'],
         fault=faults.get(row['uuid']) if row['vm_state'] == instance_states.ERROR else None,
         created_at=accepted_at.get(row['uuid'], row['created_at']),
         events=tuple(events.get(row['uuid'], ())),
         project_id=row['project_id'], user_id=row['user_id'],
         availability_zone=row['availability_zone'],
-        flavor_id=flavors[row['uuid']].flavorid if flavors[row['uuid']] else None,
+        flavor_id=flavors[row['uuid']][0].flavorid if flavors[row['uuid']][0] else None,
         updated_at=row.get('updated_at'), launched_at=row['launched_at'],
-        image_ref=row.get('image_ref'), flavor_spec=flavors[row['uuid']], cell_uuid=cell.uuid,
+        image_ref=row.get('image_ref'), flavor_spec=flavors[row['uuid']][0],
+        cell_uuid=cell.uuid,
         description=row.get('description'), launch_index=row.get('launch_index') or 0)
         for row in rows}
 
