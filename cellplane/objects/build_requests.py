@@ -84,12 +84,14 @@ def record(engine: Engine, instances: Sequence[Instance], spec: RequestSpec) -> 
 
 def record_in(conn: Connection, instances: Sequence[Instance], spec: RequestSpec) -> None:
     """``record`` on the caller's transaction (a create that checks its quota in the same one)."""
-    for instance in instances:
-        conn.execute(build_requests.insert().values(
-            instance_uuid=instance.uuid, project_id=instance.project_id,
-            user_id=instance.user_id, instance=instance.to_primitive()))
-        request_specs.insert(conn, instance.uuid, spec)
-        instance_mappings.insert(conn, instance)
+    # One INSERT of every instance per table (a multi-create of B is 3 statements,
+    # not 3 x B, each compiled anew from its own values).
+    conn.execute(build_requests.insert(), [
+        {'instance_uuid': instance.uuid, 'project_id': instance.project_id,
+         'user_id': instance.user_id, 'instance': instance.to_primitive()}
+        for instance in instances])
+    request_specs.insert_many(conn, [instance.uuid for instance in instances], spec)
+    instance_mappings.insert_many(conn, instances)
     if spec.instance_group is not None:
         server_groups.add_members(conn, spec.instance_group.uuid,
                                   [i.uuid for i in instances])

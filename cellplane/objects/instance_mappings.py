@@ -18,9 +18,14 @@ from rpc_schemas.instance import Instance
 
 def insert(conn: Connection, instance: Instance) -> None:
     """Map ``instance`` to no cell yet."""
-    conn.execute(instance_mappings.insert().values(
-        instance_uuid=instance.uuid, cell_id=None, project_id=instance.project_id,
-        user_id=instance.user_id))
+    insert_many(conn, [instance])
+
+
+def insert_many(conn: Connection, instances: Sequence[Instance]) -> None:
+    """Map each of ``instances`` to no cell yet, in one INSERT (ids in their order)."""
+    conn.execute(instance_mappings.insert(), [
+        {'instance_uuid': instance.uuid, 'cell_id': None, 'project_id': instance.project_id,
+         'user_id': instance.user_id} for instance in instances])
 
 
 # Every boot runs it: built once (see cellplane/objects/instances.py's _APPLY).

@@ -1,6 +1,8 @@
 """Request specs in the API DB (``request_specs``): what each instance was asked with, as a ``RequestSpec``."""
 from __future__ import annotations
 
+from typing import Sequence
+
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
@@ -9,8 +11,14 @@ from rpc_schemas.request_spec import RequestSpec
 
 
 def insert(conn: Connection, instance_uuid: str, spec: RequestSpec) -> None:
-    conn.execute(request_specs.insert().values(
-        instance_uuid=instance_uuid, spec=spec.to_primitive()))
+    insert_many(conn, [instance_uuid], spec)
+
+
+def insert_many(conn: Connection, instance_uuids: Sequence[str], spec: RequestSpec) -> None:
+    """The same request spec for each of ``instance_uuids`` (a multi-create's), in one INSERT."""
+    primitive = spec.to_primitive()
+    conn.execute(request_specs.insert(), [{'instance_uuid': uuid, 'spec': primitive}
+                                          for uuid in instance_uuids])
 
 
 def get(engine: Engine, instance_uuid: str) -> RequestSpec | None:
