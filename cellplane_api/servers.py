@@ -179,7 +179,8 @@ def check_zone(api_engine: Engine, cells: CellDatabases, zone: str, *,
 
 
 def create(api_engine: Engine, conductor: SuperConductorAPI, ctxt: RequestContext, *,
-           name: str, flavor: str, count: int = 1, project_id: str, user_id: str,
+           name: str, flavor: str | api_flavors.FlavorRecord, count: int = 1,
+           project_id: str, user_id: str,
            image_properties: Mapping[str, str] | None = None,
            availability_zone: str | None = None, cells: CellDatabases | None = None,
            group: str | None = None, hints: Mapping[str, Sequence[str]] | None = None,
@@ -202,7 +203,8 @@ def create(api_engine: Engine, conductor: SuperConductorAPI, ctxt: RequestContex
     ``hints`` are scheduler hints (``scheduling_hints.parse``); ``image_ref``
     is stored with each instance as given (no image service is asked), and
     so is ``description``; each instance's ``launch_index`` is its place
-    among the ``count``, from 0.
+    among the ``count``, from 0. ``flavor`` is a flavor's name or id, or its
+    record when the caller has read it already.
     """
     if not 1 <= count <= MAX_COUNT:
         raise ServerError(f'--count must be between 1 and {MAX_COUNT}, not {count}')
@@ -210,7 +212,9 @@ def create(api_engine: Engine, conductor: SuperConductorAPI, ctxt: RequestContex
         raise ServerError('a server name must not be empty or blank')
     if len(name) > NAME_MAX:
         raise ServerError(f'a server name has at most {NAME_MAX} characters, not {len(name)}')
-    found = api_flavors.get(api_engine, flavor)
+    # The compute API has read the flavor already (is it visible to the caller?).
+    found = (flavor if isinstance(flavor, api_flavors.FlavorRecord)
+             else api_flavors.get(api_engine, flavor))
     if availability_zone is not None and cells is not None:
         check_zone(api_engine, cells, availability_zone, default_zone=default_zone,
                    cell_timeout=cell_timeout)

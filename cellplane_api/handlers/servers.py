@@ -139,7 +139,8 @@ def create_server(req):
     services = req.services
     flavor_id = _flavor_ref(asked['flavorRef'])
     # A private flavor the caller's project has no access to does not exist for it.
-    if visible(req, flavor_id) is None:
+    flavor = visible(req, flavor_id)
+    if flavor is None:
         raise errors.BadRequest(f'Invalid input for field/attribute flavorRef: flavor '
                                 f'{flavor_id} could not be found.')
     image_ref, image_properties = _image(services, _boot_image(asked))
@@ -155,7 +156,7 @@ def create_server(req):
     try:
         uuids = servers.create(
             services.api_engine, services.conductor, ctxt, name=asked['name'],
-            flavor=flavor_id, count=max_count, project_id=caller.project_id,
+            flavor=flavor, count=max_count, project_id=caller.project_id,
             user_id=caller.user_id, availability_zone=asked.get('availability_zone'),
             cells=services.cells, group=hints.get('group'), hints=resolved,
             image_ref=image_ref, image_properties=image_properties,
