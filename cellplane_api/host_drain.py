@@ -44,6 +44,7 @@ from cellplane.context import RequestContext
 from cellplane.objects import instances, migrations
 from cellplane_api import compute_services, moves, servers
 from conductor.super.rpcapi import SuperConductorAPI
+from placement.client import PlacementClientError, PlacementUnreachable
 from rpc_schemas.instance import BUILDING
 
 LIVE = 'live'
@@ -171,6 +172,13 @@ class HostDrain:
         with self._one.engine.connect() as conn:
             return migrations.get(conn, moving.migration.uuid)
 
+    def _source_held(self, migration: migrations.Migration) -> bool:
+        """Whether the migration's consumer still holds the source's allocation (unknown: no)."""
+        try:
+            return bool(self._placement.get_allocations(migration.uuid).allocations)
+        except (PlacementClientError, PlacementUnreachable):
+            return False
+
     def _settle(self, moving: _InFlight, now: float) -> Outcome | None:
         """The move's outcome once it is over; None while it goes on (a finished cold one is confirmed)."""
         try:
@@ -191,6 +199,10 @@ class HostDrain:
         done = dict(instance_uuid=row['uuid'], name=row['display_name'],
                     migration_uuid=migration.uuid, seconds=took)
         if migration.status in (migrations.DONE, migrations.CONFIRMED):
+            # A live migration is marked done before the cell conductor frees
+            # its source allocation: moved, once the source holds nothing.
+            if self._source_held(migration) and now - moving.started <= self._move_timeout:
+                return None
             return Outcome(result=MOVED, dest_host=migration.dest_host, **done)
         if migration.status in (migrations.FAILED, migrations.ERROR):
             return Outcome(result=NOT_MOVED, reason=migration.error, **done)

@@ -163,6 +163,36 @@ def test_a_cold_drain_confirms_each_move_so_the_source_is_freed(cloud):
     _undrain_and_delete(cloud, uuids)
 
 
+class _LateToFree:
+    """The cell conductor's Placement client, removing a consumer's allocation a second late."""
+
+    def __init__(self, inner) -> None:
+        self._inner = inner
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
+
+    def unclaim(self, consumer_uuid: str) -> bool:
+        time.sleep(1.0)
+        return self._inner.unclaim(consumer_uuid)
+
+
+def test_a_live_move_is_reported_once_its_source_allocation_is_freed(cloud):
+    # The cell conductor marks a live migration done, then frees its source
+    # allocation: a drain that reported the move at "done" left the
+    # migration's consumer holding the drained host (the demo's Placement
+    # check, read right after the drain, then failed on a loaded machine).
+    uuids = _boot(cloud, 'late', count=1)
+    moves = cloud.cell_conductors['cell1'].manager.moves
+    real, moves._placement = moves._placement, _LateToFree(moves._placement)
+    try:
+        report = _drain(cloud, mode=host_drain.LIVE)
+    finally:
+        moves._placement = real
+    _moved_off(cloud, report, uuids)
+    _undrain_and_delete(cloud, uuids)
+
+
 @pytest.mark.parametrize('parallel', [1, 3])
 def test_parallel_bounds_the_moves_in_flight(cloud, parallel):
     uuids = _boot(cloud, f'par{parallel}', count=3)
