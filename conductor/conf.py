@@ -161,8 +161,12 @@ conductor_opts = [
 
 
 def register_opts(conf: cfg.ConfigOpts) -> None:
-    conf.register_group(conductor_group)
-    conf.register_opts(conductor_opts, group=conductor_group)
+    # A fresh OptGroup per ConfigOpts (as cellplane/conf.py): oslo.config keeps
+    # a group's option state, overrides included, on the OptGroup object, so
+    # the module-level one would leak set_override between configurations
+    # (one embedded cloud's [conductor] overrides into every later one).
+    conf.register_group(cfg.OptGroup(conductor_group.name, title=conductor_group.title))
+    conf.register_opts(conductor_opts, group=conductor_group.name)
 
 
 def list_opts():

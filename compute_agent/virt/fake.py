@@ -82,7 +82,9 @@ fake_driver_opts = [
 
 
 def register_opts(conf: cfg.ConfigOpts) -> None:
-    conf.register_opts(fake_driver_opts, group=fake_driver_group)
+    # A fresh OptGroup per ConfigOpts, so overrides never leak between configs.
+    conf.register_group(cfg.OptGroup(fake_driver_group.name, title=fake_driver_group.title))
+    conf.register_opts(fake_driver_opts, group=fake_driver_group.name)
 
 
 def list_opts():
