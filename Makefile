@@ -24,10 +24,11 @@ demo: $(STAMP)
 # file per worker at a time (each test has its own vhosts and databases; a
 # file's shared deployment stays on one worker). Integration tests mostly wait
 # on their daemons, so two workers nearly halve the wall time on 2 cores.
+# The 40 slowest tests are listed at the end: where the suite's time goes.
 TEST_WORKERS ?= 2
 test: lint
 	$(BIN)/python -m pytest tests -m exclusive
-	$(BIN)/python -m pytest tests -m 'not exclusive' -n $(TEST_WORKERS) --dist loadfile
+	$(BIN)/python -m pytest tests -m 'not exclusive' -n $(TEST_WORKERS) --dist loadfile --durations=40
 
 # The import contract, then ruff (pyflakes, pycodestyle, import order,
 # bugbear, blind excepts, noqa comments that still silence something:
