@@ -109,6 +109,21 @@ def _cell(api_engine: Engine, cells: CellDatabases, instance_uuid: str) -> str:
     return cell_uuid
 
 
+def _record(conn, ctxt: RequestContext, instance_uuid: str, row: dict, migration_type: str,
+            action: str, *, old_flavor: Flavor, new_flavor: Flavor,
+            dest_host: str | None = None) -> Migration:
+    """A ``queued`` migration from the instance's host and node, and its instance action."""
+    migration = migrations.create(
+        conn, uuid=str(uuidlib.uuid4()), instance_uuid=instance_uuid,
+        migration_type=migration_type, source_host=row['host'], source_node=row['node'],
+        old_flavor=old_flavor, new_flavor=new_flavor, request_id=ctxt.request_id,
+        dest_host=dest_host)
+    instance_actions.start_action(
+        conn, instance_uuid, action, request_id=ctxt.request_id, user_id=ctxt.user_id,
+        project_id=ctxt.project_id)
+    return migration
+
+
 def _busy(instance_uuid: str, row: dict) -> MoveConflict:
     doing = f' ({row["task_state"]})' if row['task_state'] else ''
     return MoveConflict(f'server {instance_uuid} is {row["vm_state"]}{doing}: only an '
@@ -152,15 +167,12 @@ def migrate(api_engine: Engine, cells: CellDatabases, conductor: SuperConductorA
         if not instances.begin_task(conn, instance_uuid, vm_state=ACTIVE,
                                     task_state=instances.RESIZE_PREP):
             raise _busy(instance_uuid, row)
-        migration = migrations.create(
-            conn, uuid=str(uuidlib.uuid4()), instance_uuid=instance_uuid,
-            migration_type=migrations.MIGRATION if new_flavor is None else migrations.RESIZE,
-            source_host=row['host'], source_node=row['node'], old_flavor=old_flavor,
-            new_flavor=new_flavor or old_flavor, request_id=ctxt.request_id)
-        instance_actions.start_action(
-            conn, instance_uuid, (instance_actions.ACTION_MIGRATE if new_flavor is None
-                                  else instance_actions.ACTION_RESIZE),
-            request_id=ctxt.request_id, user_id=ctxt.user_id, project_id=ctxt.project_id)
+        migration = _record(
+            conn, ctxt, instance_uuid, row,
+            migrations.MIGRATION if new_flavor is None else migrations.RESIZE,
+            (instance_actions.ACTION_MIGRATE if new_flavor is None
+             else instance_actions.ACTION_RESIZE),
+            old_flavor=old_flavor, new_flavor=new_flavor or old_flavor)
     _send(conductor, ctxt, engine, cell_uuid, migration, ended=migrations.ERROR,
           task_state=instances.RESIZE_PREP, what=f'the move of server {instance_uuid}')
     return migration
@@ -187,14 +199,9 @@ def live_migrate(api_engine: Engine, cells: CellDatabases, conductor: SuperCondu
                                     task_state=instances.MIGRATING):
             raise _busy(instance_uuid, row)
         flavor = Flavor.from_primitive(row['flavor'])
-        migration = migrations.create(
-            conn, uuid=str(uuidlib.uuid4()), instance_uuid=instance_uuid,
-            migration_type=migrations.LIVE_MIGRATION, source_host=row['host'],
-            source_node=row['node'], old_flavor=flavor, new_flavor=flavor,
-            request_id=ctxt.request_id, dest_host=host)
-        instance_actions.start_action(
-            conn, instance_uuid, instance_actions.ACTION_LIVE_MIGRATION,
-            request_id=ctxt.request_id, user_id=ctxt.user_id, project_id=ctxt.project_id)
+        migration = _record(conn, ctxt, instance_uuid, row, migrations.LIVE_MIGRATION,
+                            instance_actions.ACTION_LIVE_MIGRATION, old_flavor=flavor,
+                            new_flavor=flavor, dest_host=host)
     _send(conductor, ctxt, engine, cell_uuid, migration, ended=migrations.FAILED,
           task_state=instances.MIGRATING, what=f'the live migration of server {instance_uuid}')
     return migration
@@ -256,14 +263,9 @@ def evacuate(api_engine: Engine, cells: CellDatabases, conductor: SuperConductor
                                f'an ACTIVE or ERROR server doing nothing else can be '
                                f'evacuated')
         flavor = Flavor.from_primitive(row['flavor'])
-        migration = migrations.create(
-            conn, uuid=str(uuidlib.uuid4()), instance_uuid=instance_uuid,
-            migration_type=migrations.EVACUATION, source_host=row['host'],
-            source_node=row['node'], old_flavor=flavor, new_flavor=flavor,
-            request_id=ctxt.request_id, dest_host=host)
-        instance_actions.start_action(
-            conn, instance_uuid, instance_actions.ACTION_EVACUATE,
-            request_id=ctxt.request_id, user_id=ctxt.user_id, project_id=ctxt.project_id)
+        migration = _record(conn, ctxt, instance_uuid, row, migrations.EVACUATION,
+                            instance_actions.ACTION_EVACUATE, old_flavor=flavor,
+                            new_flavor=flavor, dest_host=host)
     try:
         conductor.evacuate_server(ctxt, cell_uuid, migration.uuid)
     except Exception as exc:  # nothing may be left half asked
