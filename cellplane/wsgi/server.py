@@ -75,24 +75,32 @@ def freeze_heap() -> None:
 
 
 def die_with(main_pid: int) -> None:
-    """Linux: the kernel sends this worker SIGTERM when the main process
+    """Linux: the kernel kills this worker (SIGKILL) when the main process
     dies, however it dies.
 
     granian's workers outlive a main process killed with SIGKILL (the OOM
     killer, an impatient operator): they would go on serving the port
-    beside the next daemon started. SIGTERM stops a worker gracefully.
+    beside the next daemon started. The signal is SIGKILL, not SIGTERM:
+    granian 2.8's worker can deadlock in its own SIGTERM handler (the
+    handler's ``WorkerSignal.set()`` waits in Rust while holding the GIL;
+    seen with py-spy on a worker still running a minute after its main
+    process was killed), and with no main process left to kill it after
+    ``graceful_timeout`` nothing else would. A killed main process has
+    already dropped whatever its workers were serving; their open database
+    transactions roll back when the connections close.
     """
     if not sys.platform.startswith('linux'):
         return
     # Until granian installs its worker's own handlers (after this app is
     # built), the worker holds the main process's handlers, inherited by
     # fork, which only set a flag on the main process's copy: a SIGTERM
-    # now would be swallowed. While it loads, a worker may simply die.
+    # from the main process's graceful stop would be swallowed while the
+    # worker loads. While it loads, a worker may simply die.
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     pr_set_pdeathsig = 1
     libc = ctypes.CDLL(None, use_errno=True)
-    if libc.prctl(pr_set_pdeathsig, signal.SIGTERM, 0, 0, 0) != 0:
+    if libc.prctl(pr_set_pdeathsig, signal.SIGKILL, 0, 0, 0) != 0:
         LOG.warning('prctl(PR_SET_PDEATHSIG) failed: errno %d', ctypes.get_errno())
         return
     if os.getppid() != main_pid:   # it died before the line above
-        os.kill(os.getpid(), signal.SIGTERM)
+        os.kill(os.getpid(), signal.SIGKILL)
