@@ -33,7 +33,6 @@ import pytest
 from cellplane.context import new_context
 from cellplane.objects import instances, migrations
 from cellplane.rpc.serializer import PayloadSerializer
-from cellplane.rpc.transport import get_transport
 
 # isort: split
 import oslo_messaging as messaging
@@ -90,7 +89,7 @@ def _wait(what: str, predicate, seconds: float = EVENTUALLY_SECONDS):
 
 def _guests(deployment, hosts=HOSTS) -> dict[str, set[str]]:
     """What runs on each of ``hosts``, as its compute agent says (compute API 1.7)."""
-    transport = get_transport(deployment.transport_url('cell1'))
+    transport = deployment.client_transport('cell1')
     try:
         found = {}
         for host in hosts:

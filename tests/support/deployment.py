@@ -53,9 +53,11 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from cellplane import config
 from cellplane.db import engines
 from cellplane.objects import compute_nodes
 from cellplane.rpc import options as rpc_options
+from cellplane.rpc.transport import get_transport
 from cellplane_cli.launcher import Launcher
 from compute_agent.hosted_host import hosted_host_names
 from placement.client import KeystoneTransport, PlacementClient
@@ -254,6 +256,20 @@ class Deployment:
 
     def transport_url(self, level: str) -> str:
         return self.rabbit.url_for(self.vhosts[level])
+
+    def client_transport(self, level: str):
+        """An RPC transport of this test process to ``level``'s bus, as its daemons have it.
+
+        Transports are built on the global ``cfg.CONF``, which a command run
+        in-process earlier in this worker (``manage.main`` in a functional
+        test) may have left holding its own files: another
+        ``control_exchange`` there sends every cast to an exchange no
+        daemon of this deployment reads. The global config is loaded again
+        without files first, as ``client_transport_factory`` does.
+        """
+        config.load([], prog='cellplane-tests', setup_logging=False,
+                    registrars=[rpc_options.register_opts])
+        return get_transport(self.transport_url(level))
 
     def _common(self, host: str) -> dict[str, Any]:
         trace = 'DEBUG' if self.trace_scheduling else 'INFO'

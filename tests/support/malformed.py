@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from cellplane.context import new_context
 from cellplane.rpc.serializer import PayloadSerializer
-from cellplane.rpc.transport import get_transport
 from compute_agent import rpcapi as compute_rpcapi
 from conductor.cell import rpcapi as cell_rpcapi
 from conductor.super import rpcapi as super_rpcapi
@@ -50,8 +49,7 @@ def send_malformed(deployment: Deployment, each: int) -> int:
         for level, topic, namespace, server, method, kwargs in targets(deployment):
             transport = transports.get(level)
             if transport is None:
-                transport = transports[level] = get_transport(
-                    deployment.transport_url(level))
+                transport = transports[level] = deployment.client_transport(level)
             client = messaging.get_rpc_client(
                 transport, messaging.Target(topic=topic, namespace=namespace,
                                             server=server),
