@@ -102,3 +102,21 @@ def _logging_handlers_left_by_the_test():
 
 def pytest_sessionfinish(session, exitstatus):
     services.stop_containers()
+
+
+# The order pytest-xdist hands out files (Makefile: --dist loadfile
+# --no-loadscope-reorder): the integration files, which hold most of the
+# suite's time in a few files of slow tests, first; the many quick files of
+# the other layers last, where they fill the workers' ends. A worker that
+# takes a slow file near the end would otherwise hold the whole run up.
+LAYER_ORDER = ('tests/integration/', 'tests/functional/', 'tests/unit/')
+
+
+def _layer(item) -> int:
+    path = item.nodeid
+    return next((i for i, prefix in enumerate(LAYER_ORDER) if path.startswith(prefix)),
+                len(LAYER_ORDER))
+
+
+def pytest_collection_modifyitems(session, config, items):
+    items.sort(key=_layer)   # stable: files and tests keep their order within a layer
