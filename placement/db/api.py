@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import weakref
 from typing import Iterator
 
 from sqlalchemy import exc as sa_exc
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, Engine
 
 
 @contextlib.contextmanager
@@ -77,3 +78,19 @@ def writer(context) -> Iterator[Connection]:
 def utcnow() -> datetime.datetime:
     """Now, as the naive UTC datetime the timestamp columns hold."""
     return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+
+
+_DATABASE_KEYS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def database_key(engine: Engine) -> str:
+    """``engine``'s URL (password hidden), the key of per-database caches.
+
+    Rendered once per engine: rendering a URL quotes each of its parts, and
+    a claim looked four caches up with it (a twentieth of the Python work
+    of a claim).
+    """
+    key = _DATABASE_KEYS.get(engine)
+    if key is None:
+        key = _DATABASE_KEYS[engine] = str(engine.url)
+    return key

@@ -38,7 +38,7 @@ def available(engine: Engine) -> bool:
     c4e7a1d2f9b3 or later)."""
     if engine.dialect.name != 'postgresql':
         return False
-    key = str(engine.url)
+    key = db_api.database_key(engine)
     found = _available.get(key)
     if found is None:
         with engine.connect() as conn:

@@ -16,6 +16,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine
 
+from placement.db import api as db_api
 from placement.db import models
 
 # The project and user that consumers written before microversion 1.8
@@ -58,7 +59,7 @@ class _NameCache:
 
     def id_of(self, engine: Engine, name: str, *, create: bool) -> int | None:
         """The id of ``name``, creating its row when ``create`` is set."""
-        db = str(engine.url)
+        db = db_api.database_key(engine)
         found = self._ids.get((db, name))
         if found is not None:
             return found
@@ -76,7 +77,7 @@ class _NameCache:
     def name_of(self, conn: Connection, id_: int | None) -> str | None:
         if id_ is None:
             return None
-        db = str(conn.engine.url)
+        db = db_api.database_key(conn.engine)
         found = self._names.get((db, id_))
         if found is not None:
             return found
