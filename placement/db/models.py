@@ -88,11 +88,13 @@ consumers = sa.Table(
     'consumers', metadata,
     sa.Column('id', sa.Integer, primary_key=True, autoincrement=True),
     sa.Column('uuid', sa.String(36), nullable=False, unique=True),
-    sa.Column('project_id', sa.Integer, sa.ForeignKey('projects.id'), nullable=False),
-    sa.Column('user_id', sa.Integer, sa.ForeignKey('users.id'), nullable=False),
+    # No foreign keys to projects, users, consumer types (as the reference):
+    # those rows are never removed, and checking a key locks the shared row
+    # on every claim (migration e3b8d5a2c7f1).
+    sa.Column('project_id', sa.Integer, nullable=False),
+    sa.Column('user_id', sa.Integer, nullable=False),
     sa.Column('generation', sa.Integer, nullable=False, server_default='0'),
-    sa.Column('consumer_type_id', sa.Integer,
-              sa.ForeignKey('consumer_types.id'), nullable=True),
+    sa.Column('consumer_type_id', sa.Integer, nullable=True),
     sa.Index('consumers_project_id_user_id_uuid_idx', 'project_id', 'user_id', 'uuid'),
     *_timestamps(),
 )
@@ -103,8 +105,9 @@ allocations = sa.Table(
     sa.Column('resource_provider_id', sa.Integer,
               sa.ForeignKey('resource_providers.id'), nullable=False),
     sa.Column('consumer_id', sa.String(36), nullable=False),
-    sa.Column('resource_class_id', sa.Integer,
-              sa.ForeignKey('resource_classes.id'), nullable=False),
+    # No foreign key to resource_classes: an allocation needs an inventory
+    # of its class, which has one (migration e3b8d5a2c7f1).
+    sa.Column('resource_class_id', sa.Integer, nullable=False),
     sa.Column('used', sa.Integer, nullable=False),
     sa.Index('allocations_resource_provider_class_used_idx',
              'resource_provider_id', 'resource_class_id', 'used'),
