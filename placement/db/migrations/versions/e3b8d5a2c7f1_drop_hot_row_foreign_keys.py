@@ -68,7 +68,8 @@ def downgrade() -> None:
             with op.batch_alter_table(table) as batch:
                 for t, column, referred in _KEYS:
                     if t == table:
-                        batch.create_foreign_key(None, referred, [column], ['id'])
+                        batch.create_foreign_key(f'fk_{t}_{column}_{referred}',
+                                                 referred, [column], ['id'])
         return
     for table, column, referred in _KEYS:
         op.create_foreign_key(f'{table}_{column}_fkey', table, referred, [column], ['id'])
