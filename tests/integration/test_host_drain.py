@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import pytest
 
-from cellplane.objects import compute_nodes
 from tests.support.deployment import ComputePlan, Deployment
 
 HOSTS = ('cell1-a', 'cell1-b', 'cell1-c')
@@ -32,16 +31,6 @@ def deployment(tmp_path_factory, rabbit_server, postgres_server):
         deployment.destroy()
 
 
-def _held(deployment, consumer: str) -> dict[str, dict[str, int]]:
-    engine = deployment.cell_engine('cell1')
-    try:
-        names = {compute_nodes.node_of(engine, host, host): host for host in HOSTS}
-    finally:
-        engine.dispose()
-    return {names[rp]: resources for rp, resources in
-            deployment.placement().get_allocations(consumer).allocations.items()}
-
-
 def _service(deployment, host: str) -> dict:
     [row] = [r for r in deployment.manage('service', 'list')
              if r['host'] == host and r['binary'] == 'cellplane-compute']
@@ -55,8 +44,8 @@ def _drained(deployment, host: str, rows: list[dict], servers: list[str]) -> Non
         shown = deployment.cli('server', 'show', row['server'])
         assert (shown['status'], shown['host']) == ('ACTIVE', row['dest_host'])
         assert row['dest_host'] != host
-        assert _held(deployment, row['server']) == {row['dest_host']: SMALL}
-        assert _held(deployment, row['migration']) == {}
+        assert deployment.allocations_by_host(row['server']) == {row['dest_host']: SMALL}
+        assert deployment.allocations_by_host(row['migration']) == {}
     service = _service(deployment, host)
     assert (service['status'], service['disabled_reason']) == ('disabled', 'draining')
 

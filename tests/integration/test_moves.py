@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import pytest
 
-from cellplane.objects import compute_nodes
 from tests.support.deployment import ComputePlan, Deployment
 
 HOSTS = ('cell1-a', 'cell1-b')
@@ -35,42 +34,32 @@ def deployment(tmp_path_factory, rabbit_server, postgres_server):
         deployment.destroy()
 
 
-def _held(deployment, consumer: str) -> dict[str, dict[str, int]]:
-    engine = deployment.cell_engine('cell1')
-    try:
-        names = {compute_nodes.node_of(engine, host, host): host for host in HOSTS}
-    finally:
-        engine.dispose()
-    return {names[rp]: resources for rp, resources in
-            deployment.placement().get_allocations(consumer).allocations.items()}
-
-
 def test_a_cold_migration_then_a_resize_each_confirmed(deployment):
     [server] = deployment.cli('server', 'create', 'vm', '--flavor', 'small', '--wait')
     source = server['host']
     [other] = [h for h in HOSTS if h != source]
-    assert _held(deployment, server['id']) == {source: SMALL}
+    assert deployment.allocations_by_host(server['id']) == {source: SMALL}
 
     moved = deployment.cli('server', 'migrate', 'vm', '--wait')
     assert (moved['type'], moved['status'], moved['source_host'], moved['dest_host']) == (
         'migration', 'finished', source, other)
-    assert _held(deployment, server['id']) == {other: SMALL}
-    assert _held(deployment, moved['id']) == {source: SMALL}
+    assert deployment.allocations_by_host(server['id']) == {other: SMALL}
+    assert deployment.allocations_by_host(moved['id']) == {source: SMALL}
     shown = deployment.cli('server', 'show', 'vm')
     assert (shown['status'], shown['host']) == ('VERIFY_RESIZE', other)
 
     confirmed = deployment.cli('server', 'resize', 'confirm', 'vm', '--wait')
     assert (confirmed['id'], confirmed['status']) == (moved['id'], 'confirmed')
-    assert _held(deployment, moved['id']) == {}
-    assert _held(deployment, server['id']) == {other: SMALL}
+    assert deployment.allocations_by_host(moved['id']) == {}
+    assert deployment.allocations_by_host(server['id']) == {other: SMALL}
 
     resized = deployment.cli('server', 'resize', 'vm', '--flavor', 'large', '--wait')
     assert (resized['type'], resized['status'], resized['dest_host'],
             resized['new_flavor']) == ('resize', 'finished', source, 'large')
-    assert _held(deployment, server['id']) == {source: LARGE}
-    assert _held(deployment, resized['id']) == {other: SMALL}
+    assert deployment.allocations_by_host(server['id']) == {source: LARGE}
+    assert deployment.allocations_by_host(resized['id']) == {other: SMALL}
     deployment.cli('server', 'resize', 'confirm', 'vm', '--wait')
-    assert _held(deployment, resized['id']) == {}
+    assert deployment.allocations_by_host(resized['id']) == {}
     shown = deployment.cli('server', 'show', 'vm')
     assert (shown['status'], shown['host'], shown['flavor']) == ('ACTIVE', source, 'large')
     listed = deployment.cli('server', 'migration', 'list', '--server', 'vm')

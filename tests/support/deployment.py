@@ -431,6 +431,22 @@ class Deployment:
         path = self.run_dir / f'{name}.log'
         return path.read_text() if path.exists() else ''
 
+    def allocations_by_host(self, consumer: str, cell: str = 'cell1') -> dict[str, dict[str, int]]:
+        """``consumer``'s allocations in Placement keyed by host name: ``{host: {class: amount}}``.
+
+        Each provider is named by the compute host of ``cell`` whose node it
+        is (one node per host, named for it); a provider of no such host is
+        a KeyError.
+        """
+        hosts = [h for c in self.computes if c.cell == cell for h in c.hosts]
+        engine = self.cell_engine(cell)
+        try:
+            names = {compute_nodes.node_of(engine, host, host): host for host in hosts}
+        finally:
+            engine.dispose()
+        return {names[rp]: resources for rp, resources in
+                self.placement().get_allocations(consumer).allocations.items()}
+
     def cell_engine(self, cell: str) -> sa.engine.Engine:
         return engines.create_engine(self.direct_url(cell))
 
