@@ -199,6 +199,20 @@ def begin_task(conn: Connection, uuid: str, *, vm_state: str, task_state: str) -
     return done.rowcount == 1
 
 
+def retake_task(conn: Connection, uuid: str, *, task_state: str,
+                updated_at: datetime.datetime) -> bool:
+    """Take over ``task_state`` left by a dead process: ``updated_at`` from the one read to now.
+
+    A compare-and-set, so of several takers (two super conductors finishing
+    the confirm a dead one began) exactly one goes on; False if the row
+    changed since it was read.
+    """
+    done = conn.execute(instances.update().where(
+        instances.c.uuid == uuid, instances.c.task_state == task_state,
+        instances.c.updated_at == updated_at).values(updated_at=utcnow()))
+    return done.rowcount == 1
+
+
 def set_task_state(conn: Connection, uuid: str, task_state: str | None, *,
                    expected: str | None = None) -> bool:
     """Set the task state (only if it is ``expected`` now, when given); False if not set."""

@@ -280,19 +280,29 @@ class SuperMoves:
         moving, action_id = self._begin(cell_uuid, migration_uuid,
                                         instances.RESIZE_CONFIRMING,
                                         instance_actions.ACTION_CONFIRM_RESIZE, ctxt)
+        self._confirm(ctxt, moving, action_id)
+
+    def _confirm(self, ctxt: RequestContext, moving: _Moving, action_id: int | None, *,
+                 resumed: bool = False) -> None:
         migration = moving.migration
+        migration_uuid = migration.uuid
         try:
             self._placement.unclaim(migration_uuid)
         except (PlacementUnreachable, PlacementClientError) as exc:
             why = f'the source allocation could not be removed from Placement: {exc}'
+            if resumed:
+                # Left resize_confirming: tried again move_resume_after from now.
+                raise MoveRefused(why) from exc
             self._abandon(moving, action_id, instances.RESIZE_CONFIRMING, why)
             raise MoveRefused(why) from exc
         with moving.engine.begin() as conn:
-            migrations.advance(conn, migration_uuid, migrations.CONFIRMED)
+            if not self._advance_ending(conn, migration, migrations.CONFIRMED):
+                return
             instances.place_after_move(conn, migration.instance_uuid,
                                        host=migration.dest_host, node=migration.dest_node,
                                        flavor=migration.new_flavor, vm_state=ACTIVE)
-            instance_actions.finish_action(conn, action_id)
+            if action_id is not None:
+                instance_actions.finish_action(conn, action_id)
         if migration.dest_host != migration.source_host:
             self._compute_api_for(moving.cell).discard_instance(
                 ctxt, migration.source_host, migration.instance_uuid)
@@ -304,29 +314,76 @@ class SuperMoves:
         moving, action_id = self._begin(cell_uuid, migration_uuid,
                                         instances.RESIZE_REVERTING,
                                         instance_actions.ACTION_REVERT_RESIZE, ctxt)
+        self._revert(ctxt, moving, action_id)
+
+    def _revert(self, ctxt: RequestContext, moving: _Moving, action_id: int | None, *,
+                resumed: bool = False) -> None:
         migration = moving.migration
+        migration_uuid = migration.uuid
         try:
+            # Nothing to do (False) when a dead super conductor had done it.
             self._placement.unclaim_move(migration.instance_uuid, migration_uuid)
         except (PlacementUnreachable, PlacementClientError) as exc:
             why = f'the source allocation could not be moved back in Placement: {exc}'
+            if resumed:
+                raise MoveRefused(why) from exc
             self._abandon(moving, action_id, instances.RESIZE_REVERTING, why)
             raise MoveRefused(why) from exc
         with moving.engine.begin() as conn:
-            migrations.advance(conn, migration_uuid, migrations.REVERTED)
+            if not self._advance_ending(conn, migration, migrations.REVERTED):
+                return
             instances.place_after_move(conn, migration.instance_uuid,
                                        host=migration.source_host,
                                        node=migration.source_node,
                                        flavor=migration.old_flavor, vm_state=ACTIVE)
             build_plans.finish(conn, migration.instance_uuid, migration.source_host)
-            instance_actions.finish_action(conn, action_id)
+            if action_id is not None:
+                instance_actions.finish_action(conn, action_id)
         compute = self._compute_api_for(moving.cell)
         if migration.dest_host != migration.source_host:
             compute.discard_instance(ctxt, migration.dest_host, migration.instance_uuid)
         instance = _instance({**moving.row, 'host': migration.source_host,
-                              'node': migration.source_node}, cell_uuid)
+                              'node': migration.source_node}, cell_uuid=moving.cell.uuid)
         compute.take_back(ctxt, instance, migration.payload())
         LOG.info('Move %s of instance %s reverted: it runs on %s again', migration_uuid,
                  migration.instance_uuid, migration.source_host)
+
+    @staticmethod
+    def _advance_ending(conn, migration: migrations.Migration, status: str) -> bool:
+        """The migration confirmed or reverted; False if it ended meanwhile (another ran it)."""
+        try:
+            migrations.advance(conn, migration.uuid, status)
+        except migrations.InvalidMigrationTransition as exc:
+            LOG.info('Move %s of instance %s not %s here: %s', migration.uuid,
+                     migration.instance_uuid, status, exc)
+            return False
+        return True
+
+    # -- a confirm or revert a dead super conductor began (resume_moves.py) ----------
+    def resume_ending(self, ctxt: RequestContext, cell_uuid: str, migration_uuid: str,
+                      task_state: str) -> None:
+        """Finish the confirm (``resize_confirming``) or revert a dead super conductor began.
+
+        The caller took the instance over (``instances.retake_task``). Each
+        step is done again from the start: Placement's (a no-op if it was
+        done) and the cell's write, then the hosts are told. A Placement
+        that cannot take it raises ``MoveRefused`` and leaves the instance
+        in ``task_state``, to be tried again.
+        """
+        moving = self._read(cell_uuid, migration_uuid)
+        if moving.migration.status != migrations.FINISHED \
+                or moving.row['task_state'] != task_state:
+            LOG.info('Move %s is %s, its instance %s: nothing to resume',
+                     migration_uuid, moving.migration.status, moving.row['task_state'])
+            return
+        action = (instance_actions.ACTION_CONFIRM_RESIZE
+                  if task_state == instances.RESIZE_CONFIRMING
+                  else instance_actions.ACTION_REVERT_RESIZE)
+        with moving.engine.connect() as conn:
+            action_id = instance_actions.latest_action(conn, moving.migration.instance_uuid,
+                                                       [action])
+        end = self._confirm if task_state == instances.RESIZE_CONFIRMING else self._revert
+        end(ctxt, moving, action_id, resumed=True)
 
 
 def _instance(row: dict, cell_uuid: str) -> Instance:

@@ -17,9 +17,21 @@ and schedules the move again: the outage is a delay. A cell that cannot
 be read is looked at again at the next run; a Placement that cannot take
 the undo, ``move_resume_after`` later.
 
+The same look finishes the confirms and reverts a dead super conductor
+began: a ``finished`` migration whose instance has stayed
+``resize_confirming`` or ``resize_reverting`` (its ``updated_at``) for
+``move_resume_after`` is taken over with a compare-and-set on the
+instance (``instances.retake_task``) and its confirm or revert is done
+again from the start (``SuperMoves.resume_ending``: Placement's step is a
+no-op when the dead run had done it). Not covered: a super conductor
+killed after the cell's write of a confirm or revert and before its casts
+to the hosts (the source keeps its stopped copy of a confirmed move; a
+reverted one is not run again on its source until it restarts).
+
 ``move_resume_after`` must exceed the longest a live super conductor holds
 a queued move: its one ``select_destinations`` call (``rpc_response_timeout``)
-and its cast to the cell.
+and its cast to the cell; and a confirm or revert: one Placement call and
+a cell write.
 """
 from __future__ import annotations
 
@@ -29,11 +41,14 @@ import logging
 from cellplane.cells.databases import CellDatabases
 from cellplane.context import new_context
 from cellplane.db.columns import utcnow
-from cellplane.objects import migrations
-from conductor.super.moves import SuperMoves
+from cellplane.objects import instances, migrations
+from conductor.super.moves import MoveRefused, SuperMoves
 from placement.client import PlacementClient, PlacementClientError, PlacementUnreachable
 
 LOG = logging.getLogger(__name__)
+
+# The task states of a confirm or revert under way, and what each is.
+ENDING = {instances.RESIZE_CONFIRMING: 'confirm', instances.RESIZE_REVERTING: 'revert'}
 
 
 class MoveResumption:
@@ -47,10 +62,12 @@ class MoveResumption:
         self._resume_after = resume_after
 
     def run(self) -> int:
-        """Schedule again the moves left queued longer than ``move_resume_after``; how many."""
+        """Schedule again the moves left queued longer than ``move_resume_after``, and finish
+        the confirms and reverts left as long; how many."""
         cutoff = utcnow() - datetime.timedelta(seconds=self._resume_after)
         resumed = 0
         for mapping in self._cells.reload():
+            resumed += self._endings(mapping, cutoff)
             engine = self._cells.engine(mapping.uuid)
             try:
                 with engine.connect() as conn:
@@ -88,4 +105,44 @@ class MoveResumption:
                 except Exception:  # one move must not stop the others
                     LOG.exception('Resuming move %s failed; trying again at the next look',
                                   migration.uuid)
+        return resumed
+
+    def _endings(self, mapping, cutoff: datetime.datetime) -> int:
+        """Finish the confirms and reverts of ``mapping``'s cell begun before ``cutoff``; how many."""
+        engine = self._cells.engine(mapping.uuid)
+        try:
+            with engine.connect() as conn:
+                finished = migrations.find(conn, statuses=[migrations.FINISHED])
+                rows = {r['uuid']: r for r in instances.get_many(
+                    conn, [m.instance_uuid for m in finished])} if finished else {}
+        except Exception as exc:  # noqa: BLE001 - one cell's outage must not stop the others
+            LOG.warning('Could not look for lost confirms and reverts in cell %s: %s',
+                        mapping.name, str(exc).splitlines()[0])
+            return 0
+        resumed = 0
+        for migration in finished:
+            row = rows.get(migration.instance_uuid)
+            if row is None or row['task_state'] not in ENDING \
+                    or row['updated_at'] is None or row['updated_at'] >= cutoff:
+                continue
+            try:
+                with engine.begin() as conn:
+                    taken = instances.retake_task(conn, row['uuid'],
+                                                  task_state=row['task_state'],
+                                                  updated_at=row['updated_at'])
+                if not taken:
+                    continue    # another super conductor took it, or it ended
+                LOG.warning('Resuming the %s of move %s of instance %s: %s and untouched '
+                            'for more than move_resume_after (%g s); the super conductor '
+                            'that had it is taken for dead', ENDING[row['task_state']],
+                            migration.uuid, row['uuid'], row['task_state'],
+                            self._resume_after)
+                self._moves.resume_ending(new_context(), mapping.uuid, migration.uuid,
+                                          row['task_state'])
+                resumed += 1
+            except MoveRefused as exc:
+                LOG.warning('Not finishing move %s yet: %s', migration.uuid, exc)
+            except Exception:  # one move must not stop the others
+                LOG.exception('Resuming the end of move %s failed; trying again at the '
+                              'next look', migration.uuid)
         return resumed

@@ -13,6 +13,9 @@ finished cold migration is confirmed first), Placement holding exactly its
 own allocation on that host's provider and nothing on any migration's
 consumer, no more in use in the cell than the instances hold, and its
 guest running on that host and no other (compute API 1.7 ``guests``).
+One test kills the super conductor in the middle of a confirm and of a
+revert instead (Placement frozen, SIGSTOP, so that it is caught after
+taking the instances' task_state and before finishing).
 
 The cell conductor's stalled-move check runs every second with
 ``move_timeout`` shorter than the copy (a host that says it still works
@@ -323,3 +326,53 @@ def test_destination_dead_mid_copy_rolls_both_moves_back_and_its_copies_are_disc
     hosts = _assert_each_on_one_host(deployment, engine)
     assert (hosts[cold], hosts[live]) == (source, source)
     assert 'Refused the end of move' in deployment.log('conductor-cell1')
+
+
+def _placement_processes(deployment) -> list[int]:
+    """Placement's main process and its HTTP workers."""
+    main = deployment.pid('placement')
+    try:
+        with open(f'/proc/{main}/task/{main}/children') as f:
+            return [main, *(int(p) for p in f.read().split())]
+    except FileNotFoundError:
+        return [main]
+
+
+def test_super_conductor_killed_mid_confirm_and_mid_revert_finishes_both_once_back(
+        deployment, engine):
+    confirmed, reverted, source = _pair(engine)
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        uuids = [m['id'] for m in pool.map(lambda u: deployment.cli('server', 'migrate', u),
+                                           (confirmed, reverted))]
+    _wait('both moves finished', lambda: _all(
+        engine, uuids, lambda m: m.status == migrations.FINISHED))
+    # Placement frozen: the super conductor is caught in the confirm's and
+    # the revert's first step, the instances' task_state taken.
+    frozen = _placement_processes(deployment)
+    for pid in frozen:
+        os.kill(pid, signal.SIGSTOP)
+    try:
+        with concurrent.futures.ThreadPoolExecutor(2) as pool:
+            list(pool.map(lambda asked: deployment.cli('server', 'resize', *asked),
+                          (('confirm', confirmed), ('revert', reverted))))
+
+        def ending():
+            with engine.connect() as conn:
+                states = [instances.get_instance(conn, u)['task_state']
+                          for u in (confirmed, reverted)]
+            return states == ['resize_confirming', 'resize_reverting']
+        _wait('the confirm and the revert begun', ending)
+        _kill(deployment, 'super-conductor')
+    finally:
+        for pid in frozen:
+            os.kill(pid, signal.SIGCONT)
+
+    deployment.launch('start', '--no-create')       # the super conductor again
+
+    ended = _wait('both moves final', lambda: _all(engine, uuids, lambda m: m.final))
+    assert [m.status for m in ended] == ['confirmed', 'reverted']
+    log = deployment.log('super-conductor')
+    assert log.count(f'Resuming the confirm of move {uuids[0]}') == 1
+    assert log.count(f'Resuming the revert of move {uuids[1]}') == 1
+    hosts = _assert_each_on_one_host(deployment, engine)
+    assert [hosts[confirmed], hosts[reverted]] == [ended[0].dest_host, source]
