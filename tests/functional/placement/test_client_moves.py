@@ -91,3 +91,33 @@ def test_a_write_between_the_read_and_the_post_is_read_again(api, hosts):
     # What the migration took is what the instance held when the move was written.
     assert client.get_allocations(migration).allocations == {source: {'VCPU': 3}}
     assert client.get_allocations(instance).allocations == {dest: {'VCPU': 1}}
+
+
+class _Recording(InProcessTransport):
+    def __init__(self, app) -> None:
+        super().__init__(app)
+        self.calls: list[str] = []
+
+    def request(self, method, path, body=None, microversion='1.39'):
+        self.calls.append(f'{method} {path}')
+        return super().request(method, path, body, microversion)
+
+
+def test_the_move_claim_reads_the_instance_alone_before_its_post(api, hosts):
+    _, source, dest, instance, migration = hosts
+    transport = _Recording(api.app)
+    PlacementClient(transport).claim_move(instance, migration, {dest: {'VCPU': 1}},
+                                          project_id='p', user_id='u')
+    # The migration's consumer is new: its null generation in the POST says so.
+    assert transport.calls == [f'GET /allocations/{instance}', 'POST /allocations']
+
+
+def test_a_migration_holding_an_allocation_already_is_refused_and_nothing_changes(hosts):
+    client, source, dest, instance, migration = hosts
+    client.claim(migration, {dest: {'VCPU': 1}}, project_id='p', user_id='u')
+    with pytest.raises(PlacementClientError) as refused:
+        client.claim_move(instance, migration, {dest: {'VCPU': 1}}, project_id='p',
+                          user_id='u')
+    assert refused.value.status == 409 and 'already holds' in refused.value.detail
+    assert client.get_allocations(instance).allocations == {source: {'VCPU': 2}}
+    assert client.get_allocations(migration).allocations == {dest: {'VCPU': 1}}
