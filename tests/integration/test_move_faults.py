@@ -20,8 +20,9 @@ taking the instances' task_state and before finishing).
 The cell conductor's stalled-move check runs every second with
 ``move_timeout`` shorter than the copy (a host that says it still works
 on the move is left alone); the super conductor looks for lost moves every
-second. A broker restart mid-move is not here: it restarts the shared
-broker (the ``exclusive`` tests).
+second. The broker restarted mid-move (``rabbitmqctl stop_app``, a few
+seconds, ``start_app``) is the one ``exclusive`` test: it restarts the
+broker every test shares, so the suite runs it alone.
 """
 from __future__ import annotations
 
@@ -376,3 +377,22 @@ def test_super_conductor_killed_mid_confirm_and_mid_revert_finishes_both_once_ba
     assert log.count(f'Resuming the revert of move {uuids[1]}') == 1
     hosts = _assert_each_on_one_host(deployment, engine)
     assert [hosts[confirmed], hosts[reverted]] == [ended[0].dest_host, source]
+
+
+@pytest.mark.exclusive
+def test_broker_restarted_mid_move_ends_each_move_on_one_host(deployment, engine,
+                                                              rabbit_server):
+    cold, live, source = _pair(engine)
+    moves = _Moves(deployment, engine, cold, live)
+    moves.wait_migrating()
+    # Down longer than a copy: the sources' reports meet a broker away.
+    rabbit_server.restart_app(down_seconds=MOVE_SECONDS + 2)
+
+    # Each move is finished (the reports waited out the restart) or rolled
+    # back by the stalled-move check: either way, one host.
+    ended = _settle(deployment, engine, moves.uuids())
+    hosts = _assert_each_on_one_host(deployment, engine)
+    for migration in ended:
+        expected = (migration.dest_host if migration.status in ('confirmed', 'done')
+                    else source)
+        assert hosts[migration.instance_uuid] == expected, migration
