@@ -35,6 +35,7 @@ from tests.support.throwaway_ca import Issued
 # A bound on an engine starting on a loaded machine, not a speed expectation.
 START_SECONDS = 120
 RABBIT_BIN = Path('/usr/lib/rabbitmq/bin')
+ERL_ARGS = '+S 1:1 +sbwt none +sbwtdcpu none +sbwtdio none'
 
 
 def _wait_listening(port: int, process: subprocess.Popen, what: str, log: Path) -> None:
@@ -50,6 +51,9 @@ def _wait_listening(port: int, process: subprocess.Popen, what: str, log: Path) 
 class PrivateRabbit:
     """A RabbitMQ node named ``cp-tls-<hex>@localhost``, listening for AMQP over TLS only.
 
+    Given no certificate, it listens for plain AMQP instead, under the name
+    and with the Erlang cookie given (a node of ``tests/support/rabbit_cluster.py``).
+
     Its own ports (AMQPS, Erlang distribution), data, logs, plugins (none:
     no management listener to clash with the shared node's) and Erlang
     cookie (``HOME`` is its directory), so nothing is shared with the
@@ -57,10 +61,14 @@ class PrivateRabbit:
     names the shared node) is not read.
     """
 
-    def __init__(self, workdir: Path, cert: Issued) -> None:
+    def __init__(self, workdir: Path, cert: Issued | None, *, name: str | None = None,
+                 cookie: str | None = None) -> None:
         self.workdir = Path(workdir)
+        # None: a plain AMQP listener (a node of tests/support/rabbit_cluster.py).
         self.cert = cert
-        self.node = f'cp-tls-{uuid.uuid4().hex[:8]}@localhost'
+        self.node = f'{name or "cp-tls-" + uuid.uuid4().hex[:8]}@localhost'
+        # Nodes of one cluster share theirs; a lone node makes its own.
+        self.cookie = cookie or uuid.uuid4().hex.upper()
         self.port = free_port()
         self.dist_port = free_port()
         self.process: subprocess.Popen | None = None
@@ -90,6 +98,9 @@ class PrivateRabbit:
                 'RABBITMQ_ENABLED_PLUGINS_FILE': str(base / 'enabled_plugins'),
                 'RABBITMQ_PID_FILE': str(base / 'rabbitmq.pid'),
                 'ERL_EPMD_ADDRESS': '127.0.0.1',
+                # One scheduler thread, no busy waiting: the machine's cores
+                # are shared with every other test and with the node's peers.
+                'RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS': ERL_ARGS,
                 'ERL_CRASH_DUMP': str(base / 'erl_crash.dump')}
 
     def start(self) -> PrivateRabbit:
@@ -100,9 +111,28 @@ class PrivateRabbit:
         (base / 'rabbitmq-env.conf').write_text('')
         (base / 'enabled_plugins').write_text('[].\n')
         cookie = base / '.erlang.cookie'
-        cookie.write_text(uuid.uuid4().hex.upper())
-        cookie.chmod(0o400)
-        (base / 'rabbitmq.conf').write_text('\n'.join([
+        if not cookie.exists():
+            cookie.write_text(self.cookie)
+            cookie.chmod(0o400)
+        (base / 'rabbitmq.conf').write_text('\n'.join(self._listeners()))
+        log = base / 'server.out'
+        started = self._startups()
+        with open(log, 'ab') as out:
+            self.process = subprocess.Popen(
+                [server], cwd=base, env=self._env(), stdin=subprocess.DEVNULL,
+                stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            _wait_listening(self.port, self.process, f'RabbitMQ node {self.node}', log)
+            self._wait_started(started)
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def _listeners(self) -> list[str]:
+        if self.cert is None:
+            return [f'listeners.tcp.default = 127.0.0.1:{self.port}', '']
+        return [
             'listeners.tcp = none',
             f'listeners.ssl.default = 127.0.0.1:{self.port}',
             f'ssl_options.cacertfile = {self.cert.ca}',
@@ -110,29 +140,24 @@ class PrivateRabbit:
             f'ssl_options.keyfile = {self.cert.key}',
             'ssl_options.verify = verify_none',
             'ssl_options.fail_if_no_peer_cert = false',
-            '']))
-        log = base / 'server.out'
-        with open(log, 'wb') as out:
-            self.process = subprocess.Popen(
-                [server], cwd=base, env=self._env(), stdin=subprocess.DEVNULL,
-                stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-        try:
-            _wait_listening(self.port, self.process, f'RabbitMQ node {self.node}', log)
-            self._wait_started()
-        except BaseException:
-            self.stop()
-            raise
-        return self
+            '']
 
-    def _wait_started(self) -> None:
+    def _wait_started(self, seen: int) -> None:
         # Its log, not ``rabbitmqctl await_startup``: each rabbitmqctl run
         # boots an Erlang VM, seconds of CPU on a loaded machine.
         log = self.workdir / 'log' / f'{self.node}.log'
         deadline = time.monotonic() + START_SECONDS
-        while not (log.exists() and 'Server startup complete' in log.read_text(errors='replace')):
+        while not (log.exists() and log.read_text(errors='replace').count(
+                'Server startup complete') > seen):
             if self.process.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f'RabbitMQ node {self.node} did not complete its start-up')
             time.sleep(0.2)
+
+    def _startups(self) -> int:
+        # A restarted node appends to the log of its last run.
+        log = self.workdir / 'log' / f'{self.node}.log'
+        return log.read_text(errors='replace').count('Server startup complete') \
+            if log.exists() else 0
 
     def ctl(self, args: list[str]) -> str:
         """``rabbitmqctl -n NODE ARGS`` on this node; its output."""
@@ -142,6 +167,25 @@ class PrivateRabbit:
             raise RuntimeError(f'rabbitmqctl {" ".join(args)} on {self.node} failed: '
                                f'{done.stderr.strip() or done.stdout.strip()}')
         return done.stdout
+
+    def eval(self, expression: str) -> str:
+        """The value of an Erlang ``expression`` evaluated on the node (``erl_call``), as printed.
+
+        Cheaper than ``rabbitmqctl`` (which boots an Erlang VM per run): a
+        small C program speaking the distribution protocol.
+        """
+        found = sorted(glob.glob('/usr/lib/erlang/lib/erl_interface-*/bin/erl_call')) or \
+            ([shutil.which('erl_call')] if shutil.which('erl_call') else [])
+        if not found:
+            backing_services.unavailable('a private RabbitMQ node', 'erl_call is not installed')
+        done = subprocess.run([found[-1], '-sname', self.node, '-c', self.cookie, '-e'],
+                              input=expression.rstrip().rstrip('.') + '.\n', env=self._env(),
+                              capture_output=True, text=True, timeout=START_SECONDS)
+        value = done.stdout.strip()
+        if done.returncode != 0 or not value.startswith('{ok,'):
+            raise RuntimeError(f'{expression} on {self.node} failed: '
+                               f'{done.stderr.strip() or value}')
+        return value[len('{ok,'):-1].strip()
 
     def _import_definitions(self, definitions: str) -> None:
         subprocess.run([self._program('rabbitmqctl'), '-q', '-n', self.node,
@@ -164,6 +208,17 @@ class PrivateRabbit:
         out = self.ctl(['list_connections', '--no-table-headers', *columns])
         return [dict(zip(columns, line.split('\t'), strict=True))
                 for line in out.splitlines() if line.strip()]
+
+    def kill(self) -> None:
+        """SIGKILL to the node's whole process group (beam, epmd's client, port programs)."""
+        if self.process is None:
+            return
+        try:
+            os.killpg(self.process.pid, 9)
+        except ProcessLookupError:
+            pass
+        self.process.wait()
+        self.process = None
 
     def stop(self) -> None:
         if self.process is None:
