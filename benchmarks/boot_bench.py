@@ -5,6 +5,7 @@
                                               [--batch 10] [--casts 2000] [--json FILE]
                                               [--record-backends none,database]
                                               [--queues quorum,durable,transient,quorum+]
+                                              [--brokers node,cluster]
                                               [--via direct,api] [--keystone]
 
 Starts a deployment of C cells x H fake hosts, served by one hollow compute
@@ -51,6 +52,15 @@ the raw cast measure), each on a fresh deployment, and ends with a table of
 the runs side by side, with the broker's CPU per boot (RabbitMQ's
 ``beam.smp`` processes on this machine): what each kind of queue costs.
 Repeat settings to interleave them (``quorum,durable,quorum,durable``).
+
+``--brokers node,cluster`` runs each queue setting on a RabbitMQ node of the
+benchmark's own (``node``) and on a three-node cluster of its own
+(``cluster``, every ``transport_url`` listing the three nodes), both made
+by ``tests/support/rabbit_cluster.py`` alike (one Erlang scheduler per
+node), started once and torn down at the end; the broker's CPU is then
+their nodes' alone, not the machine's broker's, which other work shares.
+Without ``--brokers`` the machine's broker is used. The table then has one
+row per broker, queue setting and scenario.
 
 ``--via direct,api`` boots through the compute API as well, in the same
 deployment and run (``cellplane-api``, ``--api-workers`` processes): each
@@ -128,6 +138,7 @@ from tests.support import backing_services
 from tests.support.deployment import ComputePlan, Deployment
 from tests.support.keystone import MEMBER_A, Keystone
 from tests.support.keystone import VENV as KEYSTONE_VENV
+from tests.support.rabbit_cluster import RabbitCluster
 
 PROJECT = 'bench'
 FLAVOR = ('bench.small', 1, 256, 1)
@@ -646,6 +657,12 @@ def broker_cpu() -> float | None:
     return _service_cpu('beam.smp')
 
 
+def cluster_cpu(cluster: RabbitCluster):
+    """A measure of the CPU seconds used so far by the cluster's nodes (their process trees)."""
+    return lambda: sum(process_tree_cpu(n.process.pid) for n in cluster.nodes
+                       if n.process is not None)
+
+
 def database_cpu() -> float | None:
     """CPU seconds used so far by PostgreSQL on this machine (None: not running here)."""
     return _service_cpu('postgres')
@@ -751,8 +768,10 @@ def list_detail(paths: dict, servers_now: int, args, *, capacity: int) -> dict:
             'api_cpu_ms_per_call': 1000 * cpu / args.list_calls}
 
 
-def run(args, record_backend: str | None = None, queues: str = 'quorum') -> dict:
-    rabbit = backing_services.find_rabbit()
+def run(args, record_backend: str | None = None, queues: str = 'quorum',
+        cluster: RabbitCluster | None = None) -> dict:
+    rabbit = backing_services.find_rabbit() if cluster is None else cluster.server()
+    measure_broker = broker_cpu if cluster is None else cluster_cpu(cluster)
     postgres = backing_services.find_postgres()
     cells = range(1, args.cells + 1)
     fake_driver = fake_driver_of(args)
@@ -804,7 +823,7 @@ def run(args, record_backend: str | None = None, queues: str = 'quorum') -> dict
                     deployment.compute_api_url, token))
             results = []
             cpu_before = daemon_cpu(deployment)
-            broker_before, database_before = broker_cpu(), database_cpu()
+            broker_before, database_before = measure_broker(), database_cpu()
             this_before = time.process_time()
             watch = ConnectionWatch(deployment).__enter__()
             try:
@@ -838,7 +857,7 @@ def run(args, record_backend: str | None = None, queues: str = 'quorum') -> dict
                 watch.__exit__()
             cpu = cpu_by_role(cpu_before, daemon_cpu(deployment))
             cpu['this process (API role, polling)'] = time.process_time() - this_before
-            broker_after, database_after = broker_cpu(), database_cpu()
+            broker_after, database_after = measure_broker(), database_cpu()
             broker_seconds = (None if broker_before is None or broker_after is None
                               else broker_after - broker_before)
             database_seconds = (None if database_before is None or database_after is None
@@ -873,6 +892,9 @@ def run(args, record_backend: str | None = None, queues: str = 'quorum') -> dict
             'results': results, 'scheduling': conflicts, 'broker': casts,
             'cpu_seconds_during_boots': cpu,
             'queues': queues,
+            'broker_setup': ('machine broker' if cluster is None
+                             else 'own node' if len(cluster.nodes) == 1
+                             else f'cluster of {len(cluster.nodes)}'),
             'cellplane_cpu_ms_per_boot': 1000 * sum(
                 v for k, v in cpu.items() if not k.startswith('this process')) / booted,
             'broker_cpu_ms_per_boot': (None if broker_seconds is None
@@ -893,7 +915,7 @@ def render(report: dict) -> str:
         f'Boot benchmark - {report["machine"]}',
         f'Scheduling records: [scheduler] record_backend = {report["record_backend"]} '
         f'({_or_dash(report["records_written"])} records written); queues: '
-        f'{report["queues"]}',
+        f'{report["queues"]} on {report.get("broker_setup", "machine broker")}',
         f'{report["cells"]} cells x {report["hosts"] // report["cells"]} fake hosts in '
         f'{report["agent_processes"]} compute agent process(es) ({report["agents"]}); real '
         f'daemons on RabbitMQ and PostgreSQL (deployment up in '
@@ -1033,14 +1055,15 @@ def render_queues(reports: list[dict]) -> str:
     """Durable against transient queues: one row per run and scenario."""
     lines = [f'Queue durability - {reports[0]["machine"]}',
              '',
-             '| queues | scenario | boots/s | raw casts/s | boots per 1,000 casts '
+             '| broker | queues | scenario | boots/s | raw casts/s | boots per 1,000 casts '
              '| cellplane CPU ms/boot | RabbitMQ CPU ms/boot | load before |',
-             '|---|---|---|---|---|---|---|---|']
+             '|---|---|---|---|---|---|---|---|---|']
     for report in reports:
         casts = report['broker']['delivered_per_second']
         for r in report['results']:
             lines.append(
-                f'| {report["queues"]} | {r["scenario"]} | {r["boots_per_second"]:.1f} | '
+                f'| {report.get("broker_setup", "machine broker")} | {report["queues"]} | '
+                f'{r["scenario"]} | {r["boots_per_second"]:.1f} | '
                 f'{casts:.0f} | {1000 * r["boots_per_second"] / casts:.1f} | '
                 f'{report["cellplane_cpu_ms_per_boot"]:.1f} | '
                 f'{_ms(report["broker_cpu_ms_per_boot"])} | '
@@ -1102,6 +1125,10 @@ def main(argv=None) -> int:
                              'quorum (cellplane\'s default), quorum+ (deploy/two-cell\'s: '
                              'stable reply names, stream fanouts), durable (classic) or '
                              'transient (classic), e.g. quorum,durable (default: quorum)')
+    parser.add_argument('--brokers', metavar='BROKERS',
+                        help='comma-separated: node (a RabbitMQ node of the run\'s own) '
+                             'and/or cluster (three of them, clustered); each queue setting '
+                             'runs on each (default: the machine\'s broker)')
     parser.add_argument('--via', metavar='PATHS', default='direct',
                         help='comma-separated: direct (today\'s path: the API role\'s '
                              'servers.create from this process, the databases polled) and/or '
@@ -1139,20 +1166,35 @@ def main(argv=None) -> int:
     refused = refuse_over_capacity(args, fake_driver_of(args))
     if refused:
         parser.error(refused)
+    brokers = args.brokers.split(',') if args.brokers else ['machine']
+    if not set(brokers) <= {'node', 'cluster'} and brokers != ['machine']:
+        parser.error(f'--brokers takes node, cluster or both (comma-separated), '
+                     f'got {args.brokers}')
     backends = args.record_backends.split(',') if args.record_backends else [None]
     reports = []
-    for backend in backends:
-        for setting in queues:
-            try:
-                reports.append(run(args, backend, queues=setting))
-            except progress.BenchmarkStopped as exc:
-                print(f'boot_bench: stopped: {exc}', file=sys.stderr)
-                return 1
-            print(render(reports[-1]), flush=True)
-            print()
+    with contextlib.ExitStack() as stack:
+        started: dict[str, RabbitCluster | None] = {'machine': None}
+        for broker in brokers:
+            if broker != 'machine':
+                workdir = stack.enter_context(tempfile.TemporaryDirectory(
+                    prefix=f'cellplane-bench-{broker}-'))
+                started[broker] = RabbitCluster(Path(workdir) / 'nodes',
+                                                size=1 if broker == 'node' else 3).start()
+                stack.callback(started[broker].destroy)
+        for backend in backends:
+            for broker in brokers:
+                for setting in queues:
+                    try:
+                        reports.append(run(args, backend, queues=setting,
+                                           cluster=started[broker]))
+                    except progress.BenchmarkStopped as exc:
+                        print(f'boot_bench: stopped: {exc}', file=sys.stderr)
+                        return 1
+                    print(render(reports[-1]), flush=True)
+                    print()
     if len(backends) > 1:
         print(render_comparison(reports))
-    if len(queues) > 1:
+    if len(queues) > 1 or len(brokers) > 1:
         print(render_queues(reports))
     if args.json:
         Path(args.json).write_text(json.dumps(

@@ -158,6 +158,7 @@ def _through(deployment, daemons, name: str, fault) -> None:
 def test_the_node_holding_the_queue_leaders_killed(deployment, daemons, cluster):
     def kill_the_leaders_node() -> None:
         leaders = list(cluster.leaders(list(deployment.vhosts.values())).values())
+        assert leaders, 'the deployment declared no quorum queue'
         busiest = max(set(leaders), key=leaders.count)
         node = cluster.node(busiest)
         cluster.kill(node)

@@ -53,12 +53,13 @@ class ClusterRabbitServer(RabbitServer):
 class RabbitCluster:
     """Three ``PrivateRabbit`` nodes joined into one cluster."""
 
-    def __init__(self, workdir: Path) -> None:
+    def __init__(self, workdir: Path, size: int = SIZE) -> None:
         self.workdir = Path(workdir)
         tag = uuid.uuid4().hex[:6]
         cookie = uuid.uuid4().hex.upper()
+        # size=1: a lone node set up as each of a cluster's (a benchmark's baseline).
         self.nodes = [PrivateRabbit(self.workdir / f'c{n}', None, name=f'cp-c{n}-{tag}',
-                                    cookie=cookie) for n in range(1, SIZE + 1)]
+                                    cookie=cookie) for n in range(1, size + 1)]
 
     def node(self, name: str) -> PrivateRabbit:
         return next(n for n in self.nodes if n.node == name)
@@ -75,7 +76,8 @@ class RabbitCluster:
                 if joined != 'ok':
                     raise RuntimeError(f'{node.node} could not join {first}: {joined}')
                 self.start_app(node)
-            self.each(join, self.nodes[1:])
+            if self.nodes[1:]:
+                self.each(join, self.nodes[1:])
             self.wait_running()
         except BaseException:
             self.destroy()
