@@ -11,8 +11,10 @@ hosts, builds of 0.5 s).
 Each test boots servers in a stream of ``server create`` requests and,
 in the middle of it:
 
-- kills (SIGKILL) the node holding most quorum queue leaders, then starts
-  it again (a new Erlang VM on the same data: it rejoins by itself);
+- freezes the compute agent (SIGSTOP) so that builds wait in its queues,
+  kills (SIGKILL) the node leading most of the queues holding them, starts
+  it again (a new Erlang VM on the same data: it rejoins by itself) and
+  thaws the agent;
 - stops two of the three nodes (``stop_app``) for 10 s, then starts them:
   meanwhile no quorum queue has a majority;
 - restarts the three nodes' RabbitMQ one after the other (``stop_app``,
@@ -27,6 +29,8 @@ Issue 27, item 2.
 """
 from __future__ import annotations
 
+import os
+import signal
 import threading
 import time
 
@@ -155,15 +159,37 @@ def _through(deployment, daemons, name: str, fault) -> None:
     assert now == {name: (pid, True) for name, pid in daemons.items()}
 
 
+def _queued(cluster, vhost: str) -> dict[str, str]:
+    """The leader's node of each quorum queue of ``vhost`` holding messages: {queue: node}."""
+    out = cluster.running()[0].ctl(['list_queues', '-p', vhost, '--no-table-headers', 'name',
+                                    'type', 'leader', 'messages'])
+    rows = [line.split('\t') for line in out.splitlines() if line.strip()]
+    return {name: leader for name, kind, leader, messages in rows
+            if kind == 'quorum' and int(messages or 0) > 0}
+
+
 def test_the_node_holding_the_queue_leaders_killed(deployment, daemons, cluster):
+    agent = deployment.pid('compute-cell1-a')
+    cell = deployment.vhosts['cell1']
+
     def kill_the_leaders_node() -> None:
         leaders = list(cluster.leaders(list(deployment.vhosts.values())).values())
         assert leaders, 'the deployment declared no quorum queue'
-        busiest = max(set(leaders), key=leaders.count)
-        node = cluster.node(busiest)
-        cluster.kill(node)
-        cluster.restart(node)
-        cluster.wait_running()
+        # The agent frozen, the builds cast to it wait in its queues when
+        # the node leading them dies: what a lost queue would lose.
+        os.kill(agent, signal.SIGSTOP)
+        try:
+            deadline = time.monotonic() + EVENTUALLY_SECONDS
+            while not (queued := _queued(cluster, cell)):
+                assert time.monotonic() < deadline, 'no build was ever queued for the agent'
+                time.sleep(0.3)
+            holding = list(queued.values())
+            node = cluster.node(max(set(holding), key=holding.count))
+            cluster.kill(node)
+            cluster.restart(node)
+            cluster.wait_running()
+        finally:
+            os.kill(agent, signal.SIGCONT)
     _through(deployment, daemons, 'killed', kill_the_leaders_node)
 
 
