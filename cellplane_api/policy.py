@@ -5,6 +5,10 @@
     enforcer.allowed(rule, credentials, target)     # True or False
 
 Handlers name the rule and its target (the server's project), as Nova's do.
+A decision is remembered for ``decision_ttl`` seconds (one second;
+``cellplane.wsgi.policy_decisions``, as Placement's): a list asks several
+rules, and oslo.policy looks for its files on every question. A changed
+policy file takes effect within that.
 """
 from __future__ import annotations
 
@@ -13,6 +17,7 @@ from oslo_context import context as oslo_context
 from oslo_policy import opts as policy_opts
 from oslo_policy import policy as oslo_policy
 
+from cellplane.wsgi import policy_decisions
 from cellplane_api import errors, policies
 
 
@@ -31,14 +36,17 @@ def get_enforcer():
 
 
 class PolicyEnforcer:
-    def __init__(self, conf: cfg.ConfigOpts):
+    def __init__(self, conf: cfg.ConfigOpts, *,
+                 decision_ttl: float = policy_decisions.DECISION_TTL):
         self.enforcer = make_oslo_enforcer(conf)
+        self._decisions = policy_decisions.Decisions(decision_ttl)
 
     def allowed(self, rule: str, credentials: oslo_context.RequestContext,
                 target: dict | None = None) -> bool:
         if target is None:
             target = {'project_id': credentials.project_id, 'user_id': credentials.user_id}
-        return bool(self.enforcer.enforce(rule, target, credentials))
+        return self._decisions.decide(rule, credentials, target,
+                                      lambda: self.enforcer.enforce(rule, target, credentials))
 
     def authorize(self, rule: str, credentials: oslo_context.RequestContext,
                   target: dict | None = None) -> None:

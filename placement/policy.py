@@ -16,7 +16,6 @@ with ``@policy_target`` (``GET /usages``: the project asked about).
 from __future__ import annotations
 
 import copy
-import time
 from typing import Any, Callable
 
 from oslo_config import cfg
@@ -24,6 +23,7 @@ from oslo_context import context as oslo_context
 from oslo_policy import opts as policy_opts
 from oslo_policy import policy as oslo_policy
 
+from cellplane.wsgi import policy_decisions
 from placement import errors, policies
 
 
@@ -36,13 +36,9 @@ def rules_by_route(rules) -> dict[tuple[str, str], str]:
     return found
 
 
-# How long a decision is remembered. oslo.policy spends about 0.1 ms on a
-# check (it looks for the policy file and inspects every check's signature
-# each time), a fifth of what a whole claim costs the server; a service
-# asks the same question with the same credentials thousands of times a
-# minute. A changed policy file still takes effect within this.
-DECISION_TTL = 1.0
-_MAX_DECISIONS = 4096
+# How long a decision is remembered (``cellplane.wsgi.policy_decisions``):
+# a changed policy file still takes effect within this.
+DECISION_TTL = policy_decisions.DECISION_TTL
 
 
 class PolicyEnforcer:
@@ -51,8 +47,7 @@ class PolicyEnforcer:
     def __init__(self, conf: cfg.ConfigOpts, *, decision_ttl: float = DECISION_TTL):
         self.enforcer = make_oslo_enforcer(conf)
         self._rules = rules_by_route(policies.list_rules())
-        self._ttl = decision_ttl
-        self._decisions: dict[tuple, tuple[bool, float]] = {}
+        self._decisions = policy_decisions.Decisions(decision_ttl)
 
     def rule_for(self, method: str, template: str) -> str | None:
         """The rule guarding ``method`` on the route ``template``; None: open (``/``)."""
@@ -73,23 +68,10 @@ class PolicyEnforcer:
 
     def _allowed(self, rule: str, target: dict,
                  credentials: oslo_context.RequestContext) -> bool:
-        key = (rule, _frozen(credentials.to_policy_values()), _frozen(target))
-        now = time.monotonic()
-        known = self._decisions.get(key)
-        if known is not None and known[1] > now:
-            return known[0]
         # do_raise=False: a token of the wrong scope is refused like any
         # other denial, not with oslo.policy's InvalidScope.
-        allowed = bool(self.enforcer.authorize(rule, target, credentials, do_raise=False))
-        if len(self._decisions) >= _MAX_DECISIONS:
-            self._decisions.clear()
-        self._decisions[key] = (allowed, now + self._ttl)
-        return allowed
-
-
-def _frozen(values) -> tuple:
-    return tuple(sorted((k, tuple(v) if isinstance(v, list) else v)
-                        for k, v in values.items()))
+        return self._decisions.decide(rule, credentials, target, lambda: self.enforcer.authorize(
+            rule, target, credentials, do_raise=False))
 
 
 def policy_target(target_of: Callable[[Any], dict]):

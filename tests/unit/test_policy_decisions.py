@@ -1,0 +1,52 @@
+"""``cellplane.wsgi.policy_decisions``: one question to oslo.policy per rule, caller and target while remembered."""
+from oslo_context import context as oslo_context
+
+from cellplane.wsgi.policy_decisions import Decisions
+
+
+def _asker(answer: bool):
+    asked = []
+
+    def ask():
+        asked.append(1)
+        return answer
+    return ask, asked
+
+
+def test_a_decision_is_remembered_for_the_same_rule_caller_and_target():
+    decisions = Decisions(ttl=3600)
+    member = oslo_context.RequestContext(user_id='u', project_id='p', roles=['member'])
+    ask, asked = _asker(True)
+    assert decisions.decide('r', member, {'project_id': 'p'}, ask) is True
+    assert decisions.decide('r', member, {'project_id': 'p'}, ask) is True
+    assert len(asked) == 1
+
+
+def test_another_rule_caller_role_or_target_is_asked_again():
+    decisions = Decisions(ttl=3600)
+    member = oslo_context.RequestContext(user_id='u', project_id='p', roles=['member'])
+    admin = oslo_context.RequestContext(user_id='u', project_id='p', roles=['admin'])
+    ask, asked = _asker(False)
+    decisions.decide('r', member, {'project_id': 'p'}, ask)
+    decisions.decide('other', member, {'project_id': 'p'}, ask)
+    decisions.decide('r', admin, {'project_id': 'p'}, ask)
+    decisions.decide('r', member, {'project_id': 'q'}, ask)
+    assert len(asked) == 4
+
+
+def test_with_no_ttl_every_question_is_asked():
+    decisions = Decisions(ttl=0)
+    member = oslo_context.RequestContext(user_id='u', project_id='p', roles=['member'])
+    ask, asked = _asker(True)
+    decisions.decide('r', member, {}, ask)
+    decisions.decide('r', member, {}, ask)
+    assert len(asked) == 2
+
+
+def test_past_its_size_everything_is_forgotten():
+    decisions = Decisions(ttl=3600, size=2)
+    member = oslo_context.RequestContext(user_id='u', project_id='p', roles=['member'])
+    ask, asked = _asker(True)
+    for rule in ('a', 'b', 'c', 'a'):
+        decisions.decide(rule, member, {}, ask)
+    assert len(asked) == 4
