@@ -175,10 +175,16 @@ def _sorted(req, found: list[servers.Server]) -> list[servers.Server]:
         if value_of is None:
             continue
         # NULL sorts before any value, as MySQL sorts it.
-        ordered.sort(key=lambda s: (value_of(s) is not None, value_of(s) or 0)
-                     if not isinstance(value_of(s), str) else (True, value_of(s)),
+        ordered.sort(key=lambda s, value_of=value_of: _sort_value(value_of(s)),
                      reverse=descending)
     return ordered
+
+
+def _sort_value(value) -> tuple:
+    """The sort key of a value: None before any other; a string as itself."""
+    if isinstance(value, str):
+        return (True, value)
+    return (value is not None, value or 0)
 
 
 def _limit(req) -> int:
@@ -211,20 +217,21 @@ def listed(req, rule_all: str) -> tuple[list[servers.Server], bool]:
     if since and before and before < since:
         raise errors.BadRequest('The value of changes-since must be less than or equal to '
                                 'changes-before.')
+    project = params.get('project_id') or params.get('tenant_id') if admin_all else None
+    if not admin_all:
+        project = req.credentials.project_id
     services = req.services
+    # Only the project's servers are read (its mappings, then their cells).
     found = servers.list_servers(
         services.api_engine, services.cells,
         include_deleted=bool(since or before or servers.DELETED in statuses),
-        cell_timeout=services.cell_timeout)
+        project_id=project or None, cell_timeout=services.cell_timeout)
     down, found = ([s for s in found if s.status == servers.UNKNOWN],
                    [s for s in found if s.status != servers.UNKNOWN])
     # A server of a cell that cannot be read is left out unless its partial
     # record is wanted, as Nova does ([api] list_records_by_skipping_down_cells).
     if not _cell_down_records_wanted(req):
         down = []
-    project = params.get('project_id') or params.get('tenant_id') if admin_all else None
-    if not admin_all:
-        project = req.credentials.project_id
     if project:
         found = [s for s in found if s.project_id == project]
         down = [s for s in down if s.project_id == project]

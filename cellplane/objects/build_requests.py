@@ -157,6 +157,8 @@ def get(engine: Engine, instance_uuid: str) -> BuildRequest:
 def get_many(engine: Engine, instance_uuids: Iterable[str]) -> dict[str, BuildRequest]:
     """Instance UUID -> build request, for those that still exist."""
     uuids = list(instance_uuids)
+    if not uuids:
+        return {}
     with engine.connect() as conn:
         rows = conn.execute(sa.select(build_requests).where(
             build_requests.c.instance_uuid.in_(uuids), LIVE)).all()

@@ -71,16 +71,23 @@ def count_in_cell(conn: Connection, cell_id: int) -> int:
         instance_mappings.c.cell_id == cell_id)).scalar_one()
 
 
-def mapped_at(engine: Engine, instance_uuids: Iterable[str] | None = None
+def mapped_at(engine: Engine, instance_uuids: Iterable[str] | None = None, *,
+              project_id: str | None = None
               ) -> list[tuple[str, int | None, bool, datetime.datetime | None]]:
-    """``cells_of`` with each mapping's ``created_at``: when the API accepted the instance."""
+    """``cells_of`` with each mapping's ``created_at``: when the API accepted the instance.
+
+    With ``project_id``, only that project's instances.
+    """
     query = (sa.select(instance_mappings.c.instance_uuid, instance_mappings.c.cell_id,
                        instance_mappings.c.queued_for_delete, instance_mappings.c.created_at)
              .order_by(instance_mappings.c.id))
     if instance_uuids is not None:
         query = query.where(instance_mappings.c.instance_uuid.in_(list(instance_uuids)))
+    if project_id is not None:
+        query = query.where(instance_mappings.c.project_id == project_id)
     with engine.connect() as conn:
-        return [(row[0], row[1], bool(row[2]), row[3]) for row in conn.execute(query)]
+        rows = conn.execute(query).all()
+    return [(uuid, cell_id, bool(queued), at) for uuid, cell_id, queued, at in rows]
 
 
 def owners_of(engine: Engine, instance_uuids: Iterable[str]) -> dict[str, dict]:

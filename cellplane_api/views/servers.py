@@ -103,20 +103,44 @@ def _bookmark(req, kind: str, ident: str) -> list[dict]:
     return [{'rel': 'bookmark', 'href': f'{req.link_bases()[1]}/{kind}/{ident}'}]
 
 
+def _cached(req) -> dict:
+    """This request's documents shared by its servers (an image's, a flavor's): a list of
+    a thousand servers has few of each. Never changed once made."""
+    cache = req.environ.get('cellplane.view_cache')
+    if cache is None:
+        cache = req.environ['cellplane.view_cache'] = {}
+    return cache
+
+
 def _image(req, image_ref: str | None):
-    return {'id': image_ref, 'links': _bookmark(req, 'images', image_ref)} if image_ref else ''
+    if not image_ref:
+        return ''
+    cache = _cached(req)
+    doc = cache.get(('image', image_ref))
+    if doc is None:
+        doc = cache[('image', image_ref)] = {'id': image_ref,
+                                             'links': _bookmark(req, 'images', image_ref)}
+    return doc
 
 
 def _flavor(req, server: servers.Server, flavor: Flavor | None, viewer: Viewer) -> dict:
     if flavor is None:
         # Nova answers {} for an instance whose flavor cannot be read.
         return {}
+    cache = _cached(req)
+    # Flavors are frozen and shared by the servers built with them (servers._flavor_of_text).
+    key = ('flavor', id(flavor), viewer.extra_specs)
+    found = cache.get(key)
+    if found is not None and found[0] is flavor:
+        return found[1]
     if not at_least(req, 47):
-        return {'id': flavor.flavorid, 'links': _bookmark(req, 'flavors', flavor.flavorid)}
-    doc = {'vcpus': flavor.vcpus, 'ram': flavor.memory_mb, 'disk': flavor.root_gb,
-           'ephemeral': 0, 'swap': 0, 'original_name': flavor.name}
-    if viewer.extra_specs:
-        doc['extra_specs'] = dict(flavor.extra_specs)
+        doc = {'id': flavor.flavorid, 'links': _bookmark(req, 'flavors', flavor.flavorid)}
+    else:
+        doc = {'vcpus': flavor.vcpus, 'ram': flavor.memory_mb, 'disk': flavor.root_gb,
+               'ephemeral': 0, 'swap': 0, 'original_name': flavor.name}
+        if viewer.extra_specs:
+            doc['extra_specs'] = dict(flavor.extra_specs)
+    cache[key] = (flavor, doc)
     return doc
 
 
