@@ -1,7 +1,8 @@
 """The ``[quota] driver`` a process uses: ``database`` (``cellplane_api.quotas``) or ``unified_limits``.
 
 Both offer what ``servers.create`` (``prepare`` before the project's quota
-lock, ``check_servers`` and ``recheck_servers`` under it),
+lock, ``counts_servers``: is the lock needed, ``check_servers`` and
+``recheck_servers`` under it),
 ``server_groups.create`` (``check``: the ``GroupQuota``), os-quota-sets,
 limits and ``cellplane quota`` call: ``limits``, ``defaults``, ``usage``,
 ``set_limits``, ``forget`` and ``settable`` (False when the limits are

@@ -16,7 +16,10 @@ The ``database`` driver (``DatabaseQuotas``), Nova's DbQuotaDriver with
   members;
 - **the check** (``check_servers``) runs in the transaction that writes the
   build requests, after ``cellplane.objects.quota_locks.hold`` locked the
-  project's row: two creates of one project count and write one after the
+  project's row (when ``counts_servers`` says a limit applies: a project
+  whose instances, cores, RAM and group members are all unlimited has
+  nothing to count, and its creates do not queue for the lock, as Nova
+  takes none): two creates of one project count and write one after the
   other, so together they cannot pass the limit, and a refused create has
   written nothing. After writing, the instances are counted again in the
   same transaction (a writer that took no lock is caught there, and the
@@ -31,6 +34,7 @@ instances: Requested 3, but already used 9 of 10 instances"); with a
 from __future__ import annotations
 
 import dataclasses
+import weakref
 from typing import Callable, Mapping
 
 from sqlalchemy.engine import Connection, Engine
@@ -169,6 +173,8 @@ class DatabaseQuotas:
         self.api_engine = api_engine
         self._defaults = dict(defaults)
         self._placement = placement
+        # Connection -> (project, limits) that counts_servers read in its transaction.
+        self._read: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
     @property
     def placement(self):
@@ -239,6 +245,26 @@ class DatabaseQuotas:
         """Nothing to read before the quota lock: the limits are read in the create's transaction."""
         return None
 
+    def counts_servers(self, conn: Connection, project_id: str, prepared: None = None) -> bool:
+        """Whether a server create of the project is counted (its instances, cores, RAM or
+        group members limited): then ``servers.create`` takes the project's quota lock.
+
+        The limits are read here, in the create's transaction, once: the
+        check and the recheck use them. A limit set while the create runs
+        applies from the next one (the lock does not cover limit changes).
+        """
+        limits = self.limits(project_id, conn=conn)
+        self._read[conn] = (project_id, limits)
+        return any(_limited(limits[r]) for r in (INSTANCES, CORES, RAM, SERVER_GROUP_MEMBERS))
+
+    def _create_limits(self, conn: Connection, project_id: str, *, last: bool = False
+                       ) -> dict[str, int]:
+        """The limits ``counts_servers`` read in this transaction, else read now."""
+        read = self._read.pop(conn, None) if last else self._read.get(conn)
+        if read is not None and read[0] == project_id:
+            return read[1]
+        return self.limits(project_id, conn=conn)
+
     def check_servers(self, conn: Connection, project_id: str, *, vcpus: int, memory_mb: int,
                       min_count: int, max_count: int, group_uuid: str | None = None,
                       resources: Mapping[str, int] | None = None, prepared: None = None) -> int:
@@ -250,7 +276,7 @@ class DatabaseQuotas:
         ``quota_locks.hold`` for the project, and ``recheck_servers`` after
         writing them.
         """
-        limits = self.limits(project_id, conn=conn)
+        limits = self._create_limits(conn, project_id)
         need_placement = _limited(limits[CORES]) or _limited(limits[RAM])
         if not any(_limited(limits[r]) for r in (INSTANCES, CORES, RAM, SERVER_GROUP_MEMBERS)):
             return max_count
@@ -267,7 +293,7 @@ class DatabaseQuotas:
     def recheck_servers(self, conn: Connection, project_id: str, written: int,
                         group_uuid: str | None = None) -> None:
         """After writing ``written`` servers, in the same transaction: still within the limits?"""
-        limits = self.limits(project_id, conn=conn)
+        limits = self._create_limits(conn, project_id, last=True)
         if _limited(limits[INSTANCES]):
             now = instance_mappings.count_of_project(conn, project_id)
             if now > limits[INSTANCES]:

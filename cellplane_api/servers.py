@@ -262,8 +262,9 @@ def create(api_engine: Engine, conductor: SuperConductorAPI, ctxt: RequestContex
         # What the driver reads elsewhere (unified limits: Keystone), before the lock.
         prepared = quotas.prepare(project_id)
         with api_engine.begin() as conn:
-            # Held until commit: this project's other creates count what this one writes.
-            quota_locks.hold(conn, project_id)
+            if quotas.counts_servers(conn, project_id, prepared):
+                # Held until commit: this project's other creates count what this one writes.
+                quota_locks.hold(conn, project_id)
             fitting = quotas.check_servers(
                 conn, project_id, vcpus=found.vcpus, memory_mb=found.memory_mb,
                 min_count=min_count or count, max_count=count, group_uuid=group_uuid,

@@ -295,6 +295,11 @@ class UnifiedLimitsQuotas:
             'the project\'s limits there (openstack limit delete)')
 
     # -- the checks of a create ---------------------------------------------------------
+    def counts_servers(self, conn: Connection, project_id: str,
+                       prepared: _Limits | None = None) -> bool:
+        """Always: the limits are Keystone's, and any class may be limited."""
+        return True
+
     def check_servers(self, conn: Connection, project_id: str, *, vcpus: int, memory_mb: int,
                       min_count: int, max_count: int, group_uuid: str | None = None,
                       resources: Mapping[str, int] | None = None,

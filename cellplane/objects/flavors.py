@@ -110,6 +110,13 @@ def list_all(engine: Engine) -> list[FlavorRecord]:
             sa.select(flavors).order_by(flavors.c.vcpus, flavors.c.memory_mb, flavors.c.name))]
 
 
+def find(engine: Engine, flavorid: str) -> FlavorRecord | None:
+    """The flavor with this id (not name), or None."""
+    with engine.connect() as conn:
+        row = conn.execute(sa.select(flavors).where(flavors.c.flavorid == flavorid)).first()
+    return None if row is None else _from_row(row)
+
+
 def row_ids(engine: Engine, flavorids: Sequence[str]) -> dict[str, int]:
     """flavorid -> the flavor's row id (Nova's ``instance_type_id``), for those that exist."""
     wanted = sorted(set(flavorids))

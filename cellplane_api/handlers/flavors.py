@@ -60,10 +60,9 @@ def _detail(req, flavor: flavors.FlavorRecord, *, extra_specs: bool | None = Non
 
 def visible(req, flavor_id: str) -> flavors.FlavorRecord | None:
     """The flavor if the caller may see it: public, an admin, or its project given access."""
-    found = [f for f in flavors.list_all(req.services.api_engine) if f.flavorid == flavor_id]
-    if not found:
+    flavor = flavors.find(req.services.api_engine, flavor_id)
+    if flavor is None:
         return None
-    flavor = found[0]
     if flavor.is_public or req.is_admin():
         return flavor
     granted = flavors.projects_with_access(req.services.api_engine, [flavor_id])
