@@ -221,11 +221,16 @@ def listed(req, rule_all: str) -> tuple[list[servers.Server], bool]:
     if not admin_all:
         project = req.credentials.project_id
     services = req.services
-    # Only the project's servers are read (its mappings, then their cells).
+    # Only the project's servers are read (its mappings, then their cells), and
+    # of the cells only the rows the status and changes-since filters may keep.
+    narrowed = None
+    if since or statuses:
+        narrowed = servers.CellFilter(
+            changed_since=since, vm_states=servers.vm_states_of(statuses) if statuses else None)
     found = servers.list_servers(
         services.api_engine, services.cells,
         include_deleted=bool(since or before or servers.DELETED in statuses),
-        project_id=project or None, cell_timeout=services.cell_timeout)
+        project_id=project or None, narrowed=narrowed, cell_timeout=services.cell_timeout)
     down, found = ([s for s in found if s.status == servers.UNKNOWN],
                    [s for s in found if s.status != servers.UNKNOWN])
     # A server of a cell that cannot be read is left out unless its partial

@@ -356,6 +356,31 @@ def _flavor_name(stored, flavor: Flavor | None) -> str:
     return str((stored or {}).get('name', '?')) if isinstance(stored, dict) else '?'
 
 
+@dataclasses.dataclass(frozen=True)
+class CellFilter:
+    """What a list will keep, asked of the cells' queries so they return fewer rows: those
+    updated since ``changed_since`` (or never), in one of ``vm_states`` (None: any).
+
+    A superset of the list's own filters, which still run on what is read.
+    """
+
+    changed_since: datetime.datetime | None = None
+    vm_states: frozenset[str] | None = None
+
+
+def vm_states_of(statuses: Iterable[str]) -> frozenset[str] | None:
+    """The vm_states a server in one of ``statuses`` can be in (``_status``); None: any."""
+    states: set[str] = set()
+    for status in statuses:
+        if status in (REVERT_RESIZE, REBUILD):
+            return None     # from the task state, whatever the vm_state
+        if status in (RESIZE, MIGRATING):
+            states.add(instance_states.ACTIVE)
+        states.update(vm for vm, shown in _STATUS_OF_VM_STATE.items() if shown == status)
+        states.add(status.lower())  # a vm_state shown as itself, upper-cased
+    return frozenset(states)
+
+
 def _server(**fields) -> Server:
     """A ``Server`` from every one of its fields, as a list of thousands builds them.
 
@@ -370,15 +395,25 @@ def _server(**fields) -> Server:
 def _read_cell(engine: Engine, cell: CellMapping, uuids: Sequence[str], *,
                with_events: bool = False,
                accepted_at: Mapping[str, datetime.datetime] | None = None,
-               project_id: str | None = None) -> dict[str, Server]:
+               project_id: str | None = None,
+               narrowed: CellFilter | None = None) -> dict[str, Server | None]:
     """The servers of ``uuids`` this cell has; created when ``accepted_at`` says, if it does.
 
     ``project_id``: the project every one of ``uuids`` belongs to (its rows are asked for).
+    ``narrowed``: only the rows it may match are read; the others the cell has
+    are None (in the cell, not wanted).
     """
     accepted_at = accepted_at or {}
     error = instance_states.ERROR
     with engine.connect() as conn:
-        rows = instances.view_rows(conn, uuids, project_id=project_id)
+        if narrowed is None:
+            rows = instances.view_rows(conn, uuids, project_id=project_id)
+            found: dict[str, Server | None] = {}
+        else:
+            rows = instances.view_rows(conn, uuids, project_id=project_id,
+                                       changed_since=narrowed.changed_since,
+                                       vm_states=narrowed.vm_states)
+            found = dict.fromkeys(instances.present(conn, uuids, project_id=project_id))
         # The newest fault of each instance is the one shown (for those in ERROR).
         errored = [row[0] for row in rows if row[2] == error]
         faults = {uuid: found[-1]['message'] + (
@@ -386,7 +421,6 @@ def _read_cell(engine: Engine, cell: CellMapping, uuids: Sequence[str], *,
                   for uuid, found in (instances.faults_of_many(conn, errored).items()
                                       if errored else ())}
         events = instance_actions.histories(conn, uuids) if with_events else {}
-    found = {}
     name, cell_uuid = cell.name, cell.uuid
     for (uuid, display_name, vm_state, task_state, flavor_text, host, node, created_at,
          updated_at, project, user_id, zone, launched_at, image_ref, description,
@@ -408,8 +442,12 @@ def _read_cell(engine: Engine, cell: CellMapping, uuids: Sequence[str], *,
 def list_servers(api_engine: Engine, cells: CellDatabases,
                  uuids: Iterable[str] | None = None, *, with_events: bool = False,
                  include_deleted: bool = False, project_id: str | None = None,
+                 narrowed: CellFilter | None = None,
                  cell_timeout: float = DEFAULT_CELL_TIMEOUT) -> list[Server]:
     """Every server (or those of ``uuids``, or of ``project_id``), in creation order.
+
+    ``narrowed``: the servers of a cell it rules out are not listed (it may
+    let through some that do not match it: the caller filters).
 
     The cells are read at the same time; one that has not answered within
     ``cell_timeout`` seconds, or whose database fails, has its instances
@@ -425,12 +463,13 @@ def list_servers(api_engine: Engine, cells: CellDatabases,
     """
     return _list_servers(api_engine, cells, uuids, with_events=with_events,
                          include_deleted=include_deleted, cell_timeout=cell_timeout,
-                         read_again=True, project_id=project_id)
+                         read_again=True, project_id=project_id, narrowed=narrowed)
 
 
 def _list_servers(api_engine: Engine, cells: CellDatabases, uuids, *, with_events: bool,
                   include_deleted: bool, cell_timeout: float,
-                  read_again: bool, project_id: str | None = None) -> list[Server]:
+                  read_again: bool, project_id: str | None = None,
+                  narrowed: CellFilter | None = None) -> list[Server]:
     cell_uuids = cell_mappings.uuids_by_id(api_engine)
     mapped_with_times = instance_mappings.mapped_at(api_engine, uuids, project_id=project_id)
     mapped = [(uuid, None if cell_id is None else cell_uuids.get(cell_id))
@@ -443,13 +482,15 @@ def _list_servers(api_engine: Engine, cells: CellDatabases, uuids, *, with_event
     for instance_uuid, cell_uuid in mapped:
         if cell_uuid is not None:
             by_cell.setdefault(cell_uuid, []).append(instance_uuid)
-    found: dict[str, Server] = {}
+    # None: in its cell, ruled out by ``narrowed``.
+    found: dict[str, Server | None] = {}
     cell_of = {cell_uuid: cells.mapping(cell_uuid) for cell_uuid in by_cell}
 
     def reader(cell_uuid: str) -> Callable[[], dict[str, Server]]:
         return lambda: _read_cell(cells.engine(cell_uuid), cell_of[cell_uuid],
                                   by_cell[cell_uuid], with_events=with_events,
-                                  accepted_at=accepted_at, project_id=project_id)
+                                  accepted_at=accepted_at, project_id=project_id,
+                                  narrowed=narrowed)
     answers = gather({cell_uuid: reader(cell_uuid) for cell_uuid in by_cell}, cell_timeout)
     for cell_uuid, answer in answers.items():
         if not isinstance(answer, BaseException):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime
 import logging
-from typing import Sequence
+from typing import Collection, Sequence
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -95,22 +95,40 @@ _VIEW_SELECT = tuple(sa.cast(instances.c.flavor, sa.Text).label('flavor') if nam
                      else instances.c[name] for name in VIEW_COLUMNS)
 
 
-def view_rows(conn: Connection, uuids: Sequence[str], *,
-              project_id: str | None = None) -> list[tuple]:
+def view_rows(conn: Connection, uuids: Sequence[str], *, project_id: str | None = None,
+              changed_since: datetime.datetime | None = None,
+              vm_states: Collection[str] | None = None) -> list[tuple]:
     """Those of ``uuids`` this cell has, as tuples of ``VIEW_COLUMNS`` (the flavor as its
     JSON text), for a list of thousands: no dict or attribute lookup per row.
 
     With ``project_id`` (the owner of every one of ``uuids``) the cell is asked
     for the project's rows rather than for a thousand uuids, and those not in
-    ``uuids`` are left out here.
+    ``uuids`` are left out here. ``changed_since`` leaves out the rows updated
+    before it (a row never updated is kept); ``vm_states`` those in another
+    vm_state.
     """
     query = sa.select(*_VIEW_SELECT)
+    if changed_since is not None:
+        query = query.where(sa.or_(instances.c.updated_at >= changed_since,
+                                   instances.c.updated_at.is_(None)))
+    if vm_states is not None:
+        query = query.where(instances.c.vm_state.in_(sorted(vm_states)))
     if project_id is None:
         return [tuple(row) for row in conn.execute(query.where(
             instances.c.uuid.in_(list(uuids))))]
     wanted = set(uuids)
     return [tuple(row) for row in conn.execute(query.where(
         instances.c.project_id == project_id)) if row[0] in wanted]
+
+
+def present(conn: Connection, uuids: Sequence[str], *, project_id: str | None = None
+            ) -> set[str]:
+    """Those of ``uuids`` this cell has a row of (``project_id``: their owner, as in ``view_rows``)."""
+    query = sa.select(instances.c.uuid)
+    if project_id is None:
+        return set(conn.execute(query.where(instances.c.uuid.in_(list(uuids)))).scalars())
+    return set(conn.execute(query.where(instances.c.project_id == project_id)).scalars()
+               ) & set(uuids)
 
 
 def list_all(conn: Connection) -> list[dict]:
