@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -188,6 +189,8 @@ def parent(args) -> int:
     from tests.support import backing_services
     from tests.support.deployment import ComputePlan, Deployment
 
+    # SIGTERM (a held run stopped) removes the deployment as an error does.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     trees = [str(Path(t).resolve()) for t in (args.trees or str(TREE)).split(',')]
     labels = [Path(t).name for t in trees]
     if len(set(labels)) != len(labels):
