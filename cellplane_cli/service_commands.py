@@ -7,8 +7,10 @@ database; a cell's conductor and compute agents into that cell's database.
 The columns are Nova's: ``status`` is enabled or disabled (``service
 disable``), ``state`` is up or down: a service is up when its last
 heartbeat (``updated_at``, ISO 8601 UTC) is younger than ``[service]
-service_down_time``. ``zone`` is a compute host's availability zone (from
-the aggregates; none when it is in no zone), ``internal`` for the others.
+service_down_time``. ``zone`` is a compute host's availability zone, read as
+the compute API's os-services reads it (``cellplane_api/availability_zones.py``:
+its aggregate's, else its agent's, else ``[DEFAULT] default_availability_zone``),
+``[DEFAULT] internal_service_availability_zone`` for the others.
 The cells are read at the same time, each bounded by ``[cells]
 read_timeout``: a cell that cannot be read gets one row saying so and why,
 and the others are listed all the same.
@@ -30,10 +32,11 @@ from __future__ import annotations
 from cliff import lister, show
 
 from cellplane.cells.databases import CellDatabases
-from cellplane.objects import aggregates, compute_nodes, services
+from cellplane.objects import compute_nodes, services
 from cellplane.traits import COMPUTE_STATUS_DISABLED
 from cellplane_api import compute_services
 from cellplane_api import conf as api_conf
+from cellplane_api.availability_zones import Zones
 from cellplane_cli import base
 from cellplane_cli.databases import engine_for
 from placement import client_conf
@@ -43,16 +46,11 @@ TOP_LEVEL = '(top)'
 # kept (the id is a row of that database) and the service's RPC version.
 COLUMNS = ('id', 'binary', 'host', 'zone', 'status', 'state', 'updated_at',
            'disabled_reason', 'cell', 'version')
-# Nova's zone for the services that are not compute hosts.
-INTERNAL_ZONE = 'internal'
 
 
 def _rows(cell: str, found: list[dict], service_down_time: float,
-          zones: dict[str, str]) -> list[tuple]:
-    """``zones``: host -> availability zone, from the aggregates (a compute host in none has none)."""
-    return [(r['id'], r['binary'], r['host'],
-             zones.get(r['host']) if r['binary'] == compute_nodes.COMPUTE_BINARY
-             else INTERNAL_ZONE,
+          zones: Zones) -> list[tuple]:
+    return [(r['id'], r['binary'], r['host'], zones.of(r['binary'], r['host']),
              'disabled' if r['disabled'] else 'enabled',
              'up' if services.is_up(r, service_down_time=service_down_time) else 'down',
              base.iso8601(r['last_seen_at']), r['disabled_reason'], cell, r['version'])
@@ -73,10 +71,12 @@ class ServiceList(base.ConfigOptionsMixin, lister.Lister):
         api_engine = engine_for(conf, 'api')
         cells = CellDatabases(api_engine)
         try:
-            zones = {m.host: m.metadata[aggregates.AVAILABILITY_ZONE_KEY]
-                     for m in aggregates.memberships(api_engine)
-                     if m.metadata.get(aggregates.AVAILABILITY_ZONE_KEY)}
             found = compute_services.locate(api_engine, cells, conf.cells.read_timeout)
+            readable = {id(one.engine): one.engine for one in found.services
+                        if one.cell is not None}
+            zones = Zones.read(api_engine, readable.values(),
+                               default=conf.default_availability_zone,
+                               internal=conf.internal_service_availability_zone)
             rows = []
             for one in found.services:
                 rows.extend(_rows(one.cell.name if one.cell else TOP_LEVEL, [one.row],

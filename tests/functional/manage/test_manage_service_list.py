@@ -70,10 +70,12 @@ def test_service_list_shows_top_level_and_cell_services_and_a_cell_it_cannot_rea
     assert {k: (r['status'], r['disabled_reason']) for k, r in listed.items()
             if r['status'] != 'enabled'} == {
         ('cell2', 'cellplane-compute', 'cell2-host2'): ('disabled', 'disk swap')}
+    # A host in no zone is in [DEFAULT] default_availability_zone, as the
+    # compute API's os-services (and Nova's service list) shows it.
     assert {k[2]: r['zone'] for k, r in listed.items()} == {
         'scheduler': 'internal', 'super-conductor': 'internal', 'cell1-conductor': 'internal',
-        'cell2-conductor': 'internal', 'cell1-host1': 'az1', 'cell1-host2': None,
-        'cell2-host1': None, 'cell2-host2': None}
+        'cell2-conductor': 'internal', 'cell1-host1': 'az1', 'cell1-host2': 'nova',
+        'cell2-host1': 'nova', 'cell2-host2': 'nova'}
     # ISO 8601, in UTC, with its offset.
     for r in listed.values():
         seen = datetime.datetime.fromisoformat(r['updated_at'])
