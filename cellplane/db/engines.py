@@ -20,6 +20,7 @@ holds what.
 """
 from __future__ import annotations
 
+import logging
 import math
 import os
 import sys
@@ -80,6 +81,12 @@ class _BoundedPool(QueuePool):
         return fresh
 
     _database_name = '?'
+
+
+# SQLAlchemy names a pool's logger after its class's module, so this one is
+# outside the ``sqlalchemy`` logger kept at WARNING: its "Pool disposed" and
+# "Pool recreating" INFO lines reached every CLI command's stderr.
+logging.getLogger(f'{_BoundedPool.__module__}.{_BoundedPool.__name__}').setLevel(logging.WARNING)
 
 
 def create_engine(url: str, *, pool_size: int = 10, max_overflow: int = 20,
