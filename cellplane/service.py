@@ -34,7 +34,7 @@ import signal
 import socket
 import sys
 import threading
-from typing import Callable, Iterable
+from typing import Callable, Iterable, NoReturn
 
 from oslo_config import cfg
 
@@ -175,8 +175,28 @@ class Service:
                     # The handler threads still running are not daemon threads:
                     # returning would let the interpreter wait for them at exit,
                     # and the bound would mean nothing.
-                    logging.shutdown()
-                    os._exit(EXIT_SHUTDOWN_TIMEOUT)
+                    exit_process(EXIT_SHUTDOWN_TIMEOUT)
+
+
+def exit_process(code: int) -> NoReturn:
+    """End this daemon's process with ``code`` now, its logs and standard streams flushed.
+
+    A daemon's console script ends here once ``main`` has returned (the
+    service stopped, its connections closed). What the interpreter's own
+    teardown would do next is free the heap object by object: py-spy showed
+    an idle compute agent's main thread busy with no Python frame for 0.8 s
+    at load 3, and 1.6-2 s at load 7, after its "stopped cleanly" line, so
+    SIGTERM took 2.3-3.2 s to end the process. cellplane registers no
+    atexit work; the libraries' (thread pools already stopped) have none
+    left to do.
+    """
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):   # closed or gone: nothing to keep
+            pass
+    os._exit(code)
 
 
 class _SignalPipe:

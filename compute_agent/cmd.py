@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 import sys
-from typing import Sequence
+from typing import NoReturn, Sequence
 
 from cellplane import cell_guard, config
 from cellplane.context import new_context
@@ -25,6 +25,7 @@ from cellplane.rpc import options as rpc_options
 from cellplane.rpc.broker_errors import run_reporting_broker_errors
 from cellplane.rpc.client import InvalidVersionCap
 from cellplane.rpc.transport import TransportURLError, get_transport
+from cellplane.service import exit_process
 from compute_agent import conf as compute_conf
 from compute_agent.virt import driver as virt_driver
 from compute_agent.virt.fake import FakeDriver
@@ -85,5 +86,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     return run_reporting_broker_errors(BINARY, conf, serve)
 
 
+def run() -> NoReturn:
+    """The console script: ``main``'s exit code ends the process at once (``exit_process``)."""
+    exit_process(main())
+
+
 if __name__ == '__main__':
-    sys.exit(main())
+    run()

@@ -20,7 +20,7 @@ Exit codes: 0 after a clean SIGTERM, 1 if work in flight outlived
 from __future__ import annotations
 
 import sys
-from typing import Sequence
+from typing import NoReturn, Sequence
 
 from cellplane import cell_guard, config
 from cellplane.cells.databases import CellDatabases
@@ -29,6 +29,7 @@ from cellplane.db.engines import DatabaseNotConfigured
 from cellplane.rpc import options as rpc_options
 from cellplane.rpc.broker_errors import run_reporting_broker_errors
 from cellplane.rpc.transport import TransportCache, TransportURLError, get_transport
+from cellplane.service import exit_process
 from conductor import conf as conductor_conf
 from conductor.cell import wiring as cell_wiring
 from conductor.super import wiring as super_wiring
@@ -96,5 +97,10 @@ def _run_super(conf, transport, placement) -> int:
         api_engine.dispose()
 
 
+def run() -> NoReturn:
+    """The console script: ``main``'s exit code ends the process at once (``exit_process``)."""
+    exit_process(main())
+
+
 if __name__ == '__main__':
-    sys.exit(main())
+    run()

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import logging
 import sys
-from typing import Sequence
+from typing import NoReturn, Sequence
 
 import sqlalchemy as sa
 
@@ -31,6 +31,7 @@ from cellplane.objects.failure_domains import FailureDomainError
 from cellplane.rpc import options as rpc_options
 from cellplane.rpc.broker_errors import run_reporting_broker_errors
 from cellplane.rpc.transport import TransportURLError, get_transport
+from cellplane.service import exit_process
 from placement import client_conf
 from scheduler import conf as scheduler_conf
 from scheduler.errors import UnknownPlugin
@@ -108,5 +109,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         api_engine.dispose()
 
 
+def run() -> NoReturn:
+    """The console script: ``main``'s exit code ends the process at once (``exit_process``)."""
+    exit_process(main())
+
+
 if __name__ == '__main__':
-    sys.exit(main())
+    run()
