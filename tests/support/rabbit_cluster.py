@@ -76,8 +76,11 @@ class RabbitCluster:
                 if joined != 'ok':
                     raise RuntimeError(f'{node.node} could not join {first}: {joined}')
                 self.start_app(node)
-            if self.nodes[1:]:
-                self.each(join, self.nodes[1:])
+            # One at a time: two nodes joining at once can fail mnesia's start
+            # on one of them ({badmatch,{error,{normal,{mnesia_app,start,...}}}}
+            # on the third node, seen in a CI run).
+            for node in self.nodes[1:]:
+                join(node)
             self.wait_running()
         except BaseException:
             self.destroy()
