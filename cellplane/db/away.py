@@ -17,10 +17,10 @@ nothing more is logged here.
 """
 from __future__ import annotations
 
+import sys
 import time
 from typing import Callable, TypeVar
 
-import sqlalchemy as sa
 import tenacity
 
 T = TypeVar('T')
@@ -41,6 +41,12 @@ _AWAY_SQLSTATES = ('08', '57P01', '57P02', '57P03')
 
 def is_away(exc: BaseException) -> bool:
     """True when ``exc`` says the database could not be reached, not that the statement was wrong."""
+    # Looked up, not imported: the RPC server and periodic tasks ask this of
+    # every error, and a compute agent, which holds no database, need not pay
+    # SQLAlchemy's import at every start. Without it loaded, no error is a database's.
+    sa = sys.modules.get('sqlalchemy')
+    if sa is None:
+        return False
     if isinstance(exc, sa.exc.DisconnectionError):
         return True
     if not isinstance(exc, sa.exc.DBAPIError):
