@@ -22,14 +22,27 @@ import logging
 import os
 import sys
 import tempfile
+from typing import TYPE_CHECKING
 
 from cliff import command
-from tqdm import tqdm
 
 from cellplane_cli import base
-from cellplane_embedded import demo as demo_scenario
+
+if TYPE_CHECKING:
+    from tqdm import tqdm
 
 LOG_FILE = 'cellplane.log'
+
+
+def _scenario():
+    """``cellplane_embedded.demo``, imported when the demo is asked for.
+
+    It loads the whole embedded cloud (every service, Alembic, the fake
+    driver): about a second of CPU that every other ``cellplane`` command
+    would pay at its start if it were imported with this module.
+    """
+    from cellplane_embedded import demo
+    return demo
 
 
 class Demo(command.Command):
@@ -37,7 +50,7 @@ class Demo(command.Command):
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
-        defaults = demo_scenario.DemoOptions()
+        defaults = _scenario().DemoOptions()
         parser.add_argument('--instances', type=base.bounded(int, minimum=1), default=defaults.instances,
                             help=f'instances to boot (default {defaults.instances})')
         parser.add_argument('--cells', type=base.bounded(int, minimum=1), default=defaults.cells,
@@ -72,7 +85,8 @@ class Demo(command.Command):
         return parser
 
     def take_action(self, parsed_args):
-        options = demo_scenario.DemoOptions(
+        from tqdm import tqdm
+        options = _scenario().DemoOptions(
             instances=parsed_args.instances, cells=parsed_args.cells,
             hosts_per_cell=parsed_args.hosts_per_cell,
             failing_hosts=parsed_args.failing_hosts,
@@ -89,7 +103,7 @@ class Demo(command.Command):
                           disable=None) as bar, \
                         tqdm(total=0, unit='instance', desc='draining', file=sys.stderr,
                              leave=False, disable=None) as drain_bar:
-                    summary = demo_scenario.run_demo(
+                    summary = _scenario().run_demo(
                         options, progress=lambda done, total: bar.update(done - bar.n),
                         drain_progress=lambda done, total: _advance(drain_bar, done, total))
         if parsed_args.format == 'json':
@@ -178,10 +192,10 @@ def _drain_lines(drain: dict | None) -> list[str]:
              f'{drain["seconds"]} s: {drain["moved"]} of {drain["instances"]} instances moved'
              + (f' ({_counts(drain["moved_to"])})' if drain['moved_to'] else '')
              + f'; {end}']
-    for move in drain['moves'][:demo_scenario.MOVES_SHOWN]:
+    for move in drain['moves'][:_scenario().MOVES_SHOWN]:
         lines.append(f'  {move["server"]} -> {move["to"]} in {move["seconds"]} s')
-    if len(drain['moves']) > demo_scenario.MOVES_SHOWN:
-        lines.append(f'  ... and {len(drain["moves"]) - demo_scenario.MOVES_SHOWN} more')
+    if len(drain['moves']) > _scenario().MOVES_SHOWN:
+        lines.append(f'  ... and {len(drain["moves"]) - _scenario().MOVES_SHOWN} more')
     for stayed in drain['not_moved_instances']:
         lines.append(f'  {stayed["result"]}: {stayed["server"]} ({stayed["uuid"]}): '
                      f'{stayed["reason"]}')

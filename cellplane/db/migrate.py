@@ -7,17 +7,22 @@ operator points two of them at the same server:
     api        cellplane/db/api/migrations     (top level)
     cell       cellplane/db/cell/migrations    (one per cell)
     placement  placement/db/migrations         (the Placement service)
+
+Alembic is imported by the function that uses it, not with this module:
+every ``cellplane-manage`` command and daemon imports this module, and
+Alembic's import (about a quarter of a second of CPU) is only needed by
+the few that sync or compare a schema.
 """
 from __future__ import annotations
 
 import importlib.resources
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
 from sqlalchemy.engine import Engine
+
+if TYPE_CHECKING:
+    from alembic.config import Config
 
 
 @dataclass(frozen=True)
@@ -48,6 +53,7 @@ def history(name: str) -> History:
 
 
 def _alembic_config(hist: History, engine: Engine) -> Config:
+    from alembic.config import Config
     location = importlib.resources.files(hist.package) / 'migrations'
     cfg = Config()
     cfg.set_main_option('script_location', str(location))
@@ -58,11 +64,13 @@ def _alembic_config(hist: History, engine: Engine) -> Config:
 
 def sync(name: str, engine: Engine, revision: str = 'head') -> None:
     """Create or upgrade the schema of database ``name`` to ``revision``."""
+    from alembic import command
     hist = history(name)
     command.upgrade(_alembic_config(hist, engine), revision)
 
 
 def current_revision(name: str, engine: Engine) -> str | None:
+    from alembic.runtime.migration import MigrationContext
     hist = history(name)
     with engine.connect() as conn:
         ctx = MigrationContext.configure(
@@ -71,5 +79,6 @@ def current_revision(name: str, engine: Engine) -> str | None:
 
 
 def head_revision(name: str, engine: Engine) -> str | None:
+    from alembic.script import ScriptDirectory
     hist = history(name)
     return ScriptDirectory.from_config(_alembic_config(hist, engine)).get_current_head()
