@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import concurrent.futures
+import glob
 import hashlib
 import json
 import os
@@ -213,6 +214,112 @@ def _local_import_definitions(definitions: str) -> None:
                    check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=60)
 
 
+# Who the broker's log names as having made or removed a vhost or user.
+_ACTING_USER = 'cellplane-tests'
+
+
+def _erl_binary(text: str) -> str:
+    """``text`` as an Erlang binary literal (vhost, user and password names are hex and underscores)."""
+    return '<<"' + text.replace('\\', '\\\\').replace('"', '\\"') + '">>'
+
+
+class _ErlCall:
+    """Erlang expressions evaluated on the local broker's node with ``erl_call``.
+
+    ``rabbitmqctl`` boots an Erlang VM per run (about 0.9 s of CPU here, and
+    the suite makes hundreds of runs to create and remove its vhosts and
+    users); ``erl_call`` is a small C program speaking the distribution
+    protocol (milliseconds). It calls the same functions ``rabbitmqctl``
+    calls (``rabbit_vhost``, ``rabbit_auth_backend_internal``).
+    ``find()`` gives None unless a probe answers, so a broker this cannot
+    reach (no erl_call, a cookie not readable, another node name) is
+    administered with ``rabbitmqctl`` as before.
+    """
+
+    def __init__(self, program: str, node: str, cookie: str) -> None:
+        self.program, self.node, self.cookie = program, node, cookie
+
+    @classmethod
+    def find(cls) -> '_ErlCall | None':
+        programs = sorted(glob.glob('/usr/lib/erlang/lib/erl_interface-*/bin/erl_call'))
+        program = programs[-1] if programs else shutil.which('erl_call')
+        cookie = next((text for text in (_read(path) for path in _COOKIE_FILES) if text), None)
+        if program is None or cookie is None:
+            return None
+        for node in _local_node_names():
+            candidate = cls(program, node, cookie)
+            try:
+                if candidate.eval('ok') == 'ok':
+                    return candidate
+            except (OSError, RuntimeError, subprocess.TimeoutExpired):
+                continue
+        return None
+
+    def eval(self, expression: str) -> str:
+        # A name of its own for erl_call's hidden node: two runs under one
+        # name (its default) at once, from two tests, refuse each other.
+        done = subprocess.run([self.program, '-h', f'cptest{uuid.uuid4().hex[:12]}',
+                               '-sname', self.node, '-c', self.cookie, '-e'],
+                              input=expression.rstrip().rstrip('.') + '.\n',
+                              capture_output=True, text=True, timeout=60)
+        value = done.stdout.strip()
+        if done.returncode != 0 or not value.startswith('{ok,'):
+            raise RuntimeError(f'erl_call on {self.node}: {expression}: '
+                               f'{done.stderr.strip() or value}')
+        return value[len('{ok,'):-1].strip()
+
+    def admin(self):
+        acting = _erl_binary(_ACTING_USER)
+
+        def add(grants: list[tuple[str, str, str]]) -> None:
+            calls = []
+            for vhost, user, password in grants:
+                v, u = _erl_binary(vhost), _erl_binary(user)
+                calls += [f'ok = rabbit_vhost:add({v}, {acting})',
+                          f'ok = rabbit_auth_backend_internal:add_user({u}, '
+                          f'{_erl_binary(password)}, {acting})',
+                          f'ok = rabbit_auth_backend_internal:set_permissions({u}, {v}, '
+                          f'<<".*">>, <<".*">>, <<".*">>, {acting})']
+            self.eval(', '.join([*calls, 'ok']))
+
+        def delete(vhost: str, user: str | None) -> None:
+            calls = [f'rabbit_vhost:delete({_erl_binary(vhost)}, {acting})']
+            if user is not None:
+                calls.append(f'rabbit_auth_backend_internal:delete_user({_erl_binary(user)}, '
+                             f'{acting})')
+            self.eval(', '.join([*calls, 'ok']))
+        return add, delete
+
+
+_COOKIE_FILES = (os.path.expanduser('~/.erlang.cookie'), '/var/lib/rabbitmq/.erlang.cookie')
+
+
+def _read(path: str) -> str | None:
+    try:
+        with open(path) as cookie:
+            return cookie.read().strip() or None
+    except OSError:
+        return None
+
+
+def _local_node_names() -> list[str]:
+    """The names the local broker's node may have: the environment's, its env file's, the default."""
+    names = [os.environ.get('RABBITMQ_NODENAME', '')]
+    env_file = _read('/etc/rabbitmq/rabbitmq-env.conf') or ''
+    names += [line.split('=', 1)[1].strip().strip('"\'') for line in env_file.splitlines()
+              if line.strip().startswith('NODENAME=')]
+    names += ['rabbit@localhost', f'rabbit@{socket.gethostname().split(".")[0]}']
+    return [name for name in dict.fromkeys(names) if name]
+
+
+def _local_admin():
+    """Create and delete vhosts and users on the local broker: by erl_call, else by rabbitmqctl."""
+    erl_call = _ErlCall.find()
+    if erl_call is not None:
+        return erl_call.admin()
+    return _rabbitmqctl_admin(_local_rabbitmqctl, _local_import_definitions)
+
+
 def _management_api_admin(api_url: str, admin: str, admin_password: str):
     session = requests.Session()
     session.auth = (admin, admin_password)
@@ -261,8 +368,7 @@ def find_rabbit() -> RabbitServer:
             add, delete = _management_api_admin(api, parts.username or 'guest',
                                                 parts.password or 'guest')
         else:
-            add, delete = _rabbitmqctl_admin(_local_rabbitmqctl,
-                                             _local_import_definitions)
+            add, delete = _local_admin()
         return RabbitServer(urlunsplit((parts.scheme, parts.netloc, '/', '', '')),
                             add, delete, None if api else _local_rabbitmqctl)
     if _docker_answers() and not shutil.which('rabbitmqctl'):
@@ -280,7 +386,7 @@ def find_rabbit() -> RabbitServer:
         port = container.get_exposed_port(5672)
         return RabbitServer(f'rabbit://guest:guest@{host}:{port}/', add, delete,
                             run_in_container)
-    add, delete = _rabbitmqctl_admin(_local_rabbitmqctl, _local_import_definitions)
+    add, delete = _local_admin()
     return RabbitServer(LOCAL_TRANSPORT_URL, add, delete, _local_rabbitmqctl)
 
 
