@@ -144,14 +144,17 @@ def placement_usage(conn: Connection, placement, project_id: str) -> dict[str, i
     with it: the database one its cores and RAM, unified limits every
     ``class:`` limit.
     """
-    # Build requests first, Placement second: a request placed between
-    # the two reads has its claim in Placement by then (counted there);
-    # one claimed between them is counted twice (too much, never too little).
+    # Build requests, then which of them hold a claim, then Placement's
+    # usages: a claim seen in the second read is in the third (counted
+    # there); one made after the second read is counted from its build
+    # request, and once more in the usages if it lands before the third
+    # (too much, never too little). Reading the usages before the claims
+    # would miss a claim landing between the two reads.
     pending = build_requests.pending_of_project(conn, project_id)
-    placed = placement.usages(project_id).get('INSTANCE', {})
-    used = {rc: int(amount) for rc, amount in placed.items()}
     leased = [p.instance_uuid for p in pending if p.leased][:MAX_ALLOCATION_LOOKUPS]
     claimed = {uuid for uuid in leased if placement.get_allocations(uuid).allocations}
+    placed = placement.usages(project_id).get('INSTANCE', {})
+    used = {rc: int(amount) for rc, amount in placed.items()}
     for request in pending:
         if request.instance_uuid not in claimed:
             for rc, amount in request.resources.items():
