@@ -110,10 +110,17 @@ def list_all(engine: Engine) -> list[FlavorRecord]:
             sa.select(flavors).order_by(flavors.c.vcpus, flavors.c.memory_mb, flavors.c.name))]
 
 
+# Every server create reads its flavor with one of these: built once, not per
+# request (building a statement and its cache key costs about what running it does).
+_BY_ID = sa.select(flavors).where(flavors.c.flavorid == sa.bindparam('b_id'))
+_BY_NAME_OR_ID = sa.select(flavors).where((flavors.c.name == sa.bindparam('b_key'))
+                                          | (flavors.c.flavorid == sa.bindparam('b_key')))
+
+
 def find(engine: Engine, flavorid: str) -> FlavorRecord | None:
     """The flavor with this id (not name), or None."""
     with engine.connect() as conn:
-        row = conn.execute(sa.select(flavors).where(flavors.c.flavorid == flavorid)).first()
+        row = conn.execute(_BY_ID, {'b_id': flavorid}).first()
     return None if row is None else _from_row(row)
 
 
@@ -129,8 +136,7 @@ def row_ids(engine: Engine, flavorids: Sequence[str]) -> dict[str, int]:
 
 def get(engine: Engine, name_or_id: str) -> FlavorRecord:
     with engine.connect() as conn:
-        row = conn.execute(sa.select(flavors).where(
-            (flavors.c.name == name_or_id) | (flavors.c.flavorid == name_or_id))).first()
+        row = conn.execute(_BY_NAME_OR_ID, {'b_key': name_or_id}).first()
     if row is None:
         raise FlavorError(f'no flavor named or with id {name_or_id!r}')
     return _from_row(row)

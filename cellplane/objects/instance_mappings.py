@@ -15,6 +15,9 @@ from sqlalchemy.engine import Connection, Engine
 from cellplane.db.api.models import instance_mappings
 from rpc_schemas.instance import Instance
 
+# Built once: every create writes with it (see cellplane/objects/flavors.py's _BY_ID).
+_INSERT = instance_mappings.insert()
+
 
 def insert(conn: Connection, instance: Instance) -> None:
     """Map ``instance`` to no cell yet."""
@@ -23,7 +26,7 @@ def insert(conn: Connection, instance: Instance) -> None:
 
 def insert_many(conn: Connection, instances: Sequence[Instance]) -> None:
     """Map each of ``instances`` to no cell yet, in one INSERT (ids in their order)."""
-    conn.execute(instance_mappings.insert(), [
+    conn.execute(_INSERT, [
         {'instance_uuid': instance.uuid, 'cell_id': None, 'project_id': instance.project_id,
          'user_id': instance.user_id} for instance in instances])
 

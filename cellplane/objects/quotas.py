@@ -18,15 +18,18 @@ from sqlalchemy.engine import Connection, Engine
 
 from cellplane.db.api.models import quotas
 
+# Read by every server create: built once (see cellplane/objects/flavors.py's _BY_ID).
+_OVERRIDES = sa.select(quotas.c.resource, quotas.c.hard_limit).where(
+    quotas.c.project_id == sa.bindparam('b_project'))
+
 
 def overrides(db: Engine | Connection, project_id: str) -> dict[str, int]:
     """Resource -> the project's own limit, for the resources it has one for."""
-    query = sa.select(quotas.c.resource, quotas.c.hard_limit).where(
-        quotas.c.project_id == project_id)
+    params = {'b_project': project_id}
     if isinstance(db, Connection):
-        return {row[0]: row[1] for row in db.execute(query)}
+        return {row[0]: row[1] for row in db.execute(_OVERRIDES, params)}
     with db.connect() as conn:
-        return {row[0]: row[1] for row in conn.execute(query)}
+        return {row[0]: row[1] for row in conn.execute(_OVERRIDES, params)}
 
 
 def set_limits(engine: Engine, project_id: str, limits: Mapping[str, int]) -> None:

@@ -9,6 +9,9 @@ from sqlalchemy.engine import Connection, Engine
 from cellplane.db.api.models import request_specs
 from rpc_schemas.request_spec import RequestSpec
 
+# Built once: every create writes with it (see cellplane/objects/flavors.py's _BY_ID).
+_INSERT = request_specs.insert()
+
 
 def insert(conn: Connection, instance_uuid: str, spec: RequestSpec) -> None:
     insert_many(conn, [instance_uuid], spec)
@@ -17,7 +20,7 @@ def insert(conn: Connection, instance_uuid: str, spec: RequestSpec) -> None:
 def insert_many(conn: Connection, instance_uuids: Sequence[str], spec: RequestSpec) -> None:
     """The same request spec for each of ``instance_uuids`` (a multi-create's), in one INSERT."""
     primitive = spec.to_primitive()
-    conn.execute(request_specs.insert(), [{'instance_uuid': uuid, 'spec': primitive}
+    conn.execute(_INSERT, [{'instance_uuid': uuid, 'spec': primitive}
                                           for uuid in instance_uuids])
 
 
