@@ -3,6 +3,12 @@
 Stopping closes the listening socket and every connection through it (the
 client sees its connections dropped, then refused); starting listens on the
 same port again and forwards new connections to the same target.
+``swallow(marker)`` makes a black hole of each connection on which a
+client sends ``marker`` (a method's name in a message): from that chunk
+on, what the client sends there is kept (``swallowed``) rather than
+forwarded, and the connection stays open, so that a client waiting for an
+answer (a publish confirm) waits; other connections go on. ``stop`` drops
+it all.
 """
 from __future__ import annotations
 
@@ -18,6 +24,19 @@ class TcpProxy:
         self._listener: socket.socket | None = None
         self._open: list[socket.socket] = []
         self._lock = threading.Lock()
+        self._markers: tuple[bytes, ...] = ()
+        self._holes: set[socket.socket] = set()
+        self._swallowed = bytearray()
+
+    def swallow(self, *markers: bytes) -> None:
+        """Keep, rather than forward, what a client sends from its first chunk holding a marker."""
+        with self._lock:
+            self._markers = markers
+
+    def swallowed(self) -> bytes:
+        """What clients sent since ``swallow`` (never forwarded)."""
+        with self._lock:
+            return bytes(self._swallowed)
 
     def start(self) -> 'TcpProxy':
         listener = socket.socket()
@@ -33,6 +52,9 @@ class TcpProxy:
         with self._lock:
             listener, self._listener = self._listener, None
             sockets, self._open = self._open, []
+            self._markers = ()
+            self._holes = set()
+            self._swallowed = bytearray()
         if listener is not None:
             try:
                 # Wakes the accepting thread (close alone leaves it listening).
@@ -60,13 +82,19 @@ class TcpProxy:
                 continue
             with self._lock:
                 self._open += [client, upstream]
-            for src, dst in ((client, upstream), (upstream, client)):
-                threading.Thread(target=self._pump, args=(src, dst), daemon=True).start()
+            for src, dst, outbound in ((client, upstream, True), (upstream, client, False)):
+                threading.Thread(target=self._pump, args=(src, dst, outbound),
+                                 daemon=True).start()
 
-    @staticmethod
-    def _pump(src: socket.socket, dst: socket.socket) -> None:
+    def _pump(self, src: socket.socket, dst: socket.socket, outbound: bool) -> None:
         try:
             while data := src.recv(65536):
+                with self._lock:
+                    if outbound and (src in self._holes
+                                     or any(m in data for m in self._markers)):
+                        self._holes.add(src)
+                        self._swallowed += data
+                        continue
                 dst.sendall(data)
         except OSError:
             pass
