@@ -6,8 +6,10 @@ task_state becomes ``resize_prep`` (a compare-and-set: of two moves asked
 at once one is refused), a ``queued`` migration and a ``migrate`` or
 ``resize`` instance action are recorded; then ``migrate_server`` is cast
 to the super conductor (``conductor/super/moves.py``). ``confirm`` and
-``revert`` take a server whose move ``finished`` (VERIFY_RESIZE) and cast
-``confirm_resize`` or ``revert_resize``. What cannot be done now is
+``revert`` take a server whose move ``finished`` (VERIFY_RESIZE): its
+task_state becomes ``resize_confirming`` or ``resize_reverting`` (a
+compare-and-set) with a ``confirmResize`` or ``revertResize`` action, then
+``confirm_resize`` or ``revert_resize`` is cast. What cannot be done now is
 ``MoveConflict`` (the compute API's 409), a bad argument ``InvalidMove``
 (400); nothing is written then.
 
@@ -296,18 +298,48 @@ def _finished_move(cells: CellDatabases, cell_uuid: str, instance_uuid: str) -> 
 def confirm(api_engine: Engine, cells: CellDatabases, conductor: SuperConductorAPI,
             ctxt: RequestContext, instance_uuid: str) -> Migration:
     """Confirm the server's finished move (its source allocation is dropped); the migration."""
-    cell_uuid = _cell(api_engine, cells, instance_uuid)
-    moving = _finished_move(cells, cell_uuid, instance_uuid)
-    conductor.confirm_resize(ctxt, cell_uuid, moving.uuid)
-    return moving
+    return _end(api_engine, cells, conductor, ctxt, instance_uuid,
+                task_state=instances.RESIZE_CONFIRMING,
+                action=instance_actions.ACTION_CONFIRM_RESIZE, cast=conductor.confirm_resize)
 
 
 def revert(api_engine: Engine, cells: CellDatabases, conductor: SuperConductorAPI,
            ctxt: RequestContext, instance_uuid: str) -> Migration:
     """Revert the server's finished move (back on its source, at its old flavor); the migration."""
+    return _end(api_engine, cells, conductor, ctxt, instance_uuid,
+                task_state=instances.RESIZE_REVERTING,
+                action=instance_actions.ACTION_REVERT_RESIZE, cast=conductor.revert_resize)
+
+
+def _end(api_engine: Engine, cells: CellDatabases, conductor: SuperConductorAPI,
+         ctxt: RequestContext, instance_uuid: str, *, task_state: str, action: str,
+         cast: Callable) -> Migration:
+    """Take the server for a confirm or revert (its task_state, its action), then cast it.
+
+    The task_state is written before the cast, as Nova's API does: a super
+    conductor that dies holding the message (acknowledged when received)
+    leaves the server in it, and another one's resume finishes the end
+    (``conductor/super/resume_moves.py``); without it the ask would be lost.
+    """
     cell_uuid = _cell(api_engine, cells, instance_uuid)
     moving = _finished_move(cells, cell_uuid, instance_uuid)
-    conductor.revert_resize(ctxt, cell_uuid, moving.uuid)
+    engine = cells.engine(cell_uuid)
+    with engine.begin() as conn:
+        if not instances.begin_task(conn, instance_uuid, vm_state=instances.RESIZED,
+                                    task_state=task_state):
+            raise MoveConflict(f'server {instance_uuid} has no move waiting to be confirmed '
+                               f'or reverted (another confirm or revert was just asked)')
+        action_id = instance_actions.start_action(
+            conn, instance_uuid, action, request_id=ctxt.request_id, user_id=ctxt.user_id,
+            project_id=ctxt.project_id)
+    try:
+        cast(ctxt, cell_uuid, moving.uuid)
+    except Exception as exc:  # nothing may be left half asked
+        why = f'could not be sent to the super conductor: {exc}'
+        with engine.begin() as conn:
+            instances.set_task_state(conn, instance_uuid, None, expected=task_state)
+            instance_actions.finish_action(conn, action_id, message=why)
+        raise servers.ServerError(f'the {action} of server {instance_uuid} {why}') from exc
     return moving
 
 

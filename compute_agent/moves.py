@@ -14,7 +14,8 @@ are the scheduler's and the cell conductor's.
   the copy (its ``CopyControl``) raises ``MoveAborted``: nothing stopped.
 - ``finish`` (destination): spawn at the new flavor; on failure the
   promise is given back.
-- ``take_back`` (source): run the instance again at its old flavor.
+- ``take_back`` (source): run the instance again at its old flavor (one
+  running here already, other than a same-host resize's, is left as it is).
 - ``rebuild`` (an evacuation's destination): ``prepare`` and ``finish``
   at once, the source being down.
 """
@@ -125,8 +126,13 @@ def take_back(builder: InstanceBuilder, instance: Instance, migration: Migration
               selection: Selection | None = None) -> str | None:
     """Source: run the instance again at its old flavor (the move failed or was reverted); None or why not."""
     flavor = migration.old_flavor
+    running = instance.uuid in builder.driver.running()
+    if running and builder.host != migration.dest_host:
+        # Taken back already (a revert done again by a resuming super conductor).
+        _promise_old(builder, instance, migration, selection)
+        return None
     try:
-        if instance.uuid in builder.driver.running():
+        if running:
             # A same-host resize ran it here at the new size: back to the old.
             builder.driver.spawn(BuildRequest(
                 instance_uuid=instance.uuid, vcpus=flavor.vcpus,

@@ -26,9 +26,12 @@ consumer (the source host's allocation) is dropped and the source destroys
 its stopped copy. ``revert``: the source allocation goes back to the
 instance (``unclaim_move``), the destination's copy is destroyed and the
 source runs the instance again at its old flavor. Each begins with a
-compare-and-set on the instance's task_state, so a confirm and a revert
-asked at once do not both run; Placement is written before the cell
-database says it is done. With ``[conductor] resize_confirm_window`` set,
+compare-and-set on the instance's task_state (the API role's, before it
+cast), so a confirm and a revert asked at once do not both run; Placement
+is written, then the hosts are told, and only then does the cell database
+say it is done: a super conductor killed anywhere before leaves the
+instance ``resize_confirming`` or ``resize_reverting`` for the resume
+(``resume_moves.py``) to do all of it again. With ``[conductor] resize_confirm_window`` set,
 a periodic task confirms what waited longer (``confirm_expired``).
 """
 from __future__ import annotations
@@ -65,6 +68,9 @@ LOG = logging.getLogger(__name__)
 
 class MoveRefused(Exception):
     """A confirm or revert that cannot be done now; the message says why."""
+
+
+ENDING_WORDS = {instances.RESIZE_CONFIRMING: 'confirmed', instances.RESIZE_REVERTING: 'reverted'}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -254,13 +260,31 @@ class SuperMoves:
 
     # -- confirm and revert --------------------------------------------------------
     def _begin(self, cell_uuid: str, migration_uuid: str, task_state: str,
-               action: str, ctxt) -> tuple[_Moving, int]:
+               action: str, ctxt) -> tuple[_Moving, int | None]:
+        """Take the instance for the confirm or revert; the move and the action's id.
+
+        The API role set ``task_state`` and began the action before it cast
+        (so that the ask outlives a super conductor that dies holding it):
+        the instance is taken over with a compare-and-set on ``updated_at``,
+        as the resume does, so that of this message and a resume that found
+        it waiting one goes on. A sender that set nothing (an older API):
+        begun here, from no task_state.
+        """
         moving = self._read(cell_uuid, migration_uuid)
         migration = moving.migration
         if migration.status != migrations.FINISHED:
             raise MoveRefused(f'migration {migration_uuid} is {migration.status}, not '
                               f'{migrations.FINISHED}')
+        row = moving.row
         with moving.engine.begin() as conn:
+            if row['task_state'] == task_state:
+                if not instances.retake_task(conn, migration.instance_uuid,
+                                             task_state=task_state,
+                                             updated_at=row['updated_at']):
+                    raise MoveRefused(f'instance {migration.instance_uuid} is being '
+                                      f'{ENDING_WORDS[task_state]} already (resumed)')
+                return moving, instance_actions.latest_action(
+                    conn, migration.instance_uuid, [action])
             if not instances.begin_task(conn, migration.instance_uuid,
                                         vm_state=instances.RESIZED, task_state=task_state):
                 raise MoveRefused(f'instance {migration.instance_uuid} is not waiting for '
@@ -270,11 +294,13 @@ class SuperMoves:
                 user_id=ctxt.user_id, project_id=ctxt.project_id)
         return moving, action_id
 
-    def _abandon(self, moving: _Moving, action_id: int, task_state: str, why: str) -> None:
+    def _abandon(self, moving: _Moving, action_id: int | None, task_state: str,
+                 why: str) -> None:
         with moving.engine.begin() as conn:
             instances.set_task_state(conn, moving.migration.instance_uuid, None,
                                      expected=task_state)
-            instance_actions.finish_action(conn, action_id, message=why)
+            if action_id is not None:
+                instance_actions.finish_action(conn, action_id, message=why)
 
     def confirm(self, ctxt: RequestContext, cell_uuid: str, migration_uuid: str) -> None:
         moving, action_id = self._begin(cell_uuid, migration_uuid,
@@ -295,6 +321,11 @@ class SuperMoves:
                 raise MoveRefused(why) from exc
             self._abandon(moving, action_id, instances.RESIZE_CONFIRMING, why)
             raise MoveRefused(why) from exc
+        # The source told before the cell says confirmed: killed in between,
+        # the instance stays resize_confirming and the resume does it all again.
+        if migration.dest_host != migration.source_host:
+            self._compute_api_for(moving.cell).discard_instance(
+                ctxt, migration.source_host, migration.instance_uuid)
         with moving.engine.begin() as conn:
             if not self._advance_ending(conn, migration, migrations.CONFIRMED):
                 return
@@ -303,9 +334,6 @@ class SuperMoves:
                                        flavor=migration.new_flavor, vm_state=ACTIVE)
             if action_id is not None:
                 instance_actions.finish_action(conn, action_id)
-        if migration.dest_host != migration.source_host:
-            self._compute_api_for(moving.cell).discard_instance(
-                ctxt, migration.source_host, migration.instance_uuid)
         LOG.info('Move %s of instance %s confirmed: it runs on %s, %s freed',
                  migration_uuid, migration.instance_uuid, migration.dest_host,
                  migration.source_host)
@@ -329,6 +357,15 @@ class SuperMoves:
                 raise MoveRefused(why) from exc
             self._abandon(moving, action_id, instances.RESIZE_REVERTING, why)
             raise MoveRefused(why) from exc
+        # The hosts told before the cell says reverted: killed in between, the
+        # instance stays resize_reverting and the resume does it all again
+        # (both steps tolerate being done twice).
+        compute = self._compute_api_for(moving.cell)
+        if migration.dest_host != migration.source_host:
+            compute.discard_instance(ctxt, migration.dest_host, migration.instance_uuid)
+        instance = _instance({**moving.row, 'host': migration.source_host,
+                              'node': migration.source_node}, cell_uuid=moving.cell.uuid)
+        compute.take_back(ctxt, instance, migration.payload())
         with moving.engine.begin() as conn:
             if not self._advance_ending(conn, migration, migrations.REVERTED):
                 return
@@ -339,12 +376,6 @@ class SuperMoves:
             build_plans.finish(conn, migration.instance_uuid, migration.source_host)
             if action_id is not None:
                 instance_actions.finish_action(conn, action_id)
-        compute = self._compute_api_for(moving.cell)
-        if migration.dest_host != migration.source_host:
-            compute.discard_instance(ctxt, migration.dest_host, migration.instance_uuid)
-        instance = _instance({**moving.row, 'host': migration.source_host,
-                              'node': migration.source_node}, cell_uuid=moving.cell.uuid)
-        compute.take_back(ctxt, instance, migration.payload())
         LOG.info('Move %s of instance %s reverted: it runs on %s again', migration_uuid,
                  migration.instance_uuid, migration.source_host)
 
@@ -366,7 +397,8 @@ class SuperMoves:
 
         The caller took the instance over (``instances.retake_task``). Each
         step is done again from the start: Placement's (a no-op if it was
-        done) and the cell's write, then the hosts are told. A Placement
+        done), the hosts told (again, perhaps: a discard of nothing and a
+        take-back of what runs change nothing), then the cell's write. A Placement
         that cannot take it raises ``MoveRefused`` and leaves the instance
         in ``task_state``, to be tried again.
         """

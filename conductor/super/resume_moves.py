@@ -23,15 +23,16 @@ began: a ``finished`` migration whose instance has stayed
 ``move_resume_after`` is taken over with a compare-and-set on the
 instance (``instances.retake_task``) and its confirm or revert is done
 again from the start (``SuperMoves.resume_ending``: Placement's step is a
-no-op when the dead run had done it). Not covered: a super conductor
-killed after the cell's write of a confirm or revert and before its casts
-to the hosts (the source keeps its stopped copy of a confirmed move; a
-reverted one is not run again on its source until it restarts).
+no-op when the dead run had done it, and the hosts' steps are told
+before the cell's write, so a kill after the write leaves nothing to do).
+The API role sets the task_state before it casts the confirm or revert, so
+a super conductor killed holding the message (acknowledged when received)
+leaves the instance in it too, and the ask is finished here, not lost.
 
 ``move_resume_after`` must exceed the longest a live super conductor holds
 a queued move: its one ``select_destinations`` call (``rpc_response_timeout``)
-and its cast to the cell; and a confirm or revert: one Placement call and
-a cell write.
+and its cast to the cell; and a confirm or revert: its wait in the queue,
+one Placement call, its casts to the hosts and a cell write.
 """
 from __future__ import annotations
 

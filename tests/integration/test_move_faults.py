@@ -13,9 +13,14 @@ finished cold migration is confirmed first), Placement holding exactly its
 own allocation on that host's provider and nothing on any migration's
 consumer, no more in use in the cell than the instances hold, and its
 guest running on that host and no other (compute API 1.7 ``guests``).
-One test kills the super conductor in the middle of a confirm and of a
-revert instead (Placement frozen, SIGSTOP, so that it is caught after
-taking the instances' task_state and before finishing).
+Every guest a host holds, stopped ones too, is read from the fake
+driver's state file: a stopped copy left behind is a leak as well.
+Three tests kill the super conductor in a confirm and a revert instead:
+in their first step (Placement frozen, SIGSTOP, so that it is caught
+after the instances' task_state is taken), while it tells the hosts (its
+casts to the cell's bus swallowed by a proxy, so that it waits for their
+publish confirms), and holding their messages, before its first write (the
+instances' rows locked by the test, so that it is caught waiting for them).
 
 The cell conductor's stalled-move check runs every second with
 ``move_timeout`` shorter than the copy (a host that says it still works
@@ -27,21 +32,29 @@ broker every test shares, so the suite runs it alone.
 from __future__ import annotations
 
 import concurrent.futures
+import json
 import os
 import re
 import signal
 import time
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
+import sqlalchemy as sa
 
 from cellplane.context import new_context
-from cellplane.objects import instances, migrations
+from cellplane.db import engines
+from cellplane.db.api.models import cell_mappings
+from cellplane.db.cell.models import instances as instance_rows
+from cellplane.objects import change_stamps, instances, migrations
 from cellplane.rpc.serializer import PayloadSerializer
 
 # isort: split
 import oslo_messaging as messaging
 
 from tests.support.deployment import EVENTUALLY_SECONDS, ComputePlan, Deployment
+from tests.support.tcp_proxy import TcpProxy
 
 HOSTS = ('cell1-a', 'cell1-b', 'cell1-c')
 MOVE_SECONDS = 3
@@ -74,6 +87,28 @@ def deployment(tmp_path_factory, rabbit_server, postgres_server):
         deployment.destroy()
 
 
+@pytest.fixture(scope='module')
+def cell_bus(deployment):
+    """The cell's bus as the super conductor reaches it (its cell mapping's URL): through a proxy."""
+    url = urlsplit(deployment.transport_url('cell1'))
+    proxy = TcpProxy(url.hostname, url.port).start()
+    proxied = url._replace(netloc=f'{url.netloc.rsplit("@", 1)[0]}@127.0.0.1:{proxy.port}')
+    api = engines.create_engine(deployment.direct_url('api'))
+    try:
+        with api.begin() as conn:
+            conn.execute(sa.update(cell_mappings).where(cell_mappings.c.name == 'cell1')
+                         .values(transport_url=urlunsplit(proxied)))
+            change_stamps.bump(conn)
+    finally:
+        api.dispose()
+    _kill(deployment, 'super-conductor')
+    deployment.launch('start', '--no-create')
+    try:
+        yield proxy
+    finally:
+        proxy.stop()
+
+
 @pytest.fixture
 def engine(deployment):
     engine = deployment.cell_engine('cell1')
@@ -104,6 +139,15 @@ def _guests(deployment, hosts=HOSTS) -> dict[str, set[str]]:
         return found
     finally:
         transport.cleanup()
+
+
+def _held(deployment, hosts=HOSTS) -> dict[str, set[str]]:
+    """Every guest each of ``hosts`` holds, running or stopped (its fake driver's state file)."""
+    found = {}
+    for host in hosts:
+        path = Path(deployment.workdir) / 'guests' / f'{host}.json'
+        found[host] = set(json.loads(path.read_text())['instances']) if path.exists() else set()
+    return found
 
 
 def _pair(engine) -> tuple[str, str, str]:
@@ -175,6 +219,7 @@ def _picture(deployment, engine) -> tuple[dict, dict]:
     placement = deployment.placement()
     providers = {p.name: p.uuid for p in placement.list_providers(name_prefix='cell1-')}
     guests = _guests(deployment)
+    held_copies = _held(deployment)
     used = 0
     for provider in providers.values():
         resp = placement.transport.request('GET', f'/resource_providers/{provider}/usages')
@@ -190,6 +235,8 @@ def _picture(deployment, engine) -> tuple[dict, dict]:
         'VCPU used': used,
         'running on': {r['uuid']: [h for h in HOSTS if r['uuid'] in guests[h]]
                        for r in rows},
+        'held on': {r['uuid']: [h for h in HOSTS if r['uuid'] in held_copies[h]]
+                    for r in rows},
     }
     wanted = {
         'states': {r['uuid']: ('active', None) for r in rows},
@@ -198,6 +245,7 @@ def _picture(deployment, engine) -> tuple[dict, dict]:
         'on migrations': {},
         'VCPU used': INSTANCES,
         'running on': {r['uuid']: [r['host']] for r in rows},
+        'held on': {r['uuid']: [r['host']] for r in rows},
     }
     return held, wanted
 
@@ -367,6 +415,95 @@ def test_super_conductor_killed_mid_confirm_and_mid_revert_finishes_both_once_ba
     finally:
         for pid in frozen:
             os.kill(pid, signal.SIGCONT)
+
+    deployment.launch('start', '--no-create')       # the super conductor again
+
+    ended = _wait('both moves final', lambda: _all(engine, uuids, lambda m: m.final))
+    assert [m.status for m in ended] == ['confirmed', 'reverted']
+    log = deployment.log('super-conductor')
+    assert log.count(f'Resuming the confirm of move {uuids[0]}') == 1
+    assert log.count(f'Resuming the revert of move {uuids[1]}') == 1
+    hosts = _assert_each_on_one_host(deployment, engine)
+    assert [hosts[confirmed], hosts[reverted]] == [ended[0].dest_host, source]
+
+
+def _finished_pair(deployment, engine) -> tuple[str, str, str, list[str]]:
+    """Two instances of one host migrated and waiting in VERIFY_RESIZE; theirs, the host, the migrations."""
+    confirmed, reverted, source = _pair(engine)
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        uuids = [m['id'] for m in pool.map(lambda u: deployment.cli('server', 'migrate', u),
+                                           (confirmed, reverted))]
+    _wait('both moves finished', lambda: _all(
+        engine, uuids, lambda m: m.status == migrations.FINISHED))
+    return confirmed, reverted, source, uuids
+
+
+def _ask_confirm_and_revert(deployment, confirmed: str, reverted: str) -> None:
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        list(pool.map(lambda asked: deployment.cli('server', 'resize', *asked),
+                      (('confirm', confirmed), ('revert', reverted))))
+
+
+def test_super_conductor_killed_while_it_tells_the_hosts_of_a_confirm_and_a_revert_leaves_no_copy(
+        deployment, engine, cell_bus):
+    confirmed, reverted, source, uuids = _finished_pair(deployment, engine)
+    # The super conductor's casts to the hosts go nowhere: each waits for a
+    # publish confirm, so it is caught telling the hosts (the source to
+    # destroy its copy, the destination its own) after Placement's step.
+    cell_bus.swallow(b'discard_instance', b'take_back')
+    try:
+        _ask_confirm_and_revert(deployment, confirmed, reverted)
+        _wait('the confirm and the revert telling the hosts',
+              lambda: all(u.encode() in cell_bus.swallowed() for u in (confirmed, reverted)))
+        _kill(deployment, 'super-conductor')
+    finally:
+        cell_bus.stop()         # what it swallowed is never delivered
+        cell_bus.start()
+
+    deployment.launch('start', '--no-create')       # the super conductor again
+
+    ended = _wait('both moves final', lambda: _all(engine, uuids, lambda m: m.final))
+    assert [m.status for m in ended] == ['confirmed', 'reverted']
+    # No stopped copy on the confirmed move's source, no copy of the
+    # reverted one on its destination, the reverted one running again.
+    hosts = _assert_each_on_one_host(deployment, engine)
+    assert [hosts[confirmed], hosts[reverted]] == [ended[0].dest_host, source]
+
+
+def _waiting_for_the_lock(conn) -> int:
+    """How many other sessions wait for a lock this one holds.
+
+    Read from ``pg_locks``, which is live: ``pg_stat_activity`` would be read
+    once per transaction, and this one stays open.
+    """
+    return conn.execute(sa.text(
+        'SELECT count(DISTINCT pid) FROM pg_locks '
+        'WHERE NOT granted AND pg_backend_pid() = ANY(pg_blocking_pids(pid))')).scalar()
+
+
+def test_super_conductor_killed_holding_a_confirm_and_a_revert_finishes_both_once_back(
+        deployment, engine):
+    confirmed, reverted, source, uuids = _finished_pair(deployment, engine)
+    conductor = deployment.pid('super-conductor')
+    # Frozen, it takes the two messages only once the instances' rows are
+    # locked here: it is caught, each message taken (acknowledged), before
+    # its first write of either instance.
+    os.kill(conductor, signal.SIGSTOP)
+    try:
+        _ask_confirm_and_revert(deployment, confirmed, reverted)
+        with engine.connect() as lock:
+            lock.execute(sa.select(instance_rows.c.id).where(
+                instance_rows.c.uuid.in_([confirmed, reverted])).with_for_update())
+            os.kill(conductor, signal.SIGCONT)
+            _wait('the super conductor waiting for both instances',
+                  lambda: _waiting_for_the_lock(lock) >= 2)
+            _kill(deployment, 'super-conductor')
+            lock.rollback()
+    finally:
+        try:
+            os.kill(conductor, signal.SIGCONT)
+        except ProcessLookupError:
+            pass
 
     deployment.launch('start', '--no-create')       # the super conductor again
 
