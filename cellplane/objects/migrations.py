@@ -225,13 +225,16 @@ def in_progress(conn: Connection, instance_uuid: str) -> Migration | None:
 
 
 def advance(conn: Connection, uuid: str, status: str, *, dest_host: str | None = None,
-            dest_node: str | None = None, error: str | None = None) -> Migration:
+            dest_node: str | None = None, error: str | None = None,
+            unchanged_since: datetime.datetime | None = None) -> Migration:
     """Move the migration to ``status`` if its state machine allows it; the migration after.
 
     A compare-and-set on the statuses it may come from, so of two writers
     racing (a confirm and a revert) one wins and the other gets
     ``InvalidMigrationTransition``. ``dest_host``/``dest_node`` (the
     destination tried now) and ``error`` are set when given.
+    ``unchanged_since`` (the ``updated_at`` read) refuses it too if the
+    migration changed since, even to a status it may go on from.
     """
     if status not in TRANSITIONS:
         raise ValueError(f'unknown migration status {status!r}')
@@ -243,9 +246,11 @@ def advance(conn: Connection, uuid: str, status: str, *, dest_host: str | None =
         values['error'] = error
     if status in FINAL:
         values['finished_at'] = now
-    done = conn.execute(migrations.update().where(
-        migrations.c.uuid == uuid,
-        migrations.c.status.in_(allowed_from(status))).values(**values))
+    query = migrations.update().where(migrations.c.uuid == uuid,
+                                      migrations.c.status.in_(allowed_from(status)))
+    if unchanged_since is not None:
+        query = query.where(migrations.c.updated_at == unchanged_since)
+    done = conn.execute(query.values(**values))
     current = get(conn, uuid)   # MigrationNotFound if there is none
     if not done.rowcount:
         raise InvalidMigrationTransition(uuid, current.status, status)

@@ -148,8 +148,11 @@ class StalledMoves:
         uuid = migration.instance_uuid
         with self._engine.begin() as conn:
             try:
+                # As it was read: a move its report finished while the hosts
+                # were asked (finished may go to error too) is not undone.
                 migrations.advance(conn, migration.uuid,
-                                   migrations.ending_of(migration, False), error=reason)
+                                   migrations.ending_of(migration, False), error=reason,
+                                   unchanged_since=migration.updated_at)
             except migrations.InvalidMigrationTransition:
                 return 0    # it moved on meanwhile (a late report, another conductor)
             evacuation = migration.migration_type == migrations.EVACUATION

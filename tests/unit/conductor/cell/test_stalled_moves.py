@@ -163,3 +163,23 @@ def test_a_report_arriving_after_the_check_finished_the_move_is_not_discarded(wo
 
     assert journal == []
     assert _now(engine, moving)[0].status == migrations.FINISHED
+
+
+def test_a_move_its_report_finishes_while_the_hosts_are_asked_is_not_rolled_back(world):
+    engine, journal, compute, check = world
+    moving = _moving(engine)
+    compute.states = {'h1': 'stopped', 'h2': 'absent'}
+    asked = compute.guest_state
+
+    def finished_meanwhile(ctxt, host, instance_uuid, *, timeout=None):
+        answer = asked(ctxt, host, instance_uuid, timeout=timeout)
+        if host == 'h2':     # answered before it ran it; its report lands now
+            check._moves.finished(None, moving.uuid, moving.instance_uuid, 'h2', 'h2')
+        return answer
+    compute.guest_state = finished_meanwhile
+
+    assert check.check() == 0
+    migration, row = _now(engine, moving)
+    assert migration.status == migrations.FINISHED
+    assert (row['host'], row['vm_state']) == ('h2', instances.RESIZED)
+    assert [e for e in journal if e[0] != 'ask'] == []
