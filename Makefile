@@ -19,10 +19,10 @@ demo: $(STAMP)
 	$(BIN)/cellplane demo
 
 # The import contract (.importlinter) first: a broken layer fails in seconds.
-# Tests marked exclusive restart an engine all tests share (the broker), so
-# they run alone first; the rest run on TEST_WORKERS pytest-xdist workers, a
-# file per worker at a time (each test has its own vhosts and databases; a
-# file's shared deployment stays on one worker). Integration tests mostly wait
+# Every test runs on TEST_WORKERS pytest-xdist workers, a file per worker at
+# a time: each test has its own vhosts and databases (a file's shared
+# deployment stays on one worker), and a test that restarts its broker has
+# a node of its own (tests/integration/conftest.py's own_rabbit). Integration tests mostly wait
 # on their daemons, so three workers on 2 cores keep both busy. Files are
 # handed out in collection order (--no-loadscope-reorder; tests/conftest.py
 # puts the slow integration files first), not xdist's default of the files
@@ -30,8 +30,7 @@ demo: $(STAMP)
 # The 40 slowest tests are listed at the end: where the suite's time goes.
 TEST_WORKERS ?= 3
 test: lint
-	$(BIN)/python -m pytest tests -m exclusive
-	$(BIN)/python -m pytest tests -m 'not exclusive' -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=40
+	$(BIN)/python -m pytest tests -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=40
 
 # The import contract, then ruff (pyflakes, pycodestyle, import order,
 # bugbear, blind excepts, noqa comments that still silence something:

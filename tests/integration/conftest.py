@@ -14,6 +14,7 @@ from cellplane.db import engines, migrate
 from cellplane.rpc import options as rpc_options
 from cellplane.rpc.transport import get_transport
 from tests.integration.daemons import DaemonLauncher
+from tests.support.rabbit_cluster import RabbitCluster
 
 # Fixtures whose resources daemons use: set up before ``daemons`` so that
 # pytest tears them down after it (a daemon whose vhost is deleted under it
@@ -31,6 +32,27 @@ def daemons(tmp_path, request):
     launcher = DaemonLauncher(tmp_path)
     yield launcher
     launcher.stop_all()
+
+
+@pytest.fixture(scope='module')
+def own_rabbit(tmp_path_factory):
+    """A RabbitMQ node of this module's own, as the harness's ``RabbitServer``.
+
+    For tests that stop and start their broker (``restart_app``): done to
+    the broker every test shares, the tests running beside them would feel
+    it, so they had to run alone before the others (a minute of CI). A lone
+    node of ``tests/support/rabbit_cluster.py`` (its own ports, data and
+    cookie), removed after the module.
+    """
+    cluster = RabbitCluster(tmp_path_factory.mktemp('own-rabbit'), size=1).start()
+    node = cluster.nodes[0]
+    server = cluster.server()
+    # Its one node, running or not (the cluster's asks a running node).
+    server.ctl = node.ctl
+    try:
+        yield server
+    finally:
+        cluster.destroy()
 
 
 @pytest.fixture

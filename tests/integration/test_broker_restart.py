@@ -9,8 +9,8 @@ end ACTIVE with one allocation on its host: with cellplane's durable
 queues the queued casts wait out the restart (with non-durable queues they
 vanish with their queues, and the instances stay in BUILD).
 
-This test restarts the broker every other test shares: it must never run
-beside another test (the suite runs its tests one at a time).
+The broker is a node of this test's own (``own_rabbit``), so restarting it
+touches no other test.
 """
 from __future__ import annotations
 
@@ -26,12 +26,12 @@ from tests.support.deployment import EVENTUALLY_SECONDS, ComputePlan, Deployment
 
 
 @pytest.fixture
-def deployment(tmp_path, rabbit_server, postgres_server):
+def deployment(tmp_path, own_rabbit, postgres_server):
     computes = [ComputePlan('cell1-a', 'cell1', hosted_hosts=4,
                             fake_driver={'build_seconds': 1})]
     # service_down_time stays at its default (60 s): the frozen agent must
     # not be taken for dead meanwhile.
-    deployment = Deployment(tmp_path, rabbit_server, postgres_server, computes,
+    deployment = Deployment(tmp_path, own_rabbit, postgres_server, computes,
                             rpc_response_timeout=10).create()
     try:
         deployment.cli('flavor', 'create', 'small', '--vcpus', '1', '--ram', '256',
@@ -52,8 +52,7 @@ def _instances(engine):
             instances.c.uuid, instances.c.host, instances.c.vm_state)).all()}
 
 
-@pytest.mark.exclusive
-def test_work_queued_across_a_broker_restart_is_not_lost(deployment, rabbit_server):
+def test_work_queued_across_a_broker_restart_is_not_lost(deployment, own_rabbit):
     engine = deployment.cell_engine('cell1')
     agent = deployment.pid('compute-cell1-a')
     conductor = deployment.pid('super-conductor')
@@ -70,7 +69,7 @@ def test_work_queued_across_a_broker_restart_is_not_lost(deployment, rabbit_serv
         frozen.append(conductor)
         asked = _create(deployment, 'asked', 3)    # boots queued for the super conductor
 
-        rabbit_server.restart_app(down_seconds=5)
+        own_rabbit.restart_app(down_seconds=5)
     finally:
         for pid in frozen:
             os.kill(pid, signal.SIGCONT)

@@ -25,9 +25,9 @@ instances' rows locked by the test, so that it is caught waiting for them).
 The cell conductor's stalled-move check runs every second with
 ``move_timeout`` shorter than the copy (a host that says it still works
 on the move is left alone); the super conductor looks for lost moves every
-second. The broker restarted mid-move (``rabbitmqctl stop_app``, a few
-seconds, ``start_app``) is the one ``exclusive`` test: it restarts the
-broker every test shares, so the suite runs it alone.
+second. The deployment's broker is a node of this module's own
+(``own_rabbit``), so the broker restarted mid-move (``stop_app``, a few
+seconds, ``start_app``) touches no other test.
 """
 from __future__ import annotations
 
@@ -67,12 +67,12 @@ INSTANCES = 6
 
 
 @pytest.fixture(scope='module')
-def deployment(tmp_path_factory, rabbit_server, postgres_server):
+def deployment(tmp_path_factory, own_rabbit, postgres_server):
     workdir = tmp_path_factory.mktemp('move-faults')
     fake = {'move_seconds': MOVE_SECONDS, 'state_dir': str(workdir / 'guests')}
     computes = [ComputePlan(host, 'cell1', fake_driver=fake) for host in HOSTS]
     deployment = Deployment(
-        workdir, rabbit_server, postgres_server, computes, max_attempts=2,
+        workdir, own_rabbit, postgres_server, computes, max_attempts=2,
         rpc_response_timeout=10,
         cell_conductor={'move_timeout': MOVE_TIMEOUT, 'stalled_move_check_interval': 1},
         super_conductor={'resume_interval': 1,
@@ -516,14 +516,13 @@ def test_super_conductor_killed_holding_a_confirm_and_a_revert_finishes_both_onc
     assert [hosts[confirmed], hosts[reverted]] == [ended[0].dest_host, source]
 
 
-@pytest.mark.exclusive
 def test_broker_restarted_mid_move_ends_each_move_on_one_host(deployment, engine,
-                                                              rabbit_server):
+                                                              own_rabbit):
     cold, live, source = _pair(engine)
     moves = _Moves(deployment, engine, cold, live)
     moves.wait_migrating()
     # Down longer than a copy: the sources' reports meet a broker away.
-    rabbit_server.restart_app(down_seconds=MOVE_SECONDS + 2)
+    own_rabbit.restart_app(down_seconds=MOVE_SECONDS + 2)
 
     # Each move is finished (the reports waited out the restart) or rolled
     # back by the stalled-move check: either way, one host.
