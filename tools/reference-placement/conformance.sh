@@ -11,6 +11,7 @@
 # any unexpected failure).
 #
 # Usage: tools/reference-placement/conformance.sh [runner arguments, e.g. YAML files]
+#        tools/reference-placement/conformance.sh --prepare   # build the reference venv only
 # Environment: REFERENCE_VENV [.venv-reference], VENV (ours) [.venv], PYTHON [python3]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -34,4 +35,7 @@ if ! cmp -s "$HERE/requirements.txt" "$REFERENCE_VENV/.installed-requirements"; 
     cp "$HERE/requirements.txt" "$REFERENCE_VENV/.installed-requirements"
 fi
 echo "[conformance] reference venv $REFERENCE_VENV ready in $(( $(date +%s) - began )) s"
+if [ "${1:-}" = "--prepare" ]; then
+    exit 0
+fi
 exec "$VENV/bin/python" tools/run_reference_gabbits.py --reference-venv "$REFERENCE_VENV" "$@"
