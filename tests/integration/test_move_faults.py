@@ -387,46 +387,6 @@ def _placement_processes(deployment) -> list[int]:
         return [main]
 
 
-def test_super_conductor_killed_mid_confirm_and_mid_revert_finishes_both_once_back(
-        deployment, engine):
-    confirmed, reverted, source = _pair(engine)
-    with concurrent.futures.ThreadPoolExecutor(2) as pool:
-        uuids = [m['id'] for m in pool.map(lambda u: deployment.cli('server', 'migrate', u),
-                                           (confirmed, reverted))]
-    _wait('both moves finished', lambda: _all(
-        engine, uuids, lambda m: m.status == migrations.FINISHED))
-    # Placement frozen: the super conductor is caught in the confirm's and
-    # the revert's first step, the instances' task_state taken.
-    frozen = _placement_processes(deployment)
-    for pid in frozen:
-        os.kill(pid, signal.SIGSTOP)
-    try:
-        with concurrent.futures.ThreadPoolExecutor(2) as pool:
-            list(pool.map(lambda asked: deployment.cli('server', 'resize', *asked),
-                          (('confirm', confirmed), ('revert', reverted))))
-
-        def ending():
-            with engine.connect() as conn:
-                states = [instances.get_instance(conn, u)['task_state']
-                          for u in (confirmed, reverted)]
-            return states == ['resize_confirming', 'resize_reverting']
-        _wait('the confirm and the revert begun', ending)
-        _kill(deployment, 'super-conductor')
-    finally:
-        for pid in frozen:
-            os.kill(pid, signal.SIGCONT)
-
-    deployment.launch('start', '--no-create')       # the super conductor again
-
-    ended = _wait('both moves final', lambda: _all(engine, uuids, lambda m: m.final))
-    assert [m.status for m in ended] == ['confirmed', 'reverted']
-    log = deployment.log('super-conductor')
-    assert log.count(f'Resuming the confirm of move {uuids[0]}') == 1
-    assert log.count(f'Resuming the revert of move {uuids[1]}') == 1
-    hosts = _assert_each_on_one_host(deployment, engine)
-    assert [hosts[confirmed], hosts[reverted]] == [ended[0].dest_host, source]
-
-
 def _finished_pair(deployment, engine) -> tuple[str, str, str, list[str]]:
     """Two instances of one host migrated and waiting in VERIFY_RESIZE; theirs, the host, the migrations."""
     confirmed, reverted, source = _pair(engine)
@@ -442,6 +402,50 @@ def _ask_confirm_and_revert(deployment, confirmed: str, reverted: str) -> None:
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
         list(pool.map(lambda asked: deployment.cli('server', 'resize', *asked),
                       (('confirm', confirmed), ('revert', reverted))))
+
+
+def _restarted_super_conductor_ends_both(deployment, engine, confirmed: str, reverted: str,
+                                         source: str, uuids: list[str], *,
+                                         resumed: bool) -> None:
+    """The super conductor started again: the confirm and the revert final, each server on one host.
+
+    ``resumed``: each was taken up by its resume, once (its log says so).
+    """
+    deployment.launch('start', '--no-create')
+    ended = _wait('both moves final', lambda: _all(engine, uuids, lambda m: m.final))
+    assert [m.status for m in ended] == ['confirmed', 'reverted']
+    if resumed:
+        log = deployment.log('super-conductor')
+        assert log.count(f'Resuming the confirm of move {uuids[0]}') == 1
+        assert log.count(f'Resuming the revert of move {uuids[1]}') == 1
+    hosts = _assert_each_on_one_host(deployment, engine)
+    assert [hosts[confirmed], hosts[reverted]] == [ended[0].dest_host, source]
+
+
+def test_super_conductor_killed_mid_confirm_and_mid_revert_finishes_both_once_back(
+        deployment, engine):
+    confirmed, reverted, source, uuids = _finished_pair(deployment, engine)
+    # Placement frozen: the super conductor is caught in the confirm's and
+    # the revert's first step, the instances' task_state taken.
+    frozen = _placement_processes(deployment)
+    for pid in frozen:
+        os.kill(pid, signal.SIGSTOP)
+    try:
+        _ask_confirm_and_revert(deployment, confirmed, reverted)
+
+        def ending():
+            with engine.connect() as conn:
+                states = [instances.get_instance(conn, u)['task_state']
+                          for u in (confirmed, reverted)]
+            return states == ['resize_confirming', 'resize_reverting']
+        _wait('the confirm and the revert begun', ending)
+        _kill(deployment, 'super-conductor')
+    finally:
+        for pid in frozen:
+            os.kill(pid, signal.SIGCONT)
+
+    _restarted_super_conductor_ends_both(deployment, engine, confirmed, reverted, source,
+                                         uuids, resumed=True)
 
 
 def test_super_conductor_killed_while_it_tells_the_hosts_of_a_confirm_and_a_revert_leaves_no_copy(
@@ -460,14 +464,10 @@ def test_super_conductor_killed_while_it_tells_the_hosts_of_a_confirm_and_a_reve
         cell_bus.stop()         # what it swallowed is never delivered
         cell_bus.start()
 
-    deployment.launch('start', '--no-create')       # the super conductor again
-
-    ended = _wait('both moves final', lambda: _all(engine, uuids, lambda m: m.final))
-    assert [m.status for m in ended] == ['confirmed', 'reverted']
     # No stopped copy on the confirmed move's source, no copy of the
     # reverted one on its destination, the reverted one running again.
-    hosts = _assert_each_on_one_host(deployment, engine)
-    assert [hosts[confirmed], hosts[reverted]] == [ended[0].dest_host, source]
+    _restarted_super_conductor_ends_both(deployment, engine, confirmed, reverted, source,
+                                         uuids, resumed=False)
 
 
 def _waiting_for_the_lock(conn) -> int:
@@ -505,15 +505,8 @@ def test_super_conductor_killed_holding_a_confirm_and_a_revert_finishes_both_onc
         except ProcessLookupError:
             pass
 
-    deployment.launch('start', '--no-create')       # the super conductor again
-
-    ended = _wait('both moves final', lambda: _all(engine, uuids, lambda m: m.final))
-    assert [m.status for m in ended] == ['confirmed', 'reverted']
-    log = deployment.log('super-conductor')
-    assert log.count(f'Resuming the confirm of move {uuids[0]}') == 1
-    assert log.count(f'Resuming the revert of move {uuids[1]}') == 1
-    hosts = _assert_each_on_one_host(deployment, engine)
-    assert [hosts[confirmed], hosts[reverted]] == [ended[0].dest_host, source]
+    _restarted_super_conductor_ends_both(deployment, engine, confirmed, reverted, source,
+                                         uuids, resumed=True)
 
 
 def test_broker_restarted_mid_move_ends_each_move_on_one_host(deployment, engine,
