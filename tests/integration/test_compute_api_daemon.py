@@ -14,13 +14,13 @@ tests).
 from __future__ import annotations
 
 import subprocess
-import sys
 import threading
 import time
 
 import pytest
 import requests
 
+from tests.support import cli_runner
 from tests.support.deployment import EVENTUALLY_SECONDS, ComputePlan, Deployment, free_port
 
 METRICS_PORT = free_port()
@@ -142,11 +142,10 @@ EACH = 2
 
 
 def _cli_create(deployment, name: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, '-m', 'cellplane_cli.cli', 'server', 'create', name, '--flavor',
-         'quota-tiny', '--count', str(EACH), '--project', PROJECT, '--user', PROJECT,
-         '--config-file', str(deployment.config('top.conf')), '-f', 'json'],
-        capture_output=True, text=True, timeout=120)
+    return cli_runner.run('cellplane_cli.cli', [
+        'server', 'create', name, '--flavor', 'quota-tiny', '--count', str(EACH),
+        '--project', PROJECT, '--user', PROJECT,
+        '--config-file', str(deployment.config('top.conf')), '-f', 'json'], timeout=120)
 
 
 def test_concurrent_creates_over_http_and_the_cli_end_with_no_more_than_the_limit(deployment):

@@ -27,6 +27,7 @@ from cellplane.objects import (
     failure_domains,
     host_mappings,
 )
+from tests.support import cli_runner
 from tests.support.deployment import ComputePlan, Deployment
 
 HOSTS = ('cell1-fd-1', 'cell1-fd-2')
@@ -45,10 +46,9 @@ def deployment(tmp_path_factory, rabbit_server, postgres_server):
 
 
 def _cellplane(deployment, *argv: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, '-m', 'cellplane_cli.cli', *argv,
-         '--config-file', str(deployment.config('top.conf'))],
-        capture_output=True, text=True, timeout=120)
+    return cli_runner.run('cellplane_cli.cli',
+                          [*argv, '--config-file', str(deployment.config('top.conf'))],
+                          timeout=120)
 
 
 def test_the_scheduler_records_its_levels_and_the_cli_refuses_any_other(deployment):

@@ -17,8 +17,6 @@ from __future__ import annotations
 import json
 import signal
 import socket
-import subprocess
-import sys
 import time
 import uuid as uuidlib
 
@@ -37,6 +35,7 @@ from conductor.super.rpcapi import SuperConductorAPI
 from placement.client import Inventory, PlacementClient
 from tests.functional.boot.harness import ComputeRecorder
 from tests.integration.daemons import EVENTUALLY_SECONDS, cell_conductor_config, compute_config
+from tests.support import cli_runner
 
 FLAVOR = {'VCPU': 2, 'MEMORY_MB': 1024, 'DISK_GB': 10}
 HOSTS = {'cell1': ['c1-a', 'c1-b', 'c1-c'], 'cell2': ['c2-a', 'c2-b']}
@@ -58,8 +57,8 @@ def _migrated(url: str, history: str) -> str:
 
 
 def _cli(*argv: str, config: str) -> list | dict:
-    proc = subprocess.run([sys.executable, '-m', 'cellplane_cli.cli', *argv, '--config-file', config, '-f', 'json'],
-                          capture_output=True, text=True, timeout=EVENTUALLY_SECONDS)
+    proc = cli_runner.run('cellplane_cli.cli', [*argv, '--config-file', config, '-f', 'json'],
+                          timeout=EVENTUALLY_SECONDS)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
 
@@ -377,9 +376,9 @@ def test_boot_through_real_cell_daemons_goes_active_even_past_a_failing_host(dep
         assert list(allocations.values()) == [FLAVOR]
 
     victim = created[0]['id']
-    proc = subprocess.run([sys.executable, '-m', 'cellplane_cli.cli', 'server', 'delete',
-                           victim, '--config-file', deployment.config],
-                          capture_output=True, text=True, timeout=EVENTUALLY_SECONDS)
+    proc = cli_runner.run('cellplane_cli.cli', ['server', 'delete', victim,
+                                                '--config-file', str(deployment.config)],
+                          timeout=EVENTUALLY_SECONDS)
     assert proc.returncode == 0, proc.stderr
     _eventually(lambda: deployment.placement.get_allocations(victim).allocations == {},
                 'the allocations of the deleted server removed')

@@ -61,6 +61,7 @@ from cellplane.rpc.transport import get_transport
 from cellplane_cli.launcher import Launcher
 from compute_agent.hosted_host import hosted_host_names
 from placement.client import KeystoneTransport, PlacementClient
+from tests.support import cli_runner
 from tests.support.backing_services import PostgresServer, RabbitServer
 from tests.support.keystone import ADMIN, SERVICE, Keystone
 from tests.support.tcp_proxy import TcpProxy
@@ -495,11 +496,10 @@ class Deployment:
         ``exit_code`` is the one the command must end with (1 for ``server
         create --wait`` when servers end in ERROR; None: any).
         """
-        command = [sys.executable, '-m', module, *argv,
-                   '--config-file', str(self.config('top.conf'))]
+        command = [*argv, '--config-file', str(self.config('top.conf'))]
         if json_output:
             command += ['-f', 'json']
-        proc = subprocess.run(command, capture_output=True, text=True, timeout=600)
+        proc = cli_runner.run(module, command)
         if exit_code is not None and proc.returncode != exit_code:
             raise AssertionError(f'cellplane {" ".join(argv)} failed '
                                  f'({proc.returncode}):\n{proc.stderr}\n{proc.stdout}')
