@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import functools
 import uuid as uuidlib
 from typing import Iterable, Sequence
 
@@ -59,7 +60,10 @@ def record_heartbeats(engine: Engine, statuses: Sequence[ServiceStatus]) -> None
         conn.execute(_heartbeat_upsert(engine.dialect.name), rows)
 
 
+@functools.cache
 def _heartbeat_upsert(dialect: str):
+    # Built once per dialect: constructing the statement and its EXCLUDED
+    # alias cost about as much as running it, on every heartbeat.
     insert = (postgresql.insert if dialect == 'postgresql' else sqlite.insert)(services)
     return insert.on_conflict_do_update(
         index_elements=[services.c.host, services.c.binary],

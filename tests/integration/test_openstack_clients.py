@@ -60,7 +60,10 @@ def deployment(tmp_path_factory, rabbit_server, postgres_server, keystone):
 
 
 def test_flavors_through_openstackclient(deployment):
-    admin, alice = Openstack(deployment, ADMIN), Openstack(deployment, MEMBER_A)
+    # The administrator's commands run the installed ``openstack`` script
+    # itself, as a shell would; the others are forked (tests/support/cli_runner.py).
+    admin = Openstack(deployment, ADMIN, console=True)
+    alice = Openstack(deployment, MEMBER_A)
     created = admin('flavor', 'create', '--ram', '256', '--vcpus', '2', '--disk', '2', 'osc-tmp')
     assert (created['name'], created['ram'], created['vcpus'], created['disk'],
             created['os-flavor-access:is_public']) == ('osc-tmp', 256, 2, 2, True)

@@ -1,14 +1,16 @@
-"""Runs `cellplane` and `cellplane-manage` commands for the tests, each in a process of its own, imports paid once.
+"""Runs `cellplane`, `cellplane-manage` and `openstack` for the tests, a process per command, imports paid once.
 
 A command run as ``python -m cellplane_cli.cli`` spends about a second of
 CPU starting the interpreter and importing oslo.*, SQLAlchemy and the
-command modules before it does anything, and the integration tests run
-hundreds of commands (many of them in loops that wait for a state). Here
-each command is a child forked from a process that imported the CLI once
-(multiprocessing's fork server with the CLI modules preloaded). The child
+command modules before it does anything (python-openstackclient's
+``openstack`` about as much), and the integration tests run hundreds of
+commands (many of them in loops that wait for a state). Here each command
+is a child forked from a process that imported the CLIs once
+(multiprocessing's fork server with their modules preloaded). The child
 still starts from nothing the command depends on: no configuration was
 ever parsed in the parent, no logging set up, no connection opened. It
-runs the very ``main(argv)`` the console scripts call, with the caller's
+runs the very ``main(argv)`` the console scripts call (python-openstackclient's
+unmodified, as pinned in the test extra), with the caller's
 environment and working directory, writes to stdout and stderr of its own,
 and ends with that function's exit code, as ``python -m`` would.
 
@@ -28,7 +30,7 @@ import tempfile
 from pathlib import Path
 
 # The modules whose ``main`` the tests run; the fork server imports them once.
-ENTRY_MODULES = ('cellplane_cli.cli', 'cellplane_cli.manage')
+ENTRY_MODULES = ('cellplane_cli.cli', 'cellplane_cli.manage', 'openstackclient.shell')
 
 _context = None
 
@@ -37,7 +39,7 @@ def _fork_server():
     global _context
     if _context is None:
         context = multiprocessing.get_context('forkserver')
-        context.set_forkserver_preload(list(ENTRY_MODULES))
+        context.set_forkserver_preload(['tests.support.cli_preload'])
         _context = context
     return _context
 
@@ -68,8 +70,12 @@ def _child(module: str, argv: list[str], environ: dict[str, str], out: str, err:
         os._exit(code or 0)
 
 
-def run(module: str, argv: list[str], *, timeout: float = 600) -> subprocess.CompletedProcess:
-    """``python -m MODULE ARGV``, as a CompletedProcess with its text output and exit code."""
+def run(module: str, argv: list[str], *, timeout: float = 600,
+        env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """``python -m MODULE ARGV``, as a CompletedProcess with its text output and exit code.
+
+    ``env`` is the command's whole environment (this process's if None).
+    """
     if module not in ENTRY_MODULES:
         raise ValueError(f'{module} is not one of {ENTRY_MODULES}')
     with tempfile.TemporaryDirectory(prefix='cellplane-cli-') as scratch:
@@ -77,7 +83,8 @@ def run(module: str, argv: list[str], *, timeout: float = 600) -> subprocess.Com
         out.touch()
         err.touch()
         process = _fork_server().Process(
-            target=_child, args=(module, list(argv), dict(os.environ), str(out), str(err)),
+            target=_child, args=(module, list(argv), dict(os.environ if env is None else env), str(out),
+                  str(err)),
             name=f'{module} {" ".join(argv[:2])}')
         process.start()
         process.join(timeout)

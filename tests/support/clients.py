@@ -12,9 +12,10 @@ endpoints of the deployment's region in the token's catalog
     osc.fails('server', 'show', 'nope')      # (exit status, stderr)
     conn = sdk(deployment, MEMBER_A)         # openstack.connect(...) in-process
 
-``openstack`` runs as a subprocess (its own command line, about 1.5 s of
-start-up each); the SDK runs in the test process and is the cheaper way
-to make many calls.
+``openstack`` runs as a process of its own per command, forked from one
+that imported it once (``tests/support/cli_runner.py``: its start-up and
+imports, about 1.5 s of CPU each, are paid once per test worker); the SDK
+runs in the test process.
 """
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ from pathlib import Path
 
 import openstack
 
+from tests.support import cli_runner
 from tests.support.deployment import Deployment
 from tests.support.keystone import DOMAIN, User
 
@@ -35,9 +37,14 @@ COMMAND_SECONDS = 180
 
 
 class Openstack:
-    """``openstack ARGV`` as ``user`` against ``deployment``'s region."""
+    """``openstack ARGV`` as ``user`` against ``deployment``'s region.
 
-    def __init__(self, deployment: Deployment, user: User):
+    ``console=True`` runs the installed ``openstack`` console script itself
+    for every command, as a user's shell does (a fresh interpreter each).
+    """
+
+    def __init__(self, deployment: Deployment, user: User, *, console: bool = False):
+        self.console = console
         keystone = deployment.keystone
         self.env = {**{k: v for k, v in os.environ.items() if not k.startswith('OS_')},
                     'OS_AUTH_TYPE': 'password', 'OS_AUTH_URL': keystone.url,
@@ -47,8 +54,12 @@ class Openstack:
                     'OS_REGION_NAME': deployment.region, 'OS_INTERFACE': 'public'}
 
     def run(self, *argv: str) -> subprocess.CompletedProcess:
-        return subprocess.run([str(OPENSTACK), *argv], capture_output=True, text=True,
-                              env=self.env, timeout=COMMAND_SECONDS, stdin=subprocess.DEVNULL)
+        if self.console:
+            return subprocess.run([str(OPENSTACK), *argv], capture_output=True, text=True,
+                                  env=self.env, timeout=COMMAND_SECONDS,
+                                  stdin=subprocess.DEVNULL)
+        return cli_runner.run('openstackclient.shell', list(argv), env=self.env,
+                              timeout=COMMAND_SECONDS)
 
     def __call__(self, *argv: str, json_output: bool = True):
         """The command's parsed ``-f json`` output (its stdout without); it must exit 0."""
