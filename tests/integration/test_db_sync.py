@@ -8,6 +8,7 @@ import pytest
 import sqlalchemy as sa
 
 from cellplane.db import engines
+from tests.support import cli_runner
 
 SECTIONS = {'api': 'api_database', 'cell': 'database', 'placement': 'placement_database'}
 
@@ -15,10 +16,8 @@ SECTIONS = {'api': 'api_database', 'cell': 'database', 'placement': 'placement_d
 def _db_sync(tmp_path, database: str, url: str) -> subprocess.CompletedProcess:
     conf = tmp_path / f'{database}.conf'
     conf.write_text(f'[{SECTIONS[database]}]\nconnection = {url}\n')
-    return subprocess.run(
-        [sys.executable, '-m', 'cellplane_cli.manage', 'db', 'sync',
-         '--database', database, '--config-file', str(conf)],
-        capture_output=True, text=True, timeout=120)
+    return cli_runner.run('cellplane_cli.manage', ['db', 'sync', '--database', database,
+                                                   '--config-file', str(conf)], timeout=120)
 
 
 def _schema(url: str) -> dict[str, list[str]]:
