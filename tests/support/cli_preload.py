@@ -12,4 +12,5 @@ sys.argv[0] = 'openstack'
 import openstackclient.shell  # noqa: E402,F401
 
 import cellplane_cli.cli  # noqa: E402
+import cellplane_cli.launcher  # noqa: E402
 import cellplane_cli.manage  # noqa: E402,F401

@@ -30,7 +30,8 @@ import tempfile
 from pathlib import Path
 
 # The modules whose ``main`` the tests run; the fork server imports them once.
-ENTRY_MODULES = ('cellplane_cli.cli', 'cellplane_cli.manage', 'openstackclient.shell')
+ENTRY_MODULES = ('cellplane_cli.cli', 'cellplane_cli.manage', 'cellplane_cli.launcher',
+                 'openstackclient.shell')
 
 _context = None
 
@@ -44,10 +45,13 @@ def _fork_server():
     return _context
 
 
-def _child(module: str, argv: list[str], environ: dict[str, str], out: str, err: str) -> None:
+def _child(module: str, argv: list[str], environ: dict[str, str], cwd: str | None, out: str,
+           err: str) -> None:
     """The forked command: the caller's environment, fresh stdout and stderr, then ``main(argv)``."""
     os.environ.clear()
     os.environ.update(environ)
+    if cwd is not None:
+        os.chdir(cwd)
     for fd, path in ((1, out), (2, err)):
         target = os.open(path, os.O_WRONLY | os.O_TRUNC)
         os.dup2(target, fd)
@@ -71,10 +75,12 @@ def _child(module: str, argv: list[str], environ: dict[str, str], out: str, err:
 
 
 def run(module: str, argv: list[str], *, timeout: float = 600,
-        env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+        env: dict[str, str] | None = None, cwd: str | os.PathLike | None = None,
+        ) -> subprocess.CompletedProcess:
     """``python -m MODULE ARGV``, as a CompletedProcess with its text output and exit code.
 
-    ``env`` is the command's whole environment (this process's if None).
+    ``env`` is the command's whole environment (this process's if None), ``cwd``
+    its working directory (this process's if None).
     """
     if module not in ENTRY_MODULES:
         raise ValueError(f'{module} is not one of {ENTRY_MODULES}')
@@ -83,8 +89,8 @@ def run(module: str, argv: list[str], *, timeout: float = 600,
         out.touch()
         err.touch()
         process = _fork_server().Process(
-            target=_child, args=(module, list(argv), dict(os.environ if env is None else env), str(out),
-                  str(err)),
+            target=_child, args=(module, list(argv), dict(os.environ if env is None else env),
+                  None if cwd is None else str(cwd), str(out), str(err)),
             name=f'{module} {" ".join(argv[:2])}')
         process.start()
         process.join(timeout)

@@ -41,11 +41,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import re
 import socket
-import subprocess
-import sys
 import time
 import uuid
 from pathlib import Path
@@ -405,12 +402,17 @@ class Deployment:
 
     # -- running ------------------------------------------------------------------------
     def launch(self, action: str, *args: str) -> str:
-        """``deploy/run-local.sh ACTION`` for this deployment; its stdout."""
-        proc = subprocess.run(
-            ['sh', str(RUN_LOCAL), action, *args, '--config-dir', str(self.config_dir),
-             '--run-dir', str(self.run_dir)],
-            capture_output=True, text=True, timeout=600,
-            env={**os.environ, 'PYTHON': sys.executable})
+        """``deploy/run-local.sh ACTION`` for this deployment; its stdout.
+
+        The script's ``python -m cellplane_cli.launcher``, forked by
+        ``cli_runner`` as the tests' other commands are, in the repository
+        as the script runs it (``tests/integration/test_launcher.py`` runs
+        the script itself).
+        """
+        proc = cli_runner.run(
+            'cellplane_cli.launcher',
+            [action, *args, '--config-dir', str(self.config_dir), '--run-dir', str(self.run_dir)],
+            timeout=600, cwd=REPO)
         if proc.returncode != 0:
             raise AssertionError(f'run-local.sh {action} failed ({proc.returncode}):\n'
                                  f'{proc.stderr}\n{proc.stdout}')
