@@ -29,7 +29,7 @@ if cmp -s "$HERE/requirements.txt" "$KEYSTONE_VENV/.installed-requirements" \
 fi
 [ -x "$KEYSTONE_VENV/bin/python" ] || "$PYTHON" -m venv "$KEYSTONE_VENV"
 rm -f "$KEYSTONE_VENV/.installed-requirements"
-if ! "$KEYSTONE_VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
+if ! "$KEYSTONE_VENV/bin/python" -m pip install --quiet --no-compile --disable-pip-version-check \
         -r "$HERE/requirements.txt" >"$KEYSTONE_VENV/pip.log" 2>&1; then
     tail -40 "$KEYSTONE_VENV/pip.log" >&2
     echo "[keystone] installing $HERE/requirements.txt into $KEYSTONE_VENV failed" >&2

@@ -27,7 +27,7 @@ fi
 # Installed again only when the pins changed.
 if ! cmp -s "$HERE/requirements.txt" "$REFERENCE_VENV/.installed-requirements"; then
     # pip's own output only when it fails.
-    if ! "$REFERENCE_VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
+    if ! "$REFERENCE_VENV/bin/python" -m pip install --quiet --no-compile --disable-pip-version-check \
             -r "$HERE/requirements.txt" >"$REFERENCE_VENV/pip.log" 2>&1; then
         tail -40 "$REFERENCE_VENV/pip.log" >&2
         exit 1
