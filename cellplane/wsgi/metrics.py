@@ -14,11 +14,11 @@ UUID or name makes a series of its own.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import os
 import shutil
 import sys
 import tempfile
+import threading
 import time
 
 MULTIPROC_DIR_ENV = 'PROMETHEUS_MULTIPROC_DIR'
@@ -65,8 +65,25 @@ def start(conf, service: str) -> Endpoint | None:
         raise
 
 
-@functools.lru_cache(maxsize=None)
+# service -> (requests counter, seconds histogram), created by a worker's first request.
+_request_metric_pairs: dict[str, tuple] = {}
+_creating = threading.Lock()
+
+
 def _request_metrics(service: str, title: str):
+    pair = _request_metric_pairs.get(service)
+    if pair is None:
+        # A worker's first requests arrive together on its threads: two
+        # creating the metrics at once would register the same names twice,
+        # which prometheus_client refuses (that request then answered 500).
+        with _creating:
+            pair = _request_metric_pairs.get(service)
+            if pair is None:
+                pair = _request_metric_pairs[service] = _new_request_metrics(service, title)
+    return pair
+
+
+def _new_request_metrics(service: str, title: str):
     # Created on first use, in the worker: after the main set the directory.
     import prometheus_client
     requests = prometheus_client.Counter(
