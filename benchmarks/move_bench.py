@@ -74,25 +74,41 @@ MODES = (host_drain.COLD, host_drain.LIVE)
 READ_TIMEOUT = 10.0
 IDLE_SECONDS = 10.0
 POOL = {'pool_size': 2, 'max_overflow': 2}
+# This process: the boots' requests and watchers (what `cellplane server create
+# --wait` runs), the drains (what `cellplane-manage host drain` runs).
+CLIENT = 'this process (boot client; drains)'
 # A move of this benchmark takes seconds: one still going after this is stuck.
 MOVE_TIMEOUT = 120.0
 
 
 @contextlib.contextmanager
 def profiled(deployment: Deployment, out: Path | None, phase: str):
-    """With ``out``: py-spy records the scheduler while the block runs (collapsed stacks)."""
+    """With ``out``: py-spy records each daemon while the block runs (collapsed stacks).
+
+    One file per daemon: ``DIR/<daemon>-<phase>.txt`` (``scheduler``,
+    ``super-conductor``, ``conductor-cell1``, ``placement``...).
+    """
     if out is None:
         yield
         return
-    spy = subprocess.Popen([str(py_spy()), 'record', '--pid', str(deployment.pid('scheduler')),
-                            '--format', 'raw', '--rate', '200', '--nonblocking',
-                            '--output', str(out / f'scheduler-{phase}.txt')],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    spies = [subprocess.Popen([str(py_spy()), 'record', '--pid', str(pid),
+                               '--format', 'raw', '--rate', '100', '--nonblocking', '--gil',
+                               '--output', str(out / f'{name}-{phase}.txt')],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+             for name, pid in daemon_pids(deployment).items()]
     try:
         yield
     finally:
-        spy.send_signal(signal.SIGINT)
-        spy.wait(timeout=60)
+        for spy in spies:
+            spy.send_signal(signal.SIGINT)
+        for spy in spies:
+            spy.wait(timeout=60)
+
+
+def daemon_pids(deployment: Deployment) -> dict[str, int]:
+    """Each daemon's pid, by the name the launcher recorded it under."""
+    return {pid_file.stem: json.loads(pid_file.read_text())['pid']
+            for pid_file in deployment.run_dir.glob('*.pid')}
 
 
 def py_spy() -> Path:
@@ -167,12 +183,14 @@ def left_on_migration_consumers(deployment: Deployment) -> dict:
 def move_phase(deployment, api_engine, cells, conductor, mode: str, hosts: list[str],
                parallel: int, profile: Path | None, move_timeout: float) -> dict:
     cpu_before = boot_bench.daemon_cpu(deployment)
+    own_before = time.process_time()
     started = time.perf_counter()
     with profiled(deployment, profile, f'drain-{mode}'):
         reports = drain_all(deployment, api_engine, cells, conductor, hosts, mode=mode,
                             parallel=parallel, move_timeout=move_timeout)
     seconds = time.perf_counter() - started
     cpu = boot_bench.cpu_by_role(cpu_before, boot_bench.daemon_cpu(deployment))
+    cpu[CLIENT] = time.process_time() - own_before
     outcomes = [o for r in reports for o in r.outcomes]
     moved = [o for o in outcomes if o.result == host_drain.MOVED]
     not_moved: dict[str, int] = {}
@@ -229,11 +247,13 @@ def run(args) -> dict:
                     boot_bench.cpu_by_role(cpu_before,
                                            boot_bench.daemon_cpu(deployment)).items()}
             cpu_before = boot_bench.daemon_cpu(deployment)
+            own_before = time.process_time()
             with profiled(deployment, args.profile, 'boot'):
                 boots = boot_bench.boot(deployment, path, name='single',
                                         sizes=[1] * args.instances, capacity=capacity,
                                         stall_seconds=args.stall_seconds)
             boot_cpu = boot_bench.cpu_by_role(cpu_before, boot_bench.daemon_cpu(deployment))
+            boot_cpu[CLIENT] = time.process_time() - own_before
 
             cells = CellDatabases(api_engine, engine_factory=functools.partial(
                 engines.create_engine, **POOL))
@@ -337,11 +357,22 @@ def render(report: dict) -> str:
     lines += ['', 'CPU ms per boot / per move, by process:',
               '| process | per boot | ' + ' | '.join(f'per {p["mode"]} move' for p in phases)
               + ' |', '|---|---|' + '---|' * len(phases)]
-    roles = list(boots['cpu_seconds'])
+    roles = [role for role in boots['cpu_seconds'] if role != CLIENT]
     for role in roles:
         lines.append(f'| {role} | {_per(boots["cpu_seconds"], role, boots["active"]):.1f} | '
                      + ' | '.join(f'{_per(p["cpu_seconds"], role, p["moved"]):.1f}'
                                   for p in phases) + ' |')
+
+    def daemons(cpu: dict[str, float]) -> dict[str, float]:
+        return {'daemons': sum(cpu.get(role, 0.0) for role in roles)}
+
+    lines.append(f'| the daemons, in all | '
+                 f'{_per(daemons(boots["cpu_seconds"]), "daemons", boots["active"]):.1f} | '
+                 + ' | '.join(f'{_per(daemons(p["cpu_seconds"]), "daemons", p["moved"]):.1f}'
+                              for p in phases) + ' |')
+    lines.append(f'| {CLIENT} | {_per(boots["cpu_seconds"], CLIENT, boots["active"]):.1f} | '
+                 + ' | '.join(f'{_per(p["cpu_seconds"], CLIENT, p["moved"]):.1f}'
+                              for p in phases) + ' |')
     return '\n'.join(lines)
 
 
@@ -373,8 +404,8 @@ def main(argv=None) -> int:
                         help='seconds the idle daemons\' CPU is measured before the boots '
                              f'(default {IDLE_SECONDS:g})')
     parser.add_argument('--profile', type=Path, metavar='DIR',
-                        help='py-spy records the scheduler in each phase, as collapsed '
-                             'stacks in DIR/scheduler-PHASE.txt')
+                        help='py-spy records every daemon in each phase, as collapsed '
+                             'stacks in DIR/DAEMON-PHASE.txt')
     parser.add_argument('--move-timeout', type=float, default=MOVE_TIMEOUT,
                         help='each drain stops waiting for one move after this long and '
                              f'reports it not moved (default {MOVE_TIMEOUT:g})')
