@@ -88,6 +88,13 @@ _CREATE_ACTION_OF = (sa.select(instance_actions.c.id)
 _FINISH_ACTION = instance_actions.update().where(
     instance_actions.c.id == sa.bindparam('b_id'))
 _INSERT_EVENT = instance_action_events.insert()
+# Each step of a move finds or starts its action with these.
+_INSERT_ACTION = instance_actions.insert()
+_LATEST_ACTION = (sa.select(instance_actions.c.id)
+                  .where(instance_actions.c.instance_uuid == sa.bindparam('b_instance_uuid'),
+                         instance_actions.c.action.in_(sa.bindparam('b_actions',
+                                                                    expanding=True)))
+                  .order_by(instance_actions.c.id.desc()).limit(1))
 
 
 def ensure_create_action(conn: Connection, instance_uuid: str, *,
@@ -123,19 +130,17 @@ def start_action(conn: Connection, instance_uuid: str, action: str, *,
                  project_id: str | None = None) -> int:
     """The id of a new action ``action`` of the instance (a move, a confirm...)."""
     now = utcnow()
-    result = conn.execute(instance_actions.insert().values(
-        instance_uuid=instance_uuid, action=action, request_id=request_id,
-        user_id=user_id, project_id=project_id, start_time=now,
-        created_at=now, updated_at=now))
+    result = conn.execute(_INSERT_ACTION, {
+        'instance_uuid': instance_uuid, 'action': action, 'request_id': request_id,
+        'user_id': user_id, 'project_id': project_id, 'start_time': now,
+        'created_at': now, 'updated_at': now})
     return result.inserted_primary_key[0]
 
 
 def latest_action(conn: Connection, instance_uuid: str, actions: Sequence[str]) -> int | None:
     """The id of the instance's newest action among ``actions``; None if it has none."""
-    return conn.execute(sa.select(instance_actions.c.id).where(
-        instance_actions.c.instance_uuid == instance_uuid,
-        instance_actions.c.action.in_(list(actions))).order_by(
-        instance_actions.c.id.desc()).limit(1)).scalar()
+    return conn.execute(_LATEST_ACTION, {'b_instance_uuid': instance_uuid,
+                                         'b_actions': list(actions)}).scalar()
 
 
 def record_event(conn: Connection, action_id: int, event: str, *, host: str | None,

@@ -66,8 +66,12 @@ def create_instances(conn: Connection, new: Sequence[Instance]) -> None:
         for instance in new])
 
 
+# Every step of a move reads its instance with it: built once (see _APPLY below).
+_BY_UUID = sa.select(instances).where(instances.c.uuid == sa.bindparam('b_uuid'))
+
+
 def get_instance(conn: Connection, uuid: str) -> dict | None:
-    row = conn.execute(sa.select(instances).where(instances.c.uuid == uuid)).mappings().first()
+    row = conn.execute(_BY_UUID, {'b_uuid': uuid}).mappings().first()
     return dict(row) if row else None
 
 
@@ -230,6 +234,17 @@ def set_building(conn: Connection, uuid: str, task_state: str | None) -> bool:
     return True
 
 
+# The steps of every move write with these: built once (see _APPLY above); the
+# SET columns come from the parameters.
+_RETAKE = instances.update().where(instances.c.uuid == sa.bindparam('b_uuid'),
+                                   instances.c.task_state == sa.bindparam('b_task_state'),
+                                   instances.c.updated_at == sa.bindparam('b_updated_at'))
+_UNLESS_DELETED = instances.update().where(instances.c.uuid == sa.bindparam('b_uuid'),
+                                           instances.c.vm_state != DELETED)
+_UNLESS_DELETED_IF_TASK = _UNLESS_DELETED.where(
+    instances.c.task_state == sa.bindparam('b_expected'))
+
+
 def begin_task(conn: Connection, uuid: str, *, vm_state: str, task_state: str) -> bool:
     """Start ``task_state`` on an instance in ``vm_state`` doing nothing else; False if it is not.
 
@@ -251,30 +266,27 @@ def retake_task(conn: Connection, uuid: str, *, task_state: str,
     the confirm a dead one began) exactly one goes on; False if the row
     changed since it was read.
     """
-    done = conn.execute(instances.update().where(
-        instances.c.uuid == uuid, instances.c.task_state == task_state,
-        instances.c.updated_at == updated_at).values(updated_at=utcnow()))
+    done = conn.execute(_RETAKE, {'b_uuid': uuid, 'b_task_state': task_state,
+                                  'b_updated_at': updated_at, 'updated_at': utcnow()})
     return done.rowcount == 1
 
 
 def set_task_state(conn: Connection, uuid: str, task_state: str | None, *,
                    expected: str | None = None) -> bool:
     """Set the task state (only if it is ``expected`` now, when given); False if not set."""
-    query = instances.update().where(instances.c.uuid == uuid,
-                                     instances.c.vm_state != DELETED)
-    if expected is not None:
-        query = query.where(instances.c.task_state == expected)
-    return conn.execute(query.values(task_state=task_state,
-                                     updated_at=utcnow())).rowcount == 1
+    params = {'b_uuid': uuid, 'task_state': task_state, 'updated_at': utcnow()}
+    if expected is None:
+        return conn.execute(_UNLESS_DELETED, params).rowcount == 1
+    return conn.execute(_UNLESS_DELETED_IF_TASK,
+                        {**params, 'b_expected': expected}).rowcount == 1
 
 
 def place_after_move(conn: Connection, uuid: str, *, host: str, node: str,
                      flavor: Flavor, vm_state: str) -> bool:
     """The instance runs on ``host``/``node`` at ``flavor`` (a move finished or reverted); False if deleted."""
-    done = conn.execute(instances.update().where(
-        instances.c.uuid == uuid, instances.c.vm_state != DELETED).values(
-        host=host, node=node, flavor=flavor.to_primitive(), vm_state=vm_state,
-        task_state=None, updated_at=utcnow()))
+    done = conn.execute(_UNLESS_DELETED, {
+        'b_uuid': uuid, 'host': host, 'node': node, 'flavor': flavor.to_primitive(),
+        'vm_state': vm_state, 'task_state': None, 'updated_at': utcnow()})
     return done.rowcount == 1
 
 

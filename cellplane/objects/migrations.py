@@ -176,13 +176,37 @@ def create(conn: Connection, *, uuid: str, instance_uuid: str, migration_type: s
     return get(conn, uuid)
 
 
+# Every step of every move reads or writes its migration with one of these:
+# built once, not per call (building a statement and its cache key costs about
+# what running it does; see cellplane/objects/flavors.py's _BY_ID).
+_BY_UUID = sa.select(migrations).where(migrations.c.uuid == sa.bindparam('b_uuid'))
+_BY_UUIDS = sa.select(migrations).where(
+    migrations.c.uuid.in_(sa.bindparam('b_uuids', expanding=True)))
+# advance's compare-and-set: the SET columns come from the parameters.
+_ADVANCE = migrations.update().where(
+    migrations.c.uuid == sa.bindparam('b_uuid'),
+    migrations.c.status.in_(sa.bindparam('b_from', expanding=True))).returning(*migrations.c)
+_ADVANCE_UNCHANGED = _ADVANCE.where(
+    migrations.c.updated_at == sa.bindparam('b_unchanged_since'))
+_TAKE = migrations.update().where(
+    migrations.c.uuid == sa.bindparam('b_uuid'), migrations.c.status == QUEUED,
+    migrations.c.updated_at == sa.bindparam('b_updated_at'))
+
+
 def get(conn: Connection, uuid: str) -> Migration:
     """The migration; ``MigrationNotFound`` if this cell has none with that uuid."""
-    row = conn.execute(sa.select(migrations).where(
-        migrations.c.uuid == uuid)).mappings().first()
+    row = conn.execute(_BY_UUID, {'b_uuid': uuid}).mappings().first()
     if row is None:
         raise MigrationNotFound(f'no migration {uuid} in this cell')
     return Migration.from_row(row)
+
+
+def get_many(conn: Connection, uuids: Sequence[str]) -> dict[str, Migration]:
+    """The migrations of this cell among ``uuids``, by uuid (one statement; those not here left out)."""
+    if not uuids:
+        return {}
+    rows = conn.execute(_BY_UUIDS, {'b_uuids': list(uuids)}).mappings().all()
+    return {row['uuid']: Migration.from_row(row) for row in rows}
 
 
 def get_by_id(conn: Connection, migration_id: int) -> Migration:
@@ -246,15 +270,17 @@ def advance(conn: Connection, uuid: str, status: str, *, dest_host: str | None =
         values['error'] = error
     if status in FINAL:
         values['finished_at'] = now
-    query = migrations.update().where(migrations.c.uuid == uuid,
-                                      migrations.c.status.in_(allowed_from(status)))
+    params = {'b_uuid': uuid, 'b_from': allowed_from(status), **values}
     if unchanged_since is not None:
-        query = query.where(migrations.c.updated_at == unchanged_since)
-    done = conn.execute(query.values(**values))
+        params['b_unchanged_since'] = unchanged_since
+    # One statement in the usual case: the row as written comes back with it;
+    # only a refused change reads the migration, to say what it is.
+    query = _ADVANCE if unchanged_since is None else _ADVANCE_UNCHANGED
+    row = conn.execute(query, params).mappings().first()
+    if row is not None:
+        return Migration.from_row(row)
     current = get(conn, uuid)   # MigrationNotFound if there is none
-    if not done.rowcount:
-        raise InvalidMigrationTransition(uuid, current.status, status)
-    return current
+    raise InvalidMigrationTransition(uuid, current.status, status)
 
 
 def awaiting_cleanup(conn: Connection, source_hosts: Sequence[str]) -> list[Migration]:
@@ -275,9 +301,8 @@ def take(conn: Connection, uuid: str, *, updated_at: datetime.datetime) -> bool:
     take of a migration passes its ``created_at``: a migration never taken
     still has ``updated_at == created_at``.
     """
-    done = conn.execute(migrations.update().where(
-        migrations.c.uuid == uuid, migrations.c.status == QUEUED,
-        migrations.c.updated_at == updated_at).values(updated_at=utcnow()))
+    done = conn.execute(_TAKE, {'b_uuid': uuid, 'b_updated_at': updated_at,
+                                'updated_at': utcnow()})
     return bool(done.rowcount)
 
 

@@ -11,6 +11,9 @@ from rpc_schemas.request_spec import RequestSpec
 
 # Built once: every create writes with it (see cellplane/objects/flavors.py's _BY_ID).
 _INSERT = request_specs.insert()
+# Every move reads its instance's spec with it: built once too.
+_SPEC_OF = sa.select(request_specs.c.spec).where(
+    request_specs.c.instance_uuid == sa.bindparam('b_instance_uuid'))
 
 
 def insert(conn: Connection, instance_uuid: str, spec: RequestSpec) -> None:
@@ -27,8 +30,7 @@ def insert_many(conn: Connection, instance_uuids: Sequence[str], spec: RequestSp
 def get(engine: Engine, instance_uuid: str) -> RequestSpec | None:
     """The instance's request spec, or None if it has none (any more)."""
     with engine.connect() as conn:
-        spec = conn.execute(sa.select(request_specs.c.spec).where(
-            request_specs.c.instance_uuid == instance_uuid)).scalar_one_or_none()
+        spec = conn.execute(_SPEC_OF, {'b_instance_uuid': instance_uuid}).scalar_one_or_none()
     return None if spec is None else RequestSpec.from_primitive(spec)
 
 
