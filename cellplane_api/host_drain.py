@@ -168,9 +168,10 @@ class HostDrain:
         ask = moves.live_migrate if self.mode == LIVE else moves.migrate
         return ask(self._api_engine, self._cells, self._conductor, self._ctxt, row['uuid'])
 
-    def _read(self, moving: _InFlight) -> migrations.Migration:
+    def _read(self, flying: list[_InFlight]) -> dict[str, migrations.Migration]:
+        """The migrations of the moves in flight, by uuid: one read of the cell per poll."""
         with self._one.engine.connect() as conn:
-            return migrations.get(conn, moving.migration.uuid)
+            return migrations.get_many(conn, [moving.migration.uuid for moving in flying])
 
     def _source_held(self, migration: migrations.Migration) -> bool:
         """Whether the migration's consumer still holds the source's allocation (unknown: no)."""
@@ -179,11 +180,14 @@ class HostDrain:
         except (PlacementClientError, PlacementUnreachable):
             return False
 
-    def _settle(self, moving: _InFlight, now: float) -> Outcome | None:
-        """The move's outcome once it is over; None while it goes on (a finished cold one is confirmed)."""
-        try:
-            migration = self._read(moving)
-        except sa.exc.SQLAlchemyError as exc:
+    def _settle(self, moving: _InFlight, now: float,
+                read: dict[str, migrations.Migration] | sa.exc.SQLAlchemyError
+                ) -> Outcome | None:
+        """The move's outcome once it is over; None while it goes on (a finished cold one is confirmed).
+
+        ``read``: this poll's ``_read`` of the moves in flight, or the error it raised.
+        """
+        if isinstance(read, sa.exc.SQLAlchemyError):
             # The cell database away for a moment: read again at the next poll,
             # within the move's timeout.
             if now - moving.started <= self._move_timeout:
@@ -193,8 +197,12 @@ class HostDrain:
                            seconds=round(now - moving.started, 1),
                            reason=f'its migration could not be read from cell '
                                   f'{self._one.cell.name} for {self._move_timeout:g} s '
-                                  f'({type(exc).__name__}); see `cellplane server '
+                                  f'({type(read).__name__}); see `cellplane server '
                                   f'migration show {moving.migration.uuid}`')
+        migration = read.get(moving.migration.uuid)
+        if migration is None:
+            raise migrations.MigrationNotFound(f'no migration {moving.migration.uuid} in '
+                                               f'cell {self._one.cell.name}')
         row, took = moving.row, round(now - moving.started, 1)
         done = dict(instance_uuid=row['uuid'], name=row['display_name'],
                     migration_uuid=migration.uuid, seconds=took)
@@ -275,8 +283,12 @@ class HostDrain:
                     outcomes[uuid] = Outcome(uuid, row['display_name'], NOT_MOVED,
                                              reason=f'still building after '
                                                     f'{self._move_timeout:g} s')
+            try:
+                read = self._read(list(flying.values())) if flying else {}
+            except sa.exc.SQLAlchemyError as exc:
+                read = exc
             for uuid, moving in list(flying.items()):
-                ended = self._settle(moving, self._clock())
+                ended = self._settle(moving, self._clock(), read)
                 if ended is not None:
                     outcomes[uuid] = ended
                     del flying[uuid]
