@@ -232,6 +232,12 @@ class CellConductorManager:
             metrics.BUILDS_ENDED.labels(update.vm_state.lower()).inc()
         LOG.info('Instance %s is %s%s', update.instance_uuid, update.vm_state,
                  f' on {update.host}' if update.host else '')
+        if update.vm_state == DELETED and self.moves is not None:
+            try:
+                self.moves.deleted(ctxt, update.instance_uuid)
+            except Exception:  # the delete is recorded; the audit frees what is left
+                LOG.exception('Could not end the move of deleted instance %s',
+                              update.instance_uuid)
 
     def _apply(self, ctxt, update: InstanceUpdate) -> str:
         """Write ``update`` in one transaction: ``applied``, ``fenced`` or ``late`` (deleted meanwhile)."""

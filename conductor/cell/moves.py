@@ -43,6 +43,10 @@ source is dead: nothing to take back) with a fault naming every host
 tried and why, its allocation its own again on the dead source, and the
 migration ``failed``.
 
+An instance deleted while its move waits for confirm (``deleted``, at
+the destination's DELETED report) has the move confirmed: the source's
+allocation dropped, its stopped copy destroyed, as Nova's delete does.
+
 A report from a host the migration no longer points at (it was moved on
 from it) changes nothing; a finished move such a host reports is
 discarded there.
@@ -422,6 +426,46 @@ class CellMoves:
         except messaging.MessagingException as exc:
             LOG.error('Could not ask %s to run instance %s again after its failed move: '
                       '%s', migration.source_host, instance.uuid, exc)
+
+    # -- an instance deleted while its move waited for confirm ----------------------
+    def deleted(self, ctxt: RequestContext, instance_uuid: str) -> list[str]:
+        """The instance was deleted: its move waiting for confirm or revert is confirmed; the migrations.
+
+        Nova's delete confirms a resize first; here the destination's
+        terminate runs as for any server, and its DELETED report ends the
+        move: the migration's allocation (the source's) is dropped in
+        Placement, the source destroys its stopped copy (``discard_instance``:
+        no Placement change, no report), then the migration is
+        ``confirmed``. Killed before that write, the migration stays
+        ``finished`` with its instance deleted, which the Placement audit
+        treats as over (it frees the allocation); a Placement that cannot
+        take the removal is left to that audit too.
+        """
+        with self._engine.connect() as conn:
+            waiting = migrations.find(conn, instance_uuid=instance_uuid,
+                                      statuses=[migrations.FINISHED])
+        confirmed = []
+        for migration in waiting:
+            self.placement_undo_source(migration.uuid)
+            if migration.source_host != migration.dest_host:
+                try:
+                    self._compute.discard_instance(ctxt, migration.source_host,
+                                                   instance_uuid)
+                except messaging.MessagingException as exc:
+                    LOG.error('Could not ask %s to destroy the copy of deleted instance %s '
+                              'it kept for migration %s: %s', migration.source_host,
+                              instance_uuid, migration.uuid, exc)
+            with self._engine.begin() as conn:
+                try:
+                    migrations.advance(conn, migration.uuid, migrations.CONFIRMED)
+                except migrations.InvalidMigrationTransition as exc:
+                    LOG.info('Move %s of deleted instance %s ended meanwhile: %s',
+                             migration.uuid, instance_uuid, exc)
+                    continue
+            LOG.info('Move %s of instance %s confirmed at its delete: %s freed',
+                     migration.uuid, instance_uuid, migration.source_host)
+            confirmed.append(migration.uuid)
+        return confirmed
 
     # -- an evacuated instance's source host is back ---------------------------
     def evacuated_guests(self, guests: dict[str, list[str]]) -> list[dict]:

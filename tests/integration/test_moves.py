@@ -6,12 +6,20 @@ casts go between two processes on the cell's vhost), driven by the
 ``server resize confirm --wait``, then ``server resize --flavor --wait``
 and its confirm. At each step Placement holds what the move flow says:
 finished and unconfirmed, the instance's consumer the destination and the
-migration's the source; confirmed, the migration's nothing.
+migration's the source; confirmed, the migration's nothing. A server
+deleted while its move waits for confirm (VERIFY_RESIZE) leaves nothing
+on its source: its copy destroyed there, the migration's allocation gone.
 """
 from __future__ import annotations
 
+import time
+
+import oslo_messaging as messaging
 import pytest
 
+from cellplane.context import new_context
+from cellplane.objects import migrations
+from cellplane.rpc.serializer import PayloadSerializer
 from tests.support.deployment import ComputePlan, Deployment
 
 HOSTS = ('cell1-a', 'cell1-b')
@@ -65,3 +73,53 @@ def test_a_cold_migration_then_a_resize_each_confirmed(deployment):
     listed = deployment.cli('server', 'migration', 'list', '--server', 'vm')
     assert [(m['type'], m['status']) for m in listed] == [
         ('migration', 'confirmed'), ('resize', 'confirmed')]
+
+
+def test_a_server_deleted_waiting_for_confirm_leaves_nothing_on_its_source(deployment):
+    [server] = deployment.cli('server', 'create', 'gone', '--flavor', 'small', '--wait')
+    moved = deployment.cli('server', 'migrate', 'gone', '--wait')
+    assert moved['status'] == 'finished'
+    source = moved['source_host']
+    assert _guest_state(deployment, source, server['id']) == 'stopped'
+    assert deployment.allocations_by_host(moved['id']) == {source: SMALL}
+
+    deployment.cli('server', 'delete', 'gone', json_output=False)
+
+    engine = deployment.cell_engine('cell1')
+    try:
+        _until(lambda: _migration(engine, moved['id']).status != migrations.FINISHED,
+               'the move ended after the delete')
+        assert _migration(engine, moved['id']).status == migrations.CONFIRMED
+    finally:
+        engine.dispose()
+    assert deployment.allocations_by_host(moved['id']) == {}
+    assert deployment.allocations_by_host(server['id']) == {}
+    # Cast to the source before the migration was written confirmed.
+    _until(lambda: _guest_state(deployment, source, server['id']) == 'absent',
+           f'{source} destroyed its stopped copy')
+
+
+def _migration(engine, uuid: str) -> migrations.Migration:
+    with engine.connect() as conn:
+        return migrations.get(conn, uuid)
+
+
+def _until(check, what: str, seconds: float = 30.0):
+    deadline = time.monotonic() + seconds
+    while not (found := check()):
+        assert time.monotonic() < deadline, f'never happened within {seconds:g} s: {what}'
+        time.sleep(0.2)
+    return found
+
+
+def _guest_state(deployment, host: str, instance_uuid: str) -> str:
+    """``running``, ``stopped``, ``moving`` or ``absent``: what ``host``'s agent holds of the instance."""
+    transport = deployment.client_transport('cell1')
+    try:
+        client = messaging.get_rpc_client(
+            transport, messaging.Target(topic='compute', server=host, version='1.7'),
+            serializer=PayloadSerializer(), timeout=10)
+        return client.call(new_context(), 'guest_state', host=host,
+                           instance_uuid=instance_uuid)
+    finally:
+        transport.cleanup()
