@@ -208,8 +208,10 @@ class HostDrain:
                     migration_uuid=migration.uuid, seconds=took)
         if migration.status in (migrations.DONE, migrations.CONFIRMED):
             # A live migration is marked done before the cell conductor frees
-            # its source allocation: moved, once the source holds nothing.
-            if self._source_held(migration) and now - moving.started <= self._move_timeout:
+            # its source allocation: moved, once the source holds nothing. A
+            # confirm removes it before it writes confirmed (conductor/super/moves.py).
+            if (migration.status == migrations.DONE and self._source_held(migration)
+                    and now - moving.started <= self._move_timeout):
                 return None
             return Outcome(result=MOVED, dest_host=migration.dest_host, **done)
         if migration.status in (migrations.FAILED, migrations.ERROR):
