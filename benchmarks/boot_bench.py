@@ -6,6 +6,8 @@
                                               [--record-backends none,database]
                                               [--queues quorum,durable,transient,quorum+]
                                               [--brokers node,cluster]
+                                              [--pairs node:durable,cluster:quorum]
+                                              [--profile-broker]
                                               [--via direct,api] [--keystone]
 
 Starts a deployment of C cells x H fake hosts, served by one hollow compute
@@ -129,6 +131,7 @@ from conductor.super.cell_writes import EVENT_SCHEDULE
 from conductor.super.rpcapi import SuperConductorAPI
 
 # isort: split
+import broker_profile  # the sibling benchmarks/broker_profile.py
 import compute_api_client  # the sibling benchmarks/compute_api_client.py
 import machine as machine_facts  # the sibling benchmarks/machine.py
 import oslo_messaging as messaging
@@ -659,8 +662,15 @@ def broker_cpu() -> float | None:
 
 def cluster_cpu(cluster: RabbitCluster):
     """A measure of the CPU seconds used so far by the cluster's nodes (their process trees)."""
-    return lambda: sum(process_tree_cpu(n.process.pid) for n in cluster.nodes
-                       if n.process is not None)
+    return lambda: sum(node_cpu(cluster).values())
+
+
+def node_cpu(cluster: RabbitCluster | None) -> dict[str, float]:
+    """CPU seconds used so far by each node of the run's own broker (its process tree)."""
+    if cluster is None:
+        return {}
+    return {n.node: process_tree_cpu(n.process.pid) for n in cluster.nodes
+            if n.process is not None}
 
 
 def database_cpu() -> float | None:
@@ -808,7 +818,14 @@ def run(args, record_backend: str | None = None, queues: str = 'quorum',
         try:
             deployment.create()
             startup = time.perf_counter() - started
+            if args.profile_broker and cluster is not None:
+                broker_profile.start(cluster.nodes)
+            broker_idle_before = node_cpu(cluster)
             idle = idle_cpu(deployment, IDLE_SECONDS)
+            broker_idle = {node: 100 * (seconds - broker_idle_before.get(node, 0.0))
+                           / IDLE_SECONDS for node, seconds in node_cpu(cluster).items()}
+            idle_profile = (broker_profile.report(cluster.nodes)
+                            if args.profile_broker and cluster is not None else None)
             rss = agent_rss_mib(deployment)
             api_engine = engines.create_engine(deployment.databases['api'])
             api_flavors.create(api_engine, name=FLAVOR[0], vcpus=FLAVOR[1],
@@ -824,6 +841,9 @@ def run(args, record_backend: str | None = None, queues: str = 'quorum',
             results = []
             cpu_before = daemon_cpu(deployment)
             broker_before, database_before = measure_broker(), database_cpu()
+            broker_before_by_node = node_cpu(cluster)
+            if args.profile_broker and cluster is not None:
+                broker_profile.start(cluster.nodes)
             this_before = time.process_time()
             watch = ConnectionWatch(deployment).__enter__()
             try:
@@ -858,6 +878,9 @@ def run(args, record_backend: str | None = None, queues: str = 'quorum',
             cpu = cpu_by_role(cpu_before, daemon_cpu(deployment))
             cpu['this process (API role, polling)'] = time.process_time() - this_before
             broker_after, database_after = measure_broker(), database_cpu()
+            broker_after_by_node = node_cpu(cluster)
+            profile = (broker_profile.report(cluster.nodes)
+                       if args.profile_broker and cluster is not None else None)
             broker_seconds = (None if broker_before is None or broker_after is None
                               else broker_after - broker_before)
             database_seconds = (None if database_before is None or database_after is None
@@ -899,6 +922,11 @@ def run(args, record_backend: str | None = None, queues: str = 'quorum',
                 v for k, v in cpu.items() if not k.startswith('this process')) / booted,
             'broker_cpu_ms_per_boot': (None if broker_seconds is None
                                        else 1000 * broker_seconds / booted),
+            'broker_cpu_ms_per_boot_by_node': {
+                node: 1000 * (seconds - broker_before_by_node.get(node, 0.0)) / booted
+                for node, seconds in broker_after_by_node.items()},
+            'broker_profile': profile, 'broker_profile_idle': idle_profile,
+            'broker_idle_percent_of_a_core_by_node': broker_idle,
             'database_cpu_ms_per_boot': (None if database_seconds is None
                                          else 1000 * database_seconds / booted),
             'batch_size': args.batch, 'record_backend': record_backend or 'default',
@@ -985,6 +1013,21 @@ def render(report: dict) -> str:
                  f'RabbitMQ: {_ms(report["broker_cpu_ms_per_boot"])}; '
                  f'PostgreSQL: {_ms(report.get("database_cpu_ms_per_boot"))} '
                  f'(every database on this server, other users\' included)')
+    by_node = report.get('broker_cpu_ms_per_boot_by_node')
+    if by_node and len(by_node) > 1:
+        lines.append('  RabbitMQ per node: ' + ', '.join(
+            f'{node} {ms:.1f} ms' for node, ms in by_node.items()))
+    idle = report.get('broker_idle_percent_of_a_core_by_node')
+    if idle:
+        lines.append(f'  RabbitMQ idle (the {IDLE_SECONDS} s before the boots, the deployment '
+                     f'up): {sum(idle.values()):.1f} % of a core ('
+                     + ', '.join(f'{node} {pct:.1f} %' for node, pct in idle.items()) + ')')
+    if report.get('broker_profile_idle'):
+        lines.append(broker_profile.render(report['broker_profile_idle'], IDLE_SECONDS,
+                                           f'idle for {IDLE_SECONDS} s', 'second'))
+    if report.get('broker_profile'):
+        lines.append(broker_profile.render(report['broker_profile'], total,
+                                           f'over the {total} boots', 'boot'))
     connections = report['connections']
     lines.append(f'PostgreSQL connections during the boots, peak: {connections["peak_ours"]} '
                  f'held by this deployment and benchmark; {connections["peak_server"]} on the '
@@ -1129,6 +1172,14 @@ def main(argv=None) -> int:
                         help='comma-separated: node (a RabbitMQ node of the run\'s own) '
                              'and/or cluster (three of them, clustered); each queue setting '
                              'runs on each (default: the machine\'s broker)')
+    parser.add_argument('--pairs', metavar='BROKER:QUEUES,...',
+                        help='instead of every queue setting on every broker, these '
+                             'pairs in this order, e.g. node:durable,cluster:quorum,'
+                             'cluster:quorum,node:durable (brokers node or cluster)')
+    parser.add_argument('--profile-broker', action='store_true',
+                        help='with --brokers: where each node spent the boots (its '
+                             'schedulers\' states, reductions by kind of process: '
+                             'benchmarks/broker_profile.py)')
     parser.add_argument('--via', metavar='PATHS', default='direct',
                         help='comma-separated: direct (today\'s path: the API role\'s '
                              'servers.create from this process, the databases polled) and/or '
@@ -1170,6 +1221,17 @@ def main(argv=None) -> int:
     if not set(brokers) <= {'node', 'cluster'} and brokers != ['machine']:
         parser.error(f'--brokers takes node, cluster or both (comma-separated), '
                      f'got {args.brokers}')
+    pairs = [(broker, setting) for broker in brokers for setting in queues]
+    if args.pairs:
+        pairs = [tuple(pair.split(':', 1)) for pair in args.pairs.split(',')]
+        if not all(len(p) == 2 and p[0] in ('node', 'cluster')
+                   and p[1] in rpc_options.QUEUE_SETTINGS for p in pairs):
+            parser.error(f'--pairs takes BROKER:QUEUES pairs (node or cluster; '
+                         f'{", ".join(sorted(rpc_options.QUEUE_SETTINGS))}), got {args.pairs}')
+        brokers = list(dict.fromkeys(broker for broker, _ in pairs))
+        queues = list(dict.fromkeys(setting for _, setting in pairs))
+    if args.profile_broker and 'machine' in brokers:
+        parser.error('--profile-broker needs --brokers (nodes of the run\'s own)')
     backends = args.record_backends.split(',') if args.record_backends else [None]
     reports = []
     with contextlib.ExitStack() as stack:
@@ -1182,16 +1244,15 @@ def main(argv=None) -> int:
                                                 size=1 if broker == 'node' else 3).start()
                 stack.callback(started[broker].destroy)
         for backend in backends:
-            for broker in brokers:
-                for setting in queues:
-                    try:
-                        reports.append(run(args, backend, queues=setting,
-                                           cluster=started[broker]))
-                    except progress.BenchmarkStopped as exc:
-                        print(f'boot_bench: stopped: {exc}', file=sys.stderr)
-                        return 1
-                    print(render(reports[-1]), flush=True)
-                    print()
+            for broker, setting in pairs:
+                try:
+                    reports.append(run(args, backend, queues=setting,
+                                       cluster=started[broker]))
+                except progress.BenchmarkStopped as exc:
+                    print(f'boot_bench: stopped: {exc}', file=sys.stderr)
+                    return 1
+                print(render(reports[-1]), flush=True)
+                print()
     if len(backends) > 1:
         print(render_comparison(reports))
     if len(queues) > 1 or len(brokers) > 1:
