@@ -141,6 +141,7 @@ from tests.support import backing_services
 from tests.support.deployment import ComputePlan, Deployment
 from tests.support.keystone import MEMBER_A, Keystone
 from tests.support.keystone import VENV as KEYSTONE_VENV
+from tests.support.private_engines import ERL_ARGS
 from tests.support.rabbit_cluster import RabbitCluster
 
 PROJECT = 'bench'
@@ -918,6 +919,9 @@ def run(args, record_backend: str | None = None, queues: str = 'quorum',
             'broker_setup': ('machine broker' if cluster is None
                              else 'own node' if len(cluster.nodes) == 1
                              else f'cluster of {len(cluster.nodes)}'),
+            'broker_runtime': (None if cluster is None else {
+                'erl_args': cluster.nodes[0].erl_args,
+                'advanced_config': cluster.nodes[0].advanced_config}),
             'cellplane_cpu_ms_per_boot': 1000 * sum(
                 v for k, v in cpu.items() if not k.startswith('this process')) / booted,
             'broker_cpu_ms_per_boot': (None if broker_seconds is None
@@ -1017,6 +1021,10 @@ def render(report: dict) -> str:
     if by_node and len(by_node) > 1:
         lines.append('  RabbitMQ per node: ' + ', '.join(
             f'{node} {ms:.1f} ms' for node, ms in by_node.items()))
+    if report.get('broker_runtime'):
+        runtime = report['broker_runtime']
+        lines.append(f'  RabbitMQ nodes run with Erlang flags "{runtime["erl_args"]}", '
+                     f'advanced.config {runtime["advanced_config"]}')
     idle = report.get('broker_idle_percent_of_a_core_by_node')
     if idle:
         lines.append(f'  RabbitMQ idle (the {IDLE_SECONDS} s before the boots, the deployment '
@@ -1176,6 +1184,13 @@ def main(argv=None) -> int:
                         help='instead of every queue setting on every broker, these '
                              'pairs in this order, e.g. node:durable,cluster:quorum,'
                              'cluster:quorum,node:durable (brokers node or cluster)')
+    parser.add_argument('--broker-erl-args', metavar='FLAGS', default=ERL_ARGS,
+                        help='with --brokers: the Erlang VM flags of every node, one and '
+                             'the cluster\'s alike (RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS; '
+                             f'default the test harness\'s: {ERL_ARGS})')
+    parser.add_argument('--broker-advanced-config', metavar='TERM', default='[].',
+                        help='with --brokers: every node\'s advanced.config, e.g. '
+                             '"[{ra, [{wal_sync_method, none}]}]." (default [].)')
     parser.add_argument('--profile-broker', action='store_true',
                         help='with --brokers: where each node spent the boots (its '
                              'schedulers\' states, reductions by kind of process: '
@@ -1240,8 +1255,10 @@ def main(argv=None) -> int:
             if broker != 'machine':
                 workdir = stack.enter_context(tempfile.TemporaryDirectory(
                     prefix=f'cellplane-bench-{broker}-'))
-                started[broker] = RabbitCluster(Path(workdir) / 'nodes',
-                                                size=1 if broker == 'node' else 3).start()
+                started[broker] = RabbitCluster(
+                    Path(workdir) / 'nodes', size=1 if broker == 'node' else 3,
+                    erl_args=args.broker_erl_args,
+                    advanced_config=args.broker_advanced_config).start()
                 stack.callback(started[broker].destroy)
         for backend in backends:
             for broker, setting in pairs:

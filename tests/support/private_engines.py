@@ -62,7 +62,8 @@ class PrivateRabbit:
     """
 
     def __init__(self, workdir: Path, cert: Issued | None, *, name: str | None = None,
-                 cookie: str | None = None) -> None:
+                 cookie: str | None = None, erl_args: str = ERL_ARGS,
+                 advanced_config: str = '[].') -> None:
         self.workdir = Path(workdir)
         # None: a plain AMQP listener (a node of tests/support/rabbit_cluster.py).
         self.cert = cert
@@ -72,6 +73,9 @@ class PrivateRabbit:
         self.port = free_port()
         self.dist_port = free_port()
         self.process: subprocess.Popen | None = None
+        # The Erlang VM's flags and advanced.config (a benchmark compares others).
+        self.erl_args = erl_args
+        self.advanced_config = advanced_config
 
     def _program(self, name: str) -> str:
         # Not the /usr/sbin wrappers: as root they run as the rabbitmq user,
@@ -100,7 +104,7 @@ class PrivateRabbit:
                 'ERL_EPMD_ADDRESS': '127.0.0.1',
                 # One scheduler thread, no busy waiting: the machine's cores
                 # are shared with every other test and with the node's peers.
-                'RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS': ERL_ARGS,
+                'RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS': self.erl_args,
                 'ERL_CRASH_DUMP': str(base / 'erl_crash.dump')}
 
     def start(self) -> PrivateRabbit:
@@ -115,6 +119,7 @@ class PrivateRabbit:
             cookie.write_text(self.cookie)
             cookie.chmod(0o400)
         (base / 'rabbitmq.conf').write_text('\n'.join(self._listeners()))
+        (base / 'advanced.config').write_text(self.advanced_config + '\n')
         log = base / 'server.out'
         started = self._startups()
         with open(log, 'ab') as out:

@@ -30,7 +30,7 @@ from urllib.parse import quote, urlsplit
 
 from tests.support import backing_services
 from tests.support.backing_services import RabbitServer
-from tests.support.private_engines import START_SECONDS, PrivateRabbit
+from tests.support.private_engines import ERL_ARGS, START_SECONDS, PrivateRabbit
 
 SIZE = 3
 
@@ -53,13 +53,16 @@ class ClusterRabbitServer(RabbitServer):
 class RabbitCluster:
     """Three ``PrivateRabbit`` nodes joined into one cluster."""
 
-    def __init__(self, workdir: Path, size: int = SIZE) -> None:
+    def __init__(self, workdir: Path, size: int = SIZE, *, erl_args: str = ERL_ARGS,
+                 advanced_config: str = '[].') -> None:
         self.workdir = Path(workdir)
         tag = uuid.uuid4().hex[:6]
         cookie = uuid.uuid4().hex.upper()
         # size=1: a lone node set up as each of a cluster's (a benchmark's baseline).
         self.nodes = [PrivateRabbit(self.workdir / f'c{n}', None, name=f'cp-c{n}-{tag}',
-                                    cookie=cookie) for n in range(1, size + 1)]
+                                    cookie=cookie, erl_args=erl_args,
+                                    advanced_config=advanced_config)
+                      for n in range(1, size + 1)]
 
     def node(self, name: str) -> PrivateRabbit:
         return next(n for n in self.nodes if n.node == name)
