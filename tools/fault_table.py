@@ -14,7 +14,12 @@ database away: Placement's or cell1's cut at a TCP proxy of the case's own
 while boots go on, every backend of the deployment's databases terminated,
 or the whole PostgreSQL server restarted in fast mode, which every other
 user of that server sees too: run ``postgres`` alone on a machine of your
-own). Then it
+own; or, on a three-node RabbitMQ cluster of the case's own
+(``tests/support/rabbit_cluster.py``, every ``transport_url`` listing the
+three nodes), the node leading the queues that hold builds killed with
+SIGKILL and started again, two nodes stopped for 10 s, or a rolling restart
+of the three; the boots go on while a database or a cluster node is away).
+Then it
 waits up to ``--settle`` seconds for nothing to be in BUILD, and counts:
 
 - ACTIVE, ERROR (with the distinct reasons), still BUILD;
@@ -29,6 +34,7 @@ Progress goes to stderr; each case takes one to three minutes.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import signal
@@ -56,6 +62,7 @@ from conductor.super.rpcapi import SuperConductorAPI
 from tests.support import backing_services
 from tests.support.deployment import ComputePlan, Deployment
 from tests.support.malformed import send_malformed
+from tests.support.rabbit_cluster import RabbitCluster
 
 PROJECT = 'faults'
 FLAVOR = ('fault.small', 1, 256, 1)
@@ -67,6 +74,7 @@ MALFORMED = 200
 AFTER_MALFORMED = 20
 PLACEMENT_DB_DOWN = 3.0
 CELL_DB_DOWN = 60.0
+CLUSTER_DOWN = 10.0
 # The databases each case reaches through a TCP proxy it can cut.
 PROXIED = {'placement-db': ('placement',), 'cell-db': ('cell1',)}
 
@@ -99,7 +107,15 @@ CASES = {
     'pg-terminate': 'pg_terminate_backend of every connection to the deployment\'s '
                     'databases',
     'postgres': 'pg_ctlcluster restart -m fast (the whole server: run it alone)',
+    'cluster-leader': 'RabbitMQ cluster of 3: kill -9 the node leading the queues that '
+                      'hold builds (cell1\'s agents frozen meanwhile), started again',
+    'cluster-two-down': f'RabbitMQ cluster of 3: two nodes stopped {CLUSTER_DOWN:g} s '
+                        f'(stop_app, start_app)',
+    'cluster-rolling': 'RabbitMQ cluster of 3: rolling restart (stop_app, start_app, '
+                       'one node after the other)',
 }
+# The cases run on a three-node cluster of their own, not on the machine's broker.
+CLUSTER_CASES = ('cluster-leader', 'cluster-two-down', 'cluster-rolling')
 
 
 def say(text: str) -> None:
@@ -121,8 +137,15 @@ def _restart_later(deployment: Deployment) -> None:
     say('  restarted what was not running')
 
 
-def inject(case: str, deployment: Deployment, rabbit) -> threading.Thread | None:
+def inject(case: str, deployment: Deployment, rabbit,
+           cluster: RabbitCluster | None = None) -> threading.Thread | None:
     """Inject the case's fault; the thread still injecting it (a database cut), if any."""
+    if case in CLUSTER_CASES:
+        # The boots go on while nodes are away, as the database cuts'.
+        fault = threading.Thread(target=_cluster_fault, args=(case, deployment, cluster),
+                                 daemon=True)
+        fault.start()
+        return fault
     if case == 'cell-conductor':
         _kill(deployment, 'conductor-cell1')
         _restart_later(deployment)
@@ -161,6 +184,70 @@ def _cut(deployment: Deployment, name: str, seconds: float) -> None:
     time.sleep(seconds)
     proxy.start()
     say(f'  {name} database back')
+
+
+def _cluster_fault(case: str, deployment: Deployment, cluster: RabbitCluster) -> None:
+    try:
+        _inject_cluster_fault(case, deployment, cluster)
+    except Exception as exc:  # noqa: BLE001 - said, and the row counts what happened
+        say(f'  the fault could not be injected in full: {type(exc).__name__}: {exc}')
+
+
+def _inject_cluster_fault(case: str, deployment: Deployment, cluster: RabbitCluster) -> None:
+    if case == 'cluster-leader':
+        _kill_queue_leader(deployment, cluster)
+    elif case == 'cluster-two-down':
+        stopped = cluster.nodes[1:]
+        say(f'  stop_app on {", ".join(n.node for n in stopped)}; {CLUSTER_DOWN:g} s')
+        cluster.each(cluster.stop_app, stopped)
+        time.sleep(CLUSTER_DOWN)
+        cluster.each(cluster.start_app, stopped)
+        cluster.wait_running()
+        say('  start_app on both: every node runs')
+    elif case == 'cluster-rolling':
+        for node in cluster.nodes:
+            began = time.monotonic()
+            cluster.stop_app(node)
+            cluster.start_app(node)
+            cluster.wait_running()
+            say(f'  {node.node} restarted (stop_app, start_app) in '
+                f'{time.monotonic() - began:.1f} s')
+
+
+def _kill_queue_leader(deployment: Deployment, cluster: RabbitCluster) -> None:
+    """As tests/integration/test_broker_cluster.py: builds held in cell1's queues, their leader's
+    node killed with SIGKILL and started again (its data kept: it rejoins by itself)."""
+    agents = [deployment.pid(name) for name in ('compute-cell1-host1', 'compute-cell1-host2')]
+    vhost = deployment.vhosts['cell1']
+    for pid in agents:
+        os.kill(pid, signal.SIGSTOP)
+    try:
+        deadline = time.monotonic() + 120
+        while not (queued := _queued(cluster, vhost)):
+            if time.monotonic() > deadline:
+                raise RuntimeError(f'no build was ever queued in {vhost}')
+            time.sleep(0.3)
+        holding = list(queued.values())
+        node = cluster.node(max(set(holding), key=holding.count))
+        say(f'  cell1\'s agents frozen; {len(queued)} queue(s) holding messages, '
+            f'{holding.count(node.node)} led by {node.node}: SIGKILL')
+        began = time.monotonic()
+        cluster.kill(node)
+        cluster.restart(node)
+        cluster.wait_running()
+        say(f'  {node.node} started again, {time.monotonic() - began:.1f} s after its kill')
+    finally:
+        for pid in agents:
+            os.kill(pid, signal.SIGCONT)
+
+
+def _queued(cluster: RabbitCluster, vhost: str) -> dict[str, str]:
+    """The leader's node of each quorum queue of ``vhost`` holding messages: {queue: node}."""
+    out = cluster.running()[0].ctl(['list_queues', '-p', vhost, '--no-table-headers', 'name',
+                                    'type', 'leader', 'messages'])
+    rows = [line.split('\t') for line in out.splitlines() if line.strip()]
+    return {name: leader for name, kind, leader, messages in rows
+            if kind == 'quorum' and int(messages or 0) > 0}
 
 
 def _terminate_backends(deployment: Deployment) -> int:
@@ -209,7 +296,14 @@ def count(deployment: Deployment, api_engine, uuids: list[str]) -> dict:
 def run_case(case: str, args, rabbit, postgres) -> dict:
     computes = [ComputePlan(f'cell{c}-host{h}', f'cell{c}', fake_driver=FAKE_HOST)
                 for c in (1, 2) for h in (1, 2)]
-    with tempfile.TemporaryDirectory(prefix='cellplane-faults-') as workdir:
+    with tempfile.TemporaryDirectory(prefix='cellplane-faults-') as workdir, \
+            contextlib.ExitStack() as stack:
+        cluster = None
+        if case in CLUSTER_CASES:
+            say(f'{case}: starting a RabbitMQ cluster of three nodes')
+            cluster = RabbitCluster(Path(workdir) / 'rabbit').start()
+            stack.callback(cluster.destroy)
+            rabbit = cluster.server()
         deployment = Deployment(
             Path(workdir), rabbit, postgres, computes,
             cell_conductor=SETTINGS['cell_conductor'],
@@ -234,7 +328,7 @@ def run_case(case: str, args, rabbit, postgres) -> dict:
                     requests = AFTER_MALFORMED // REQUEST_SIZE
                 for i in range(requests):
                     if i == requests // 3 and case not in ('none', 'malformed'):
-                        injecting = inject(case, deployment, rabbit)
+                        injecting = inject(case, deployment, rabbit, cluster)
                     # Sent again while the API database is away, as a client
                     # sends a request the compute API answered 503 again.
                     uuids += away.retry_while_away(lambda i=i: servers.create(
