@@ -55,6 +55,7 @@ from placement.client.pending_unclaims import PendingUnclaims
 
 # isort: split
 import oslo_messaging as messaging
+import tenacity
 
 from placement.client import PlacementClient
 from rpc_schemas.build_attempt import FAILED, OK, BuildAttempt
@@ -73,6 +74,34 @@ LOG = logging.getLogger(__name__)
 # runs each, 300 instances: 6.4-8.1 s against 5.2-7.0 s), for a state no
 # one would have seen; with the delay they were within the noise.
 SPAWNING_AFTER_SECONDS = 0.5
+
+# A build's report (built, or failed with its alternates) the broker refused
+# is sent again for this long. A refused message was not delivered, so a
+# second send cannot report twice; a report given up on leaves the build to
+# the cell conductor's stalled-build check ([conductor] build_timeout). Seen with a RabbitMQ cluster: a
+# quorum queue without a majority refuses publishes (541) until it has one
+# again, for about as long as its nodes take to come back.
+REPORT_RETRY_SECONDS = 60.0
+
+
+def send_report(instance_uuid: str, what: str, send, *,
+                timeout: float = REPORT_RETRY_SECONDS, wait=None) -> None:
+    """``send()`` a build's report, again while the broker refuses it, for ``timeout`` seconds."""
+    def refused(retry_state) -> None:
+        LOG.warning('The broker refused the report that instance %s %s (%s); sending it '
+                    'again', instance_uuid, what, retry_state.outcome.exception())
+
+    retrying = tenacity.Retrying(
+        retry=tenacity.retry_if_exception_type(messaging.MessageDeliveryFailure),
+        wait=wait or tenacity.wait_exponential(multiplier=0.5, max=5.0),
+        stop=tenacity.stop_after_delay(timeout), before_sleep=refused, reraise=True)
+    try:
+        retrying(send)
+    except messaging.MessageDeliveryFailure:
+        LOG.error('Gave up reporting that instance %s %s after %.0f s of refusals; the '
+                  'cell conductor\'s stalled-build check ([conductor] build_timeout) '
+                  'will move it', instance_uuid, what, timeout)
+        raise
 
 
 def _check_move(instance, request_spec, migration, host_list) -> str | None:
@@ -194,14 +223,17 @@ class ComputeManager:
                      host_list: list[Selection], attempt: BuildAttempt) -> None:
         if attempt.result == OK:
             LOG.info('Instance %s built on %s', instance.uuid, attempt.host)
-            self.conductor.instance_update(ctxt, InstanceUpdate(
+            update = InstanceUpdate(
                 instance_uuid=instance.uuid, vm_state=ACTIVE, host=attempt.host,
-                node=attempt.nodename, launched_at=attempt.finish, attempt=attempt))
+                node=attempt.nodename, launched_at=attempt.finish, attempt=attempt)
+            send_report(instance.uuid, 'built',
+                        lambda: self.conductor.instance_update(ctxt, update))
             return
         LOG.warning('Build of instance %s failed: %s; handing %d alternate(s) to the '
                     'cell conductor (failed on %s)', instance.uuid, attempt.reason,
                     len(host_list) - 1, attempt.host)
-        self.conductor.reschedule_build(ctxt, instance, request_spec, host_list[1:], attempt)
+        send_report(instance.uuid, 'failed', lambda: self.conductor.reschedule_build(
+            ctxt, instance, request_spec, host_list[1:], attempt))
 
     def terminate_instance(self, ctxt, instance_uuid: str, host: str | None = None) -> None:
         if not isinstance(instance_uuid, str) or not instance_uuid:
