@@ -12,6 +12,7 @@ straight to ``placement.wsgi.make_app`` and retries its 503s the same way;
 from __future__ import annotations
 
 import json
+import os
 import re
 import time
 from dataclasses import dataclass
@@ -73,8 +74,15 @@ class HttpTransport:
         self.token = token
         self.timeout = timeout
         self.session = requests.Session()
-        # Given with each request, where requests lets them win over the
-        # environment (REQUESTS_CA_BUNDLE would replace a session's verify).
+        # What requests would read from the environment on every request
+        # (proxies, NO_PROXY, a CA bundle), read once here: that reading was
+        # about a third of a GET's CPU in the client, in every daemon.
+        self.session.trust_env = False
+        self.proxies = requests.utils.get_environ_proxies(self.base_url)
+        if verify is True:
+            verify = (os.environ.get('REQUESTS_CA_BUNDLE') or os.environ.get('CURL_CA_BUNDLE')
+                      or True)
+        # Given with each request, where requests lets them win over the session's.
         self.verify = verify
         self.cert = cert
         stops = []
@@ -133,7 +141,8 @@ class HttpTransport:
         """One attempt: a ``requests.Response``."""
         return self.session.request(method, self.base_url + path, data=data,
                                     headers={**headers, 'x-auth-token': self.token},
-                                    timeout=self.timeout, verify=self.verify, cert=self.cert)
+                                    timeout=self.timeout, verify=self.verify, cert=self.cert,
+                                    proxies=self.proxies)
 
 
 class KeystoneTransport(HttpTransport):
