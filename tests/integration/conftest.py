@@ -45,12 +45,8 @@ def own_rabbit(tmp_path_factory):
     cookie), removed after the module.
     """
     cluster = RabbitCluster(tmp_path_factory.mktemp('own-rabbit'), size=1).start()
-    node = cluster.nodes[0]
-    server = cluster.server()
-    # Its one node, running or not (the cluster's asks a running node).
-    server.ctl = node.ctl
     try:
-        yield server
+        yield cluster.server()
     finally:
         cluster.destroy()
 

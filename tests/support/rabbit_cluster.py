@@ -117,12 +117,16 @@ class RabbitCluster:
             time.sleep(0.2)
 
     def server(self) -> ClusterRabbitServer:
-        """Vhosts and users made through node 1 (the cluster shares them); URLs to all three."""
+        """Vhosts and users made through node 1 (the cluster shares them); URLs to all three.
+
+        Its ``ctl`` asks a running node, or node 1 when none runs (a lone
+        node whose application is stopped, between ``restart_app``'s halves).
+        """
         first = self.nodes[0]
         add, _ = backing_services._rabbitmqctl_admin(first.ctl, first._import_definitions)
         return ClusterRabbitServer(
             'rabbit://guest:guest@127.0.0.1/', add, lambda vhost, user: None,
-            lambda args: self.running()[0].ctl(args),
+            lambda args: (self.running() or self.nodes)[0].ctl(args),
             ports=tuple(n.port for n in self.nodes))
 
     def leaders(self, vhosts: list[str]) -> dict[str, str]:
