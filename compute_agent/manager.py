@@ -78,9 +78,10 @@ SPAWNING_AFTER_SECONDS = 0.5
 # A build's report (built, or failed with its alternates) the broker refused
 # is sent again for this long. A refused message was not delivered, so a
 # second send cannot report twice; a report given up on leaves the build to
-# the cell conductor's stalled-build check ([conductor] build_timeout). Seen with a RabbitMQ cluster: a
-# quorum queue without a majority refuses publishes (541) until it has one
-# again, for about as long as its nodes take to come back.
+# the cell conductor's stalled-build check ([conductor] build_timeout).
+# Seen with a RabbitMQ cluster: a quorum queue without a majority refuses
+# publishes (541) until it has one again, for about as long as its nodes
+# take to come back.
 REPORT_RETRY_SECONDS = 60.0
 
 

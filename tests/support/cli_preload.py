@@ -5,12 +5,11 @@ an application after ``sys.argv[0]`` when its class is defined, so that
 is first made the console script's name (python-openstackclient takes
 its name from it; cellplane's CLIs name themselves).
 """
+import importlib
 import sys
 
+from tests.support.cli_runner import ENTRY_MODULES
+
 sys.argv[0] = 'openstack'
-
-import openstackclient.shell  # noqa: E402,F401
-
-import cellplane_cli.cli  # noqa: E402
-import cellplane_cli.launcher  # noqa: E402
-import cellplane_cli.manage  # noqa: E402,F401
+for module in ENTRY_MODULES:
+    importlib.import_module(module)

@@ -63,9 +63,12 @@ def _child(module: str, argv: list[str], environ: dict[str, str], cwd: str | Non
     try:
         code = importlib.import_module(module).main(argv)
     except SystemExit as exit_:
-        code = exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
-        if exit_.code is not None and not isinstance(exit_.code, int):
+        # As the interpreter ends on it: None is 0, a message is printed and is 1.
+        if exit_.code is None or isinstance(exit_.code, int):
+            code = exit_.code
+        else:
             print(exit_.code, file=sys.stderr)
+            code = 1
     finally:
         # What the interpreter's own exit does for a console script.
         logging.shutdown()
