@@ -237,12 +237,17 @@ class _ErlCall:
     """
 
     def __init__(self, program: str, node: str, cookie: str) -> None:
-        self.program, self.node, self.cookie = program, node, cookie
+        self._program, self.node, self.cookie = program, node, cookie
+
+    @staticmethod
+    def program() -> str | None:
+        """Where ``erl_call`` is (Erlang's own, else on PATH); None if nowhere."""
+        programs = sorted(glob.glob('/usr/lib/erlang/lib/erl_interface-*/bin/erl_call'))
+        return programs[-1] if programs else shutil.which('erl_call')
 
     @classmethod
     def find(cls) -> '_ErlCall | None':
-        programs = sorted(glob.glob('/usr/lib/erlang/lib/erl_interface-*/bin/erl_call'))
-        program = programs[-1] if programs else shutil.which('erl_call')
+        program = cls.program()
         cookie = next((text for text in (_read(path) for path in _COOKIE_FILES) if text), None)
         if program is None or cookie is None:
             return None
@@ -255,13 +260,15 @@ class _ErlCall:
                 continue
         return None
 
-    def eval(self, expression: str) -> str:
+    def eval(self, expression: str, *, env: dict[str, str] | None = None,
+             timeout: float = 60) -> str:
+        """The value of ``expression`` evaluated on the node, as printed; RuntimeError if it failed."""
         # A name of its own for erl_call's hidden node: two runs under one
         # name (its default) at once, from two tests, refuse each other.
-        done = subprocess.run([self.program, '-h', f'cptest{uuid.uuid4().hex[:12]}',
+        done = subprocess.run([self._program, '-h', f'cptest{uuid.uuid4().hex[:12]}',
                                '-sname', self.node, '-c', self.cookie, '-e'],
-                              input=expression.rstrip().rstrip('.') + '.\n',
-                              capture_output=True, text=True, timeout=60)
+                              input=expression.rstrip().rstrip('.') + '.\n', env=env,
+                              capture_output=True, text=True, timeout=timeout)
         value = done.stdout.strip()
         if done.returncode != 0 or not value.startswith('{ok,'):
             raise RuntimeError(f'erl_call on {self.node}: {expression}: '

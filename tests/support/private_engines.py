@@ -179,18 +179,11 @@ class PrivateRabbit:
         Cheaper than ``rabbitmqctl`` (which boots an Erlang VM per run): a
         small C program speaking the distribution protocol.
         """
-        found = sorted(glob.glob('/usr/lib/erlang/lib/erl_interface-*/bin/erl_call')) or \
-            ([shutil.which('erl_call')] if shutil.which('erl_call') else [])
-        if not found:
+        program = backing_services._ErlCall.program()
+        if program is None:
             backing_services.unavailable('a private RabbitMQ node', 'erl_call is not installed')
-        done = subprocess.run([found[-1], '-sname', self.node, '-c', self.cookie, '-e'],
-                              input=expression.rstrip().rstrip('.') + '.\n', env=self._env(),
-                              capture_output=True, text=True, timeout=START_SECONDS)
-        value = done.stdout.strip()
-        if done.returncode != 0 or not value.startswith('{ok,'):
-            raise RuntimeError(f'{expression} on {self.node} failed: '
-                               f'{done.stderr.strip() or value}')
-        return value[len('{ok,'):-1].strip()
+        return backing_services._ErlCall(program, self.node, self.cookie).eval(
+            expression, env=self._env(), timeout=START_SECONDS)
 
     def _import_definitions(self, definitions: str) -> None:
         subprocess.run([self._program('rabbitmqctl'), '-q', '-n', self.node,
