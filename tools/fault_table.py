@@ -223,7 +223,7 @@ def _kill_queue_leader(deployment: Deployment, cluster: RabbitCluster) -> None:
         os.kill(pid, signal.SIGSTOP)
     try:
         deadline = time.monotonic() + 120
-        while not (queued := _queued(cluster, vhost)):
+        while not (queued := cluster.holding(vhost)):
             if time.monotonic() > deadline:
                 raise RuntimeError(f'no build was ever queued in {vhost}')
             time.sleep(0.3)
@@ -239,15 +239,6 @@ def _kill_queue_leader(deployment: Deployment, cluster: RabbitCluster) -> None:
     finally:
         for pid in agents:
             os.kill(pid, signal.SIGCONT)
-
-
-def _queued(cluster: RabbitCluster, vhost: str) -> dict[str, str]:
-    """The leader's node of each quorum queue of ``vhost`` holding messages: {queue: node}."""
-    out = cluster.running()[0].ctl(['list_queues', '-p', vhost, '--no-table-headers', 'name',
-                                    'type', 'leader', 'messages'])
-    rows = [line.split('\t') for line in out.splitlines() if line.strip()]
-    return {name: leader for name, kind, leader, messages in rows
-            if kind == 'quorum' and int(messages or 0) > 0}
 
 
 def _terminate_backends(deployment: Deployment) -> int:

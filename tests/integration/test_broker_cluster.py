@@ -159,15 +159,6 @@ def _through(deployment, daemons, name: str, fault) -> None:
     assert now == {name: (pid, True) for name, pid in daemons.items()}
 
 
-def _queued(cluster, vhost: str) -> dict[str, str]:
-    """The leader's node of each quorum queue of ``vhost`` holding messages: {queue: node}."""
-    out = cluster.running()[0].ctl(['list_queues', '-p', vhost, '--no-table-headers', 'name',
-                                    'type', 'leader', 'messages'])
-    rows = [line.split('\t') for line in out.splitlines() if line.strip()]
-    return {name: leader for name, kind, leader, messages in rows
-            if kind == 'quorum' and int(messages or 0) > 0}
-
-
 def test_the_node_holding_the_queue_leaders_killed(deployment, daemons, cluster):
     agent = deployment.pid('compute-cell1-a')
     cell = deployment.vhosts['cell1']
@@ -180,7 +171,7 @@ def test_the_node_holding_the_queue_leaders_killed(deployment, daemons, cluster)
         os.kill(agent, signal.SIGSTOP)
         try:
             deadline = time.monotonic() + EVENTUALLY_SECONDS
-            while not (queued := _queued(cluster, cell)):
+            while not (queued := cluster.holding(cell)):
                 assert time.monotonic() < deadline, 'no build was ever queued for the agent'
                 time.sleep(0.3)
             holding = list(queued.values())

@@ -13,6 +13,7 @@ the three. Nodes 2 and 3 join node 1 (``stop_app``, ``join_cluster``,
     cluster.kill(node); cluster.restart(node)      # kill -9, then the node again
     cluster.stop_app(node); cluster.start_app(node)
     cluster.leaders(vhosts)                        # node of each quorum queue's leader
+    cluster.holding(vhost)                         # the same, of the queues holding messages
     cluster.destroy()                              # every beam process killed, directories removed
 
 Starting costs three Erlang VMs and a few ``rabbitmqctl`` runs (each a VM
@@ -141,6 +142,14 @@ class RabbitCluster:
                 if kind == 'quorum':
                     found[f'{vhost}/{name}'] = leader
         return found
+
+    def holding(self, vhost: str) -> dict[str, str]:
+        """The node leading each quorum queue of ``vhost`` that holds messages: {queue: node}."""
+        out = self.running()[0].ctl(['list_queues', '-p', vhost, '--no-table-headers', 'name',
+                                     'type', 'leader', 'messages'])
+        rows = [line.split('\t') for line in out.splitlines() if line.strip()]
+        return {name: leader for name, kind, leader, messages in rows
+                if kind == 'quorum' and int(messages or 0) > 0}
 
     def kill(self, node: PrivateRabbit) -> None:
         """kill -9 of the node's every process."""
