@@ -48,7 +48,7 @@ from typing import Iterator, Mapping
 from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
 from compute_agent import move_copies, moves
 from compute_agent.hosted_host import HostedHost
-from compute_agent.rpcapi import ComputeAPI
+from compute_agent.rpcapi import ComputeAPI, DiscardNotSupported
 from compute_agent.virt.driver import MoveAborted
 from conductor.cell.rpcapi import CellConductorAPI
 from placement.client.pending_unclaims import PendingUnclaims
@@ -353,7 +353,10 @@ class ComputeManager:
         finally:
             self.copies.end(migration.uuid, copied=copied)
         if why is not None:
-            # The source cannot give it: no destination would do better.
+            # The source cannot give it: no destination would do better. The
+            # destination gives back what it promised the instance (prep_move).
+            if dest.service_host != hosted.name:
+                self._discard_promise(ctxt, dest.service_host, instance.uuid)
             attempt = BuildAttempt(host=dest.service_host, nodename=dest.nodename,
                                    start=started,
                                    finish=datetime.datetime.now(datetime.timezone.utc),
@@ -364,6 +367,13 @@ class ComputeManager:
         LOG.info('Instance %s handed over by %s to %s', instance.uuid, hosted.name,
                  dest.service_host)
         self.computes.finish_move(ctxt, instance, request_spec, migration, host_list)
+
+    def _discard_promise(self, ctxt, host: str, instance_uuid: str) -> None:
+        try:
+            self.computes.discard_instance(ctxt, host, instance_uuid)
+        except (DiscardNotSupported, messaging.MessagingException) as exc:
+            LOG.warning('Could not ask %s to give back what it promised instance %s: %s',
+                        host, instance_uuid, exc)
 
     def finish_move(self, ctxt, instance: Instance, request_spec: RequestSpec,
                     migration: Migration, host_list: list[Selection]) -> None:

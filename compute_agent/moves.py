@@ -12,6 +12,8 @@ are the scheduler's and the cell conductor's.
   stopped, until the move is confirmed (``InstanceBuilder.destroy``) or
   fails or is reverted (``take_back``). A live migration's abort during
   the copy (its ``CopyControl``) raises ``MoveAborted``: nothing stopped.
+  A copy that fails (``CopyFailed``, or any driver error) is the move's
+  failure: the instance runs on here and the reason goes to the conductor.
 - ``finish`` (destination): spawn at the new flavor; on failure the
   promise is given back.
 - ``take_back`` (source): run the instance again at its old flavor (one
@@ -31,7 +33,13 @@ from compute_agent.local_claims import (
     driver_capacity,
     requested_resources,
 )
-from compute_agent.virt.driver import BuildFailed, BuildRequest, CopyControl, MoveAborted
+from compute_agent.virt.driver import (
+    BuildFailed,
+    BuildRequest,
+    CopyControl,
+    CopyFailed,
+    MoveAborted,
+)
 from rpc_schemas.build_attempt import FAILED, OK, BuildAttempt
 from rpc_schemas.flavor import Flavor
 from rpc_schemas.instance import Instance
@@ -81,6 +89,10 @@ def hand_over(builder: InstanceBuilder, instance_uuid: str,
         builder.driver.hand_over(instance_uuid, control)
     except MoveAborted:
         raise
+    except CopyFailed as exc:
+        LOG.warning('The copy of instance %s failed on %s: %s', instance_uuid, builder.host,
+                    exc.reason)
+        return f'the copy failed on {builder.host}: {exc.reason}'
     except Exception as exc:  # a driver error fails the move, not the agent
         LOG.exception('Hand-over of instance %s failed on %s', instance_uuid, builder.host)
         return f'the hand-over failed on {builder.host}: {type(exc).__name__}: {exc}'

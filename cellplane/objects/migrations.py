@@ -145,7 +145,8 @@ class Migration:
         return MigrationPayload(uuid=self.uuid, instance_uuid=self.instance_uuid,
                                 migration_type=self.migration_type,
                                 source_host=self.source_host, source_node=self.source_node,
-                                old_flavor=self.old_flavor, new_flavor=self.new_flavor)
+                                old_flavor=self.old_flavor, new_flavor=self.new_flavor,
+                                dest_host=self.dest_host)
 
     @classmethod
     def from_row(cls, row) -> 'Migration':

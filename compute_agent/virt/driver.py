@@ -22,6 +22,14 @@ class MoveAborted(Exception):
     """A move's copy was stopped by an abort: the instance still runs here, untouched."""
 
 
+class CopyFailed(Exception):
+    """A move's copy failed on its source; the instance still runs there. ``reason`` is the operator's."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
 class CopyControl:
     """What may be asked of a move's copy while it runs: stop it (abort) or end it now (force complete).
 

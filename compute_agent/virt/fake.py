@@ -3,7 +3,8 @@
 A move's destination spawns as a build does (its failures are a build's);
 the source's hand-over copies the instance for ``move_seconds`` (an abort
 during the copy stops it, the instance still running; a force complete ends
-it at once), then stops the instance and keeps it until the move is
+it at once; with ``fail_copies`` the copy fails halfway, the instance still
+running), then stops the instance and keeps it until the move is
 confirmed (destroyed) or fails or is reverted (run again).
 
 Its capacity, build time and failures come from ``[fake_driver]`` options
@@ -42,6 +43,7 @@ from compute_agent.virt.driver import (
     BuildFailed,
     BuildRequest,
     CopyControl,
+    CopyFailed,
     DriverInventory,
     MoveAborted,
     VirtDriver,
@@ -74,6 +76,12 @@ fake_driver_opts = [
                       'move (the simulated copy of its disk). An abort of a live '
                       'migration during the copy stops it (the instance keeps running '
                       'here); a force complete ends it at once.'),
+    cfg.BoolOpt('fail_copies', default=False,
+                help='Fail every move this host is the source of halfway through its '
+                     'copy (after half of move_seconds), with copy_failure_reason: the '
+                     'instance keeps running here and the move fails.'),
+    cfg.StrOpt('copy_failure_reason', default='Simulated copy failure',
+               help='The reason a failed copy reports, e.g. "lost the migration network".'),
     cfg.StrOpt('state_dir',
                help='A directory where each host keeps its guests (<host>.json), so '
                     'that they outlive the agent process as a hypervisor\'s do; unset, '
@@ -106,6 +114,8 @@ class FakeSettings:
     fail_seed: int | None = None
     failure_reason: str = 'Simulated build failure'
     move_seconds: float = 0.0
+    fail_copies: bool = False
+    copy_failure_reason: str = 'Simulated copy failure'
     state_dir: str | None = None
 
     @classmethod
@@ -226,6 +236,13 @@ class FakeDriver(VirtDriver):
 
     def hand_over(self, instance_uuid: str, control: CopyControl | None = None) -> None:
         seconds = self.settings.move_seconds
+        if self.settings.fail_copies:
+            # It fails halfway through; an abort asked before then still wins.
+            if control is None:
+                time.sleep(seconds / 2)
+            elif control.wait(seconds / 2) == CopyControl.ABORT:
+                raise MoveAborted(f'the copy of instance {instance_uuid} was aborted')
+            raise CopyFailed(self.settings.copy_failure_reason)
         if control is None:
             time.sleep(seconds)
         elif control.wait(seconds) == CopyControl.ABORT or not control.reached_end():

@@ -306,6 +306,30 @@ def test_a_live_migration_to_a_named_host_goes_there_or_fails_saying_why(cloud):
     _delete(cloud, uuid)
 
 
+@pytest.mark.parametrize('live', [True, False], ids=['live', 'cold'])
+def test_a_copy_that_fails_on_its_source_leaves_the_server_running_there_alone(cloud, live):
+    uuid = _boot(cloud, 'copy-fails')
+    promised = {h: cloud.computes[h].builder.local_claims.usage() for h in (HOST1, HOST3)}
+    settings = cloud.computes[HOST2].driver.settings
+    settings.fail_copies, settings.copy_failure_reason = True, 'lost the migration network'
+    try:
+        moved = _live(cloud, uuid) if live else _move(cloud, uuid)
+    finally:
+        settings.fail_copies = False
+    # No other destination would do better: the source could not give it.
+    assert moved.status == (migrations.FAILED if live else migrations.ERROR)
+    assert f'the copy failed on {HOST2}: lost the migration network' in moved.error
+    assert _held(cloud, uuid) == {HOST2: SMALL}
+    assert _held(cloud, moved.uuid) == {}
+    _until('running on its source', lambda: uuid in _running(cloud, HOST2))
+    assert all(uuid not in cloud.computes[h].driver.list_instances() for h in (HOST1, HOST3))
+    _until("the destination's promise given back", lambda: promised == {
+        h: cloud.computes[h].builder.local_claims.usage() for h in (HOST1, HOST3)})
+    shown = servers.show(cloud.api_engine, cloud.cells, uuid)
+    assert (shown.status, shown.host, shown.task_state) == (servers.ACTIVE, HOST2, None)
+    _delete(cloud, uuid)
+
+
 class _HeldSuperConductor:
     """Keeps the move's cast: the live migration stays queued."""
 

@@ -104,3 +104,24 @@ def test_guests_kept_in_state_dir_are_found_by_a_driver_started_again(tmp_path):
     assert again.list_instances() == sorted([running.instance_uuid, stopped.instance_uuid])
     # Another host's file is its own.
     assert FakeDriver(FakeSettings(state_dir=str(tmp_path)), host='h2').list_instances() == []
+
+
+def test_fail_copies_fails_a_hand_over_halfway_and_the_instance_runs_on():
+    fake = FakeDriver(FakeSettings(fail_copies=True, copy_failure_reason='lost the network'))
+    request = _request()
+    fake.spawn(request)
+    with pytest.raises(driver.CopyFailed) as failed:
+        fake.hand_over(request.instance_uuid, driver.CopyControl())
+    assert failed.value.reason == 'lost the network'
+    assert fake.running() == [request.instance_uuid]
+
+
+def test_an_abort_asked_before_a_failing_copy_fails_still_aborts_it():
+    fake = FakeDriver(FakeSettings(fail_copies=True, move_seconds=30))
+    request = _request()
+    fake.spawn(request)
+    control = driver.CopyControl()
+    control.abort()
+    with pytest.raises(driver.MoveAborted):
+        fake.hand_over(request.instance_uuid, control)
+    assert fake.running() == [request.instance_uuid]
