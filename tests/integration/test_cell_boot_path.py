@@ -15,7 +15,6 @@ import os
 import socket
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 import uuid
@@ -33,22 +32,12 @@ from rpc_schemas.instance import Instance
 from rpc_schemas.request_spec import RequestSpec
 from rpc_schemas.selection import Selection
 from tests.integration.daemons import EVENTUALLY_SECONDS, cell_conductor_config, compute_config
+from tests.support.polling import eventually
 
 # noauth2: the user admin in the project 'service'.
 SERVICE_TOKEN = 'admin:service'
 CELL_UUID = '00000000-0000-0000-0000-00000000ce11'
 HOSTS = ('cmp1', 'cmp2', 'cmp3')
-
-
-def eventually(predicate, what: str):
-    deadline = time.monotonic() + EVENTUALLY_SECONDS
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f'never happened within {EVENTUALLY_SECONDS} s: {what}')
-        time.sleep(0.2)
 
 
 def _free_port() -> int:
@@ -86,7 +75,7 @@ def placement_url(tmp_path, postgres_url_factory):
                     return resp.status == 200
             except (urllib.error.URLError, ConnectionError, OSError):
                 return False
-        eventually(answers, 'cellplane-placement answers GET /')
+        eventually(answers, 'cellplane-placement answers GET /', seconds=EVENTUALLY_SECONDS)
         yield base
     finally:
         proc.terminate()
@@ -140,7 +129,8 @@ def _wait_until_reported(cell_engine, placement: PlacementClient, hosts) -> None
             count = conn.exec_driver_sql('SELECT count(*) FROM compute_nodes').scalar()
         return count == len(hosts) and all(
             placement.get_provider(compute_node_uuid(h, h)) for h in hosts)
-    eventually(reported, 'every agent reported its node to Placement and the cell DB')
+    eventually(reported,
+               'every agent reported its node to Placement and the cell DB', seconds=EVENTUALLY_SECONDS)
 
 
 def _boot(cell_engine, placement: PlacementClient, transport, hosts) -> Instance:
@@ -164,7 +154,8 @@ def _wait_for_state(cell_engine, instance_uuid: str, vm_state: str) -> dict:
         with cell_engine.connect() as conn:
             row = instances.get_instance(conn, instance_uuid)
         return row if row['vm_state'] == vm_state else None
-    return eventually(reached, f'instance {instance_uuid} goes {vm_state}')
+    return eventually(reached,
+                      f'instance {instance_uuid} goes {vm_state}', seconds=EVENTUALLY_SECONDS)
 
 
 def test_build_failing_on_the_first_host_goes_active_on_the_alternate(

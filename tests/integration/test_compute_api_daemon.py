@@ -22,6 +22,7 @@ import requests
 
 from tests.support import cli_runner
 from tests.support.deployment import EVENTUALLY_SECONDS, ComputePlan, Deployment, free_port
+from tests.support.polling import eventually
 
 METRICS_PORT = free_port()
 
@@ -44,16 +45,6 @@ def _call(deployment, method: str, path: str, body=None, *, token: str = 'demo:d
                                      'OpenStack-API-Version': 'compute 2.1'})
 
 
-def _eventually(check, what: str):
-    deadline = time.monotonic() + EVENTUALLY_SECONDS
-    while True:
-        found = check()
-        if found:
-            return found
-        assert time.monotonic() < deadline, f'never happened: {what}'
-        time.sleep(0.2)
-
-
 def test_a_server_booted_over_http_becomes_active_and_is_deleted(deployment):
     versions = requests.get(deployment.compute_api_url + '/', timeout=10)
     assert versions.status_code == 200
@@ -73,7 +64,7 @@ def test_a_server_booted_over_http_becomes_active_and_is_deleted(deployment):
         server = _call(deployment, 'GET', f'/v2.1/servers/{server_id}').json()['server']
         assert server['status'] in ('BUILD', 'ACTIVE'), server
         return server if server['status'] == 'ACTIVE' else None
-    server = _eventually(active, f'server {server_id} ACTIVE')
+    server = eventually(active, f'server {server_id} ACTIVE', seconds=EVENTUALLY_SECONDS)
     assert (server['tenant_id'], server['user_id']) == ('demo', 'demo')
     assert server['image']['id'] == 'cirros'
 
@@ -90,8 +81,9 @@ def test_a_server_booted_over_http_becomes_active_and_is_deleted(deployment):
         'servers': []}
 
     assert _call(deployment, 'DELETE', f'/v2.1/servers/{server_id}').status_code == 204
-    _eventually(lambda: _call(deployment, 'GET', f'/v2.1/servers/{server_id}'
-                              ).status_code == 404, f'server {server_id} gone')
+    eventually(lambda: _call(deployment, 'GET', f'/v2.1/servers/{server_id}'
+                             ).status_code == 404,
+               f'server {server_id} gone', seconds=EVENTUALLY_SECONDS)
     # One request log line per request, with the version it was answered at.
     log = deployment.log('api')
     assert '"POST /v2.1/servers" status: 202' in log

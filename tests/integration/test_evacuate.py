@@ -14,11 +14,11 @@ from __future__ import annotations
 import json
 import os
 import signal
-import time
 
 import pytest
 
 from tests.support.deployment import EVENTUALLY_SECONDS, ComputePlan, Deployment
+from tests.support.polling import eventually
 
 HOSTS = ('cell1-a', 'cell1-b')
 SMALL = {'VCPU': 1, 'MEMORY_MB': 256, 'DISK_GB': 1}
@@ -42,16 +42,6 @@ def deployment(tmp_path, rabbit_server, postgres_server):
 def _guests(tmp_path, host: str) -> list[str]:
     path = tmp_path / 'guests' / f'{host}.json'
     return sorted(json.loads(path.read_text())['instances']) if path.exists() else []
-
-
-def _eventually(what: str, check):
-    deadline = time.monotonic() + EVENTUALLY_SECONDS
-    while True:
-        found = check()
-        if found:
-            return found
-        assert time.monotonic() < deadline, f'{what} did not happen'
-        time.sleep(0.5)
 
 
 def test_a_dead_hosts_server_is_evacuated_and_the_host_cleans_up_when_it_returns(
@@ -79,11 +69,12 @@ def test_a_dead_hosts_server_is_evacuated_and_the_host_cleans_up_when_it_returns
     assert _guests(tmp_path, source) == [server['id']]     # the dead host's stale copy
 
     deployment.launch('start', '--no-create')               # the source's agent again
-    _eventually('the returning host destroyed its stale guest',
-                lambda: _guests(tmp_path, source) == [])
-    completed = _eventually('the evacuation completed', lambda: (
+    eventually(lambda: _guests(tmp_path, source) == [],
+               'the returning host destroyed its stale guest', seconds=EVENTUALLY_SECONDS)
+    completed = eventually(lambda: (
         lambda m: m if m['status'] == 'completed' else None)(
-        deployment.cli('server', 'migration', 'show', moved['id'])))
+        deployment.cli('server', 'migration', 'show', moved['id'])),
+                           'the evacuation completed', seconds=EVENTUALLY_SECONDS)
     assert completed['dest_host'] == other
     assert deployment.allocations_by_host(moved['id']) == {}
     assert deployment.allocations_by_host(server['id']) == {other: SMALL}

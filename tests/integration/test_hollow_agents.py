@@ -21,6 +21,7 @@ import sqlalchemy as sa
 from cellplane.db.cell.models import instance_action_events, instance_actions, instances
 from compute_agent.hosted_host import HOLLOW_HOST_TRAIT
 from tests.support.deployment import EVENTUALLY_SECONDS, ComputePlan, Deployment
+from tests.support.polling import eventually
 
 HOSTED = 25
 SERVICE_DOWN_TIME = 6
@@ -120,13 +121,6 @@ def _compute_status(deployment) -> dict[str, str]:
             if row['binary'] == 'cellplane-compute'}
 
 
-def _wait_for(what: str, predicate) -> None:
-    deadline = time.monotonic() + SERVICE_DOWN_TIME + EVENTUALLY_SECONDS
-    while not predicate():
-        assert time.monotonic() < deadline, f'never happened: {what}'
-        time.sleep(0.5)
-
-
 def test_one_hosted_host_is_stopped_and_started_alone_by_config_and_sighup(deployment):
     conf = deployment.config('compute-cell1-hollow.conf')
     original = conf.read_text()
@@ -134,14 +128,15 @@ def test_one_hosted_host_is_stopped_and_started_alone_by_config_and_sighup(deplo
     conf.write_text(original.replace('[compute]\n', '[compute]\nstopped_hosts = cell1-hollow-3\n'))
     os.kill(pid, signal.SIGHUP)
     try:
-        _wait_for('cell1-hollow-3 down, its neighbours up', lambda: (
+        eventually(lambda: (
             (status := _compute_status(deployment))['cell1-hollow-3'] == 'down'
-            and status['cell1-hollow-2'] == status['cell1-hollow-4'] == 'up'))
+            and status['cell1-hollow-2'] == status['cell1-hollow-4'] == 'up'),
+                   'cell1-hollow-3 down, its neighbours up', seconds=SERVICE_DOWN_TIME + EVENTUALLY_SECONDS)
     finally:
         conf.write_text(original)
         os.kill(pid, signal.SIGHUP)
-    _wait_for('cell1-hollow-3 up again',
-              lambda: _compute_status(deployment)['cell1-hollow-3'] == 'up')
+    eventually(lambda: _compute_status(deployment)['cell1-hollow-3'] == 'up',
+               'cell1-hollow-3 up again', seconds=SERVICE_DOWN_TIME + EVENTUALLY_SECONDS)
     assert 'Hosted host cell1-hollow-3 stopped' in deployment.log('compute-cell1-hollow')
 
 

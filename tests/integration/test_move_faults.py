@@ -54,6 +54,7 @@ from cellplane.rpc.serializer import PayloadSerializer
 import oslo_messaging as messaging
 
 from tests.support.deployment import EVENTUALLY_SECONDS, ComputePlan, Deployment
+from tests.support.polling import eventually
 from tests.support.tcp_proxy import TcpProxy
 
 HOSTS = ('cell1-a', 'cell1-b', 'cell1-c')
@@ -114,16 +115,6 @@ def engine(deployment):
     engine = deployment.cell_engine('cell1')
     yield engine
     engine.dispose()
-
-
-def _wait(what: str, predicate, seconds: float = EVENTUALLY_SECONDS):
-    deadline = time.monotonic() + seconds
-    while True:
-        value = predicate()
-        if value:
-            return value
-        assert time.monotonic() < deadline, f'never happened within {seconds} s: {what}'
-        time.sleep(0.2)
 
 
 def _guests(deployment, hosts=HOSTS) -> dict[str, set[str]]:
@@ -188,7 +179,7 @@ class _Moves:
                 found = [migrations.in_progress(conn, u) for u in self._instances]
             return found if all(m is not None and m.status == migrations.MIGRATING
                                 for m in found) else None
-        return _wait('both moves migrating', migrating)
+        return eventually(migrating, 'both moves migrating', seconds=EVENTUALLY_SECONDS)
 
 
 def _migrations(engine, uuids) -> list[migrations.Migration]:
@@ -203,12 +194,14 @@ def _all(engine, uuids, ok) -> list[migrations.Migration] | None:
 
 def _settle(deployment, engine, uuids) -> list[migrations.Migration]:
     """Wait until both moves end (a finished cold one is confirmed); the migrations."""
-    ended = _wait('both moves ended', lambda: _all(
-        engine, uuids, lambda m: m.final or m.status == migrations.FINISHED))
+    ended = eventually(lambda: _all(
+        engine, uuids, lambda m: m.final or m.status == migrations.FINISHED),
+                       'both moves ended', seconds=EVENTUALLY_SECONDS)
     for migration in ended:
         if migration.status == migrations.FINISHED:
             deployment.cli('server', 'resize', 'confirm', migration.instance_uuid, '--wait')
-    return _wait('both moves final', lambda: _all(engine, uuids, lambda m: m.final))
+    return eventually(lambda: _all(engine, uuids, lambda m: m.final),
+                      'both moves final', seconds=EVENTUALLY_SECONDS)
 
 
 def _picture(deployment, engine) -> tuple[dict, dict]:
@@ -280,17 +273,19 @@ def test_super_conductor_killed_while_scheduling_two_moves_resumes_them(deployme
     try:
         seen = len(deployment.log('super-conductor'))
         moves = _Moves(deployment, engine, cold, live)
-        _wait('the super conductor took both moves', lambda: all(
+        eventually(lambda: all(
             re.search(rf'Scheduling move \S+ of instance {u}',
-                      deployment.log('super-conductor')[seen:]) for u in (cold, live)))
+                      deployment.log('super-conductor')[seen:]) for u in (cold, live)),
+                   'the super conductor took both moves', seconds=EVENTUALLY_SECONDS)
         _kill(deployment, 'super-conductor')
     finally:
         os.kill(scheduler, signal.SIGCONT)
     uuids = moves.uuids()
     placement = deployment.placement()
     # The scheduler answers the dead process: it claimed for nobody.
-    _wait('the scheduler claimed both moves', lambda: all(
-        placement.get_allocations(u).allocations for u in uuids))
+    eventually(lambda: all(
+        placement.get_allocations(u).allocations for u in uuids),
+               'the scheduler claimed both moves', seconds=EVENTUALLY_SECONDS)
 
     deployment.launch('start', '--no-create')       # the super conductor again
 
@@ -393,8 +388,9 @@ def _finished_pair(deployment, engine) -> tuple[str, str, str, list[str]]:
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
         uuids = [m['id'] for m in pool.map(lambda u: deployment.cli('server', 'migrate', u),
                                            (confirmed, reverted))]
-    _wait('both moves finished', lambda: _all(
-        engine, uuids, lambda m: m.status == migrations.FINISHED))
+    eventually(lambda: _all(
+        engine, uuids, lambda m: m.status == migrations.FINISHED),
+               'both moves finished', seconds=EVENTUALLY_SECONDS)
     return confirmed, reverted, source, uuids
 
 
@@ -412,7 +408,8 @@ def _restarted_super_conductor_ends_both(deployment, engine, confirmed: str, rev
     ``resumed``: each was taken up by its resume, once (its log says so).
     """
     deployment.launch('start', '--no-create')
-    ended = _wait('both moves final', lambda: _all(engine, uuids, lambda m: m.final))
+    ended = eventually(lambda: _all(engine, uuids, lambda m: m.final),
+                       'both moves final', seconds=EVENTUALLY_SECONDS)
     assert [m.status for m in ended] == ['confirmed', 'reverted']
     if resumed:
         log = deployment.log('super-conductor')
@@ -438,7 +435,7 @@ def test_super_conductor_killed_mid_confirm_and_mid_revert_finishes_both_once_ba
                 states = [instances.get_instance(conn, u)['task_state']
                           for u in (confirmed, reverted)]
             return states == ['resize_confirming', 'resize_reverting']
-        _wait('the confirm and the revert begun', ending)
+        eventually(ending, 'the confirm and the revert begun', seconds=EVENTUALLY_SECONDS)
         _kill(deployment, 'super-conductor')
     finally:
         for pid in frozen:
@@ -457,8 +454,8 @@ def test_super_conductor_killed_while_it_tells_the_hosts_of_a_confirm_and_a_reve
     cell_bus.swallow(b'discard_instance', b'take_back')
     try:
         _ask_confirm_and_revert(deployment, confirmed, reverted)
-        _wait('the confirm and the revert telling the hosts',
-              lambda: all(u.encode() in cell_bus.swallowed() for u in (confirmed, reverted)))
+        eventually(lambda: all(u.encode() in cell_bus.swallowed() for u in (confirmed, reverted)),
+                   'the confirm and the revert telling the hosts', seconds=EVENTUALLY_SECONDS)
         _kill(deployment, 'super-conductor')
     finally:
         cell_bus.stop()         # what it swallowed is never delivered
@@ -495,8 +492,8 @@ def test_super_conductor_killed_holding_a_confirm_and_a_revert_finishes_both_onc
             lock.execute(sa.select(instance_rows.c.id).where(
                 instance_rows.c.uuid.in_([confirmed, reverted])).with_for_update())
             os.kill(conductor, signal.SIGCONT)
-            _wait('the super conductor waiting for both instances',
-                  lambda: _waiting_for_the_lock(lock) >= 2)
+            eventually(lambda: _waiting_for_the_lock(lock) >= 2,
+                       'the super conductor waiting for both instances', seconds=EVENTUALLY_SECONDS)
             _kill(deployment, 'super-conductor')
             lock.rollback()
     finally:

@@ -12,8 +12,6 @@ on its source: its copy destroyed there, the migration's allocation gone.
 """
 from __future__ import annotations
 
-import time
-
 import oslo_messaging as messaging
 import pytest
 
@@ -21,6 +19,7 @@ from cellplane.context import new_context
 from cellplane.objects import migrations
 from cellplane.rpc.serializer import PayloadSerializer
 from tests.support.deployment import ComputePlan, Deployment
+from tests.support.polling import eventually
 
 HOSTS = ('cell1-a', 'cell1-b')
 SMALL = {'VCPU': 1, 'MEMORY_MB': 256, 'DISK_GB': 1}
@@ -87,29 +86,21 @@ def test_a_server_deleted_waiting_for_confirm_leaves_nothing_on_its_source(deplo
 
     engine = deployment.cell_engine('cell1')
     try:
-        _until(lambda: _migration(engine, moved['id']).status != migrations.FINISHED,
-               'the move ended after the delete')
+        eventually(lambda: _migration(engine, moved['id']).status != migrations.FINISHED,
+                   'the move ended after the delete')
         assert _migration(engine, moved['id']).status == migrations.CONFIRMED
     finally:
         engine.dispose()
     assert deployment.allocations_by_host(moved['id']) == {}
     assert deployment.allocations_by_host(server['id']) == {}
     # Cast to the source before the migration was written confirmed.
-    _until(lambda: _guest_state(deployment, source, server['id']) == 'absent',
-           f'{source} destroyed its stopped copy')
+    eventually(lambda: _guest_state(deployment, source, server['id']) == 'absent',
+               f'{source} destroyed its stopped copy')
 
 
 def _migration(engine, uuid: str) -> migrations.Migration:
     with engine.connect() as conn:
         return migrations.get(conn, uuid)
-
-
-def _until(check, what: str, seconds: float = 30.0):
-    deadline = time.monotonic() + seconds
-    while not (found := check()):
-        assert time.monotonic() < deadline, f'never happened within {seconds:g} s: {what}'
-        time.sleep(0.2)
-    return found
 
 
 def _guest_state(deployment, host: str, instance_uuid: str) -> str:

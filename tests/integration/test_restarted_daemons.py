@@ -26,6 +26,7 @@ from cellplane.db.api.models import build_requests
 from cellplane.db.cell.models import instances
 from tests.support.deployment import EVENTUALLY_SECONDS, ComputePlan, Deployment
 from tests.support.malformed import send_malformed
+from tests.support.polling import eventually
 
 
 @pytest.fixture
@@ -44,16 +45,6 @@ def deployment(tmp_path, rabbit_server, postgres_server):
         yield deployment
     finally:
         deployment.destroy()
-
-
-def _wait(what: str, predicate, seconds: float = EVENTUALLY_SECONDS):
-    deadline = time.monotonic() + seconds
-    while True:
-        value = predicate()
-        if value:
-            return value
-        assert time.monotonic() < deadline, f'never happened within {seconds} s: {what}'
-        time.sleep(0.2)
 
 
 def _create(deployment, name: str, count: int = 1) -> list[str]:
@@ -82,8 +73,8 @@ def _assert_all_active_once(deployment, wanted: set[str]) -> None:
             done = {r.uuid: r for r in rows}
             return done if set(done) == wanted and all(
                 r.vm_state != 'building' for r in rows) else None
-        states = _wait('every instance in its cell and out of BUILD', settled,
-                       3 * EVENTUALLY_SECONDS)
+        states = eventually(settled,
+                            'every instance in its cell and out of BUILD', seconds=3 * EVENTUALLY_SECONDS)
     finally:
         engine.dispose()
     assert {u: r.vm_state for u, r in states.items()} == {u: 'active' for u in wanted}
@@ -109,16 +100,16 @@ def test_boots_held_by_a_killed_super_conductor_are_resumed_and_built_once(deplo
     os.kill(scheduler, signal.SIGSTOP)
     try:
         held = _create(deployment, 'held-1', 2) + _create(deployment, 'held-2', 2)
-        _wait('the super conductor leased both boots (it is asking the scheduler)',
-              lambda: _api_count(deployment, build_requests.c.instance_uuid.in_(held),
-                                 build_requests.c.lease_token.is_not(None)) == 4)
+        eventually(lambda: _api_count(deployment, build_requests.c.instance_uuid.in_(held),
+                                      build_requests.c.lease_token.is_not(None)) == 4,
+                   'the super conductor leased both boots (it is asking the scheduler)', seconds=EVENTUALLY_SECONDS)
         os.kill(deployment.pid('super-conductor'), signal.SIGKILL)
         late = _create(deployment, 'late')
     finally:
         os.kill(scheduler, signal.SIGCONT)
     # The scheduler answers the dead process: it claimed for nobody.
-    _wait('the scheduler claimed for the held boots',
-          lambda: all(placement.get_allocations(u).allocations for u in held))
+    eventually(lambda: all(placement.get_allocations(u).allocations for u in held),
+               'the scheduler claimed for the held boots', seconds=EVENTUALLY_SECONDS)
 
     deployment.launch('start', '--no-create')      # the super conductor again
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import signal
 import socket
-import time
 import uuid as uuidlib
 
 import pytest
@@ -36,6 +35,7 @@ from placement.client import Inventory, PlacementClient
 from tests.functional.boot.harness import ComputeRecorder
 from tests.integration.daemons import EVENTUALLY_SECONDS, cell_conductor_config, compute_config
 from tests.support import cli_runner
+from tests.support.polling import eventually
 
 FLAVOR = {'VCPU': 2, 'MEMORY_MB': 1024, 'DISK_GB': 10}
 HOSTS = {'cell1': ['c1-a', 'c1-b', 'c1-c'], 'cell2': ['c2-a', 'c2-b']}
@@ -61,16 +61,6 @@ def _cli(*argv: str, config: str) -> list | dict:
                           timeout=EVENTUALLY_SECONDS)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
-
-
-def _eventually(predicate, what: str):
-    deadline = time.monotonic() + EVENTUALLY_SECONDS
-    while True:
-        value = predicate()
-        if value:
-            return value
-        assert time.monotonic() < deadline, f'never happened: {what}'
-        time.sleep(0.2)
 
 
 class TopLevel:
@@ -162,7 +152,8 @@ class TopLevel:
             with engine.connect() as conn:
                 return conn.execute(sa.select(sa.func.count()).select_from(
                     compute_nodes)).scalar() == len(hosts)
-        _eventually(reported, f'the agents of {cell} reported their nodes')
+        eventually(reported,
+                   f'the agents of {cell} reported their nodes', seconds=EVENTUALLY_SECONDS)
 
     def _sections(self, host: str, **default) -> dict:
         return {**self.top_sections,
@@ -273,10 +264,9 @@ def test_server_create_count_n_lands_in_the_cells_with_claims_summing_to_the_fla
 def test_server_that_fits_nowhere_is_shown_in_error_with_the_scheduler_reason(top_level):
     [created] = _cli('server', 'create', 'big', '--flavor', 'huge',
                      config=top_level.config)
-    shown = _eventually(
-        lambda: (lambda s: s if s['status'] == 'ERROR' else None)(
-            _cli('server', 'show', created['id'], config=top_level.config)),
-        'the huge server in ERROR')
+    shown = eventually(lambda: (lambda s: s if s['status'] == 'ERROR' else None)(
+                           _cli('server', 'show', created['id'], config=top_level.config)),
+                       'the huge server in ERROR', seconds=EVENTUALLY_SECONDS)
     assert 'NoValidHost' in shown['fault']
     assert shown['cell'] is None
     assert top_level.placement.get_allocations(created['id']).allocations == {}
@@ -284,9 +274,9 @@ def test_server_that_fits_nowhere_is_shown_in_error_with_the_scheduler_reason(to
     assert 'no resource provider has VCPU:64 (each asked alone)' in shown['fault']
 
     # The run's record, in the JSON lines file: found by instance, then by its request id.
-    (by_instance,) = _eventually(
-        lambda: _cli('scheduler', 'records', '--instance', created['id'],
-                     config=top_level.config), 'the scheduling record in the file')
+    (by_instance,) = eventually(lambda: _cli('scheduler', 'records', '--instance', created['id'],
+                                             config=top_level.config),
+                                'the scheduling record in the file', seconds=EVENTUALLY_SECONDS)
     (by_request,) = _cli('scheduler', 'records', '--request-id', by_instance['request_id'],
                          config=top_level.config)
     assert by_request['outcome'] == 'no valid host'
@@ -334,7 +324,7 @@ def test_two_scheduler_workers_never_overcommit_a_host(deployment, client_transp
     def settled():
         failed = [r for r in build_requests.get_many(engine, uuids).values() if r.failed]
         return len(recorder.builds) + len(failed) == 24 and failed
-    failed = _eventually(settled, 'all 24 requests built or failed')
+    failed = eventually(settled, 'all 24 requests built or failed', seconds=EVENTUALLY_SECONDS)
 
     assert len(recorder.builds) == 20 and len(failed) == 4
     assert all('NoValidHost' in r.fault_message for r in failed)
@@ -380,7 +370,8 @@ def test_boot_through_real_cell_daemons_goes_active_even_past_a_failing_host(dep
                                                 '--config-file', str(deployment.config)],
                           timeout=EVENTUALLY_SECONDS)
     assert proc.returncode == 0, proc.stderr
-    _eventually(lambda: deployment.placement.get_allocations(victim).allocations == {},
-                'the allocations of the deleted server removed')
-    _eventually(lambda: victim not in {s['id'] for s in _cli(
-        'server', 'list', config=deployment.config)}, 'the deleted server not listed')
+    eventually(lambda: deployment.placement.get_allocations(victim).allocations == {},
+               'the allocations of the deleted server removed', seconds=EVENTUALLY_SECONDS)
+    eventually(lambda: victim not in {s['id'] for s in _cli(
+       'server', 'list', config=deployment.config)},
+               'the deleted server not listed', seconds=EVENTUALLY_SECONDS)

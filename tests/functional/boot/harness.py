@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import datetime
 import threading
-import time
 import uuid as uuidlib
 from dataclasses import dataclass, field
 
@@ -45,6 +44,7 @@ from rpc_schemas.selection import Selection
 from scheduler import conf as scheduler_conf
 from scheduler.rpcapi import SchedulerAPI
 from scheduler.wiring import build_scheduler
+from tests.support.polling import eventually
 
 # A bound on something that must happen, not a performance expectation.
 DEADLINE_SECONDS = 30
@@ -218,11 +218,7 @@ class TopLevel:
         raise LookupError(host)
 
     def wait_until(self, predicate, what: str):
-        deadline = time.monotonic() + DEADLINE_SECONDS
-        while not predicate():
-            if time.monotonic() > deadline:
-                raise AssertionError(f'never happened: {what}')
-            time.sleep(0.05)
+        eventually(predicate, what, seconds=DEADLINE_SECONDS)
 
     def close(self) -> None:
         self.super_conductor.service.stop()

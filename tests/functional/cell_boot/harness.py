@@ -10,7 +10,6 @@ SQLite file.
 """
 from __future__ import annotations
 
-import time
 import uuid as uuidlib
 
 from oslo_config import cfg
@@ -33,22 +32,10 @@ from rpc_schemas.flavor import Flavor
 from rpc_schemas.instance import Instance
 from rpc_schemas.request_spec import RequestSpec
 from rpc_schemas.selection import Selection
+from tests.support.polling import eventually
 
 # A deadline for things that must happen, not a performance expectation.
-EVENTUALLY_SECONDS = 30
 CELL_UUID = '00000000-0000-0000-0000-00000000ce11'
-
-
-def eventually(predicate, what: str):
-    """Poll ``predicate`` until it returns something truthy; fail naming ``what``."""
-    deadline = time.monotonic() + EVENTUALLY_SECONDS
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f'never happened within {EVENTUALLY_SECONDS} s: {what}')
-        time.sleep(0.05)
 
 
 class Cell:

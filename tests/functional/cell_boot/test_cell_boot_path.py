@@ -17,7 +17,7 @@ from rpc_schemas.flavor import Flavor
 from rpc_schemas.instance import Instance
 from rpc_schemas.instance_update import InstanceUpdate
 from rpc_schemas.request_spec import RequestSpec
-from tests.functional.cell_boot.harness import eventually
+from tests.support.polling import eventually
 
 
 def test_agent_reports_provider_inventory_traits_and_its_compute_node(cell):

@@ -11,7 +11,7 @@ from cellplane.context import RequestContext
 from cellplane.objects import compute_nodes, services
 from compute_agent.hosted_host import HOLLOW_HOST_TRAIT
 from compute_agent.resource_reporter import compute_node_uuid
-from tests.functional.cell_boot.harness import eventually
+from tests.support.polling import eventually
 
 
 def _compute_services(cell) -> dict[str, dict]:

@@ -19,7 +19,7 @@ from cellplane.db.columns import utcnow
 from cellplane.objects import build_plans, services
 from conductor.cell.reschedule import Rescheduler
 from conductor.cell.stalled_builds import StalledBuilds
-from tests.functional.cell_boot.harness import eventually
+from tests.support.polling import eventually
 
 DOWN_AFTER = 1.0
 

@@ -22,6 +22,7 @@ from cellplane_api import policy, quotas, service_conf, wsgi
 from cellplane_api.request import Services
 from cellplane_embedded.runtime import CloudPlan, EmbeddedCloud
 from compute_agent.rpcapi import ComputeAPI
+from tests.support.polling import eventually
 
 # A bound on something that must happen (a boot finishing), not a speed target.
 DEADLINE_SECONDS = 30
@@ -102,11 +103,7 @@ class ComputeCloud:
             time.sleep(0.05)
 
     def wait_until(self, predicate, what: str) -> None:
-        deadline = time.monotonic() + DEADLINE_SECONDS
-        while not predicate():
-            if time.monotonic() > deadline:
-                raise AssertionError(f'never happened: {what}')
-            time.sleep(0.05)
+        eventually(predicate, what, seconds=DEADLINE_SECONDS)
 
     def stop(self) -> None:
         self.cloud.stop()

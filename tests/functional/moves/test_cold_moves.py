@@ -7,8 +7,6 @@ drivers of the destinations (a move's destination spawns as a build does).
 """
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from cellplane.context import new_context
@@ -21,6 +19,7 @@ from rpc_schemas.flavor import Flavor
 from rpc_schemas.instance import Instance
 from rpc_schemas.request_spec import RequestSpec
 from rpc_schemas.selection import Selection
+from tests.support.polling import eventually
 
 DEADLINE_SECONDS = 30
 GB = 1024
@@ -44,28 +43,20 @@ def cloud(tmp_path_factory):
         yield c
 
 
-def _until(what, check):
-    deadline = time.monotonic() + DEADLINE_SECONDS
-    while True:
-        found = check()
-        if found:
-            return found
-        assert time.monotonic() < deadline, f'{what} did not happen'
-        time.sleep(0.05)
-
-
 def _boot(cloud, name: str) -> str:
     [uuid] = servers.create(cloud.api_engine, cloud.conductor_api, new_context(),
                             name=name, flavor='small', project_id='p', user_id='u')
-    _until(f'{name} ACTIVE', lambda: servers.show(cloud.api_engine, cloud.cells,
-                                                  uuid).status == servers.ACTIVE)
+    eventually(lambda: servers.show(cloud.api_engine, cloud.cells,
+                                    uuid).status == servers.ACTIVE,
+               f'{name} ACTIVE')
     return uuid
 
 
 def _settled(cloud, migration_uuid: str, statuses=moves.SETTLED) -> migrations.Migration:
-    return _until(f'migration {migration_uuid} settled', lambda: (
+    return eventually(lambda: (
         lambda m: m if m.status in statuses else None)(
-        moves.show_migration(cloud.api_engine, cloud.cells, migration_uuid).migration))
+        moves.show_migration(cloud.api_engine, cloud.cells, migration_uuid).migration),
+                      f'migration {migration_uuid} settled')
 
 
 def _held(cloud, consumer: str) -> dict[str, dict[str, int]]:
@@ -110,8 +101,8 @@ def test_a_cold_migration_holds_the_source_on_the_migration_until_confirmed(clou
     assert confirmed.status == migrations.CONFIRMED
     assert _held(cloud, moved.uuid) == {}
     assert _held(cloud, uuid) == {HOST1: SMALL}
-    _until('the source copy destroyed',
-           lambda: uuid not in cloud.computes[HOST2].driver.list_instances())
+    eventually(lambda: uuid not in cloud.computes[HOST2].driver.list_instances(),
+               'the source copy destroyed')
     shown = servers.show(cloud.api_engine, cloud.cells, uuid)
     assert (shown.status, shown.host, shown.task_state) == (servers.ACTIVE, HOST1, None)
     assert [e.event for e in shown.events if e.event.startswith(('conductor_schedule_move',
@@ -124,8 +115,9 @@ def _delete(cloud, uuid: str) -> None:
     """Delete the server and wait for its allocation to go: the next test starts even."""
     servers.delete(cloud.api_engine, cloud.cells,
                    lambda cell: cloud.agents['cell1'].manager.computes, new_context(), uuid)
-    _until(f'{uuid} deleted', lambda: _held(cloud, uuid) == {} and servers.show(
-        cloud.api_engine, cloud.cells, uuid).status == servers.DELETED)
+    eventually(lambda: _held(cloud, uuid) == {} and servers.show(
+        cloud.api_engine, cloud.cells, uuid).status == servers.DELETED,
+               f'{uuid} deleted')
 
 
 def test_a_resize_reverted_runs_on_its_source_at_its_old_flavor_holding_its_own_allocation(
@@ -144,9 +136,9 @@ def test_a_resize_reverted_runs_on_its_source_at_its_old_flavor_holding_its_own_
     assert reverted.status == migrations.REVERTED
     assert _held(cloud, uuid) == {HOST2: SMALL}
     assert _held(cloud, moved.uuid) == {}
-    _until('running on its source again', lambda: uuid in _running(cloud, HOST2))
-    _until('the destination copy destroyed',
-           lambda: uuid not in cloud.computes[HOST1].driver.list_instances())
+    eventually(lambda: uuid in _running(cloud, HOST2), 'running on its source again')
+    eventually(lambda: uuid not in cloud.computes[HOST1].driver.list_instances(),
+               'the destination copy destroyed')
     shown = servers.show(cloud.api_engine, cloud.cells, uuid)
     assert (shown.status, shown.host, shown.flavor) == (servers.ACTIVE, HOST2, 'small')
     # Nothing left to confirm or revert.
@@ -194,7 +186,7 @@ def test_out_of_alternates_the_instance_stays_active_on_its_source_with_its_own_
     assert f'{HOST3}: move failed: disk full' in moved.error
     assert _held(cloud, uuid) == {HOST2: SMALL}
     assert _held(cloud, moved.uuid) == {}
-    _until('running on its source again', lambda: uuid in _running(cloud, HOST2))
+    eventually(lambda: uuid in _running(cloud, HOST2), 'running on its source again')
     shown = servers.show(cloud.api_engine, cloud.cells, uuid)
     assert (shown.status, shown.host, shown.task_state) == (servers.ACTIVE, HOST2, None)
     _delete(cloud, uuid)
@@ -250,9 +242,10 @@ def test_a_member_of_an_anti_affinity_group_moves_only_where_no_other_member_is(
     uuids = servers.create(cloud.api_engine, cloud.conductor_api, new_context(),
                            name='apart', flavor='small', count=2, project_id='p',
                            user_id='u', group='apart')
-    _until('both ACTIVE', lambda: all(
+    eventually(lambda: all(
         s.status == servers.ACTIVE
-        for s in servers.list_servers(cloud.api_engine, cloud.cells, uuids)))
+        for s in servers.list_servers(cloud.api_engine, cloud.cells, uuids)),
+               'both ACTIVE')
     hosts = {s.uuid: s.host for s in servers.list_servers(cloud.api_engine, cloud.cells,
                                                           uuids)}
     assert sorted(hosts.values()) == [HOST1, HOST2]
@@ -282,8 +275,8 @@ def test_a_live_migration_switches_over_and_frees_its_source_at_once(cloud):
         migrations.DONE, HOST2, HOST1)
     assert _held(cloud, uuid) == {HOST1: SMALL}
     assert _held(cloud, moved.uuid) == {}
-    _until('the source copy destroyed',
-           lambda: uuid not in cloud.computes[HOST2].driver.list_instances())
+    eventually(lambda: uuid not in cloud.computes[HOST2].driver.list_instances(),
+               'the source copy destroyed')
     assert uuid in _running(cloud, HOST1)
     shown = servers.show(cloud.api_engine, cloud.cells, uuid)
     assert (shown.status, shown.host, shown.task_state) == (servers.ACTIVE, HOST1, None)
@@ -321,10 +314,11 @@ def test_a_copy_that_fails_on_its_source_leaves_the_server_running_there_alone(c
     assert f'the copy failed on {HOST2}: lost the migration network' in moved.error
     assert _held(cloud, uuid) == {HOST2: SMALL}
     assert _held(cloud, moved.uuid) == {}
-    _until('running on its source', lambda: uuid in _running(cloud, HOST2))
+    eventually(lambda: uuid in _running(cloud, HOST2), 'running on its source')
     assert all(uuid not in cloud.computes[h].driver.list_instances() for h in (HOST1, HOST3))
-    _until("the destination's promise given back", lambda: promised == {
-        h: cloud.computes[h].builder.local_claims.usage() for h in (HOST1, HOST3)})
+    eventually(lambda: promised == {
+        h: cloud.computes[h].builder.local_claims.usage() for h in (HOST1, HOST3)},
+               "the destination's promise given back")
     shown = servers.show(cloud.api_engine, cloud.cells, uuid)
     assert (shown.status, shown.host, shown.task_state) == (servers.ACTIVE, HOST2, None)
     _delete(cloud, uuid)
@@ -363,8 +357,9 @@ def test_a_live_migration_aborted_while_queued_has_a_claim_that_comes_after_undo
     cloud.agents['cell1'].manager.conductor.move_instance(
         new_context(), instance, RequestSpec(flavor=instance.flavor, project_id='p',
                                              user_id='u'), queued.payload(), [selection])
-    _until('the late claim undone', lambda: _held(cloud, uuid) == {source: SMALL}
-           and _held(cloud, queued.uuid) == {})
+    eventually(lambda: _held(cloud, uuid) == {source: SMALL}
+           and _held(cloud, queued.uuid) == {},
+               'the late claim undone')
     shown = servers.show(cloud.api_engine, cloud.cells, uuid)
     assert (shown.status, shown.host, shown.task_state) == (servers.ACTIVE, source, None)
     assert moves.show_migration(cloud.api_engine, cloud.cells,

@@ -8,8 +8,6 @@ operator forced down; it returns with ``start_host``.
 """
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from cellplane.context import new_context
@@ -18,6 +16,7 @@ from cellplane_api import moves, servers
 from cellplane_embedded.runtime import CellPlan, CloudPlan, EmbeddedCloud, HostPlan
 from compute_agent.virt.fake import FakeSettings
 from conductor.super import placement_audit
+from tests.support.polling import eventually
 
 DEADLINE_SECONDS = 30
 GB = 1024
@@ -45,22 +44,13 @@ def cloud(tmp_path_factory):
         yield c
 
 
-def _until(what, check):
-    deadline = time.monotonic() + DEADLINE_SECONDS
-    while True:
-        found = check()
-        if found:
-            return found
-        assert time.monotonic() < deadline, f'{what} did not happen'
-        time.sleep(0.05)
-
-
 def _boot(cloud, name: str) -> str:
     _scheduler_sees_up(cloud, HOST2)
     [uuid] = servers.create(cloud.api_engine, cloud.conductor_api, new_context(),
                             name=name, flavor='small', project_id='p', user_id='u')
-    _until(f'{name} ACTIVE', lambda: servers.show(cloud.api_engine, cloud.cells,
-                                                  uuid).status == servers.ACTIVE)
+    eventually(lambda: servers.show(cloud.api_engine, cloud.cells,
+                                    uuid).status == servers.ACTIVE,
+               f'{name} ACTIVE')
     assert servers.show(cloud.api_engine, cloud.cells, uuid).host == HOST2
     return uuid
 
@@ -93,24 +83,27 @@ def _revive(cloud, host: str) -> None:
 
 
 def _scheduler_sees_up(cloud, host: str) -> None:
-    _until(f'the scheduler sees {host} up', lambda: host in {
-        r.host for r in cloud.host_cache.records() if r.service_up})
+    eventually(lambda: host in {
+        r.host for r in cloud.host_cache.records() if r.service_up},
+               f'the scheduler sees {host} up')
 
 
 def _evacuate(cloud, uuid: str, host: str | None = None) -> migrations.Migration:
     asked = moves.evacuate(cloud.api_engine, cloud.cells, cloud.conductor_api, new_context(),
                            uuid, host=host, service_down_time=DOWN_TIME)
     assert (asked.status, asked.migration_type) == (migrations.QUEUED, migrations.EVACUATION)
-    return _until(f'evacuation {asked.uuid} over', lambda: (
+    return eventually(lambda: (
         lambda m: m if m.final else None)(
-        moves.show_migration(cloud.api_engine, cloud.cells, asked.uuid).migration))
+        moves.show_migration(cloud.api_engine, cloud.cells, asked.uuid).migration),
+                      f'evacuation {asked.uuid} over')
 
 
 def _delete(cloud, uuid: str) -> None:
     servers.delete(cloud.api_engine, cloud.cells,
                    lambda cell: cloud.agents['cell1'].manager.computes, new_context(), uuid)
-    _until(f'{uuid} deleted', lambda: _held(cloud, uuid) == {} and servers.show(
-        cloud.api_engine, cloud.cells, uuid).status == servers.DELETED)
+    eventually(lambda: _held(cloud, uuid) == {} and servers.show(
+        cloud.api_engine, cloud.cells, uuid).status == servers.DELETED,
+               f'{uuid} deleted')
 
 
 def _events(cloud, uuid: str) -> list[tuple]:
@@ -151,10 +144,11 @@ def test_an_evacuated_server_runs_elsewhere_and_its_returning_host_destroys_its_
                                      grace=0) == []
     finally:
         _revive(cloud, HOST2)
-    _until('the returning host destroyed its copy', lambda: uuid not in _guests(cloud, HOST2))
-    completed = _until('the evacuation completed', lambda: (
+    eventually(lambda: uuid not in _guests(cloud, HOST2), 'the returning host destroyed its copy')
+    completed = eventually(lambda: (
         lambda m: m if m.status == migrations.COMPLETED else None)(
-        moves.show_migration(cloud.api_engine, cloud.cells, moved.uuid).migration))
+        moves.show_migration(cloud.api_engine, cloud.cells, moved.uuid).migration),
+                           'the evacuation completed')
     assert completed.uuid == moved.uuid
     assert _held(cloud, moved.uuid) == {}
     assert _held(cloud, uuid) == {HOST1: SMALL}
@@ -184,8 +178,8 @@ def test_a_destination_that_fails_passes_the_evacuation_to_the_next_alternate(cl
                if e.event == instance_actions.EVENT_MOVE]
     assert reasons[0] == (HOST1, 'failed', 'disk image corrupt')
     assert reasons[1][:2] == (HOST3, 'ok')
-    _until('the returning host destroyed its copy', lambda: uuid not in _guests(cloud, HOST2))
-    _until('the source allocation freed', lambda: _held(cloud, moved.uuid) == {})
+    eventually(lambda: uuid not in _guests(cloud, HOST2), 'the returning host destroyed its copy')
+    eventually(lambda: _held(cloud, moved.uuid) == {}, 'the source allocation freed')
     _delete(cloud, uuid)
 
 
@@ -215,8 +209,8 @@ def test_out_of_alternates_the_server_is_error_on_its_dead_host_which_keeps_it_o
     finally:
         _revive(cloud, HOST2)
     # Back, the host keeps what is still its own: no evacuation of it happened.
-    _until('the returning host reports again',
-           lambda: not cloud.agents['cell1'].reports.evacuated.unchecked())
+    eventually(lambda: not cloud.agents['cell1'].reports.evacuated.unchecked(),
+               'the returning host reports again')
     assert uuid in _guests(cloud, HOST2)
     with cloud.cell_engines['cell1'].connect() as conn:
         assert [m.status for m in migrations.find(conn, instance_uuid=uuid)] == [
@@ -241,7 +235,7 @@ def test_an_evacuation_to_a_named_host_goes_there_and_a_named_host_must_exist(cl
         assert _held(cloud, moved.uuid) == {HOST2: SMALL}
     finally:
         _revive(cloud, HOST2)
-    _until('the source allocation freed', lambda: _held(cloud, moved.uuid) == {})
+    eventually(lambda: _held(cloud, moved.uuid) == {}, 'the source allocation freed')
     assert uuid not in _guests(cloud, HOST2)
     _delete(cloud, uuid)
 
@@ -254,9 +248,10 @@ def test_no_host_keeping_the_groups_policy_fails_the_evacuation_and_leaves_the_s
     uuids = servers.create(cloud.api_engine, cloud.conductor_api, new_context(),
                            name='apart', flavor='small', count=3, project_id='p',
                            user_id='u', group='apart')
-    _until('all ACTIVE', lambda: all(
+    eventually(lambda: all(
         s.status == servers.ACTIVE
-        for s in servers.list_servers(cloud.api_engine, cloud.cells, uuids)))
+        for s in servers.list_servers(cloud.api_engine, cloud.cells, uuids)),
+               'all ACTIVE')
     hosts = {s.host: s.uuid for s in servers.list_servers(cloud.api_engine, cloud.cells,
                                                           uuids)}
     assert sorted(hosts) == [HOST1, HOST2, HOST3]
@@ -288,9 +283,10 @@ def test_a_host_back_without_its_guests_is_cleaned_by_the_cell_conductors_period
     finally:
         _revive(cloud, HOST2)
     # Back with no guest: it asks nothing; its first heartbeat lets the look clean up.
-    _until('a heartbeat of the returning host', lambda: (
+    eventually(lambda: (
         lambda row: row['last_seen_at'] > moved.finished_at)(services.get_service(
-            cloud.cell_engines['cell1'], HOST2, 'cellplane-compute')))
+            cloud.cell_engines['cell1'], HOST2, 'cellplane-compute')),
+               'a heartbeat of the returning host')
     assert moves_of_cell.clean_returned_sources(new_context()) == [moved.uuid]
     assert _held(cloud, moved.uuid) == {}
     assert moves.show_migration(cloud.api_engine, cloud.cells,

@@ -26,6 +26,7 @@ from cellplane.traits import COMPUTE_STATUS_DISABLED
 from cellplane_api import compute_services, host_drain, servers
 from cellplane_api import failure_domains as domains_api
 from cellplane_embedded.runtime import CloudPlan, EmbeddedCloud
+from tests.support.polling import eventually
 
 DEADLINE_SECONDS = 30
 HOSTS = ('cell1-host1', 'cell1-host2', 'cell1-host3', 'cell1-host4')
@@ -46,16 +47,6 @@ def cloud(tmp_path_factory):
         c.refresher.refresh()
         flavors.create(c.api_engine, name='small', vcpus=1, memory_mb=512, root_gb=1)
         yield c
-
-
-def _until(what, check):
-    deadline = time.monotonic() + DEADLINE_SECONDS
-    while True:
-        found = check()
-        if found:
-            return found
-        assert time.monotonic() < deadline, f'{what} did not happen'
-        time.sleep(0.05)
 
 
 def _service(cloud, host: str) -> compute_services.Located:
@@ -81,9 +72,10 @@ def _boot(cloud, name: str, count: int = 1, host: str | None = DRAINED,
         uuids = servers.create(cloud.api_engine, cloud.conductor_api, new_context(),
                                name=name, flavor='small', count=count, project_id='p',
                                user_id='u', **kwargs)
-        _until(f'{name} ACTIVE', lambda: all(
+        eventually(lambda: all(
             s.status == servers.ACTIVE
-            for s in servers.list_servers(cloud.api_engine, cloud.cells, uuids)))
+            for s in servers.list_servers(cloud.api_engine, cloud.cells, uuids)),
+                   f'{name} ACTIVE')
     finally:
         _set_disabled(cloud, others, False)
     return uuids
@@ -113,7 +105,7 @@ def _undrain_and_delete(cloud, uuids) -> None:
     for uuid in uuids:
         servers.delete(cloud.api_engine, cloud.cells,
                        lambda cell: cloud.agents['cell1'].manager.computes, new_context(), uuid)
-    _until('servers deleted', lambda: all(_held(cloud, u) == {} for u in uuids))
+    eventually(lambda: all(_held(cloud, u) == {} for u in uuids), 'servers deleted')
 
 
 def _moved_off(cloud, report: host_drain.DrainReport, uuids) -> None:
@@ -158,8 +150,9 @@ def test_a_cold_drain_confirms_each_move_so_the_source_is_freed(cloud):
         migration = _migration(cloud, outcome.migration_uuid)
         assert (migration.migration_type, migration.status, migration.source_host) == (
             migrations.MIGRATION, migrations.CONFIRMED, DRAINED)
-    _until('the stopped copies destroyed on the source', lambda: not any(
-        u in cloud.computes[DRAINED].driver.list_instances() for u in uuids))
+    eventually(lambda: not any(
+        u in cloud.computes[DRAINED].driver.list_instances() for u in uuids),
+               'the stopped copies destroyed on the source')
     _undrain_and_delete(cloud, uuids)
 
 
@@ -241,9 +234,10 @@ def test_a_server_still_building_on_the_host_is_moved_once_built(cloud):
     try:
         [uuid] = servers.create(cloud.api_engine, cloud.conductor_api, new_context(),
                                 name='slow', flavor='small', project_id='p', user_id='u')
-        _until('its build on the host begun', lambda: (
+        eventually(lambda: (
             lambda s: s.status == servers.BUILD and s.host == DRAINED)(
-            servers.show(cloud.api_engine, cloud.cells, uuid)))
+            servers.show(cloud.api_engine, cloud.cells, uuid)),
+                   'its build on the host begun')
     finally:
         _set_disabled(cloud, others, False)
         driver.settings.build_seconds = 0.0
