@@ -82,8 +82,10 @@ class TopLevel:
             'api': {'auth_strategy': 'noauth2', 'bind_host': '127.0.0.1',
                     'bind_port': port, 'workers': 1},
         }).start()
-        self.placement = PlacementClient.over_http(endpoint, token='admin', attempts=20,
-                                                   max_wait=0.5)
+        # Placement was only just started: its first answer can take longer
+        # than a few retries on a loaded machine.
+        self.placement = PlacementClient.over_http(endpoint, token='admin', attempts=None,
+                                                   retry_timeout=EVENTUALLY_SECONDS, max_wait=0.5)
         self.api = engines.create_engine(api_url)
         self.records_file = str(tmp_path / 'scheduling-records.jsonl')
         self.recorder = ComputeRecorder()
