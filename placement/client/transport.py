@@ -46,18 +46,13 @@ class Transport(Protocol):
                 microversion: str = MICROVERSION) -> Response: ...
 
 
-class HttpTransport:
-    """Placement over HTTP with ``requests``; retries while Placement is away.
+class RetryingTransport:
+    """What both HTTP transports share: one request retried while Placement is away.
 
-    A connection refused or timed out, or a 503 (Placement restarting, or
-    out of database connections), is retried with exponential backoff
-    (0.05 s doubling up to ``max_wait``) until ``attempts`` were made or
-    ``retry_timeout`` seconds went by, whichever comes first (``None``: no
-    bound of that kind). Then a connection failure raises
-    ``PlacementUnreachable`` with one line naming Placement, how long and
-    why; a last 503 is returned as Placement gave it. A certificate that
-    does not verify (``verify``: the CA file, or False) is not retried:
-    ``PlacementUnreachable`` at once, naming TLS and what failed.
+    A subclass says how one attempt is sent (``_send``) and which of its
+    library's errors mean "unreachable" and "TLS refused"; this class
+    retries, reports each attempt to ``cellplane.outage`` and words the
+    error. ``base_url`` is what the messages name.
     """
 
     # What "Placement cannot be reached" looks like to the HTTP library used.
@@ -66,25 +61,9 @@ class HttpTransport:
     # trust, a wrong host name): a configuration to fix, not an outage to wait out.
     tls_failures: tuple[type[Exception], ...] = (requests.exceptions.SSLError,)
 
-    def __init__(self, base_url: str, *, token: str = 'admin',
-                 timeout: float = 30.0, attempts: int | None = 5, max_wait: float = 2.0,
-                 retry_timeout: float | None = None, verify: bool | str = True,
-                 cert: str | tuple[str, str] | None = None):
+    def __init__(self, base_url: str, *, attempts: int | None = 5, max_wait: float = 2.0,
+                 retry_timeout: float | None = None):
         self.base_url = base_url.rstrip('/')
-        self.token = token
-        self.timeout = timeout
-        self.session = requests.Session()
-        # What requests would read from the environment on every request
-        # (proxies, NO_PROXY, a CA bundle), read once here: that reading was
-        # about a third of a GET's CPU in the client, in every daemon.
-        self.session.trust_env = False
-        self.proxies = requests.utils.get_environ_proxies(self.base_url)
-        if verify is True:
-            verify = (os.environ.get('REQUESTS_CA_BUNDLE') or os.environ.get('CURL_CA_BUNDLE')
-                      or True)
-        # Given with each request, where requests lets them win over the session's.
-        self.verify = verify
-        self.cert = cert
         stops = []
         if attempts is not None:
             stops.append(tenacity.stop_after_attempt(attempts))
@@ -138,6 +117,45 @@ class HttpTransport:
         return resp
 
     def _send(self, method: str, path: str, data: str | None, headers: dict):
+        raise NotImplementedError
+
+
+class HttpTransport(RetryingTransport):
+    """Placement over HTTP with ``requests``; retries while Placement is away.
+
+    A connection refused or timed out, or a 503 (Placement restarting, or
+    out of database connections), is retried with exponential backoff
+    (0.05 s doubling up to ``max_wait``) until ``attempts`` were made or
+    ``retry_timeout`` seconds went by, whichever comes first (``None``: no
+    bound of that kind). Then a connection failure raises
+    ``PlacementUnreachable`` with one line naming Placement, how long and
+    why; a last 503 is returned as Placement gave it. A certificate that
+    does not verify (``verify``: the CA file, or False) is not retried:
+    ``PlacementUnreachable`` at once, naming TLS and what failed.
+    """
+
+    def __init__(self, base_url: str, *, token: str = 'admin',
+                 timeout: float = 30.0, attempts: int | None = 5, max_wait: float = 2.0,
+                 retry_timeout: float | None = None, verify: bool | str = True,
+                 cert: str | tuple[str, str] | None = None):
+        super().__init__(base_url, attempts=attempts, max_wait=max_wait,
+                         retry_timeout=retry_timeout)
+        self.token = token
+        self.timeout = timeout
+        self.session = requests.Session()
+        # What requests would read from the environment on every request
+        # (proxies, NO_PROXY, a CA bundle), read once here: that reading was
+        # about a third of a GET's CPU in the client, in every daemon.
+        self.session.trust_env = False
+        self.proxies = requests.utils.get_environ_proxies(self.base_url)
+        if verify is True:
+            verify = (os.environ.get('REQUESTS_CA_BUNDLE') or os.environ.get('CURL_CA_BUNDLE')
+                      or True)
+        # Given with each request, where requests lets them win over the session's.
+        self.verify = verify
+        self.cert = cert
+
+    def _send(self, method: str, path: str, data: str | None, headers: dict):
         """One attempt: a ``requests.Response``."""
         return self.session.request(method, self.base_url + path, data=data,
                                     headers={**headers, 'x-auth-token': self.token},
@@ -145,11 +163,12 @@ class HttpTransport:
                                     proxies=self.proxies)
 
 
-class KeystoneTransport(HttpTransport):
+class KeystoneTransport(RetryingTransport):
     """Placement over HTTP as a Keystone user: a keystoneauth1 adapter gets,
     caches and renews the token (once more on a 401), and finds Placement
     in the service catalog unless it was given its URL. Retries as
-    ``HttpTransport``."""
+    ``HttpTransport``; the adapter's session (its TLS options, its proxies)
+    sends each attempt."""
 
     unreachable = (ks_exc.ConnectFailure, ks_exc.ConnectTimeout)
     tls_failures = (ks_exc.SSLError,)
