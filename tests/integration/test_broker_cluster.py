@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import os
 import signal
-import threading
 import time
 
 import pytest
@@ -39,6 +38,7 @@ import sqlalchemy as sa
 
 from cellplane.db.cell.models import instances
 from cellplane_cli.launcher import Launcher
+from tests.support.boot_stream import BootStream
 from tests.support.deployment import EVENTUALLY_SECONDS, ComputePlan, Deployment
 from tests.support.rabbit_cluster import RabbitCluster
 
@@ -76,42 +76,6 @@ def daemons(deployment):
     return {d.spec.name: d.pid for d in Launcher(deployment.run_dir).recorded()}
 
 
-class _Booter:
-    """``server create`` requests one after the other on a thread of their own, until stopped."""
-
-    def __init__(self, deployment, name: str, count: int = 2) -> None:
-        self.uuids: list[str] = []
-        self.requests = 0
-        self._stop = threading.Event()
-        self._errors: list[BaseException] = []
-
-        def boot() -> None:
-            while not self._stop.is_set():
-                try:
-                    created = deployment.cli('server', 'create', f'{name}{self.requests}',
-                                             '--flavor', 'small', '--count', str(count))
-                except BaseException as exc:  # noqa: BLE001 - raised in the test thread by stop()
-                    self._errors.append(exc)
-                    return
-                self.uuids += [s['id'] for s in created]
-                self.requests += 1
-        self._thread = threading.Thread(target=boot, name=f'boot-{name}', daemon=True)
-        self._thread.start()
-
-    def wait_for(self, requests: int) -> None:
-        deadline = time.monotonic() + EVENTUALLY_SECONDS
-        while self.requests < requests and not self._errors:
-            assert time.monotonic() < deadline, f'{requests} boot requests never made'
-            time.sleep(0.1)
-
-    def stop(self) -> list[str]:
-        self._stop.set()
-        self._thread.join(EVENTUALLY_SECONDS)
-        if self._errors:
-            raise self._errors[0]
-        return self.uuids
-
-
 def _settled(deployment, uuids: list[str]) -> None:
     """Until every instance of ``uuids`` is in a cell's database and out of BUILD."""
     cells = [deployment.cell_engine(cell) for cell in deployment.cells]
@@ -136,7 +100,7 @@ def _settled(deployment, uuids: list[str]) -> None:
 
 def _through(deployment, daemons, name: str, fault) -> None:
     """Boots before, during and after ``fault()``; then the bar."""
-    booter = _Booter(deployment, name)
+    booter = BootStream(deployment, name)
     booter.wait_for(1)
     fault()
     booter.wait_for(booter.requests + 1)

@@ -27,6 +27,7 @@ import pytest
 import requests
 
 from placement.client import PlacementClient
+from tests.support.boot_stream import BootStream
 from tests.support.deployment import EVENTUALLY_SECONDS, ComputePlan, Deployment
 
 RESTART_SECONDS = 3
@@ -56,40 +57,6 @@ def deployment(tmp_path_factory, rabbit_server, postgres_server):
 def _create(deployment, name: str, count: int) -> list[str]:
     return [s['id'] for s in deployment.cli('server', 'create', name, '--flavor', 'small',
                                             '--count', str(count))]
-
-
-class _Booter:
-    """Boot requests one after the other on a thread of their own, until stopped."""
-
-    def __init__(self, deployment, name: str, count: int = 2) -> None:
-        self.uuids: list[str] = []
-        self.requests = 0
-        self._stop = threading.Event()
-        self._errors: list[BaseException] = []
-
-        def boot() -> None:
-            while not self._stop.is_set():
-                try:
-                    self.uuids += _create(deployment, f'{name}{self.requests}', count)
-                except BaseException as exc:  # noqa: BLE001 - raised in the test thread by stop()
-                    self._errors.append(exc)
-                    return
-                self.requests += 1
-        self._thread = threading.Thread(target=boot, name=f'boot-{name}', daemon=True)
-        self._thread.start()
-
-    def wait_for(self, requests: int) -> None:
-        deadline = time.monotonic() + EVENTUALLY_SECONDS
-        while self.requests < requests and not self._errors:
-            assert time.monotonic() < deadline, f'{requests} boot requests never made'
-            time.sleep(0.1)
-
-    def stop(self) -> list[str]:
-        self._stop.set()
-        self._thread.join(EVENTUALLY_SECONDS)
-        if self._errors:
-            raise self._errors[0]
-        return self.uuids
 
 
 def _settled(deployment, uuids: list[str]) -> dict[str, dict]:
@@ -142,7 +109,7 @@ class _Prober:
 
 
 def test_a_placement_database_restart_fails_no_boot(deployment):
-    booter = _Booter(deployment, 'pgp', count=3)
+    booter = BootStream(deployment, 'pgp', count=3)
     booter.wait_for(1)
     proxy = deployment.database_proxies['placement']
     prober = _Prober(deployment)
@@ -194,7 +161,7 @@ def test_a_cell_database_cut_moves_boots_to_the_other_cell_and_loses_nothing(dep
     proxy = deployment.database_proxies['cell1']
     proxy.stop()
     cut_at = time.monotonic()
-    booter = _Booter(deployment, 'cut')
+    booter = BootStream(deployment, 'cut')
     try:
         # Asked and placed while cell1's database is away: in cell2.
         asked = _create(deployment, 'away', 3)
