@@ -12,8 +12,10 @@ nothing new lands there while it empties. Each instance is then moved by
 the very calls the ``cellplane server live-migrate|migrate`` commands and
 the compute API's server actions make (``cellplane_api.moves``), at most
 ``parallel`` at once: a live migration ends ``done`` or ``failed``; a cold
-migration ends ``finished`` and the drain confirms it at once (a drain
-frees the source: nobody is asked to confirm), so it ends ``confirmed``.
+migration is asked ``confirm_at_finish`` (a drain frees the source: nobody
+is asked to confirm), so its cell conductor confirms it as it finishes and
+it ends ``confirmed`` (one still ``finished`` after ``CONFIRM_GRACE``, from
+a cell conductor that does not confirm, is confirmed by the drain).
 An instance that cannot move (refused: not ACTIVE, busy; or its move ended
 ``failed``/``error``: NoValidHost with the scheduler's reason, every
 destination failed) stays where it is, as the move left it: ACTIVE on this
@@ -59,6 +61,9 @@ NOT_STARTED = 'not started'
 GONE = 'gone'
 
 POLL_SECONDS = 0.2
+# A cold move asked confirm_at_finish and seen finished this long is
+# confirmed by the drain (its cell conductor does not do it).
+CONFIRM_GRACE = 5.0
 DEFAULT_MOVE_TIMEOUT = 600.0
 
 
@@ -105,6 +110,8 @@ class _InFlight:
     migration: migrations.Migration
     started: float
     confirm_asked: bool = False
+    # When a move confirmed at its finish was first seen still finished.
+    finished_seen: float | None = None
 
 
 def disable(api_engine: Engine, one: compute_services.Located,
@@ -165,8 +172,12 @@ class HostDrain:
 
     # -- one move -------------------------------------------------------------------
     def _ask(self, row: dict) -> migrations.Migration:
-        ask = moves.live_migrate if self.mode == LIVE else moves.migrate
-        return ask(self._api_engine, self._cells, self._conductor, self._ctxt, row['uuid'])
+        if self.mode == LIVE:
+            return moves.live_migrate(self._api_engine, self._cells, self._conductor,
+                                      self._ctxt, row['uuid'])
+        # Confirmed by the cell conductor as it finishes: nobody is asked to.
+        return moves.migrate(self._api_engine, self._cells, self._conductor, self._ctxt,
+                             row['uuid'], confirm_at_finish=True)
 
     def _read(self, flying: list[_InFlight]) -> dict[str, migrations.Migration]:
         """The migrations of the moves in flight, by uuid: one read of the cell per poll."""
@@ -221,15 +232,25 @@ class HostDrain:
                                                     'drain): it runs on this host again',
                            **done)
         if migration.status == migrations.FINISHED and not moving.confirm_asked:
-            moving.confirm_asked = True
-            try:
-                moves.confirm(self._api_engine, self._cells, self._conductor, self._ctxt,
-                              row['uuid'])
-            except servers.ServerError as exc:
-                return Outcome(result=NOT_MOVED, dest_host=migration.dest_host,
-                               reason=f'moved to {migration.dest_host} but not confirmed '
-                                      f'({exc}): the source keeps its allocation until '
-                                      f'`cellplane server resize confirm`', **done)
+            # A move asked confirm_at_finish is confirmed by its cell conductor
+            # as it finishes: asked here only if it stays finished (a cell
+            # conductor older than the column); refused then because a
+            # confirm is under way (resize_confirming), that one is waited for.
+            by_cell = migration.confirm_at_finish
+            if by_cell and moving.finished_seen is None:
+                moving.finished_seen = now
+            if not by_cell or now - moving.finished_seen > CONFIRM_GRACE:
+                moving.confirm_asked = True
+                try:
+                    moves.confirm(self._api_engine, self._cells, self._conductor,
+                                  self._ctxt, row['uuid'])
+                except servers.ServerError as exc:
+                    if not (by_cell and isinstance(exc, moves.MoveConflict)):
+                        return Outcome(result=NOT_MOVED, dest_host=migration.dest_host,
+                                       reason=f'moved to {migration.dest_host} but not '
+                                              f'confirmed ({exc}): the source keeps its '
+                                              f'allocation until `cellplane server resize '
+                                              f'confirm`', **done)
         if now - moving.started > self._move_timeout:
             return Outcome(result=NOT_MOVED, reason=(
                 f'still {migration.status} after {self._move_timeout:g} s; the drain '

@@ -113,13 +113,13 @@ def _cell(api_engine: Engine, cells: CellDatabases, instance_uuid: str) -> str:
 
 def _record(conn, ctxt: RequestContext, instance_uuid: str, row: dict, migration_type: str,
             action: str, *, old_flavor: Flavor, new_flavor: Flavor,
-            dest_host: str | None = None) -> Migration:
+            dest_host: str | None = None, confirm_at_finish: bool = False) -> Migration:
     """A ``queued`` migration from the instance's host and node, and its instance action."""
     migration = migrations.create(
         conn, uuid=str(uuidlib.uuid4()), instance_uuid=instance_uuid,
         migration_type=migration_type, source_host=row['host'], source_node=row['node'],
         old_flavor=old_flavor, new_flavor=new_flavor, request_id=ctxt.request_id,
-        dest_host=dest_host)
+        dest_host=dest_host, confirm_at_finish=confirm_at_finish)
     instance_actions.start_action(
         conn, instance_uuid, action, request_id=ctxt.request_id, user_id=ctxt.user_id,
         project_id=ctxt.project_id)
@@ -148,8 +148,13 @@ def _send(conductor: SuperConductorAPI, ctxt: RequestContext, engine: Engine, ce
 
 def migrate(api_engine: Engine, cells: CellDatabases, conductor: SuperConductorAPI,
             ctxt: RequestContext, instance_uuid: str, *,
-            flavor: str | None = None) -> Migration:
-    """Ask for a cold migration (``flavor`` None) or a resize of the server; its queued migration."""
+            flavor: str | None = None, confirm_at_finish: bool = False) -> Migration:
+    """Ask for a cold migration (``flavor`` None) or a resize of the server; its queued migration.
+
+    ``confirm_at_finish``: the move is confirmed as soon as it finishes, by
+    the cell conductor (as a host drain wants: nobody is asked to confirm),
+    so that it ends ``confirmed`` without a ``confirm`` of the caller's.
+    """
     new_flavor = None
     if flavor is not None:
         try:
@@ -174,7 +179,8 @@ def migrate(api_engine: Engine, cells: CellDatabases, conductor: SuperConductorA
             migrations.MIGRATION if new_flavor is None else migrations.RESIZE,
             (instance_actions.ACTION_MIGRATE if new_flavor is None
              else instance_actions.ACTION_RESIZE),
-            old_flavor=old_flavor, new_flavor=new_flavor or old_flavor)
+            old_flavor=old_flavor, new_flavor=new_flavor or old_flavor,
+            confirm_at_finish=confirm_at_finish)
     _send(conductor, ctxt, engine, cell_uuid, migration, ended=migrations.ERROR,
           task_state=instances.RESIZE_PREP, what=f'the move of server {instance_uuid}')
     return migration

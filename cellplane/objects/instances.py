@@ -282,11 +282,15 @@ def set_task_state(conn: Connection, uuid: str, task_state: str | None, *,
 
 
 def place_after_move(conn: Connection, uuid: str, *, host: str, node: str,
-                     flavor: Flavor, vm_state: str) -> bool:
-    """The instance runs on ``host``/``node`` at ``flavor`` (a move finished or reverted); False if deleted."""
+                     flavor: Flavor, vm_state: str, task_state: str | None = None) -> bool:
+    """The instance runs on ``host``/``node`` at ``flavor`` (a move finished or reverted); False if deleted.
+
+    ``task_state``: what it does next (``resize_confirming``: a move its
+    cell conductor confirms at once), else nothing.
+    """
     done = conn.execute(_UNLESS_DELETED, {
         'b_uuid': uuid, 'host': host, 'node': node, 'flavor': flavor.to_primitive(),
-        'vm_state': vm_state, 'task_state': None, 'updated_at': utcnow()})
+        'vm_state': vm_state, 'task_state': task_state, 'updated_at': utcnow()})
     return done.rowcount == 1
 
 

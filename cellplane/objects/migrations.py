@@ -24,7 +24,9 @@ schedules it)::
 - ``migrating``: the source hands the instance over.
 - ``finished``: the destination runs it; a cold migration or resize
   waits there for confirm or revert (the source allocation is still the
-  migration's).
+  migration's); one asked with ``confirm_at_finish`` (a host drain's) is
+  confirmed by the cell conductor at once, its instance
+  ``resize_confirming`` from the moment it is ``finished``.
 - final: ``confirmed`` (the migration's allocation dropped), ``reverted``
   (back on the source, its allocation the instance's again), ``error``
   (a cold move that could not be done: the instance is ACTIVE on its
@@ -135,6 +137,8 @@ class Migration:
     created_at: datetime.datetime | None
     updated_at: datetime.datetime | None
     finished_at: datetime.datetime | None
+    # Confirmed by the cell conductor as soon as it finishes (a host drain's cold move).
+    confirm_at_finish: bool = False
 
     @property
     def final(self) -> bool:
@@ -158,13 +162,23 @@ class Migration:
                    new_flavor=Flavor.from_primitive(row['new_flavor']),
                    error=row['error'], request_id=row['request_id'], id=row['id'],
                    created_at=row['created_at'], updated_at=row['updated_at'],
-                   finished_at=row['finished_at'])
+                   finished_at=row['finished_at'],
+                   confirm_at_finish=bool(row['confirm_at_finish']))
 
 
 def create(conn: Connection, *, uuid: str, instance_uuid: str, migration_type: str,
            source_host: str, source_node: str, old_flavor: Flavor, new_flavor: Flavor,
-           request_id: str | None = None, dest_host: str | None = None) -> Migration:
-    """A new migration, ``queued`` (``dest_host``: the host the caller named, if any)."""
+           request_id: str | None = None, dest_host: str | None = None,
+           confirm_at_finish: bool = False) -> Migration:
+    """A new migration, ``queued`` (``dest_host``: the host the caller named, if any).
+
+    ``confirm_at_finish`` (a cold migration or resize): the cell conductor
+    confirms it as soon as the destination runs it (``conductor/cell/moves.py``),
+    nobody being asked to.
+    """
+    if confirm_at_finish and migration_type not in (MIGRATION, RESIZE):
+        raise ValueError(f'only a cold migration or resize is confirmed, not a '
+                         f'{migration_type}')
     if migration_type not in TYPES:
         raise ValueError(f'unknown migration type {migration_type!r} (one of '
                          f'{", ".join(TYPES)})')
@@ -173,7 +187,8 @@ def create(conn: Connection, *, uuid: str, instance_uuid: str, migration_type: s
         uuid=uuid, instance_uuid=instance_uuid, migration_type=migration_type,
         status=QUEUED, source_host=source_host, source_node=source_node,
         old_flavor=old_flavor.to_primitive(), new_flavor=new_flavor.to_primitive(),
-        dest_host=dest_host, request_id=request_id, created_at=now, updated_at=now))
+        dest_host=dest_host, request_id=request_id, confirm_at_finish=confirm_at_finish,
+        created_at=now, updated_at=now))
     return get(conn, uuid)
 
 

@@ -11,7 +11,11 @@ instance's the destination's). From there, without any call upward:
 2. ``finished``: the destination runs it. In one transaction the instance
    is on its new host and node at its new flavor (vm_state ``resized``,
    waiting for confirm or revert), the migration ``finished``, the build
-   plan's owner the new host (fencing follows it).
+   plan's owner the new host (fencing follows it). A move asked
+   ``confirm_at_finish`` (a host drain's) is confirmed here at once, as the
+   super conductor would (``_confirm``: Placement, then the source, then
+   the cell); its instance is ``resize_confirming`` from that first write,
+   so the super conductor's resume finishes a confirm stopped half way.
 3. ``reschedule``: a destination failed (its attempt and reason become an
    event of the move's action). The source allocation goes back to the
    instance (``unclaim_move``, the undo of the scheduler's claim); then
@@ -200,12 +204,16 @@ class CellMoves:
                         pass   # it arrived meanwhile
                 live = current.migration_type == migrations.LIVE_MIGRATION
                 evacuated = current.migration_type == migrations.EVACUATION
+                confirm_now = current.confirm_at_finish and not (live or evacuated)
                 migrations.advance(conn, migration_uuid, migrations.ending_of(current, True))
                 # A live migration is over at its switch-over, an evacuation
-                # once rebuilt: ACTIVE there.
+                # once rebuilt: ACTIVE there. A cold move confirmed at once is
+                # taken for its confirm in the same write (resize_confirming),
+                # so that no confirm or revert of anyone else's begins.
                 instances.place_after_move(
                     conn, instance_uuid, host=host, node=node, flavor=current.new_flavor,
-                    vm_state=ACTIVE if live or evacuated else instances.RESIZED)
+                    vm_state=ACTIVE if live or evacuated else instances.RESIZED,
+                    task_state=instances.RESIZE_CONFIRMING if confirm_now else None)
                 build_plans.finish(conn, instance_uuid, host)
                 action_id = self._action(conn, instance_uuid, ctxt)
                 instance_actions.record_event(
@@ -214,9 +222,17 @@ class CellMoves:
                     reason=('runs here: the live migration switched over' if live else
                             f'rebuilt here; {current.source_host} keeps its copy and '
                             f'allocation until it comes back' if evacuated else
+                            f'runs here at flavor {current.new_flavor.name}; confirmed '
+                            f'at once, as asked' if confirm_now else
                             f'runs here at flavor {current.new_flavor.name}; confirm or '
                             f'revert'))
                 instance_actions.finish_action(conn, action_id)
+                if confirm_now:
+                    confirm_action = instance_actions.start_action(
+                        conn, instance_uuid, instance_actions.ACTION_CONFIRM_RESIZE,
+                        request_id=current.request_id,
+                        user_id=getattr(ctxt, 'user_id', None),
+                        project_id=getattr(ctxt, 'project_id', None))
         if stale and current.dest_host == host and current.status in (
                 migrations.FINISHED, migrations.DONE, migrations.CONFIRMED):
             # Told twice (the stalled-move check finished it, then the report came).
@@ -237,6 +253,54 @@ class CellMoves:
         LOG.info('Instance %s moved from %s to %s (migration %s %s)', instance_uuid,
                  current.source_host, host, migration_uuid,
                  'done' if live or evacuated else 'finished')
+        if confirm_now:
+            self._confirm(ctxt, current, node, confirm_action)
+
+    def _confirm(self, ctxt: RequestContext, migration: migrations.Migration, dest_node: str,
+                 action_id: int) -> None:
+        """Confirm a move asked ``confirm_at_finish`` that just finished: Placement, the source, the cell.
+
+        The super conductor's confirm (``conductor/super/moves.py:SuperMoves._confirm``)
+        step for step, in its order: the migration's allocation (the
+        source's) removed, the source told to destroy its stopped copy,
+        then one write: migration ``confirmed``, the instance ACTIVE doing
+        nothing. Stopped before that write (Placement or the bus refusing,
+        this conductor killed), the instance stays ``resize_confirming``
+        and the super conductor's resume (``conductor/super/resume_moves.py``)
+        does it all again after ``move_resume_after``, as for a confirm a
+        dead super conductor began.
+        """
+        try:
+            self._placement.unclaim(migration.uuid)
+        except (PlacementUnreachable, PlacementClientError) as exc:
+            LOG.warning('Move %s of instance %s not confirmed yet: its source allocation '
+                        'could not be removed from Placement (%s); the super conductor\'s '
+                        'resume confirms it', migration.uuid, migration.instance_uuid, exc)
+            return
+        if migration.dest_host != migration.source_host:
+            try:
+                self._compute.discard_instance(ctxt, migration.source_host,
+                                               migration.instance_uuid)
+            except messaging.MessagingException as exc:
+                LOG.warning('Move %s of instance %s not confirmed yet: %s could not be told '
+                            'to destroy its copy (%s); the super conductor\'s resume '
+                            'confirms it', migration.uuid, migration.instance_uuid,
+                            migration.source_host, exc)
+                return
+        with self._engine.begin() as conn:
+            try:
+                migrations.advance(conn, migration.uuid, migrations.CONFIRMED)
+            except migrations.InvalidMigrationTransition as exc:
+                LOG.info('Move %s of instance %s not confirmed here: %s', migration.uuid,
+                         migration.instance_uuid, exc)
+                return
+            instances.place_after_move(conn, migration.instance_uuid,
+                                       host=migration.dest_host, node=dest_node,
+                                       flavor=migration.new_flavor, vm_state=ACTIVE)
+            instance_actions.finish_action(conn, action_id)
+        LOG.info('Move %s of instance %s confirmed at its finish: it runs on %s, %s freed',
+                 migration.uuid, migration.instance_uuid, migration.dest_host,
+                 migration.source_host)
 
     # -- 4. a live migration aborted on its source -------------------------------
     def aborted(self, ctxt: RequestContext, migration_uuid: str, instance_uuid: str,

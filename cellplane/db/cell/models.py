@@ -147,6 +147,8 @@ migrations = sa.Table(
     sa.Column('error', sa.Text, nullable=True),
     sa.Column('request_id', sa.String(255), nullable=True),
     sa.Column('finished_at', sa.DateTime, nullable=True),
+    # A cold move its cell conductor confirms as soon as it finishes (a host drain's).
+    sa.Column('confirm_at_finish', sa.Boolean, nullable=False, server_default=sa.false()),
     sa.Index('migrations_instance_uuid_idx', 'instance_uuid'),
     sa.Index('migrations_status_idx', 'status'),
     *timestamps(),

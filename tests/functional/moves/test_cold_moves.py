@@ -10,11 +10,13 @@ from __future__ import annotations
 import pytest
 
 from cellplane.context import new_context
-from cellplane.objects import flavors, migrations, server_groups
+from cellplane.objects import flavors, instance_actions, migrations, server_groups
 from cellplane_api import moves, servers
 from cellplane_embedded.runtime import CellPlan, CloudPlan, EmbeddedCloud, HostPlan
 from compute_agent.virt.fake import FakeSettings
 from conductor.super import placement_audit
+from conductor.super.resume_moves import MoveResumption
+from placement.client import PlacementUnreachable
 from rpc_schemas.flavor import Flavor
 from rpc_schemas.instance import Instance
 from rpc_schemas.request_spec import RequestSpec
@@ -218,6 +220,80 @@ def test_a_move_left_unconfirmed_past_the_window_is_confirmed(cloud):
     assert _settled(cloud, moved.uuid, migrations.FINAL).status == migrations.CONFIRMED
     assert _held(cloud, moved.uuid) == {}
     assert servers.show(cloud.api_engine, cloud.cells, uuid).status == servers.ACTIVE
+    _delete(cloud, uuid)
+
+
+def _actions(cloud, uuid: str) -> list[tuple[str, bool]]:
+    """The instance's actions, oldest first: (action, finished)."""
+    with cloud.cell_engines['cell1'].connect() as conn:
+        return [(a.action, a.finish_time is not None)
+                for a in instance_actions.actions(conn, uuid)]
+
+
+def test_a_move_asked_to_be_confirmed_at_its_finish_is_confirmed_by_its_cell_conductor(cloud):
+    # What a host drain asks: nobody sends a confirm; the cell conductor
+    # confirms as the destination finishes (Placement, the source, the cell).
+    uuid = _boot(cloud, 'drained')
+    asked = moves.migrate(cloud.api_engine, cloud.cells, cloud.conductor_api, new_context(),
+                          uuid, confirm_at_finish=True)
+    assert asked.confirm_at_finish
+    confirmed = _settled(cloud, asked.uuid, migrations.FINAL)
+    assert (confirmed.status, confirmed.source_host, confirmed.dest_host) == (
+        migrations.CONFIRMED, HOST2, HOST1)
+    assert _held(cloud, asked.uuid) == {}
+    assert _held(cloud, uuid) == {HOST1: SMALL}
+    shown = servers.show(cloud.api_engine, cloud.cells, uuid)
+    assert (shown.status, shown.host, shown.task_state) == (servers.ACTIVE, HOST1, None)
+    eventually(lambda: uuid not in cloud.computes[HOST2].driver.list_instances(),
+               'the source copy destroyed')
+    assert _actions(cloud, uuid)[-2:] == [('migrate', True), ('confirmResize', True)]
+    _delete(cloud, uuid)
+
+
+class _PlacementAway:
+    """The cell conductor's Placement client, unreachable for removals."""
+
+    def __init__(self, inner) -> None:
+        self._inner = inner
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
+
+    def unclaim(self, consumer_uuid: str) -> bool:
+        raise PlacementUnreachable('Placement is away (test)')
+
+
+def test_a_confirm_at_finish_placement_refused_is_finished_by_the_super_conductors_resume(
+        cloud):
+    uuid = _boot(cloud, 'half-confirmed')
+    cell_moves = cloud.cell_conductors['cell1'].manager.moves
+    real, cell_moves._placement = cell_moves._placement, _PlacementAway(cell_moves._placement)
+    try:
+        asked = moves.migrate(cloud.api_engine, cloud.cells, cloud.conductor_api,
+                              new_context(), uuid, confirm_at_finish=True)
+        _settled(cloud, asked.uuid)
+        # Finished and taken for its confirm, which stopped at Placement: the
+        # source allocation still the migration's, no confirm or revert of
+        # anyone else's can begin.
+        assert _held(cloud, asked.uuid) == {HOST2: SMALL}
+        assert servers.show(cloud.api_engine, cloud.cells, uuid).task_state == \
+            'resize_confirming'
+        with pytest.raises(moves.MoveConflict):
+            moves.revert(cloud.api_engine, cloud.cells, cloud.conductor_api, new_context(),
+                         uuid)
+    finally:
+        cell_moves._placement = real
+    resumption = MoveResumption(cloud.super_conductor.manager.moves, cells=cloud.cells,
+                                placement=cloud.placement, resume_after=0)
+    assert resumption.run() == 1
+    assert _settled(cloud, asked.uuid, migrations.FINAL).status == migrations.CONFIRMED
+    assert _held(cloud, asked.uuid) == {}
+    assert _held(cloud, uuid) == {HOST1: SMALL}
+    shown = servers.show(cloud.api_engine, cloud.cells, uuid)
+    assert (shown.status, shown.host, shown.task_state) == (servers.ACTIVE, HOST1, None)
+    eventually(lambda: uuid not in cloud.computes[HOST2].driver.list_instances(),
+               'the source copy destroyed')
+    assert _actions(cloud, uuid)[-1] == ('confirmResize', True)
     _delete(cloud, uuid)
 
 

@@ -150,6 +150,8 @@ def test_a_cold_drain_confirms_each_move_so_the_source_is_freed(cloud):
         migration = _migration(cloud, outcome.migration_uuid)
         assert (migration.migration_type, migration.status, migration.source_host) == (
             migrations.MIGRATION, migrations.CONFIRMED, DRAINED)
+        # Asked to be confirmed by its cell conductor as it finishes.
+        assert migration.confirm_at_finish
     eventually(lambda: not any(
         u in cloud.computes[DRAINED].driver.list_instances() for u in uuids),
                'the stopped copies destroyed on the source')
