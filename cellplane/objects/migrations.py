@@ -309,17 +309,24 @@ def awaiting_cleanup(conn: Connection, source_hosts: Sequence[str]) -> list[Migr
     return [Migration.from_row(r) for r in conn.execute(query).mappings().all()]
 
 
-def take(conn: Connection, uuid: str, *, updated_at: datetime.datetime) -> bool:
-    """Hold a ``queued`` migration to schedule it: its ``updated_at`` from ``updated_at`` to now.
+def take(conn: Connection, uuid: str, *,
+         updated_at: datetime.datetime) -> datetime.datetime | None:
+    """Hold a ``queued`` migration to schedule it: its ``updated_at`` from ``updated_at`` to now; that stamp.
 
     A compare-and-set, so of two super conductors (the one its message
     reached, one resuming it as lost) exactly one schedules it. The first
     take of a migration passes its ``created_at``: a migration never taken
     still has ``updated_at == created_at``.
+
+    The stamp written (None: not taken) travels with the move to the cell
+    conductor (``move_instance``'s ``taken_at``), which starts the move only
+    if the migration is unchanged since: a hand-over of a take that was
+    taken over (resumed as lost) or cancelled since is refused.
     """
+    now = utcnow()
     done = conn.execute(_TAKE, {'b_uuid': uuid, 'b_updated_at': updated_at,
-                                'updated_at': utcnow()})
-    return bool(done.rowcount)
+                                'updated_at': now})
+    return now if done.rowcount else None
 
 
 def delete_for_instance(conn: Connection, instance_uuid: str) -> None:

@@ -34,6 +34,7 @@ destroyed there without touching Placement (``discard_instance``).
 """
 from __future__ import annotations
 
+import datetime
 import logging
 
 from sqlalchemy.engine import Engine
@@ -99,6 +100,19 @@ def _check_move(instance, request_spec, migration, host_list, *,
             or not all(isinstance(s, Selection) for s in host_list)):
         return 'host_list must be a list of Selection payloads'
     return None
+
+
+def _taken_at(value) -> datetime.datetime | str | None:
+    """A hand-over's ``taken_at`` (API 1.9) as a datetime; None if not sent; a str: what is wrong."""
+    if value is None:
+        return None
+    try:
+        stamp = datetime.datetime.fromisoformat(value)
+    except (TypeError, ValueError):
+        return f'taken_at must be an ISO 8601 time, got {value!r}'
+    if stamp.tzinfo is not None:
+        return f'taken_at must be naive UTC, got {value!r}'
+    return stamp
 
 
 class _NotItsBuild(Exception):
@@ -312,14 +326,16 @@ class CellConductorManager:
 
     # -- moves (API 1.6) ---------------------------------------------------------
     def move_instance(self, ctxt, instance: Instance, request_spec: RequestSpec,
-                      migration: Migration, host_list: list[Selection]) -> None:
+                      migration: Migration, host_list: list[Selection],
+                      taken_at: str | None = None) -> None:
         problem = _check_move(instance, request_spec, migration, host_list)
-        if problem:
-            LOG.error('Rejected move_instance: %s', problem)
+        stamp = _taken_at(taken_at)
+        if problem or isinstance(stamp, str):
+            LOG.error('Rejected move_instance: %s', problem or stamp)
             return
         self._guarded('move_instance', ctxt, instance, migration,
                       lambda: self.moves.start(ctxt, instance, request_spec, migration,
-                                               host_list))
+                                               host_list, taken_at=stamp))
 
     def reschedule_move(self, ctxt, instance: Instance, request_spec: RequestSpec,
                         migration: Migration, host_list: list[Selection],
@@ -337,17 +353,19 @@ class CellConductorManager:
 
     # -- evacuations (API 1.7) -------------------------------------------------
     def evacuate_instance(self, ctxt, instance: Instance, request_spec: RequestSpec,
-                          migration: Migration, host_list: list[Selection]) -> None:
+                          migration: Migration, host_list: list[Selection],
+                          taken_at: str | None = None) -> None:
+        stamp = _taken_at(taken_at)
         problem = _check_move(instance, request_spec, migration, host_list) or (
             None if migration.migration_type == migrations.EVACUATION
             else f'migration {migration.uuid} is a {migration.migration_type}, not an '
-                 f'evacuation')
+                 f'evacuation') or (stamp if isinstance(stamp, str) else None)
         if problem:
             LOG.error('Rejected evacuate_instance: %s', problem)
             return
         self._guarded('evacuate_instance', ctxt, instance, migration,
                       lambda: self.moves.start(ctxt, instance, request_spec, migration,
-                                               host_list))
+                                               host_list, taken_at=stamp))
 
     def evacuated_guests(self, ctxt, guests: dict) -> list[dict]:
         """A call: which of a returning agent's guests were evacuated (see ``CellMoves.evacuated_guests``)."""

@@ -57,6 +57,7 @@ discarded there.
 """
 from __future__ import annotations
 
+import datetime
 import logging
 from typing import Sequence
 
@@ -109,12 +110,22 @@ class CellMoves:
 
     # -- 1. the scheduler's destination ---------------------------------------
     def start(self, ctxt: RequestContext, instance: Instance, request_spec: RequestSpec,
-              migration: Migration, host_list: Sequence[Selection]) -> None:
+              migration: Migration, host_list: Sequence[Selection], *,
+              taken_at: datetime.datetime | None = None) -> None:
+        """Start the move the scheduler claimed ``host_list[0]`` for.
+
+        A hand-over that waited here while the super conductor resumed the
+        move as lost (``conductor/super/resume_moves.py``) must not start: the
+        claim is the later scheduling's, whose own hand-over follows.
+        ``taken_at`` (cell conductor API 1.9: the stamp of the super
+        conductor's take) tells them apart in the cell database: the move
+        starts only if the migration is unchanged since (a resume takes it
+        again, an abort cancels it: either changes it). Without it (an older
+        super conductor), Placement is asked whether the instance holds the
+        destination.
+        """
         dest = host_list[0]
-        if not self._claimed_for(instance.uuid, dest):
-            # A hand-over that waited here while the super conductor resumed
-            # the move as lost (conductor/super/resume_moves.py): the claim is
-            # the later scheduling's, whose own move_instance follows.
+        if taken_at is None and not self._claimed_for(instance.uuid, dest):
             LOG.warning('Not starting move %s of instance %s to %s: the instance holds no '
                         'allocation there (the move was scheduled again)', migration.uuid,
                         instance.uuid, dest.service_host)
@@ -122,11 +133,15 @@ class CellMoves:
         with self._engine.begin() as conn:
             try:
                 migrations.advance(conn, migration.uuid, migrations.PRE_MIGRATING,
-                                   dest_host=dest.service_host, dest_node=dest.nodename)
+                                   dest_host=dest.service_host, dest_node=dest.nodename,
+                                   unchanged_since=taken_at)
             except migrations.InvalidMigrationTransition as exc:
                 if exc.current != migrations.CANCELLED:
-                    LOG.warning('Not starting move %s of instance %s again: %s',
-                                migration.uuid, instance.uuid, exc)
+                    LOG.warning('Not starting move %s of instance %s to %s: %s%s',
+                                migration.uuid, instance.uuid, dest.service_host, exc,
+                                '' if taken_at is None else
+                                ' (or it changed since the take this hand-over comes '
+                                'from: scheduled again, or started already)')
                     return
                 action_id = None   # aborted while it was queued
             else:

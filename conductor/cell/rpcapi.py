@@ -84,11 +84,21 @@ and the super conductor's evolve apart):
               the destination's claim dropped and the source allocation
               moved back to the instance.
 
+    1.9 - move_instance and evacuate_instance carry ``taken_at`` (ISO 8601,
+              naive UTC): the ``updated_at`` the super conductor's take of
+              the migration wrote. The cell conductor starts the move only
+              if the migration is unchanged since (a compare-and-set in the
+              cell database), which tells a hand-over of a move resumed as
+              lost (or cancelled) since from the current one without asking
+              Placement. Below 1.9 (or without it) it asks Placement whether
+              the instance holds the destination, as before.
+
 ``[upgrade_levels] cell_conductor`` caps what this client sends.
 """
 from __future__ import annotations
 
 import dataclasses
+import datetime
 from typing import Sequence
 
 from cellplane.context import RequestContext
@@ -105,7 +115,7 @@ from rpc_schemas.service_status import ServiceStatus
 
 TOPIC = 'conductor'
 NAMESPACE = 'cell_conductor'
-API_VERSION = '1.8'
+API_VERSION = '1.9'
 
 
 class EvacuateNotSupported(RuntimeError):
@@ -194,11 +204,18 @@ class CellConductorAPI(RPCAPIClient):
 
     def move_instance(self, ctxt: RequestContext, instance: Instance,
                       request_spec: RequestSpec, migration: Migration,
-                      host_list: Sequence[Selection]) -> None:
-        """Cast (API 1.6): drive the move of ``instance`` to ``host_list[0]`` (claimed)."""
-        self.prepare('move_instance', '1.6').cast(
-            ctxt, 'move_instance', instance=instance, request_spec=request_spec,
-            migration=migration, host_list=list(host_list))
+                      host_list: Sequence[Selection], *,
+                      taken_at: datetime.datetime | None = None) -> None:
+        """Cast (API 1.6; 1.9 with ``taken_at``): drive the move of ``instance`` to ``host_list[0]`` (claimed)."""
+        self._hand_over('move_instance', '1.6', ctxt, taken_at, instance=instance,
+                        request_spec=request_spec, migration=migration,
+                        host_list=list(host_list))
+
+    def _hand_over(self, method: str, version: str, ctxt: RequestContext,
+                   taken_at: datetime.datetime | None, **kwargs) -> None:
+        if taken_at is not None and self.can_send_version('1.9'):
+            version, kwargs['taken_at'] = '1.9', taken_at.isoformat()
+        self.prepare(method, version).cast(ctxt, method, **kwargs)
 
     def reschedule_move(self, ctxt: RequestContext, instance: Instance,
                         request_spec: RequestSpec, migration: Migration,
@@ -223,15 +240,16 @@ class CellConductorAPI(RPCAPIClient):
 
     def evacuate_instance(self, ctxt: RequestContext, instance: Instance,
                           request_spec: RequestSpec, migration: Migration,
-                          host_list: Sequence[Selection]) -> None:
-        """Cast (API 1.7): rebuild ``instance``, whose host is down, on ``host_list[0]`` (claimed)."""
+                          host_list: Sequence[Selection], *,
+                          taken_at: datetime.datetime | None = None) -> None:
+        """Cast (API 1.7; 1.9 with ``taken_at``): rebuild ``instance`` (its host down) on ``host_list[0]``."""
         if not self.can_send_version('1.7'):
             raise EvacuateNotSupported(
                 f'evacuate_instance needs cell conductor API 1.7; [upgrade_levels] '
                 f'cell_conductor caps it at {self.version_cap}')
-        self.prepare('evacuate_instance', '1.7').cast(
-            ctxt, 'evacuate_instance', instance=instance, request_spec=request_spec,
-            migration=migration, host_list=list(host_list))
+        self._hand_over('evacuate_instance', '1.7', ctxt, taken_at, instance=instance,
+                        request_spec=request_spec, migration=migration,
+                        host_list=list(host_list))
 
     def can_clean_evacuations(self) -> bool:
         """Whether this client may ask which guests were evacuated (API 1.7)."""

@@ -119,10 +119,14 @@ class SuperMoves:
             LOG.info('Move %s is %s already: not scheduled again', migration_uuid,
                      migration.status)
             return
+        # The take's stamp (resumed: the resume's, read with the migration):
+        # the cell conductor starts the move only if the migration is unchanged since.
+        taken_at = migration.updated_at
         if not resumed:
             with moving.engine.begin() as conn:
-                taken = migrations.take(conn, migration_uuid, updated_at=migration.created_at)
-            if not taken:
+                taken_at = migrations.take(conn, migration_uuid,
+                                           updated_at=migration.created_at)
+            if taken_at is None:
                 LOG.info('Move %s is being scheduled already (resumed as lost): this '
                          'message is skipped', migration_uuid)
                 return
@@ -155,7 +159,8 @@ class SuperMoves:
                      if migration.migration_type == migrations.EVACUATION
                      else conductor.move_instance)
         try:
-            hand_over(ctxt, instance, spec, migration.payload(), host_list)
+            hand_over(ctxt, instance, spec, migration.payload(), host_list,
+                      taken_at=taken_at)
         except Exception as exc:  # any failure: the claim must not stay behind
             LOG.exception('Could not hand move %s to the conductor of cell %s',
                           migration_uuid, moving.cell.name)

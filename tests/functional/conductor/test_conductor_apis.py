@@ -33,6 +33,7 @@ import oslo_messaging as messaging
 from rpc_schemas.build_attempt import BuildAttempt
 from rpc_schemas.flavor import Flavor
 from rpc_schemas.instance import Instance
+from rpc_schemas.migration import Migration
 from rpc_schemas.request_spec import RequestSpec
 from rpc_schemas.selection import Selection
 from rpc_schemas.service_status import ServiceStatus
@@ -65,7 +66,7 @@ def test_each_conductor_api_has_its_own_cap(tmp_path, bus):
     assert super_.pick_version('schedule_and_build_instances', '1.2') == '1.2'
 
     conf = _load(tmp_path, 'super_conductor = 1.1')
-    assert CellConductorAPI(bus.transport, conf=conf).version_cap == '1.8'
+    assert CellConductorAPI(bus.transport, conf=conf).version_cap == '1.9'
     assert SuperConductorAPI(bus.transport, conf=conf).version_cap == '1.1'
     with pytest.raises(MethodNotAllowedByCap, match=r'\[upgrade_levels\] super_conductor'):
         SuperConductorAPI(bus.transport, conf=conf).prepare(
@@ -218,6 +219,41 @@ def test_a_client_capped_below_1_5_names_the_reschedule_as_a_1_4_conductor_knows
 
         assert eventually(lambda: old.rescheduled, 'the reschedule served') == [
             (instance.uuid, 'h-1')]
+    finally:
+        server.stop()
+        server.wait()
+
+
+class _CellConductor18:
+    """A cell conductor of the previous release (API 1.8): move_instance without taken_at."""
+
+    target = messaging.Target(namespace='cell_conductor', version='1.8')
+
+    def __init__(self):
+        self.moves = []
+
+    def move_instance(self, ctxt, instance, request_spec, migration, host_list):
+        self.moves.append((instance.uuid, migration.uuid))
+
+
+def test_a_client_capped_below_1_9_hands_a_move_over_without_its_take(tmp_path, bus):
+    old = _CellConductor18()
+    server = build_server(bus.transport, topic='conductor', server='old-cond',
+                          endpoints=[old])
+    server.start()
+    try:
+        capped = CellConductorAPI(bus.transport, conf=_load(tmp_path, 'cell_conductor = 1.8'))
+        instance, spec, alternates, _ = _failed_build('h-1')
+        migration = Migration(uuid='00000000-0000-4000-8000-0000000000aa',
+                              instance_uuid=instance.uuid, migration_type='migration',
+                              source_host='h-0', source_node='h-0',
+                              old_flavor=spec.flavor, new_flavor=spec.flavor)
+
+        capped.move_instance(new_context(), instance, spec, migration, alternates,
+                             taken_at=datetime.datetime(2026, 11, 27, 10, 0, 0, 123456))
+
+        assert eventually(lambda: old.moves, 'the move handed over') == [
+            (instance.uuid, migration.uuid)]
     finally:
         server.stop()
         server.wait()

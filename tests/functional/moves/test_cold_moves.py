@@ -442,3 +442,69 @@ def test_a_live_migration_aborted_while_queued_has_a_claim_that_comes_after_undo
                                 queued.uuid).migration.status == migrations.CANCELLED
     assert uuid in _running(cloud, source) and uuid not in _running(cloud, dest)
     _delete(cloud, uuid)
+
+
+class _CountedPlacement:
+    """The cell conductor's Placement client, counting its reads of allocations."""
+
+    def __init__(self, inner) -> None:
+        self._inner = inner
+        self.reads = 0
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
+
+    def get_allocations(self, consumer_uuid: str):
+        self.reads += 1
+        return self._inner.get_allocations(consumer_uuid)
+
+
+def test_a_hand_over_from_a_take_taken_again_since_is_not_started_nor_placement_asked(cloud):
+    # The super conductor that took the move died after its scheduler
+    # claimed; another one took it over (a second take) and scheduled it
+    # again. The first hand-over, arriving late, carries the first take's
+    # stamp: the migration changed since, so it is not started, and the cell
+    # conductor need not ask Placement whose claim the instance holds.
+    uuid = _boot(cloud, 'taken-twice')
+    source = servers.show(cloud.api_engine, cloud.cells, uuid).host
+    dest = HOST1 if source != HOST1 else HOST3
+    queued = moves.live_migrate(cloud.api_engine, cloud.cells, _HeldSuperConductor(),
+                                new_context(), uuid)
+    with cloud.cell_engines['cell1'].begin() as conn:
+        first = migrations.take(conn, queued.uuid, updated_at=queued.created_at)
+    with cloud.cell_engines['cell1'].begin() as conn:
+        second = migrations.take(conn, queued.uuid, updated_at=first)
+    assert first is not None and second is not None and second != first
+    node = cloud.computes[dest].node_uuid
+    cloud.placement.claim_move(uuid, queued.uuid, {node: SMALL}, project_id='p', user_id='u')
+    cell_uuid = servers.cell_of(cloud.api_engine, uuid)
+    row = servers.show(cloud.api_engine, cloud.cells, uuid)
+    instance = Instance(uuid=uuid, project_id='p', user_id='u',
+                        flavor=Flavor(name='small', vcpus=1, memory_mb=512, root_gb=1),
+                        display_name='taken-twice', vm_state='active', task_state=None,
+                        host=row.host, node=row.node, cell_uuid=cell_uuid)
+    selection = Selection(service_host=dest, nodename=dest, compute_node_uuid=node,
+                          cell_uuid=cell_uuid, allocation_request_version='1.36',
+                          allocation_request={'allocations': {node: {'resources': SMALL}}})
+    spec = RequestSpec(flavor=instance.flavor, project_id='p', user_id='u')
+    conductor = cloud.agents['cell1'].manager.conductor
+    cell_moves = cloud.cell_conductors['cell1'].manager.moves
+    counted = _CountedPlacement(cell_moves._placement)
+    real, cell_moves._placement = cell_moves._placement, counted
+    try:
+        conductor.move_instance(new_context(), instance, spec, queued.payload(), [selection],
+                                taken_at=first)
+        conductor.move_instance(new_context(), instance, spec, queued.payload(), [selection],
+                                taken_at=second)
+        moved = _settled(cloud, queued.uuid, migrations.FINAL)
+    finally:
+        cell_moves._placement = real
+    assert (moved.status, moved.dest_host) == (migrations.DONE, dest)
+    assert counted.reads == 0
+    # Started once: one scheduling event, by the second hand-over.
+    with cloud.cell_engines['cell1'].connect() as conn:
+        [live] = [a for a in instance_actions.actions(conn, uuid)
+                  if a.action == 'live-migration']
+    assert [e.event for e in live.events].count('conductor_schedule_move') == 1
+    assert _held(cloud, uuid) == {dest: SMALL} and _held(cloud, queued.uuid) == {}
+    _delete(cloud, uuid)
