@@ -179,12 +179,12 @@ class HostDrain:
         return moves.migrate(self._api_engine, self._cells, self._conductor, self._ctxt,
                              row['uuid'], confirm_at_finish=True)
 
-    def _read(self, flying: list[_InFlight]) -> dict[str, migrations.Migration]:
-        """The migrations of the moves in flight, by uuid: one read of the cell per poll."""
+    def _read(self, flying: list[_InFlight]) -> dict[str, migrations.Progress]:
+        """How far the moves in flight are, by migration uuid: one read of the cell per poll."""
         with self._one.engine.connect() as conn:
-            return migrations.get_many(conn, [moving.migration.uuid for moving in flying])
+            return migrations.progress_of(conn, [moving.migration.uuid for moving in flying])
 
-    def _source_held(self, migration: migrations.Migration) -> bool:
+    def _source_held(self, migration: migrations.Progress) -> bool:
         """Whether the migration's consumer still holds the source's allocation (unknown: no)."""
         try:
             return bool(self._placement.get_allocations(migration.uuid).allocations)
@@ -192,7 +192,7 @@ class HostDrain:
             return False
 
     def _settle(self, moving: _InFlight, now: float,
-                read: dict[str, migrations.Migration] | sa.exc.SQLAlchemyError
+                read: dict[str, migrations.Progress] | sa.exc.SQLAlchemyError
                 ) -> Outcome | None:
         """The move's outcome once it is over; None while it goes on (a finished cold one is confirmed).
 

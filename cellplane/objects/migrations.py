@@ -196,7 +196,8 @@ def create(conn: Connection, *, uuid: str, instance_uuid: str, migration_type: s
 # built once, not per call (building a statement and its cache key costs about
 # what running it does; see cellplane/objects/flavors.py's _BY_ID).
 _BY_UUID = sa.select(migrations).where(migrations.c.uuid == sa.bindparam('b_uuid'))
-_BY_UUIDS = sa.select(migrations).where(
+_PROGRESS = sa.select(migrations.c.uuid, migrations.c.status, migrations.c.dest_host,
+                      migrations.c.error, migrations.c.confirm_at_finish).where(
     migrations.c.uuid.in_(sa.bindparam('b_uuids', expanding=True)))
 # advance's compare-and-set: the SET columns come from the parameters.
 _ADVANCE = migrations.update().where(
@@ -217,12 +218,28 @@ def get(conn: Connection, uuid: str) -> Migration:
     return Migration.from_row(row)
 
 
-def get_many(conn: Connection, uuids: Sequence[str]) -> dict[str, Migration]:
-    """The migrations of this cell among ``uuids``, by uuid (one statement; those not here left out)."""
+@dataclasses.dataclass(frozen=True)
+class Progress:
+    """How far a migration is: what one who waits for it reads (``progress_of``), no flavors decoded."""
+
+    uuid: str
+    status: str
+    dest_host: str | None
+    error: str | None
+    confirm_at_finish: bool
+
+
+def progress_of(conn: Connection, uuids: Sequence[str]) -> dict[str, Progress]:
+    """The progress of this cell's migrations among ``uuids``, by uuid (one statement; those not here left out).
+
+    What a host drain polls its moves in flight with, every poll: the few
+    columns it reads, as tuples (a whole ``Migration`` decodes two flavors).
+    """
     if not uuids:
         return {}
-    rows = conn.execute(_BY_UUIDS, {'b_uuids': list(uuids)}).mappings().all()
-    return {row['uuid']: Migration.from_row(row) for row in rows}
+    return {uuid: Progress(uuid, status, dest_host, error, bool(confirm))
+            for uuid, status, dest_host, error, confirm
+            in conn.execute(_PROGRESS, {'b_uuids': list(uuids)})}
 
 
 def get_by_id(conn: Connection, migration_id: int) -> Migration:

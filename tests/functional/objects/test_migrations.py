@@ -143,3 +143,17 @@ def test_a_queued_migration_is_taken_once_first_by_its_creation_time_then_by_wha
         current = migrations.get(conn, migration.uuid)
         # No longer queued: nobody takes it.
         assert not migrations.take(conn, migration.uuid, updated_at=current.updated_at)
+
+
+def test_progress_of_reads_how_far_each_migration_is_in_one_statement(cell):
+    with cell.begin() as conn:
+        made, other = _new(conn), _new(conn)
+        migrations.advance(conn, made.uuid, migrations.PRE_MIGRATING, dest_host='h2',
+                           dest_node='h2')
+        migrations.advance(conn, other.uuid, migrations.ERROR, error='no room')
+    with cell.connect() as conn:
+        found = migrations.progress_of(conn, [made.uuid, other.uuid, str(uuidlib.uuid4())])
+        assert migrations.progress_of(conn, []) == {}
+    assert found == {
+        made.uuid: migrations.Progress(made.uuid, migrations.PRE_MIGRATING, 'h2', None, False),
+        other.uuid: migrations.Progress(other.uuid, migrations.ERROR, None, 'no room', False)}
