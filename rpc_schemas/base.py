@@ -24,6 +24,7 @@ import functools
 import importlib.resources
 import json
 import re
+import threading
 import types
 import typing
 from typing import Any, Callable, ClassVar
@@ -223,7 +224,35 @@ def stored_schema(cls: type[Payload]) -> dict:
         ) from None
 
 
-@functools.cache
+def _built_once(build: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """``functools.cache`` for one argument, built by one thread while the others wait.
+
+    A daemon's handler threads meet a payload class for the first time
+    together (a drain's hundred moves reaching a cell conductor at once):
+    under ``functools.cache`` each of them built the same thing, and a
+    compiled schema costs 2-14 ms of CPU (tens of ms on a loaded machine),
+    so a third of a cell conductor's samples in a host drain were
+    fastjsonschema compiling what another thread was compiling already.
+    """
+    built: dict = {}
+    lock = threading.RLock()
+
+    @functools.wraps(build)
+    def get(key):
+        try:
+            return built[key]
+        except KeyError:
+            pass
+        with lock:
+            if key not in built:
+                built[key] = build(key)
+            return built[key]
+
+    get.cache_clear = built.clear
+    return get
+
+
+@_built_once
 def compiled_check(cls: type[Payload]) -> Callable[[Any], Any]:
     """The stored schema compiled to Python: the fast path for valid data.
 
@@ -235,7 +264,7 @@ def compiled_check(cls: type[Payload]) -> Callable[[Any], Any]:
     return fastjsonschema.compile(stored_schema(cls))
 
 
-@functools.cache
+@_built_once
 def stored_validator(cls: type[Payload]) -> jsonschema.protocols.Validator:
     """The reference validator, used to word the errors of invalid data."""
     schema = stored_schema(cls)

@@ -321,3 +321,39 @@ def test_invalid_data_of_an_older_minor_names_the_version_sent_and_the_one_read_
         REGISTRY.from_primitive(wire)
     assert str(err.value) == ("ServiceStatus 1.0 data is invalid: 'host' is a required "
                               "property (read as ServiceStatus 1.1)")
+
+
+def test_a_schema_first_met_by_many_threads_at_once_is_compiled_once(monkeypatch):
+    # A drain's moves reach a cell conductor's handler threads together: each
+    # thread compiling the same schema cost a third of that conductor's CPU.
+    import threading
+
+    import fastjsonschema
+
+    from rpc_schemas import base
+
+    compiled = []
+    real = fastjsonschema.compile
+
+    def slow_compile(schema):
+        compiled.append(schema['title'])
+        threading.Event().wait(0.2)     # long enough for every thread to ask meanwhile
+        return real(schema)
+
+    monkeypatch.setattr(fastjsonschema, 'compile', slow_compile)
+    base.compiled_check.cache_clear()
+    start = threading.Barrier(8)
+    answers = []
+
+    def first_message():
+        start.wait()
+        answers.append(base.compiled_check(Ping))
+
+    threads = [threading.Thread(target=first_message) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    base.compiled_check.cache_clear()
+    assert compiled == [f'Ping {Ping.VERSION}']
+    assert len(answers) == 8 and len({id(a) for a in answers}) == 1
