@@ -14,7 +14,9 @@ Moves (API 1.6: ``move_instance``, ``reschedule_move``, ``move_started``,
 ``move_finished``; API 1.8: ``move_aborted``) are ``conductor/cell/moves.py``'s; a move whose
 handling failed unexpectedly ends in error with the instance on its source.
 Evacuations (API 1.7: ``evacuate_instance``, and a returning host's
-``evacuated_guests`` call and ``evacuations_cleaned``) are there too.
+``evacuated_guests`` call and ``evacuations_cleaned``) are there too. From
+API 1.9 ``move_instance`` and ``evacuate_instance`` carry ``taken_at``, the
+stamp of the super conductor's take (``CellMoves.start``).
 
 A compute host's heartbeat lists the builds it holds: they are marked
 started in their build plans, so that the stalled-build check tells a cast
