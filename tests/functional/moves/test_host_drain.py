@@ -10,6 +10,7 @@ then undrains host1 and deletes its servers.
 """
 from __future__ import annotations
 
+import dataclasses
 import time
 
 import pytest
@@ -23,7 +24,7 @@ from cellplane.objects import (
     server_groups,
 )
 from cellplane.traits import COMPUTE_STATUS_DISABLED
-from cellplane_api import compute_services, host_drain, servers
+from cellplane_api import compute_services, host_drain, moves, servers
 from cellplane_api import failure_domains as domains_api
 from cellplane_embedded.runtime import CloudPlan, EmbeddedCloud
 from tests.support.polling import eventually
@@ -155,6 +156,36 @@ def test_a_cold_drain_confirms_each_move_so_the_source_is_freed(cloud):
     eventually(lambda: not any(
         u in cloud.computes[DRAINED].driver.list_instances() for u in uuids),
                'the stopped copies destroyed on the source')
+    _undrain_and_delete(cloud, uuids)
+
+
+def test_a_cold_move_its_cell_conductor_leaves_finished_is_confirmed_by_the_drain(
+        cloud, monkeypatch):
+    # A cell conductor older than migrations.confirm_at_finish finishes the
+    # move and waits for a confirm, as before: the drain sends it after
+    # CONFIRM_GRACE instead of waiting for its move_timeout.
+    uuids = _boot(cloud, 'old-cell', count=1)
+    real_get = migrations.get
+
+    def unaware(conn, uuid):
+        return dataclasses.replace(real_get(conn, uuid), confirm_at_finish=False)
+
+    asked = []
+    real_confirm = moves.confirm
+
+    def confirm(*args, **kwargs):
+        asked.append(args[-1])
+        return real_confirm(*args, **kwargs)
+
+    monkeypatch.setattr(migrations, 'get', unaware)
+    monkeypatch.setattr(moves, 'confirm', confirm)
+    monkeypatch.setattr(host_drain, 'CONFIRM_GRACE', 0.0)
+    report = _drain(cloud, mode=host_drain.COLD, move_timeout=20)
+    monkeypatch.undo()
+    _moved_off(cloud, report, uuids)
+    [outcome] = report.outcomes
+    assert asked == uuids           # the drain's confirm, through the API role
+    assert _migration(cloud, outcome.migration_uuid).status == migrations.CONFIRMED
     _undrain_and_delete(cloud, uuids)
 
 
