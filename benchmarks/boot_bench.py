@@ -85,6 +85,13 @@ the POSTs were answered and while the polls were), and ``GET
 project in the C cells (booted up to that many first): the median and p95
 of ``--list-calls`` calls and the API's CPU per call.
 
+``--profile DIR`` records every daemon with py-spy over the idle measure
+and over the boots (``benchmarks/daemon_profile.py``: one file of
+collapsed stacks per daemon and phase, and ``python
+benchmarks/daemon_profile.py DIR`` for the functions that took most of
+each); the recording takes CPU of its own, so a profiled run's figures
+are for finding where the time goes, not for comparing.
+
 ``--record-backends`` runs the whole measure once per scheduling-record
 backend (``[scheduler] record_backend``: none, database, jsonlines), each on
 a fresh deployment, and ends with a table of the two side by side: records
@@ -133,6 +140,7 @@ from conductor.super.rpcapi import SuperConductorAPI
 # isort: split
 import broker_profile  # the sibling benchmarks/broker_profile.py
 import compute_api_client  # the sibling benchmarks/compute_api_client.py
+import daemon_profile  # the sibling benchmarks/daemon_profile.py
 import machine as machine_facts  # the sibling benchmarks/machine.py
 import oslo_messaging as messaging
 import progress  # the sibling benchmarks/progress.py
@@ -822,7 +830,8 @@ def run(args, record_backend: str | None = None, queues: str = 'quorum',
             if args.profile_broker and cluster is not None:
                 broker_profile.start(cluster.nodes)
             broker_idle_before = node_cpu(cluster)
-            idle = idle_cpu(deployment, IDLE_SECONDS)
+            with daemon_profile.profiled(deployment, args.profile, 'idle'):
+                idle = idle_cpu(deployment, IDLE_SECONDS)
             broker_idle = {node: 100 * (seconds - broker_idle_before.get(node, 0.0))
                            / IDLE_SECONDS for node, seconds in node_cpu(cluster).items()}
             idle_profile = (broker_profile.report(cluster.nodes)
@@ -847,6 +856,8 @@ def run(args, record_backend: str | None = None, queues: str = 'quorum',
                 broker_profile.start(cluster.nodes)
             this_before = time.process_time()
             watch = ConnectionWatch(deployment).__enter__()
+            spies = daemon_profile.profiled(deployment, args.profile, 'boots')
+            spies.__enter__()
             try:
                 # Compared, each path boots one first: connections, caches, the
                 # first Keystone validation are not what is measured.
@@ -875,6 +886,7 @@ def run(args, record_backend: str | None = None, queues: str = 'quorum',
             except _SingleOnly:
                 pass
             finally:
+                spies.__exit__(None, None, None)
                 watch.__exit__()
             cpu = cpu_by_role(cpu_before, daemon_cpu(deployment))
             cpu['this process (API role, polling)'] = time.process_time() - this_before
@@ -1195,6 +1207,12 @@ def main(argv=None) -> int:
                         help='with --brokers: where each node spent the boots (its '
                              'schedulers\' states, reductions by kind of process: '
                              'benchmarks/broker_profile.py)')
+    parser.add_argument('--profile', type=Path, metavar='DIR',
+                        help='py-spy records every daemon while idle and over the boots, '
+                             'as collapsed stacks in DIR/DAEMON-idle.txt and '
+                             'DIR/DAEMON-boots.txt (benchmarks/daemon_profile.py DIR sums '
+                             'them up); the recording costs CPU, so its figures are not '
+                             'for comparison')
     parser.add_argument('--via', metavar='PATHS', default='direct',
                         help='comma-separated: direct (today\'s path: the API role\'s '
                              'servers.create from this process, the databases polled) and/or '
@@ -1247,6 +1265,9 @@ def main(argv=None) -> int:
         queues = list(dict.fromkeys(setting for _, setting in pairs))
     if args.profile_broker and 'machine' in brokers:
         parser.error('--profile-broker needs --brokers (nodes of the run\'s own)')
+    if args.profile is not None:
+        daemon_profile.py_spy()
+        args.profile.mkdir(parents=True, exist_ok=True)
     backends = args.record_backends.split(',') if args.record_backends else [None]
     reports = []
     with contextlib.ExitStack() as stack:

@@ -31,14 +31,11 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
-import contextlib
 import functools
 import json
 import os
 import shutil
-import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -63,6 +60,7 @@ from conductor.super.rpcapi import SuperConductorAPI
 
 # isort: split
 import boot_bench  # the sibling benchmarks/boot_bench.py: deployment, boots, CPU
+import daemon_profile  # the sibling benchmarks/daemon_profile.py: py-spy on each daemon
 import progress  # the sibling benchmarks/progress.py
 
 from tests.support import backing_services
@@ -79,45 +77,6 @@ POOL = {'pool_size': 2, 'max_overflow': 2}
 CLIENT = 'this process (boot client; drains)'
 # A move of this benchmark takes seconds: one still going after this is stuck.
 MOVE_TIMEOUT = 120.0
-
-
-@contextlib.contextmanager
-def profiled(deployment: Deployment, out: Path | None, phase: str):
-    """With ``out``: py-spy records each daemon while the block runs (collapsed stacks).
-
-    One file per daemon: ``DIR/<daemon>-<phase>.txt`` (``scheduler``,
-    ``super-conductor``, ``conductor-cell1``, ``placement``...).
-    """
-    if out is None:
-        yield
-        return
-    spies = [subprocess.Popen([str(py_spy()), 'record', '--pid', str(pid),
-                               '--format', 'raw', '--rate', '100', '--nonblocking', '--gil',
-                               '--output', str(out / f'{name}-{phase}.txt')],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-             for name, pid in daemon_pids(deployment).items()]
-    try:
-        yield
-    finally:
-        for spy in spies:
-            spy.send_signal(signal.SIGINT)
-        for spy in spies:
-            spy.wait(timeout=60)
-
-
-def daemon_pids(deployment: Deployment) -> dict[str, int]:
-    """Each daemon's pid, by the name the launcher recorded it under."""
-    return {pid_file.stem: json.loads(pid_file.read_text())['pid']
-            for pid_file in deployment.run_dir.glob('*.pid')}
-
-
-def py_spy() -> Path:
-    """py-spy: this venv's, else the one on PATH."""
-    here = Path(sys.executable).parent / 'py-spy'
-    found = here if here.exists() else shutil.which('py-spy')
-    if found is None:
-        raise SystemExit('move_bench: --profile needs py-spy (pip install py-spy)')
-    return Path(found)
 
 
 def drained_hosts(deployment: Deployment, count: int, taken: set[str]) -> list[tuple[str, str]]:
@@ -185,7 +144,7 @@ def move_phase(deployment, api_engine, cells, conductor, mode: str, hosts: list[
     cpu_before = boot_bench.daemon_cpu(deployment)
     own_before = time.process_time()
     started = time.perf_counter()
-    with profiled(deployment, profile, f'drain-{mode}'):
+    with daemon_profile.profiled(deployment, profile, f'drain-{mode}'):
         reports = drain_all(deployment, api_engine, cells, conductor, hosts, mode=mode,
                             parallel=parallel, move_timeout=move_timeout)
     seconds = time.perf_counter() - started
@@ -248,7 +207,7 @@ def run(args) -> dict:
                                            boot_bench.daemon_cpu(deployment)).items()}
             cpu_before = boot_bench.daemon_cpu(deployment)
             own_before = time.process_time()
-            with profiled(deployment, args.profile, 'boot'):
+            with daemon_profile.profiled(deployment, args.profile, 'boot'):
                 boots = boot_bench.boot(deployment, path, name='single',
                                         sizes=[1] * args.instances, capacity=capacity,
                                         stall_seconds=args.stall_seconds)
@@ -414,7 +373,7 @@ def main(argv=None) -> int:
     parser.add_argument('--json', metavar='FILE', help='also write the report as JSON')
     args = parser.parse_args(argv)
     if args.profile is not None:
-        py_spy()
+        daemon_profile.py_spy()
         args.profile.mkdir(parents=True, exist_ok=True)
     sizes = SMOKE if args.smoke else DEFAULTS
     for key, value in sizes.items():
