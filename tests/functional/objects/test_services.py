@@ -20,6 +20,17 @@ def cell_engine(tmp_path):
     engine.dispose()
 
 
+@pytest.fixture(params=['sqlite', 'postgresql'])
+def either_cell_engine(request, tmp_path):
+    """A cell DB on SQLite, then on PostgreSQL (the heartbeat's UPDATE differs by dialect)."""
+    url = (f'sqlite:///{tmp_path}/cell.sqlite' if request.param == 'sqlite'
+           else request.getfixturevalue('postgres_url'))
+    engine = engines.create_engine(url)
+    migrate.sync('cell', engine)
+    yield engine
+    engine.dispose()
+
+
 def _status(**overrides) -> ServiceStatus:
     values = dict(host='cmp1', binary='cellplane-compute', topic='compute',
                   report_time=datetime.datetime.now(datetime.timezone.utc),
@@ -87,3 +98,26 @@ def test_down_is_judged_alike_in_python_and_in_sql_at_the_boundary(cell_engine):
                                                service_down_time=60, now=now)] == ['edge', 'fresh']
     assert services.count_silent(cell_engine, 'cellplane-compute', service_down_time=60,
                                  now=now) == (2, 4)
+
+
+def test_a_batch_refreshes_the_rows_it_finds_and_creates_the_others(either_cell_engine):
+    cell_engine = either_cell_engine
+    services.record_heartbeats(cell_engine, [_status(host='old1'), _status(host='old2')])
+    with cell_engine.begin() as conn:
+        conn.execute(sa.update(services_table).where(services_table.c.host == 'old2')
+                     .values(disabled=True, disabled_reason='rack work'))
+    services.record_heartbeats(cell_engine, [
+        _status(host='old1', version='0.2.0'), _status(host='old2', version='0.3.0'),
+        _status(host='new1', disabled=True, disabled_reason='new rack'),
+        _status(host='old1', version='0.2.0'),   # repeated: written once
+        _status(host='old1', binary='cellplane-conductor', topic='conductor')])
+    rows = {(r['host'], r['binary']): r for r in services.list_all(cell_engine)}
+    assert {key: (r['report_count'], r['version'], r['disabled'])
+            for key, r in rows.items()} == {
+        ('old1', 'cellplane-compute'): (2, '0.2.0', False),
+        ('old2', 'cellplane-compute'): (2, '0.3.0', True),
+        ('new1', 'cellplane-compute'): (1, '0.1.0', True),
+        ('old1', 'cellplane-conductor'): (1, '0.1.0', False)}
+    assert rows[('old2', 'cellplane-compute')]['disabled_reason'] == 'rack work'
+    assert rows[('old1', 'cellplane-compute')]['last_seen_at'] == \
+        rows[('new1', 'cellplane-compute')]['last_seen_at']
