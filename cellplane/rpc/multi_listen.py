@@ -9,12 +9,22 @@ machine is 832 sockets in all), 500 heartbeat threads and 500 poll loops.
 ``listen_as(transport, target, servers)`` gives the same listener for
 several server names at once, on ONE connection:
 
-- RabbitMQ (``rabbit://``): one consumer per ``<topic>.<server>`` queue,
-  each the very queue a standalone server of that name would consume, so a
-  cast to ``server=<name>`` reaches it exactly as it would reach a
-  one-host process; plus the topic queue and one fanout queue. oslo.messaging
-  re-declares all of them when it reconnects (they are the connection's
-  consumers, as its own listener's are).
+- RabbitMQ (``rabbit://``): ONE queue for all the names, the first name's
+  ``<topic>.<server>`` (what a standalone server of that name consumes),
+  bound to the exchange with the routing key ``<topic>.<name>`` of every
+  other name too: a cast to ``server=<name>`` is routed to it as it would
+  be to a one-host process's own queue; plus the topic queue and one fanout
+  queue. A queue per name was the alternative, and what this did before:
+  with quorum queues (cellplane's default) each is a Raft group with its
+  own process, log and timers on the broker; 10 agents of 500 hosts
+  declaring 5,000 of them took the machine's broker minutes (about 26 ms
+  each here) and it stopped answering new connections meanwhile, where
+  5,000 bindings take seconds and hold nothing between messages.
+  oslo.messaging re-declares the queue when it reconnects (it is the
+  connection's consumer, as its own listener's are), and the bindings
+  with it. Messages a hollow agent of an earlier version left in its
+  per-host queues stay there: delete those queues (or the vhost's, as
+  ``deploy/run-local.sh purge`` does) when upgrading.
 - The in-process ``fake://`` driver (the embedded mode): one listener with
   one target per server name, which looks at all its queues under one lock
   per sweep (the driver's own listener takes two locks and builds an
@@ -38,7 +48,7 @@ from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
 
 # isort: split
 import oslo_messaging as messaging
-from oslo_messaging._drivers import amqpdriver, base, common, impl_fake
+from oslo_messaging._drivers import amqpdriver, base, common, impl_fake, impl_rabbit
 from oslo_messaging.rpc.server import RPCServer
 
 
@@ -66,11 +76,40 @@ def _listen_amqp(driver, target, servers, batch_size, batch_timeout):
     exchange = driver._get_exchange(target)
     conn.declare_topic_consumer(exchange_name=exchange, topic=target.topic,
                                 callback=listener)
-    for server in servers:
-        conn.declare_topic_consumer(exchange_name=exchange,
-                                    topic=f'{target.topic}.{server}', callback=listener)
+    first, *others = servers
+    # As Connection.declare_topic_consumer makes it, plus the other names' keys.
+    conn.declare_consumer(_ManyKeysConsumer(
+        exchange_name=exchange, queue_name=f'{target.topic}.{first}',
+        routing_key=f'{target.topic}.{first}', type='topic', durable=conn.durable,
+        exchange_auto_delete=conn.amqp_auto_delete,
+        queue_auto_delete=conn.amqp_auto_delete, callback=listener,
+        rabbit_ha_queues=conn.rabbit_ha_queues,
+        enable_cancel_on_failover=conn.enable_cancel_on_failover,
+        rabbit_quorum_queue=conn.rabbit_quorum_queue,
+        rabbit_quorum_queue_config=conn.rabbit_quorum_queue_config,
+        more_routing_keys=[f'{target.topic}.{name}' for name in others]))
     conn.declare_fanout_consumer(target.topic, listener)
     return base.PollStyleListenerAdapter(listener, batch_size, batch_timeout)
+
+
+class _ManyKeysConsumer(impl_rabbit.Consumer):
+    """oslo.messaging's consumer of one queue, bound with more routing keys than its own.
+
+    ``declare`` runs at the first connection and again at each reconnection:
+    the bindings are made again with the queue (binding twice is a no-op).
+    They are sent without waiting for each answer; the last one waits, so a
+    refused binding fails the declaration as a refused queue would.
+    """
+
+    def __init__(self, *args, more_routing_keys: Sequence[str], **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.more_routing_keys = list(more_routing_keys)
+
+    def declare(self, conn):
+        super().declare(conn)
+        for index, key in enumerate(self.more_routing_keys):
+            self.queue.bind_to(self.exchange, routing_key=key,
+                               nowait=index < len(self.more_routing_keys) - 1)
 
 
 def _listen_fake(driver, target, servers, batch_size, batch_timeout):
