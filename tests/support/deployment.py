@@ -470,8 +470,15 @@ class Deployment:
         try:
             while True:
                 seen = set()
-                for engine in cell_engines:
-                    seen |= compute_nodes.hosts_with_service(engine)
+                try:
+                    for engine in cell_engines:
+                        seen |= compute_nodes.hosts_with_service(engine)
+                except sa.exc.OperationalError as exc:
+                    # A server shared with other work may refuse a connection
+                    # for a while (too many clients): look again until the deadline.
+                    assert time.monotonic() < deadline, f'cell databases unreadable: {exc}'
+                    time.sleep(1.0)
+                    continue
                 if seen >= wanted:
                     break
                 assert time.monotonic() < deadline, \
