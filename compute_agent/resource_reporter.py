@@ -104,19 +104,23 @@ class ResourceReporter:
         provider = self._placement.get_provider(self.node_uuid)
         created = provider is None
         if created:
-            self._placement.ensure_provider(self.node_uuid, self.nodename)
+            provider = self._placement.create_provider(self.node_uuid, self.nodename)
             written.append('provider')
+        # Each write is sent at the generation the last answer gave (a
+        # conflict reads it again): no read of the provider before each.
+        generation = provider.generation
         # A provider just created has no inventory and no traits: no need to read them.
         current = {} if created else {
             rc: inv.as_body() for rc, inv in self._placement.get_inventory(self.node_uuid).items()}
         if wanted != current:
-            self._placement.set_inventory(self.node_uuid, wanted)
+            generation = self._placement.set_inventory(self.node_uuid, wanted,
+                                                       generation=generation)
             written.append('inventory')
         present = frozenset() if created else self._placement.get_traits(self.node_uuid)
         # The operator's, not the driver's: a disabled host stays disabled.
         traits = traits | (present & OPERATOR_TRAITS)
         if traits != present:
-            self._placement.set_traits(self.node_uuid, traits)
+            self._placement.set_traits(self.node_uuid, traits, generation=generation)
             written.append('traits')
         if written:
             LOG.info('Resource provider %s (%s) updated in Placement: %s',

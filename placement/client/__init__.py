@@ -11,11 +11,16 @@ it raises; all importable from here). Services build theirs from
 
 What it offers, each generation-safe:
 
-* ``ensure_provider`` - create the provider unless it exists;
+* ``ensure_provider`` - create the provider unless it exists
+  (``create_provider``: create it, for a caller that just saw it absent);
 * ``get_inventory`` / ``get_traits`` - read them (to write only on change);
 * ``set_inventory`` / ``set_traits`` / ``set_aggregates`` - replace them,
   re-reading the provider generation and retrying when another writer
-  bumped it (409 placement.concurrent_update);
+  bumped it (409 placement.concurrent_update); given the generation the
+  caller last saw (``generation=``), the first write is sent at it without
+  reading the provider first. The custom traits a client has created are
+  not created again by each ``set_traits`` of that client (a new host's
+  first report is then three requests, not eight);
 * ``change_aggregates`` - add and remove some aggregates, keeping the
   others, read and written at one generation (a conflict reads again);
 * ``get_candidates`` - typed allocation candidates for the caller's query;
@@ -89,6 +94,8 @@ class PlacementClient:
     """Typed operations on Placement over a Transport."""
 
     def __init__(self, transport: Transport, *, generation_retries: int = 10):
+        # The custom traits this client created (or found): not PUT again.
+        self._custom_traits: set[str] = set()
         self.transport = CountedTransport(transport)
         self.generation_retries = generation_retries
 
@@ -143,6 +150,11 @@ class PlacementClient:
         found = self.get_provider(uuid)
         if found is not None:
             return found
+        return self.create_provider(uuid, name, parent_uuid)
+
+    def create_provider(self, uuid: str, name: str,
+                        parent_uuid: str | None = None) -> Provider:
+        """Create the provider ``uuid`` (with ``name``); if it exists already, that one."""
         body = {'uuid': uuid, 'name': name}
         if parent_uuid:
             body['parent_provider_uuid'] = parent_uuid
@@ -157,12 +169,14 @@ class PlacementClient:
             raise PlacementClientError(resp.status, detail, code)
         return Provider.from_body(resp.body)
 
-    def _with_generation(self, uuid: str, write) -> int:
-        """Run ``write(generation)``, re-reading the generation on conflict."""
-        provider = self.get_provider(uuid)
-        if provider is None:
-            raise PlacementClientError(404, f'no resource provider {uuid}')
-        generation = provider.generation
+    def _with_generation(self, uuid: str, write, generation: int | None = None) -> int:
+        """Run ``write(generation)``, re-reading the generation on conflict.
+
+        ``generation``: the one the caller last saw, tried first (a stale
+        one is a conflict, read again); None reads it first.
+        """
+        if generation is None:
+            generation = self._generation_of(uuid)
         for _ in range(self.generation_retries):
             resp = write(generation)
             if resp.status == 200:
@@ -170,13 +184,16 @@ class PlacementClient:
             detail, code = resp.error()
             if resp.status != 409 or code != CONCURRENT_UPDATE:
                 raise PlacementClientError(resp.status, detail, code)
-            provider = self.get_provider(uuid)
-            if provider is None:
-                raise PlacementClientError(404, f'no resource provider {uuid}')
-            generation = provider.generation
+            generation = self._generation_of(uuid)
         raise PlacementClientError(409, f'provider {uuid} kept changing; gave up after '
                                         f'{self.generation_retries} attempts',
                                    CONCURRENT_UPDATE)
+
+    def _generation_of(self, uuid: str) -> int:
+        provider = self.get_provider(uuid)
+        if provider is None:
+            raise PlacementClientError(404, f'no resource provider {uuid}')
+        return provider.generation
 
     def get_inventory(self, uuid: str) -> dict[str, Inventory]:
         """The provider's inventory, resource class -> ``Inventory``."""
@@ -195,22 +212,33 @@ class PlacementClient:
         """The provider's traits."""
         return frozenset(self._call('GET', f'/resource_providers/{uuid}/traits').body['traits'])
 
-    def set_inventory(self, uuid: str, inventories: dict[str, Inventory | dict]) -> int:
+    def set_inventory(self, uuid: str, inventories: dict[str, Inventory | dict], *,
+                      generation: int | None = None) -> int:
         """Replace the provider's inventory; returns the new generation."""
         body = {rc: inv.as_body() if isinstance(inv, Inventory) else inv
                 for rc, inv in inventories.items()}
         return self._with_generation(uuid, lambda gen: self.transport.request(
             'PUT', f'/resource_providers/{uuid}/inventories',
-            {'resource_provider_generation': gen, 'inventories': body}))
+            {'resource_provider_generation': gen, 'inventories': body}), generation)
 
-    def set_traits(self, uuid: str, traits) -> int:
-        """Replace the provider's traits (custom ones are created first)."""
-        for name in traits:
-            if name.startswith('CUSTOM_'):
+    def set_traits(self, uuid: str, traits, *, generation: int | None = None) -> int:
+        """Replace the provider's traits (custom ones are created first, once per client)."""
+        custom = {name for name in traits if name.startswith('CUSTOM_')}
+        for attempt in (1, 2):
+            for name in sorted(custom - self._custom_traits):
                 self._call('PUT', f'/traits/{name}', ok=(201, 204))
-        return self._with_generation(uuid, lambda gen: self.transport.request(
-            'PUT', f'/resource_providers/{uuid}/traits',
-            {'resource_provider_generation': gen, 'traits': sorted(traits)}))
+                self._custom_traits.add(name)
+            try:
+                return self._with_generation(uuid, lambda gen: self.transport.request(
+                    'PUT', f'/resource_providers/{uuid}/traits',
+                    {'resource_provider_generation': gen, 'traits': sorted(traits)}),
+                    generation)
+            except PlacementClientError as exc:
+                # A custom trait deleted since this client made it: make it again, once.
+                if attempt == 2 or exc.status != 400 or not custom:
+                    raise
+                self._custom_traits -= custom
+        raise AssertionError('unreachable')
 
     def set_aggregates(self, uuid: str, aggregates) -> int:
         return self._with_generation(uuid, lambda gen: self.transport.request(

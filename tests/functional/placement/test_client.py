@@ -126,3 +126,48 @@ def test_a_batch_claim_writes_every_consumer_or_none(client):
     assert 'exceed the capacity' in refused.value.detail
     assert client.get_allocations(third).allocations == {}
     assert client.usages('p') == {'INSTANCE': {'VCPU': 6, 'consumer_count': 2}}
+
+
+class RecordingTransport(InProcessTransport):
+    """Notes every request as (method, path)."""
+
+    def __init__(self, app):
+        super().__init__(app)
+        self.seen: list[tuple[str, str]] = []
+
+    def request(self, method, path, body=None, microversion='1.39'):
+        self.seen.append((method, path))
+        return super().request(method, path, body, microversion)
+
+
+def test_a_new_providers_writes_go_at_the_generations_answered_without_reading_it(api):
+    transport = RecordingTransport(api.app)
+    client = PlacementClient(transport)
+    for name in ('host-n1', 'host-n2'):
+        transport.seen.clear()
+        rp = client.create_provider(str(uuid.uuid4()), name).uuid
+        generation = client.set_inventory(rp, {'VCPU': Inventory(total=8)}, generation=0)
+        client.set_traits(rp, ['CUSTOM_HOLLOW', 'HW_CPU_X86_AVX2'], generation=generation)
+        # The custom trait is created by the first provider's set_traits only.
+        creates = [('PUT', '/traits/CUSTOM_HOLLOW')] if name == 'host-n1' else []
+        assert transport.seen == [('POST', '/resource_providers'),
+                                  ('PUT', f'/resource_providers/{rp}/inventories'),
+                                  *creates,
+                                  ('PUT', f'/resource_providers/{rp}/traits')]
+        assert api.get(f'/resource_providers/{rp}/traits').json['traits'] == [
+            'CUSTOM_HOLLOW', 'HW_CPU_X86_AVX2']
+
+
+def test_a_stale_generation_given_is_read_again(client):
+    rp = client.create_provider(str(uuid.uuid4()), 'host-s').uuid
+    client.set_traits(rp, ['HW_CPU_X86_AVX2'])     # generation 1 now
+    assert client.set_inventory(rp, {'VCPU': Inventory(total=8)}, generation=0) == 2
+
+
+def test_a_custom_trait_deleted_since_the_client_made_it_is_made_again(api, client):
+    rp = client.create_provider(str(uuid.uuid4()), 'host-t').uuid
+    client.set_traits(rp, ['CUSTOM_GONE'])
+    client.set_traits(rp, [])
+    assert api.delete('/traits/CUSTOM_GONE').status == 204
+    client.set_traits(rp, ['CUSTOM_GONE'])
+    assert api.get(f'/resource_providers/{rp}/traits').json['traits'] == ['CUSTOM_GONE']

@@ -117,22 +117,25 @@ class _Placement:
         self.reads += 1
         return Provider(uuid, 'n', 1, None, uuid) if self.exists else None
 
-    def ensure_provider(self, uuid, name):
+    def create_provider(self, uuid, name):
         self.exists = True
+        return Provider(uuid, name, 0, None, uuid)
 
     def get_inventory(self, uuid):
         self.reads += 1
         return {rc: Inventory(**body) for rc, body in self.inventory.items()}
 
-    def set_inventory(self, uuid, wanted):
+    def set_inventory(self, uuid, wanted, *, generation=None):
         self.inventory = dict(wanted)
+        return (generation or 0) + 1
 
     def get_traits(self, uuid):
         self.reads += 1
         return self.traits
 
-    def set_traits(self, uuid, traits):
+    def set_traits(self, uuid, traits, *, generation=None):
         self.traits = frozenset(traits)
+        return (generation or 0) + 1
 
 
 def test_a_reporter_in_sync_reads_placement_again_only_on_change_or_when_due():
