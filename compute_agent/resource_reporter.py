@@ -75,8 +75,11 @@ class ResourceReporter:
         self._conductor.compute_node_update(new_context(), record)
         return record
 
-    def sync_placement(self, *, force: bool = False) -> list[str]:
+    def sync_placement(self, *, force: bool = False, absent: bool = False) -> list[str]:
         """Provider, inventory, traits; the names of what had to be written.
+
+        ``absent``: the caller saw no provider of this node (its agent
+        listed them at start), so it is created without being looked up.
 
         Placement is read only when the driver's inventory or traits changed
         since the last sync, or when ``refresh_interval`` seconds passed
@@ -90,7 +93,7 @@ class ResourceReporter:
         if (not force and self._synced == (wanted, traits)
                 and now < self._verify_after):
             return []
-        written = self._write_differences(wanted, traits)
+        written = self._write_differences(wanted, traits, absent=absent)
         self._synced = (wanted, traits)
         # The first refresh of each host falls at a random point of the
         # interval, so that the hosts of one agent do not refresh together.
@@ -99,17 +102,20 @@ class ResourceReporter:
         self._verify_after = now + spread
         return written
 
-    def _write_differences(self, wanted: dict, traits: frozenset[str]) -> list[str]:
+    def _write_differences(self, wanted: dict, traits: frozenset[str], *,
+                           absent: bool = False) -> list[str]:
         written = []
-        provider = self._placement.get_provider(self.node_uuid)
-        created = provider is None
-        if created:
+        provider = None if absent else self._placement.get_provider(self.node_uuid)
+        if provider is None:
             provider = self._placement.create_provider(self.node_uuid, self.nodename)
             written.append('provider')
+        # Generation 0: nothing written to it yet (just created; or created by
+        # another writer since it was listed, and still empty). Otherwise its
+        # inventory and traits are read before they are written.
+        created = provider.generation == 0
         # Each write is sent at the generation the last answer gave (a
         # conflict reads it again): no read of the provider before each.
         generation = provider.generation
-        # A provider just created has no inventory and no traits: no need to read them.
         current = {} if created else {
             rc: inv.as_body() for rc, inv in self._placement.get_inventory(self.node_uuid).items()}
         if wanted != current:

@@ -193,8 +193,10 @@ class HostReports:
         self.evacuated.settle(self.running())
         hosts = self.reporting()
         if self._first:
-            self._remove_hosts_no_longer_served()
-            synced = self._sync_all_at_once(hosts)
+            providers = self._providers_of_this_agent()
+            if providers is not None:
+                self._remove_hosts_no_longer_served(providers)
+            synced = self._sync_all_at_once(hosts, providers)
             self._first = False
         else:
             synced = [h for h in hosts if self._sync(h)]
@@ -216,33 +218,44 @@ class HostReports:
             records.append(record)
         return records
 
-    def _sync(self, hosted: HostedHost) -> bool:
+    def _sync(self, hosted: HostedHost, *, absent: bool = False) -> bool:
         try:
-            hosted.reporter.sync_placement()
+            hosted.reporter.sync_placement(absent=absent)
         except (PlacementUnreachable, PlacementClientError) as exc:
             LOG.error('Resource report of %s failed, retrying in the next interval: %s',
                       hosted.name, exc)
             return False
         return True
 
-    def _sync_all_at_once(self, hosts: list[HostedHost]) -> list[HostedHost]:
+    def _sync_all_at_once(self, hosts: list[HostedHost],
+                          providers: list | None = None) -> list[HostedHost]:
+        """The first sync of every host; ``providers`` (this agent's, listed) spares a lookup each."""
         if len(hosts) <= 1:
             return [h for h in hosts if self._sync(h)]
+        listed = None if providers is None else {p.uuid for p in providers}
+
+        def sync(hosted: HostedHost) -> bool:
+            absent = listed is not None and hosted.reporter.node_uuid not in listed
+            return self._sync(hosted, absent=absent)
+
         with concurrent.futures.ThreadPoolExecutor(
                 max_workers=FIRST_SYNC_THREADS,
                 thread_name_prefix=f'{self._name}-first-sync') as pool:
-            done = list(pool.map(self._sync, hosts))
+            done = list(pool.map(sync, hosts))
         synced = [h for h, ok in zip(hosts, done, strict=True) if ok]
         LOG.info('%d of %d hosted host(s) in sync with Placement', len(synced), len(hosts))
         return synced
 
-    def _remove_hosts_no_longer_served(self) -> None:
+    def _providers_of_this_agent(self) -> list | None:
+        """The providers named ``<agent>-...`` (one request), or None if Placement did not answer."""
         try:
-            providers = self._placement.list_providers(name_prefix=f'{self._name}-')
+            return self._placement.list_providers(name_prefix=f'{self._name}-')
         except (PlacementUnreachable, PlacementClientError) as exc:
             LOG.warning('Could not look for hosts this agent no longer serves (%s); '
                         'trying again at the next start', exc)
-            return
+            return None
+
+    def _remove_hosts_no_longer_served(self, providers: list) -> None:
         gone, kept = [], []
         for provider in providers:
             if (provider.name in self._hosts

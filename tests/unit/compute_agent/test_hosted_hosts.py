@@ -118,6 +118,8 @@ class _Placement:
         return Provider(uuid, 'n', 1, None, uuid) if self.exists else None
 
     def create_provider(self, uuid, name):
+        if self.exists:     # made by another writer meanwhile: that one
+            return Provider(uuid, name, 3, None, uuid)
         self.exists = True
         return Provider(uuid, name, 0, None, uuid)
 
@@ -159,3 +161,24 @@ def test_a_reporter_in_sync_reads_placement_again_only_on_change_or_when_due():
     now[0] += 301                   # due: read again, nothing to write
     assert reporter.sync_placement() == [] and placement.reads == 7
     assert reporter.sync_placement(force=True) == [] and placement.reads == 10
+
+
+def test_a_node_its_agent_saw_absent_is_created_without_a_lookup():
+    placement = _Placement()
+    reporter = ResourceReporter(host='h', nodename='h', driver=FakeDriver(FakeSettings()),
+                                placement=placement, conductor=None, refresh_interval=300,
+                                extra_traits=frozenset({'CUSTOM_HOLLOW_HOST'}))
+    assert reporter.sync_placement(absent=True) == ['provider', 'inventory', 'traits']
+    assert placement.reads == 0
+
+
+def test_a_node_created_by_another_writer_since_it_was_listed_is_read_before_written():
+    placement = _Placement()
+    placement.exists = True
+    placement.inventory = {'VCPU': dict(total=1)}
+    reporter = ResourceReporter(host='h', nodename='h', driver=FakeDriver(FakeSettings()),
+                                placement=placement, conductor=None, refresh_interval=300,
+                                extra_traits=frozenset({'CUSTOM_HOLLOW_HOST'}))
+    assert reporter.sync_placement(absent=True) == ['provider', 'inventory', 'traits']
+    assert placement.reads == 2     # its inventory and traits, not the provider
+    assert placement.traits == {'CUSTOM_HOLLOW_HOST'}
