@@ -146,7 +146,7 @@ import oslo_messaging as messaging
 import progress  # the sibling benchmarks/progress.py
 
 from tests.support import backing_services
-from tests.support.deployment import ComputePlan, Deployment
+from tests.support.deployment import EVENTUALLY_SECONDS, ComputePlan, Deployment
 from tests.support.keystone import MEMBER_A, Keystone
 from tests.support.keystone import VENV as KEYSTONE_VENV
 from tests.support.private_engines import ERL_ARGS
@@ -787,6 +787,16 @@ def list_detail(paths: dict, servers_now: int, args, *, capacity: int) -> dict:
             'api_cpu_ms_per_call': 1000 * cpu / args.list_calls}
 
 
+def ready_seconds(hosts: int) -> float:
+    """How long the deployment may take to register every host: the tests' wait, and more for many.
+
+    A host's first report is a few Placement writes (about 20 ms of CPU,
+    client and server, on this machine), so thousands of them take minutes
+    on a busy machine; the time they took is reported, not hidden.
+    """
+    return max(EVENTUALLY_SECONDS, 0.12 * hosts)
+
+
 def run(args, record_backend: str | None = None, queues: str = 'quorum',
         cluster: RabbitCluster | None = None) -> dict:
     rabbit = backing_services.find_rabbit() if cluster is None else cluster.server()
@@ -818,7 +828,8 @@ def run(args, record_backend: str | None = None, queues: str = 'quorum',
                                 scheduler_workers=args.scheduler_workers,
                                 record_backend=record_backend,
                                 queues=queues, compute_api='api' in via, keystone=keystone,
-                                api_workers=args.api_workers)
+                                api_workers=args.api_workers,
+                                ready_seconds=ready_seconds(args.cells * args.hosts_per_cell))
         cast_vhost = None
         exact = None
         listing = None

@@ -133,8 +133,12 @@ class Deployment:
                  https: Issued | None = None,
                  rabbit_options: dict[str, Any] | None = None,
                  quota: dict[str, Any] | None = None,
-                 oslo_limit: dict[str, Any] | None = None) -> None:
+                 oslo_limit: dict[str, Any] | None = None,
+                 ready_seconds: float = EVENTUALLY_SECONDS) -> None:
         self.workdir = Path(workdir)
+        # How long create() waits for every host to be registered and read
+        # by the scheduler (a benchmark of thousands of hosts gives more).
+        self.ready_seconds = ready_seconds
         self.config_dir = self.workdir / 'etc'
         self.run_dir = self.workdir / 'run'
         self.rabbit = rabbit
@@ -465,7 +469,7 @@ class Deployment:
     def wait_until_schedulable(self) -> None:
         """Every agent's node and heartbeat in its cell DB, then read by the scheduler."""
         wanted = {host for c in self.computes for host in c.hosts}
-        deadline = time.monotonic() + EVENTUALLY_SECONDS
+        deadline = time.monotonic() + self.ready_seconds
         cell_engines = [self.cell_engine(cell) for cell in self.cells]
         try:
             while True:
