@@ -67,6 +67,9 @@ class ResourceReporter:
         # What Placement was last seen or made to hold, and when it was read.
         self._synced: tuple[dict, frozenset[str]] | None = None
         self._verify_after = 0.0
+        # The provider's generation when it was last seen or made to hold
+        # that: a refresh finding it unchanged needs no more reads.
+        self._generation: int | None = None
 
     def report(self) -> ComputeNodeRecord:
         """Bring Placement up to date, then send the node record to the cell conductor."""
@@ -85,7 +88,10 @@ class ResourceReporter:
         since the last sync, or when ``refresh_interval`` seconds passed
         (0: every time), or with ``force``: a thousand idle hosts then cost
         Placement nothing between refreshes. The refreshes of many hosts are
-        spread over the interval, not made at once.
+        spread over the interval, not made at once. A refresh that finds the
+        provider at the generation this reporter last left it (nothing
+        written to it since: no inventory, trait or allocation change) reads
+        nothing more: one request, not three, per host and interval.
         """
         wanted = {rc: inv.as_placement() for rc, inv in self._driver.get_inventory().items()}
         traits = frozenset(self._driver.get_traits()) | self._extra_traits
@@ -93,7 +99,10 @@ class ResourceReporter:
         if (not force and self._synced == (wanted, traits)
                 and now < self._verify_after):
             return []
-        written = self._write_differences(wanted, traits, absent=absent)
+        unchanged = self._synced == (wanted, traits)
+        written = self._write_differences(
+            wanted, traits, absent=absent,
+            generation_seen=self._generation if unchanged and not force else None)
         self._synced = (wanted, traits)
         # The first refresh of each host falls at a random point of the
         # interval, so that the hosts of one agent do not refresh together.
@@ -103,9 +112,12 @@ class ResourceReporter:
         return written
 
     def _write_differences(self, wanted: dict, traits: frozenset[str], *,
-                           absent: bool = False) -> list[str]:
+                           absent: bool = False,
+                           generation_seen: int | None = None) -> list[str]:
         written = []
         provider = None if absent else self._placement.get_provider(self.node_uuid)
+        if provider is not None and provider.generation == generation_seen:
+            return []
         if provider is None:
             provider = self._placement.create_provider(self.node_uuid, self.nodename)
             written.append('provider')
@@ -126,8 +138,10 @@ class ResourceReporter:
         # The operator's, not the driver's: a disabled host stays disabled.
         traits = traits | (present & OPERATOR_TRAITS)
         if traits != present:
-            self._placement.set_traits(self.node_uuid, traits, generation=generation)
+            generation = self._placement.set_traits(self.node_uuid, traits,
+                                                    generation=generation)
             written.append('traits')
+        self._generation = generation
         if written:
             LOG.info('Resource provider %s (%s) updated in Placement: %s',
                      self.node_uuid, self.nodename, ', '.join(written))

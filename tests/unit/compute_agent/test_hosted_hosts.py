@@ -105,21 +105,22 @@ def test_a_stopped_host_holds_its_build_until_it_starts():
 
 
 class _Placement:
-    """Counts the reads a reporter makes; holds one provider's state."""
+    """Counts the reads a reporter makes; holds one provider's state and generation."""
 
     def __init__(self):
         self.reads = 0
         self.inventory = {}
         self.traits = frozenset()
         self.exists = False
+        self.generation = 0
 
     def get_provider(self, uuid):
         self.reads += 1
-        return Provider(uuid, 'n', 1, None, uuid) if self.exists else None
+        return Provider(uuid, 'n', self.generation, None, uuid) if self.exists else None
 
     def create_provider(self, uuid, name):
         if self.exists:     # made by another writer meanwhile: that one
-            return Provider(uuid, name, 3, None, uuid)
+            return Provider(uuid, name, self.generation, None, uuid)
         self.exists = True
         return Provider(uuid, name, 0, None, uuid)
 
@@ -129,7 +130,8 @@ class _Placement:
 
     def set_inventory(self, uuid, wanted, *, generation=None):
         self.inventory = dict(wanted)
-        return (generation or 0) + 1
+        self.generation += 1
+        return self.generation
 
     def get_traits(self, uuid):
         self.reads += 1
@@ -137,7 +139,8 @@ class _Placement:
 
     def set_traits(self, uuid, traits, *, generation=None):
         self.traits = frozenset(traits)
-        return (generation or 0) + 1
+        self.generation += 1
+        return self.generation
 
 
 def test_a_reporter_in_sync_reads_placement_again_only_on_change_or_when_due():
@@ -158,9 +161,15 @@ def test_a_reporter_in_sync_reads_placement_again_only_on_change_or_when_due():
     assert reporter.sync_placement() == ['inventory']
     assert placement.reads == 4
 
+    now[0] += 301                   # due: the provider read, at the generation left
+    assert reporter.sync_placement() == [] and placement.reads == 5
+    assert reporter.sync_placement(force=True) == [] and placement.reads == 8
+
+    placement.generation += 1       # something changed it (an allocation, an operator)
     now[0] += 301                   # due: read again, nothing to write
-    assert reporter.sync_placement() == [] and placement.reads == 7
-    assert reporter.sync_placement(force=True) == [] and placement.reads == 10
+    assert reporter.sync_placement() == [] and placement.reads == 11
+    now[0] += 301
+    assert reporter.sync_placement() == [] and placement.reads == 12
 
 
 def test_a_node_its_agent_saw_absent_is_created_without_a_lookup():
@@ -175,6 +184,7 @@ def test_a_node_its_agent_saw_absent_is_created_without_a_lookup():
 def test_a_node_created_by_another_writer_since_it_was_listed_is_read_before_written():
     placement = _Placement()
     placement.exists = True
+    placement.generation = 3
     placement.inventory = {'VCPU': dict(total=1)}
     reporter = ResourceReporter(host='h', nodename='h', driver=FakeDriver(FakeSettings()),
                                 placement=placement, conductor=None, refresh_interval=300,
