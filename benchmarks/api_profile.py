@@ -119,7 +119,8 @@ def child(args) -> None:
     conf = config.load(files, prog='cellplane-api',
                        registrars=[service_conf.register_opts], setup_logging=False)
     app = cmd.app_from_conf(conf)
-    server.freeze_heap()
+    # The heap as the worker leaves it (a tree before ``settle_heap``: only frozen).
+    getattr(cmd, 'settle_heap', server.freeze_heap)()
     token = args.token
     detail = '/v2.1/servers/detail?limit=1000'
     since = time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(time.time() - 60))

@@ -62,16 +62,22 @@ def _load(main_pid: int, build_worker_app: Callable[[], object], _label: str):
     return build_worker_app()
 
 
-def freeze_heap() -> None:
+def freeze_heap(young_threshold: int | None = None) -> None:
     """Collect, then move every object alive now out of the collector's sight.
 
     Called once a worker's app is built: the modules, the app, the engine
     and its warmed connections are never walked again by a full collection.
     Measured on Placement at 5,000 providers, without it one request in five
     took 35-50 ms instead of 21.
+
+    ``young_threshold``: the net count of new containers that starts a young
+    collection (Python's default is 700), for a worker whose answers keep
+    thousands alive at once while it builds them.
     """
     gc.collect()   # what is garbage now must not be kept forever
     gc.freeze()
+    if young_threshold is not None:
+        gc.set_threshold(young_threshold, *gc.get_threshold()[1:])
 
 
 def die_with(main_pid: int) -> None:
