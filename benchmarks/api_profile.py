@@ -69,6 +69,7 @@ STAGES = [
     ('      _read_cell', 'cellplane_api/servers.py', '_read_cell'),
     ('      build_requests.get_many', 'cellplane/objects/build_requests.py', 'get_many'),
     ('  views.detail', 'cellplane_api/views/servers.py', 'detail'),
+    ('  views.details', 'cellplane_api/views/servers.py', 'details'),
     ('  json_response', 'cellplane_api/request.py', 'json_response'),
     ('sqlalchemy execute', 'sqlalchemy/engine/base.py', '_execute_context'),
     ('psycopg execute', 'psycopg/cursor.py', 'execute'),

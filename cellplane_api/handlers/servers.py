@@ -241,5 +241,5 @@ def list_servers_detail(req):
     req.authorize(rules.DETAIL)
     page, more = server_lists.listed(req, rules.DETAIL_ALL_TENANTS)
     viewer = _viewer(req, page)
-    return json_response({'servers': [views.detail(req, s, viewer) for s in page],
+    return json_response({'servers': views.details(req, page, viewer),
                           **_page_links(req, 'servers/detail', page, more)})
