@@ -381,17 +381,6 @@ def vm_states_of(statuses: Iterable[str]) -> frozenset[str] | None:
     return frozenset(states)
 
 
-def _server(**fields) -> Server:
-    """A ``Server`` from every one of its fields, as a list of thousands builds them.
-
-    A frozen dataclass's ``__init__`` sets each field through
-    ``object.__setattr__``: twice the time of filling its ``__dict__``.
-    """
-    server = object.__new__(Server)
-    server.__dict__.update(fields)
-    return server
-
-
 def _read_cell(engine: Engine, cell: CellMapping, uuids: Sequence[str], *,
                with_events: bool = False,
                accepted_at: Mapping[str, datetime.datetime] | None = None,
@@ -422,20 +411,27 @@ def _read_cell(engine: Engine, cell: CellMapping, uuids: Sequence[str], *,
                                       if errored else ())}
         events = instance_actions.histories(conn, uuids) if with_events else {}
     name, cell_uuid = cell.name, cell.uuid
+    # A list builds thousands: ``_server``'s work inline, and the status of a
+    # server with no task (nearly all) looked up rather than worked out.
+    new, set_field, status_of = object.__new__, object.__setattr__, _STATUS_OF_VM_STATE
     for (uuid, display_name, vm_state, task_state, flavor_text, host, node, created_at,
          updated_at, project, user_id, zone, launched_at, image_ref, description,
          launch_index) in rows:
         flavor, flavor_name = _flavor_of_text(flavor_text)
-        found[uuid] = _server(
-            uuid=uuid, name=display_name, status=_status(vm_state, task_state),
-            task_state=task_state, flavor=flavor_name, cell=name, host=host, node=node,
-            fault=faults.get(uuid) if vm_state == error else None,
-            created_at=accepted_at.get(uuid, created_at),
-            events=tuple(events.get(uuid, ())), project_id=project, user_id=user_id,
-            availability_zone=zone, flavor_id=flavor.flavorid if flavor else None,
-            updated_at=updated_at, launched_at=launched_at, image_ref=image_ref,
-            flavor_spec=flavor, cell_uuid=cell_uuid, description=description,
-            launch_index=launch_index or 0)
+        server = found[uuid] = new(Server)
+        set_field(server, '__dict__', {
+            'uuid': uuid, 'name': display_name,
+            'status': (status_of.get(vm_state) or vm_state.upper() if task_state is None
+                       else _status(vm_state, task_state)),
+            'task_state': task_state, 'flavor': flavor_name, 'cell': name, 'host': host,
+            'node': node, 'fault': faults.get(uuid) if vm_state == error else None,
+            'created_at': accepted_at.get(uuid, created_at),
+            'events': tuple(events.get(uuid, ())) if with_events else (),
+            'project_id': project, 'user_id': user_id, 'availability_zone': zone,
+            'flavor_id': flavor.flavorid if flavor else None, 'updated_at': updated_at,
+            'launched_at': launched_at, 'image_ref': image_ref, 'flavor_spec': flavor,
+            'cell_uuid': cell_uuid, 'description': description,
+            'launch_index': launch_index or 0})
     return found
 
 

@@ -117,12 +117,13 @@ def view_rows(conn: Connection, uuids: Sequence[str], *, project_id: str | None 
                                    instances.c.updated_at.is_(None)))
     if vm_states is not None:
         query = query.where(instances.c.vm_state.in_(sorted(vm_states)))
+    # Fetched at once (iterating a result asks the driver for one row at a time).
     if project_id is None:
         return [tuple(row) for row in conn.execute(query.where(
-            instances.c.uuid.in_(list(uuids))))]
+            instances.c.uuid.in_(list(uuids)))).all()]
     wanted = set(uuids)
     return [tuple(row) for row in conn.execute(query.where(
-        instances.c.project_id == project_id)) if row[0] in wanted]
+        instances.c.project_id == project_id)).all() if row[0] in wanted]
 
 
 def present(conn: Connection, uuids: Sequence[str], *, project_id: str | None = None
