@@ -66,6 +66,8 @@ STAGES = [
     ('    servers.list_servers', 'cellplane_api/servers.py', 'list_servers'),
     ('      instance_mappings.mapped_at', 'cellplane/objects/instance_mappings.py',
      'mapped_at'),
+    ('      instance_mappings.mapped_in_cells', 'cellplane/objects/instance_mappings.py',
+     'mapped_in_cells'),
     ('      _read_cell', 'cellplane_api/servers.py', '_read_cell'),
     ('      build_requests.get_many', 'cellplane/objects/build_requests.py', 'get_many'),
     ('  views.detail', 'cellplane_api/views/servers.py', 'detail'),

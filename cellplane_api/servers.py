@@ -466,18 +466,22 @@ def _list_servers(api_engine: Engine, cells: CellDatabases, uuids, *, with_event
                   include_deleted: bool, cell_timeout: float,
                   read_again: bool, project_id: str | None = None,
                   narrowed: CellFilter | None = None) -> list[Server]:
-    cell_uuids = cell_mappings.uuids_by_id(api_engine)
-    mapped_with_times = instance_mappings.mapped_at(api_engine, uuids, project_id=project_id)
-    mapped = [(uuid, None if cell_id is None else cell_uuids.get(cell_id))
-              for uuid, cell_id, _, _ in mapped_with_times]
-    delete_asked = {uuid for uuid, _, queued, _ in mapped_with_times if queued}
+    mapped = instance_mappings.mapped_in_cells(api_engine, uuids, project_id=project_id)
+    delete_asked = set()
     # A server was created when the API accepted it (Nova's created_at), not
     # when its cell wrote its row: one order whether it is placed yet or not.
-    accepted_at = {uuid: at for uuid, _, _, at in mapped_with_times if at is not None}
+    accepted_at = {}
     by_cell: dict[str, list[str]] = {}
-    for instance_uuid, cell_uuid in mapped:
+    for instance_uuid, cell_uuid, queued, at in mapped:
+        if queued:
+            delete_asked.add(instance_uuid)
+        if at is not None:
+            accepted_at[instance_uuid] = at
         if cell_uuid is not None:
-            by_cell.setdefault(cell_uuid, []).append(instance_uuid)
+            in_cell = by_cell.get(cell_uuid)
+            if in_cell is None:
+                in_cell = by_cell[cell_uuid] = []
+            in_cell.append(instance_uuid)
     # None: in its cell, ruled out by ``narrowed``.
     found: dict[str, Server | None] = {}
     cell_of = {cell_uuid: cells.mapping(cell_uuid) for cell_uuid in by_cell}
@@ -511,21 +515,22 @@ def _list_servers(api_engine: Engine, cells: CellDatabases, uuids, *, with_event
                                 cell_uuid=cell_uuid)
                       for u in by_cell[cell_uuid]})
     pending = build_requests.get_many(
-        api_engine, [u for u, _ in mapped if u not in found])
-    placed_meanwhile = [u for u, cell in mapped
+        api_engine, [u for u, _, _, _ in mapped if u not in found])
+    placed_meanwhile = [u for u, cell, _, _ in mapped
                         if cell is None and u not in found and u not in pending]
     if placed_meanwhile and read_again:
         found.update({s.uuid: s for s in _list_servers(
             api_engine, cells, placed_meanwhile, with_events=with_events,
             include_deleted=True, cell_timeout=cell_timeout, read_again=False)})
     servers = []
-    for instance_uuid, _ in mapped:
+    for instance_uuid, _, _, accepted in mapped:
         server = found.get(instance_uuid)
-        if server is None and instance_uuid in pending:
+        if server is None:
+            if instance_uuid not in pending:
+                continue
             server = _from_build_request(pending[instance_uuid])
-        if server is None or (server.status == DELETED and not include_deleted):
+        if server.status == DELETED and not include_deleted:
             continue
-        accepted = accepted_at.get(instance_uuid)
         if accepted is not None and server.created_at != accepted:
             server = dataclasses.replace(server, created_at=accepted)
         servers.append(server)

@@ -12,7 +12,7 @@ from typing import Iterable, Sequence
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
-from cellplane.db.api.models import instance_mappings
+from cellplane.db.api.models import cell_mappings, instance_mappings
 from rpc_schemas.instance import Instance
 
 # Built once: every create writes with it (see cellplane/objects/flavors.py's _BY_ID).
@@ -91,6 +91,24 @@ def mapped_at(engine: Engine, instance_uuids: Iterable[str] | None = None, *,
     with engine.connect() as conn:
         rows = conn.execute(query).all()
     return [(uuid, cell_id, bool(queued), at) for uuid, cell_id, queued, at in rows]
+
+
+def mapped_in_cells(engine: Engine, instance_uuids: Iterable[str] | None = None, *,
+                    project_id: str | None = None
+                    ) -> list[tuple[str, str | None, bool, datetime.datetime | None]]:
+    """``mapped_at`` with each cell named by its uuid (None: no cell yet), in one query."""
+    query = (sa.select(instance_mappings.c.instance_uuid, cell_mappings.c.uuid,
+                       instance_mappings.c.queued_for_delete, instance_mappings.c.created_at)
+             .select_from(instance_mappings.outerjoin(
+                 cell_mappings, instance_mappings.c.cell_id == cell_mappings.c.id))
+             .order_by(instance_mappings.c.id))
+    if instance_uuids is not None:
+        query = query.where(instance_mappings.c.instance_uuid.in_(list(instance_uuids)))
+    if project_id is not None:
+        query = query.where(instance_mappings.c.project_id == project_id)
+    with engine.connect() as conn:
+        rows = conn.execute(query).all()
+    return [(uuid, cell, bool(queued), at) for uuid, cell, queued, at in rows]
 
 
 def owners_of(engine: Engine, instance_uuids: Iterable[str]) -> dict[str, dict]:
