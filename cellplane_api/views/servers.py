@@ -61,8 +61,9 @@ def _minor(req) -> int:
 
 def isotime(value: datetime.datetime | None) -> str:
     """``2026-11-26T10:00:00Z``; the wall time as stored (naive UTC) whatever its tzinfo."""
-    # isoformat is several times faster than strftime; a list writes three per server.
-    return (value or _EPOCH).isoformat(timespec='seconds')[:19] + 'Z'
+    # isoformat is several times faster than strftime, and twice as fast without its
+    # timespec keyword (the seconds are cut at 19 characters): a list writes three per server.
+    return (value or _EPOCH).isoformat()[:19] + 'Z'
 
 
 @dataclasses.dataclass(frozen=True)
@@ -239,10 +240,9 @@ def details(req, found, viewer: Viewer) -> list[dict]:
             'metadata': {}, 'hostId': host_id(server.project_id, host) if host else '',
             'image': image,
             'flavor': {} if flavor is None else flavor_doc,
-            # isoformat is several times faster than strftime (``isotime``).
-            'created': (created_at or epoch).isoformat(timespec='seconds')[:19] + 'Z',
-            'updated': (server.updated_at or created_at or epoch).isoformat(
-                timespec='seconds')[:19] + 'Z',
+            # As ``isotime`` writes them, inline.
+            'created': (created_at or epoch).isoformat()[:19] + 'Z',
+            'updated': (server.updated_at or created_at or epoch).isoformat()[:19] + 'Z',
             'addresses': {}, 'accessIPv4': '', 'accessIPv6': '',
             'links': [{'rel': 'self', 'href': versioned + uuid},
                       {'rel': 'bookmark', 'href': bookmark + uuid}],
@@ -266,7 +266,8 @@ def details(req, found, viewer: Viewer) -> list[dict]:
         launched_at = server.launched_at
         doc['OS-SRV-USG:launched_at'] = (
             None if launched_at is None
-            else launched_at.isoformat(timespec='microseconds') if launched_at.tzinfo is None
+            # Microseconds always; isoformat writes them by itself unless they are 0.
+            else launched_at.isoformat() if launched_at.microsecond and launched_at.tzinfo is None
             else launched_at.replace(tzinfo=None).isoformat(timespec='microseconds'))
         doc['OS-SRV-USG:terminated_at'] = None
         if extended:
