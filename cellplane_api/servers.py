@@ -30,6 +30,7 @@ from sqlalchemy.engine import Engine
 from cellplane.cells.databases import CellDatabases
 from cellplane.cells.scatter_gather import CellTimeout, gather
 from cellplane.context import RequestContext
+from cellplane.db import reads
 from cellplane.objects import (
     aggregates,
     build_requests,
@@ -394,7 +395,7 @@ def _read_cell(engine: Engine, cell: CellMapping, uuids: Sequence[str], *,
     """
     accepted_at = accepted_at or {}
     error = instance_states.ERROR
-    with engine.connect() as conn:
+    with reads.connect(engine) as conn:
         if narrowed is None:
             rows = instances.view_rows(conn, uuids, project_id=project_id)
             found: dict[str, Server | None] = {}

@@ -12,6 +12,7 @@ from typing import Iterable, Sequence
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
+from cellplane.db import reads
 from cellplane.db.api.models import cell_mappings, instance_mappings
 from rpc_schemas.instance import Instance
 
@@ -106,7 +107,7 @@ def mapped_in_cells(engine: Engine, instance_uuids: Iterable[str] | None = None,
         query = query.where(instance_mappings.c.instance_uuid.in_(list(instance_uuids)))
     if project_id is not None:
         query = query.where(instance_mappings.c.project_id == project_id)
-    with engine.connect() as conn:
+    with reads.connect(engine) as conn:
         rows = conn.execute(query).all()
     return [(uuid, cell, bool(queued), at) for uuid, cell, queued, at in rows]
 

@@ -19,36 +19,14 @@ from typing import Iterator
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Connection, Engine
 
+# Reads without a transaction (two round trips fewer), shared with the compute API.
+from cellplane.db.reads import autocommit
+
 
 @contextlib.contextmanager
 def reader(context) -> Iterator[Connection]:
     with context.engine.connect() as conn, autocommit(conn):
         yield conn
-
-
-@contextlib.contextmanager
-def autocommit(conn: Connection) -> Iterator[Connection]:
-    """Every statement on ``conn`` is its own transaction (PostgreSQL).
-
-    For reads at READ COMMITTED a transaction adds nothing (each statement
-    takes its own snapshot anyway) but two round trips, BEGIN and ROLLBACK.
-    psycopg2's autocommit flag is set on the client side only, then cleared
-    before the connection goes back to the pool. SQLAlchemy's AUTOCOMMIT
-    isolation level would cost a round trip of its own (it sends SET
-    default_transaction_isolation when the connection is returned). On
-    other databases the block runs as it would without this.
-    """
-    if conn.dialect.name != 'postgresql':
-        yield conn
-        return
-    conn.commit()   # nothing of the caller's may stay pending
-    dbapi_conn = conn.connection.dbapi_connection
-    dbapi_conn.autocommit = True
-    try:
-        yield conn
-    finally:
-        if not conn.invalidated:
-            dbapi_conn.autocommit = False
 
 
 def execute_in_autocommit(conn: Connection, sql: str, params) -> list[tuple]:
