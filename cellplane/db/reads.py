@@ -7,8 +7,8 @@ psycopg2 begins a transaction before a connection's first statement (a
 BEGIN round trip) and the pool rolls it back when the connection is returned
 (a ROLLBACK round trip). For reads at READ COMMITTED the transaction adds
 nothing (each statement takes its own snapshot), so ``autocommit`` leaves it
-out: two round trips fewer per connection. Placement's handlers and the
-compute API's server lists read this way.
+out: two round trips fewer per connection. Placement's handlers, the
+compute API's server lists and a create's flavor read this way.
 """
 from __future__ import annotations
 

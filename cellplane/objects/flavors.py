@@ -17,6 +17,7 @@ import os_traits
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
+from cellplane.db import reads
 from cellplane.db.api.models import flavor_projects, flavors
 
 _CUSTOM = re.compile(r'^CUSTOM_[A-Z0-9_]+$')
@@ -118,8 +119,8 @@ _BY_NAME_OR_ID = sa.select(flavors).where((flavors.c.name == sa.bindparam('b_key
 
 
 def find(engine: Engine, flavorid: str) -> FlavorRecord | None:
-    """The flavor with this id (not name), or None."""
-    with engine.connect() as conn:
+    """The flavor with this id (not name), or None (read without a transaction: ``reads``)."""
+    with reads.connect(engine) as conn:
         row = conn.execute(_BY_ID, {'b_id': flavorid}).first()
     return None if row is None else _from_row(row)
 
