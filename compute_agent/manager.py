@@ -127,7 +127,7 @@ def _check_build(instance, request_spec, host_list) -> str | None:
 class ComputeManager:
     """The RPC endpoint of an agent: finds the hosted host a message is for, and acts there."""
 
-    target = messaging.Target(version='1.7')
+    target = messaging.Target(version='1.8')
 
     def __init__(self, *, hosts: Mapping[str, HostedHost], placement: PlacementClient,
                  conductor: CellConductorAPI, computes: ComputeAPI | None = None) -> None:
@@ -456,17 +456,21 @@ class ComputeManager:
                      migration_uuid, instance_uuid, host,
                      'the copy ends now' if ended else 'no copy runs: nothing to do')
 
-    def take_back(self, ctxt, instance: Instance, migration: Migration, host: str) -> None:
-        if not isinstance(instance, Instance) or not isinstance(migration, Migration):
-            LOG.error('Rejected take_back: expected an Instance and a Migration payload')
+    def take_back(self, ctxt, instance: Instance, migration: Migration, host: str,
+                  same_host: bool = False) -> None:
+        if (not isinstance(instance, Instance) or not isinstance(migration, Migration)
+                or not isinstance(same_host, bool)):
+            LOG.error('Rejected take_back: expected an Instance and a Migration payload '
+                      '(and same_host a boolean)')
             return
         hosted = self._move_host('take_back', host)
         if hosted is not None:
-            hosted.run_or_hold(lambda: self._take_back(hosted, instance, migration))
+            hosted.run_or_hold(lambda: self._take_back(hosted, instance, migration, same_host))
 
     @staticmethod
-    def _take_back(hosted: HostedHost, instance: Instance, migration: Migration) -> None:
-        why = moves.take_back(hosted.builder, instance, migration)
+    def _take_back(hosted: HostedHost, instance: Instance, migration: Migration,
+                   same_host: bool) -> None:
+        why = moves.take_back(hosted.builder, instance, migration, same_host=same_host)
         if why is None:
             LOG.info('Instance %s runs on %s again (its move %s failed or was reverted)',
                      instance.uuid, hosted.name, migration.uuid)

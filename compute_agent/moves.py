@@ -135,11 +135,16 @@ def rebuild(builder: InstanceBuilder, instance: Instance, migration: Migration,
 
 
 def take_back(builder: InstanceBuilder, instance: Instance, migration: Migration,
-              selection: Selection | None = None) -> str | None:
-    """Source: run the instance again at its old flavor (the move failed or was reverted); None or why not."""
+              selection: Selection | None = None, *, same_host: bool = False) -> str | None:
+    """Source: run the instance again at its old flavor (the move failed or was reverted); None or why not.
+
+    ``same_host``: the move was a resize on this host, so an instance
+    running here runs at the new size; otherwise one running here never
+    stopped (a failed copy) or was taken back already.
+    """
     flavor = migration.old_flavor
     running = instance.uuid in builder.driver.running()
-    if running and builder.host != migration.dest_host:
+    if running and not same_host:
         # Taken back already (a revert done again by a resuming super conductor).
         _promise_old(builder, instance, migration, selection)
         return None

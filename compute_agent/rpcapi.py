@@ -57,6 +57,11 @@ API versions:
               step of a move of it is under way there), ``running``,
               ``stopped`` (handed over to a move) or ``absent``.
           guests(host: str) -> list[str]: the instances running on ``host``.
+    1.8 - take_back(..., same_host: bool): the move taken back was a same-host
+          resize, so an instance running on its source runs there at the new
+          size and is run again at the old one; without it (1.4) an instance
+          already running there is left as it is (a failed copy, a revert
+          done twice).
 """
 from __future__ import annotations
 
@@ -87,7 +92,7 @@ class LiveMigrationControlNotSupported(RuntimeError):
 class ComputeAPI(RPCAPIClient):
     SERVICE = 'compute'
     TOPIC = TOPIC
-    API_VERSION = '1.7'
+    API_VERSION = '1.8'
 
     def build_and_run_instance(self, ctxt: RequestContext, host: str, instance: Instance,
                                request_spec: RequestSpec,
@@ -152,11 +157,19 @@ class ComputeAPI(RPCAPIClient):
             migration=migration, host_list=list(host_list))
 
     def take_back(self, ctxt: RequestContext, instance: Instance,
-                  migration: Migration) -> None:
-        """Cast to the source: run the instance again at its old flavor."""
-        self.prepare('take_back', '1.4', server=migration.source_host).cast(
-            ctxt, 'take_back', instance=instance, migration=migration,
-            host=migration.source_host)
+                  migration: Migration, *, same_host: bool = False) -> None:
+        """Cast to the source: run the instance again at its old flavor.
+
+        ``same_host``: the move was a resize on its own host (API 1.8; an
+        agent capped below is sent 1.4, which leaves a running instance as
+        it is).
+        """
+        kwargs = dict(instance=instance, migration=migration, host=migration.source_host)
+        version = '1.4'
+        if self.can_send_version('1.8'):
+            version, kwargs['same_host'] = '1.8', same_host
+        self.prepare('take_back', version, server=migration.source_host).cast(
+            ctxt, 'take_back', **kwargs)
 
     def rebuild_instance(self, ctxt: RequestContext, instance: Instance,
                          request_spec: RequestSpec, migration: Migration,

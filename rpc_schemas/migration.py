@@ -5,9 +5,7 @@ destination tried now, the error); this payload is what travels with the
 move: which migration (its uuid is also the Placement consumer holding the
 source host's allocation), what kind, where from, and the flavors before
 and after. The destination is the first Selection of the host list that
-travels beside it; from 1.1 the payload also names the destination the
-move has (or had, for a revert or a failure), so that a source taking an
-instance back can tell a same-host resize from a move to another host.
+travels beside it.
 """
 from __future__ import annotations
 
@@ -27,7 +25,7 @@ EVACUATION = 'evacuation'
 @dataclasses.dataclass(frozen=True)
 class Migration(Payload):
     NAME = 'Migration'
-    VERSION = '1.1'
+    VERSION = '1.0'
     DESCRIPTION = ('A move of one instance between hosts of its cell: the migration '
                    '(and Placement consumer) uuid, its kind, its source, its flavors.')
 
@@ -38,4 +36,3 @@ class Migration(Payload):
     source_node: str = field(minLength=1, maxLength=255)
     old_flavor: Flavor
     new_flavor: Flavor
-    dest_host: str | None = field(default=None, maxLength=255, since='1.1')

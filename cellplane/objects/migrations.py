@@ -149,8 +149,7 @@ class Migration:
         return MigrationPayload(uuid=self.uuid, instance_uuid=self.instance_uuid,
                                 migration_type=self.migration_type,
                                 source_host=self.source_host, source_node=self.source_node,
-                                old_flavor=self.old_flavor, new_flavor=self.new_flavor,
-                                dest_host=self.dest_host)
+                                old_flavor=self.old_flavor, new_flavor=self.new_flavor)
 
     @classmethod
     def from_row(cls, row) -> 'Migration':

@@ -370,7 +370,8 @@ class SuperMoves:
             compute.discard_instance(ctxt, migration.dest_host, migration.instance_uuid)
         instance = _instance({**moving.row, 'host': migration.source_host,
                               'node': migration.source_node}, cell_uuid=moving.cell.uuid)
-        compute.take_back(ctxt, instance, migration.payload())
+        compute.take_back(ctxt, instance, migration.payload(),
+                          same_host=migration.dest_host == migration.source_host)
         with moving.engine.begin() as conn:
             if not self._advance_ending(conn, migration, migrations.REVERTED):
                 return

@@ -149,6 +149,28 @@ def test_a_resize_reverted_runs_on_its_source_at_its_old_flavor_holding_its_own_
     _delete(cloud, uuid)
 
 
+def test_a_same_host_resize_reverted_runs_again_at_its_old_size(cloud):
+    uuid = _boot(cloud, 'same-host')
+    super_moves = cloud.super_conductor.manager.moves
+    super_moves._same_host = True      # [conductor] allow_resize_to_same_host
+    try:
+        moved = _move(cloud, uuid, 'huge')     # only its own host holds 60 GB
+    finally:
+        super_moves._same_host = False
+    assert (moved.status, moved.source_host, moved.dest_host) == (
+        migrations.FINISHED, HOST2, HOST2)
+    guests = cloud.computes[HOST2].driver._instances
+    assert guests[uuid].memory_mb == 60 * GB
+
+    moves.revert(cloud.api_engine, cloud.cells, cloud.conductor_api, new_context(), uuid)
+    assert _settled(cloud, moved.uuid, migrations.FINAL).status == migrations.REVERTED
+    eventually(lambda: guests[uuid].memory_mb == 512, 'running at its old size again')
+    assert uuid in _running(cloud, HOST2)
+    assert _held(cloud, uuid) == {HOST2: SMALL}
+    assert _held(cloud, moved.uuid) == {}
+    _delete(cloud, uuid)
+
+
 def test_a_destination_that_fails_moves_the_move_to_the_next_alternate(cloud):
     uuid = _boot(cloud, 'rescheduled')
     driver = cloud.computes[HOST1].driver

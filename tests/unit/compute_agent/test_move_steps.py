@@ -1,10 +1,17 @@
 """A move's steps on one node (compute_agent.moves): the source taking an instance back, a failed copy."""
 from __future__ import annotations
 
+import copy
 import uuid
 
+import pytest
+from oslo_config import cfg
+
+from cellplane import conf as shared_conf
+from cellplane.rpc.transport import get_transport
 from compute_agent import moves
 from compute_agent.builder import InstanceBuilder
+from compute_agent.rpcapi import ComputeAPI
 from compute_agent.virt import driver
 from compute_agent.virt.fake import FakeDriver, FakeSettings
 from rpc_schemas.flavor import Flavor
@@ -28,10 +35,10 @@ def _running_at(builder: InstanceBuilder, flavor: Flavor) -> Instance:
     return instance
 
 
-def _resize(instance: Instance, source: str, dest: str | None) -> Migration:
+def _resize(instance: Instance, source: str) -> Migration:
     return Migration(uuid=str(uuid.uuid4()), instance_uuid=instance.uuid,
                      migration_type=RESIZE, source_host=source, source_node=source,
-                     old_flavor=OLD, new_flavor=NEW, dest_host=dest)
+                     old_flavor=OLD, new_flavor=NEW)
 
 
 def _size(builder: InstanceBuilder, instance_uuid: str) -> int:
@@ -42,7 +49,7 @@ def test_an_instance_already_running_on_its_source_is_left_running_at_its_old_si
     # A revert done twice, or a copy that failed: it never stopped here.
     source = _builder('h1')
     instance = _running_at(source, OLD)
-    assert moves.take_back(source, instance, _resize(instance, 'h1', 'h2')) is None
+    assert moves.take_back(source, instance, _resize(instance, 'h1')) is None
     assert source.driver.running() == [instance.uuid]
     assert _size(source, instance.uuid) == OLD.memory_mb
     assert source.local_claims.usage() == OLD.placement_resources()
@@ -51,7 +58,7 @@ def test_an_instance_already_running_on_its_source_is_left_running_at_its_old_si
 def test_a_same_host_resize_taken_back_runs_again_at_its_old_size():
     host = _builder('h1')
     instance = _running_at(host, NEW)
-    assert moves.take_back(host, instance, _resize(instance, 'h1', 'h1')) is None
+    assert moves.take_back(host, instance, _resize(instance, 'h1'), same_host=True) is None
     assert _size(host, instance.uuid) == OLD.memory_mb
     assert host.local_claims.usage() == OLD.placement_resources()
 
@@ -62,3 +69,33 @@ def test_a_copy_that_fails_is_the_moves_failure_with_its_reason_and_the_instance
     why = moves.hand_over(source, instance.uuid, driver.CopyControl())
     assert why == 'the copy failed on h1: lost the network'
     assert source.driver.running() == [instance.uuid]
+
+
+class _Recorded:
+    def __init__(self, sent: list, version: str) -> None:
+        self.sent, self.version = sent, version
+
+    def cast(self, ctxt, method, **kwargs) -> None:
+        self.sent.append((method, self.version, sorted(kwargs)))
+
+
+@pytest.mark.parametrize('cap, version, names', [
+    (None, '1.8', ['host', 'instance', 'migration', 'same_host']),
+    ('1.7', '1.4', ['host', 'instance', 'migration']),
+], ids=['uncapped', 'capped-below-1.8'])
+def test_take_back_says_same_host_only_to_agents_that_know_it(cap, version, names):
+    conf = cfg.ConfigOpts()
+    conf.register_opts(copy.deepcopy(shared_conf.upgrade_levels_opts), group='upgrade_levels')
+    conf([], default_config_files=[], default_config_dirs=[])
+    if cap:
+        conf.set_override('compute', cap, group='upgrade_levels')
+    transport = get_transport('fake://')
+    try:
+        client = ComputeAPI(transport, conf=conf)
+        sent: list = []
+        client.prepare = lambda method, v, **kw: _Recorded(sent, v)
+        instance = _running_at(_builder('h1'), NEW)
+        client.take_back(None, instance, _resize(instance, 'h1'), same_host=True)
+    finally:
+        transport.cleanup()
+    assert sent == [('take_back', version, names)]
