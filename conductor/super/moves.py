@@ -252,7 +252,7 @@ class SuperMoves:
                 continue
             for migration in waiting:
                 try:
-                    self.confirm(new_context(), mapping.uuid, migration.uuid)
+                    self.confirm(new_context(), mapping.uuid, migration.uuid, expired=True)
                 except MoveRefused as exc:
                     LOG.info('Not confirming move %s after resize_confirm_window: %s',
                              migration.uuid, exc)
@@ -265,7 +265,7 @@ class SuperMoves:
 
     # -- confirm and revert --------------------------------------------------------
     def _begin(self, cell_uuid: str, migration_uuid: str, task_state: str,
-               action: str, ctxt) -> tuple[_Moving, int | None]:
+               action: str, ctxt, *, expired: bool = False) -> tuple[_Moving, int | None]:
         """Take the instance for the confirm or revert; the move and the action's id.
 
         The API role set ``task_state`` and began the action before it cast
@@ -273,7 +273,10 @@ class SuperMoves:
         the instance is taken over with a compare-and-set on ``updated_at``,
         as the resume does, so that of this message and a resume that found
         it waiting one goes on. A sender that set nothing (an older API):
-        begun here, from no task_state.
+        begun here, from no task_state. ``expired`` (resize_confirm_window's
+        own confirm, which nobody asked for) never takes over an instance
+        someone is confirming or reverting: the cell conductor confirming a
+        drain's move at its finish, a user's revert.
         """
         moving = self._read(cell_uuid, migration_uuid)
         migration = moving.migration
@@ -281,6 +284,9 @@ class SuperMoves:
             raise MoveRefused(f'migration {migration_uuid} is {migration.status}, not '
                               f'{migrations.FINISHED}')
         row = moving.row
+        if expired and row['task_state'] is not None:
+            raise MoveRefused(f'instance {migration.instance_uuid} is in task '
+                              f'{row["task_state"]} already')
         with moving.engine.begin() as conn:
             if row['task_state'] == task_state:
                 if not instances.retake_task(conn, migration.instance_uuid,
@@ -307,10 +313,12 @@ class SuperMoves:
             if action_id is not None:
                 instance_actions.finish_action(conn, action_id, message=why)
 
-    def confirm(self, ctxt: RequestContext, cell_uuid: str, migration_uuid: str) -> None:
+    def confirm(self, ctxt: RequestContext, cell_uuid: str, migration_uuid: str, *,
+                expired: bool = False) -> None:
         moving, action_id = self._begin(cell_uuid, migration_uuid,
                                         instances.RESIZE_CONFIRMING,
-                                        instance_actions.ACTION_CONFIRM_RESIZE, ctxt)
+                                        instance_actions.ACTION_CONFIRM_RESIZE, ctxt,
+                                        expired=expired)
         self._confirm(ctxt, moving, action_id)
 
     def _confirm(self, ctxt: RequestContext, moving: _Moving, action_id: int | None, *,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from cellplane.context import new_context
-from cellplane.objects import flavors, instance_actions, migrations, server_groups
+from cellplane.objects import flavors, instance_actions, instances, migrations, server_groups
 from cellplane_api import moves, servers
 from cellplane_embedded.runtime import CellPlan, CloudPlan, EmbeddedCloud, HostPlan
 from compute_agent.virt.fake import FakeSettings
@@ -242,6 +242,24 @@ def test_a_move_left_unconfirmed_past_the_window_is_confirmed(cloud):
     assert _settled(cloud, moved.uuid, migrations.FINAL).status == migrations.CONFIRMED
     assert _held(cloud, moved.uuid) == {}
     assert servers.show(cloud.api_engine, cloud.cells, uuid).status == servers.ACTIVE
+    _delete(cloud, uuid)
+
+
+def test_the_window_leaves_alone_a_move_someone_is_confirming_or_reverting(cloud):
+    uuid = _boot(cloud, 'being-ended')
+    moved = _move(cloud, uuid)
+    cell = cloud.cell_engines['cell1']
+    with cell.begin() as conn:     # as a drain's cell conductor or a user's revert leaves it
+        instances.set_task_state(conn, uuid, instances.RESIZE_CONFIRMING)
+    mover = cloud.super_conductor.manager.moves
+    assert mover.confirm_expired(0) == []
+    shown = servers.show(cloud.api_engine, cloud.cells, uuid)
+    assert (shown.task_state, _held(cloud, moved.uuid)) == (instances.RESIZE_CONFIRMING,
+                                                            {HOST2: SMALL})
+    with cell.begin() as conn:
+        instances.set_task_state(conn, uuid, None)
+    assert mover.confirm_expired(0) == [moved.uuid]
+    assert _settled(cloud, moved.uuid, migrations.FINAL).status == migrations.CONFIRMED
     _delete(cloud, uuid)
 
 
