@@ -9,6 +9,7 @@ import logging
 
 import pytest
 
+from cellplane.db import engines, migrate
 from tests.support import backing_services as services
 
 # The session's real Keystone, started by the first test that asks for it.
@@ -46,6 +47,17 @@ def postgres_url_factory(postgres_server):
 @pytest.fixture
 def postgres_url(postgres_url_factory):
     return postgres_url_factory()
+
+
+@pytest.fixture(params=['sqlite', 'postgresql'])
+def either_cell_engine(request, tmp_path):
+    """A migrated cell database on SQLite, then on PostgreSQL (for SQL that differs by dialect)."""
+    url = (f'sqlite:///{tmp_path}/cell.sqlite' if request.param == 'sqlite'
+           else request.getfixturevalue('postgres_url'))
+    engine = engines.create_engine(url)
+    migrate.sync('cell', engine)
+    yield engine
+    engine.dispose()
 
 
 @pytest.fixture(scope='session')

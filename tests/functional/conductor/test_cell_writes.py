@@ -9,10 +9,8 @@ from __future__ import annotations
 import datetime
 import uuid as uuidlib
 
-import pytest
 import sqlalchemy as sa
 
-from cellplane.db import engines, migrate
 from cellplane.db.cell.models import instance_action_events, instance_actions
 from cellplane.objects import build_plans, instances
 from conductor.super import cell_writes
@@ -22,16 +20,6 @@ from rpc_schemas.request_spec import RequestSpec
 from rpc_schemas.selection import Selection
 
 
-@pytest.fixture(params=['sqlite', 'postgresql'])
-def cell_engine(request, tmp_path):
-    url = (f'sqlite:///{tmp_path}/cell.sqlite' if request.param == 'sqlite'
-           else request.getfixturevalue('postgres_url'))
-    engine = engines.create_engine(url)
-    migrate.sync('cell', engine)
-    yield engine
-    engine.dispose()
-
-
 def _selection(host: str) -> Selection:
     return Selection(service_host=host, nodename=host, compute_node_uuid=str(uuidlib.uuid4()),
                      cell_uuid='cell-1', allocation_request={'allocations': {}},
@@ -39,7 +27,7 @@ def _selection(host: str) -> Selection:
 
 
 def test_each_instance_of_a_multi_create_gets_its_own_plan_action_and_schedule_event(
-        cell_engine):
+        either_cell_engine):
     flavor = Flavor(name='small', vcpus=1, memory_mb=512, root_gb=10)
     spec = RequestSpec(flavor=flavor, project_id='proj', user_id='alice', num_instances=3)
     hosts = ['h-a', 'h-b', 'h-c']
@@ -49,10 +37,10 @@ def test_each_instance_of_a_multi_create_gets_its_own_plan_action_and_schedule_e
                [_selection(host), _selection('h-spare')])
               for i, host in enumerate(hosts)]
 
-    cell_writes.create_many(cell_engine, placed, spec, request_id='req-1',
+    cell_writes.create_many(either_cell_engine, placed, spec, request_id='req-1',
                             scheduling_started=datetime.datetime.now(datetime.timezone.utc))
 
-    with cell_engine.connect() as conn:
+    with either_cell_engine.connect() as conn:
         rows = conn.execute(
             sa.select(instance_actions.c.instance_uuid, instance_actions.c.request_id,
                       instance_action_events.c.host, instance_action_events.c.reason)

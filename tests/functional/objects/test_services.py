@@ -20,17 +20,6 @@ def cell_engine(tmp_path):
     engine.dispose()
 
 
-@pytest.fixture(params=['sqlite', 'postgresql'])
-def either_cell_engine(request, tmp_path):
-    """A cell DB on SQLite, then on PostgreSQL (the heartbeat's UPDATE differs by dialect)."""
-    url = (f'sqlite:///{tmp_path}/cell.sqlite' if request.param == 'sqlite'
-           else request.getfixturevalue('postgres_url'))
-    engine = engines.create_engine(url)
-    migrate.sync('cell', engine)
-    yield engine
-    engine.dispose()
-
-
 def _status(**overrides) -> ServiceStatus:
     values = dict(host='cmp1', binary='cellplane-compute', topic='compute',
                   report_time=datetime.datetime.now(datetime.timezone.utc),
