@@ -447,6 +447,21 @@ class _HeldSuperConductor:
         pass
 
 
+def _hand_over_of(cloud, uuid: str, name: str, dest: str):
+    """What a super conductor hands the cell for a move of ``uuid`` to ``dest``: instance, spec, selection."""
+    node = cloud.computes[dest].node_uuid
+    cell_uuid = servers.cell_of(cloud.api_engine, uuid)
+    row = servers.show(cloud.api_engine, cloud.cells, uuid)
+    instance = Instance(uuid=uuid, project_id='p', user_id='u',
+                        flavor=Flavor(name='small', vcpus=1, memory_mb=512, root_gb=1),
+                        display_name=name, vm_state='active', task_state=None,
+                        host=row.host, node=row.node, cell_uuid=cell_uuid)
+    selection = Selection(service_host=dest, nodename=dest, compute_node_uuid=node,
+                          cell_uuid=cell_uuid, allocation_request_version='1.36',
+                          allocation_request={'allocations': {node: {'resources': SMALL}}})
+    return instance, RequestSpec(flavor=instance.flavor, project_id='p', user_id='u'), selection
+
+
 def test_a_live_migration_aborted_while_queued_has_a_claim_that_comes_after_undone(cloud):
     uuid = _boot(cloud, 'aborted-queued')
     source = servers.show(cloud.api_engine, cloud.cells, uuid).host
@@ -461,20 +476,10 @@ def test_a_live_migration_aborted_while_queued_has_a_claim_that_comes_after_undo
     node = cloud.computes[dest].node_uuid
     cloud.placement.claim_move(uuid, queued.uuid, {node: SMALL}, project_id='p', user_id='u')
     assert (_held(cloud, uuid), _held(cloud, queued.uuid)) == ({dest: SMALL}, {source: SMALL})
-    cell_uuid = servers.cell_of(cloud.api_engine, uuid)
-    row = servers.show(cloud.api_engine, cloud.cells, uuid)
-    instance = Instance(uuid=uuid, project_id='p', user_id='u',
-                        flavor=Flavor(name='small', vcpus=1, memory_mb=512, root_gb=1),
-                        display_name='aborted-queued', vm_state='active', task_state=None,
-                        host=row.host, node=row.node, cell_uuid=cell_uuid)
-    selection = Selection(service_host=dest, nodename=dest, compute_node_uuid=node,
-                          cell_uuid=cell_uuid, allocation_request_version='1.36',
-                          allocation_request={'allocations': {node: {'resources': SMALL}}})
+    instance, spec, selection = _hand_over_of(cloud, uuid, 'aborted-queued', dest)
     cloud.agents['cell1'].manager.conductor.move_instance(
-        new_context(), instance, RequestSpec(flavor=instance.flavor, project_id='p',
-                                             user_id='u'), queued.payload(), [selection])
-    eventually(lambda: _held(cloud, uuid) == {source: SMALL}
-           and _held(cloud, queued.uuid) == {},
+        new_context(), instance, spec, queued.payload(), [selection])
+    eventually(lambda: (_held(cloud, uuid), _held(cloud, queued.uuid)) == ({source: SMALL}, {}),
                'the late claim undone')
     shown = servers.show(cloud.api_engine, cloud.cells, uuid)
     assert (shown.status, shown.host, shown.task_state) == (servers.ACTIVE, source, None)
@@ -517,16 +522,7 @@ def test_a_hand_over_from_a_take_taken_again_since_is_not_started_nor_placement_
     assert first is not None and second is not None and second != first
     node = cloud.computes[dest].node_uuid
     cloud.placement.claim_move(uuid, queued.uuid, {node: SMALL}, project_id='p', user_id='u')
-    cell_uuid = servers.cell_of(cloud.api_engine, uuid)
-    row = servers.show(cloud.api_engine, cloud.cells, uuid)
-    instance = Instance(uuid=uuid, project_id='p', user_id='u',
-                        flavor=Flavor(name='small', vcpus=1, memory_mb=512, root_gb=1),
-                        display_name='taken-twice', vm_state='active', task_state=None,
-                        host=row.host, node=row.node, cell_uuid=cell_uuid)
-    selection = Selection(service_host=dest, nodename=dest, compute_node_uuid=node,
-                          cell_uuid=cell_uuid, allocation_request_version='1.36',
-                          allocation_request={'allocations': {node: {'resources': SMALL}}})
-    spec = RequestSpec(flavor=instance.flavor, project_id='p', user_id='u')
+    instance, spec, selection = _hand_over_of(cloud, uuid, 'taken-twice', dest)
     conductor = cloud.agents['cell1'].manager.conductor
     cell_moves = cloud.cell_conductors['cell1'].manager.moves
     counted = _CountedPlacement(cell_moves._placement)
