@@ -179,7 +179,6 @@ class KeystoneTransport(RetryingTransport):
         super().__init__(where, attempts=attempts, max_wait=max_wait,
                          retry_timeout=retry_timeout)
         self.adapter = adapter
-        self.session = adapter.session
 
     def _send(self, method: str, path: str, data: str | None, headers: dict):
         return self.adapter.request(path, method, data=data, headers=headers,
