@@ -15,6 +15,10 @@ PostgreSQL server other tests share.
   super conductor asks again without it), the builds cell1 held when it
   went away end ACTIVE once it is back, nothing is left in BUILD, no
   allocation leaks, and every daemon logged the outage in one line.
+- Every connection to the deployment's databases killed at once
+  (``pg_terminate_backend``), twice, mid-stream: every boot ends ACTIVE,
+  Placement never answers 500, no allocation leaks, no daemon logs a
+  traceback (their pools replace the dead connections).
 
 Issue 27, item 3.
 """
@@ -25,6 +29,7 @@ import time
 
 import pytest
 import requests
+import sqlalchemy as sa
 
 from placement.client import PlacementClient
 from tests.support.boot_stream import BootStream
@@ -193,3 +198,45 @@ def test_a_cell_database_cut_moves_boots_to_the_other_cell_and_loses_nothing(dep
         cell1_outages = [line for line in _outage_lines(log) if cell1_db in line]
         assert len(cell1_outages) <= 1, (daemon, cell1_outages)
     assert any(cell1_db in line for line in _outage_lines(deployment.log('conductor-cell1')))
+
+
+def _terminate_every_backend(deployment) -> int:
+    """pg_terminate_backend of every connection to this deployment's databases; how many."""
+    names = [sa.engine.make_url(deployment.direct_url(name)).database
+             for name in deployment.databases]
+    admin = sa.create_engine(deployment.direct_url('api'), isolation_level='AUTOCOMMIT',
+                             poolclass=sa.pool.NullPool)
+    try:
+        with admin.connect() as conn:
+            return conn.execute(sa.text(
+                'SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity '
+                'WHERE datname = ANY(:names) AND pid <> pg_backend_pid()'),
+                {'names': names}).scalar_one()
+    finally:
+        admin.dispose()
+
+
+def test_every_connection_killed_mid_stream_fails_no_boot(deployment):
+    booter = BootStream(deployment, 'pgkill', count=2)
+    prober = _Prober(deployment)
+    killed = []
+    for _ in range(2):
+        booter.wait_for(booter.requests + 2)
+        killed.append(_terminate_every_backend(deployment))
+    booter.wait_for(booter.requests + 2)
+    uuids = booter.stop()
+    answers = prober.stop()
+
+    # Every daemon holds pooled connections: each round killed some.
+    assert all(count > 0 for count in killed), killed
+    assert 500 not in {status for status, _ in answers}, answers
+    servers = _settled(deployment, uuids)
+    assert {s['status'] for s in servers.values()} == {'ACTIVE'}, {
+        u: (s['status'], deployment.cli('server', 'show', u)['fault'])
+        for u, s in servers.items() if s['status'] != 'ACTIVE'}
+    everything = [s['id'] for s in deployment.cli('server', 'list') if s['status'] == 'ACTIVE']
+    _no_allocation_leaked(deployment, everything)
+    for daemon in ('placement', 'scheduler', 'super-conductor', 'conductor-cell1',
+                   'conductor-cell2'):
+        assert 'Traceback' not in deployment.log(daemon), daemon
+    assert 'status: 500' not in deployment.log('placement')
