@@ -19,6 +19,12 @@ keystonemiddleware and oslo.policy of a worker) and sends it, without HTTP:
 
 It prints the median CPU (``time.process_time``: the child, all its threads)
 and wall time of each kind of request per tree, and the load average. With
+``--http-posts N`` the parent then sends N ``POST /servers`` one after the
+other over HTTP to the deployment's ``cellplane-api`` daemon (this tree's
+code, one worker, as ``boot_bench.py --via api`` posts them) and gives the
+daemon's CPU per POST (its processes, from ``/proc``), beside its idle CPU
+over as long a time after them (what the daemon costs in that time while it
+serves nothing, per POST). With
 ``--profile DIR`` each child profiles its requests afterwards with cProfile
 (``DIR/<tree>-<kind>.prof``) and prints the cumulative time of the stages of
 a request (middleware, token check, policy, database, JSON...). What HTTP
@@ -230,6 +236,8 @@ def parent(args) -> int:
             for _ in range(args.rounds):
                 for tree, label in zip(trees, labels, strict=True):
                     rows[label].append(_run_child(args, tree, label, deployment, token))
+            if args.http_posts:
+                http = http_posts(deployment, token, args.http_posts)
             if args.hold:
                 print('held for', args.hold, 's; a child by hand:', ' '.join(
                     _child_argv(args, str(TREE), 'held', deployment, token)), flush=True)
@@ -241,7 +249,38 @@ def parent(args) -> int:
                 api_engine.dispose()
             deployment.destroy()
     print(render(rows, args, load_before, os.getloadavg(), keystone is not None))
+    if args.http_posts:
+        print(f'\nPOST /servers over HTTP to cellplane-api ({TREE.name}, 1 worker), '
+              f'{http["posts"]} one after the other in {http["seconds"]:.1f} s: the daemon\'s '
+              f'CPU {http["cpu_ms"]:.2f} ms per POST; idle over as long after: '
+              f'{http["idle_cpu_ms"]:.2f} ms per POST; client wall {http["wall_ms"]:.1f} ms '
+              f'median')
     return 0
+
+
+def http_posts(deployment, token: str, posts: int) -> dict:
+    """``posts`` single-server POSTs to the daemon, one after another; its CPU per POST."""
+    import boot_bench
+    import compute_api_client
+    client = compute_api_client.ComputeClient(deployment.compute_api_url, token)
+    pid = deployment.pid('api')
+    for i in range(3):      # warm: the connection, the token cache
+        client.create(f'http-warm-{i}', FLAVOR[0])
+    walls = []
+    cpu0, t0 = boot_bench.process_tree_cpu(pid), time.perf_counter()
+    for i in range(posts):
+        w0 = time.perf_counter()
+        client.create(f'http-{i}', FLAVOR[0])
+        walls.append(time.perf_counter() - w0)
+    seconds = time.perf_counter() - t0
+    cpu = boot_bench.process_tree_cpu(pid) - cpu0
+    # The same time again with nothing sent (the boots cast above are still landing).
+    time.sleep(5)
+    idle0 = boot_bench.process_tree_cpu(pid)
+    time.sleep(seconds)
+    idle = boot_bench.process_tree_cpu(pid) - idle0
+    return {'posts': posts, 'seconds': seconds, 'cpu_ms': 1000 * cpu / posts,
+            'idle_cpu_ms': 1000 * idle / posts, 'wall_ms': 1000 * statistics.median(walls)}
 
 
 def _child_argv(args, tree: str, label: str, deployment, token: str) -> list[str]:
@@ -305,6 +344,8 @@ def main(argv=None) -> int:
                              'printing a child\'s command line (to profile by hand)')
     parser.add_argument('--only', choices=('list', 'poll', 'post'),
                         help='a child sends only this kind of request (py-spy on it)')
+    parser.add_argument('--http-posts', type=int, default=0, metavar='N',
+                        help='then N POST /servers over HTTP to the daemon: its CPU per POST')
     parser.add_argument('--child', action='store_true', help=argparse.SUPPRESS)
     parser.add_argument('--tree', help=argparse.SUPPRESS)
     parser.add_argument('--label', help=argparse.SUPPRESS)
