@@ -14,8 +14,10 @@ auth_strategy = keystone``; then ``cellplane_api.wsgi.ComputeApp``.
 from __future__ import annotations
 
 import logging
+import re
 
 from oslo_config import cfg
+from oslo_context import context as oslo_context
 from oslo_middleware import cors, healthcheck, http_proxy_to_wsgi, request_id
 
 from cellplane.wsgi import requestlog, stack
@@ -25,9 +27,35 @@ LOG = logging.getLogger('cellplane_api.requestlog')
 
 
 class ComputeRequestId(request_id.RequestId):
-    """oslo.middleware's request id with Nova's compat header."""
+    """oslo.middleware's request id with Nova's compat header, without webob.
+
+    What oslo.middleware's ``RequestId`` does, in plain WSGI: a caller's
+    valid ``X-OpenStack-Request-ID`` becomes ``openstack.global_request_id``,
+    a new ``req-<uuid>`` is ``openstack.request_id``, and the answer carries
+    it in ``x-openstack-request-id`` and ``x-compute-request-id`` unless it
+    has them. Its own ``__call__`` (webob's ``wsgify``) built a webob request
+    and response around every request to do that: about a tenth of the
+    middleware's CPU on ``POST /servers``.
+    """
 
     compat_headers = ['x-compute-request-id']
+    _INBOUND = 'HTTP_' + request_id.INBOUND_HEADER.upper().replace('-', '_')
+    _GLOBAL_ID = re.compile(request_id.ID_FORMAT)
+
+    def __call__(self, environ, start_response):
+        caller_id = environ.get(self._INBOUND, '')
+        if self._GLOBAL_ID.match(caller_id):
+            environ[request_id.GLOBAL_REQ_ID] = caller_id
+        req_id = oslo_context.generate_request_id()
+        environ[request_id.ENV_REQUEST_ID] = req_id
+        names = (request_id.HTTP_RESP_HEADER_REQUEST_ID, *self.compat_headers)
+
+        def with_request_id(status, headers, exc_info=None):
+            present = {name.lower() for name, _ in headers}
+            headers = list(headers) + [(name, req_id) for name in names
+                                       if name not in present]
+            return start_response(status, headers, exc_info)
+        return self.application(environ, with_request_id)
 
 
 def wrap(app, conf: cfg.ConfigOpts) -> stack.Stack:
