@@ -28,6 +28,10 @@ from rpc_schemas.ping import Pong
 LOG = logging.getLogger(__name__)
 
 
+# Prepared call contexts a client keeps (see ``RPCAPIClient.prepare``).
+PREPARED_KEPT = 1024
+
+
 class MethodNotAllowedByCap(Exception):
     """The version cap of a rolling upgrade forbids sending this method."""
 
@@ -65,6 +69,8 @@ class RPCAPIClient:
         self._client = messaging.get_rpc_client(
             transport, self._target, version_cap=self.version_cap,
             serializer=self._serializer, timeout=timeout)
+        # (method, versions, server, timeout, fanout) -> the prepared call context.
+        self._prepared: dict[tuple, object] = {}
 
     @classmethod
     def _read_cap(cls, conf: cfg.ConfigOpts) -> str:
@@ -101,7 +107,18 @@ class RPCAPIClient:
 
     def prepare(self, method: str, *versions: str, server: str | None = None,
                 timeout: float | None = None, fanout: bool = False):
-        """A client context for ``method`` at the newest allowed of ``versions``."""
+        """A client context for ``method`` at the newest allowed of ``versions``.
+
+        Made once per method, versions, server, timeout and fanout, and
+        kept: oslo.messaging's call contexts are not changed by sending
+        (every boot's cast used to build its target and context anew). At
+        most ``PREPARED_KEPT`` are kept (a client of thousands of hosts):
+        past that all are forgotten.
+        """
+        key = (method, versions, server, timeout, fanout)
+        prepared = self._prepared.get(key)
+        if prepared is not None:
+            return prepared
         version = self.pick_version(method, *versions)
         kwargs = {'version': version}
         if server is not None:
@@ -110,7 +127,11 @@ class RPCAPIClient:
             kwargs['timeout'] = timeout
         if fanout:
             kwargs['fanout'] = True
-        return self._client.prepare(**kwargs)
+        prepared = self._client.prepare(**kwargs)
+        if len(self._prepared) >= PREPARED_KEPT:
+            self._prepared = {}
+        self._prepared[key] = prepared
+        return prepared
 
     def ping(self, ctxt, message: str = '', *, hold_seconds: float | None = None,
              server: str | None = None, timeout: float | None = None) -> Pong:

@@ -66,3 +66,17 @@ def test_a_cap_above_the_client_version_sends_the_client_version(transport):
 def test_an_unusable_cap_is_refused_naming_the_option(transport, cap, reason):
     with pytest.raises(InvalidVersionCap, match=rf'\[upgrade_levels\] scheduler.*{reason}'):
         _client(transport, cap)
+
+
+def test_a_prepared_call_context_is_kept_per_method_versions_and_destination(
+        transport, monkeypatch):
+    client = _client(transport, '1.1')
+    first = client.prepare('grow', '1.3', '1.0')
+    assert first.target.version == '1.0'
+    assert client.prepare('grow', '1.3', '1.0') is first
+    to_host = client.prepare('grow', '1.3', '1.0', server='host-1')
+    assert to_host is not first and to_host.target.server == 'host-1'
+    assert client.prepare('grow', '1.1').target.version == '1.1'
+    monkeypatch.setattr('cellplane.rpc.client.PREPARED_KEPT', 3)
+    client.prepare('shrink', '1.0')     # a fourth: every kept one is forgotten first
+    assert client.prepare('grow', '1.3', '1.0') is not first
