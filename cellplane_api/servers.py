@@ -262,17 +262,33 @@ def create(api_engine: Engine, conductor: SuperConductorAPI, ctxt: RequestContex
             resources = None
         # What the driver reads elsewhere (unified limits: Keystone), before the lock.
         prepared = quotas.prepare(project_id)
-        with api_engine.begin() as conn:
-            if quotas.counts_servers(conn, project_id, prepared):
-                # Held until commit: this project's other creates count what this one writes.
-                quota_locks.hold(conn, project_id)
-            fitting = quotas.check_servers(
-                conn, project_id, vcpus=found.vcpus, memory_mb=found.memory_mb,
-                min_count=min_count or count, max_count=count, group_uuid=group_uuid,
-                resources=resources, prepared=prepared)
-            spec, asked = request(fitting)
-            build_requests.record_in(conn, asked, spec)
-            quotas.recheck_servers(conn, project_id, fitting, group_uuid)
+        with api_engine.connect() as conn:
+            counted = None
+            if instance_group is None and conn.dialect.name == 'postgresql':
+                # The limits read and, when nothing is counted (Nova takes no lock
+                # then either), the create's one statement (``record_in``) each its
+                # own transaction: no BEGIN and COMMIT round trips.
+                with reads.autocommit(conn):
+                    counted = quotas.counts_servers(conn, project_id, prepared)
+                    if not counted:
+                        spec, asked = request(count)
+                        build_requests.record_in(conn, asked, spec)
+                conn.commit()   # nothing is pending: psycopg2 sends nothing
+            if counted is None or counted:
+                with conn.begin():
+                    if counted is None:
+                        counted = quotas.counts_servers(conn, project_id, prepared)
+                    if counted:
+                        # Held until commit: this project's other creates count what this
+                        # one writes.
+                        quota_locks.hold(conn, project_id)
+                    fitting = quotas.check_servers(
+                        conn, project_id, vcpus=found.vcpus, memory_mb=found.memory_mb,
+                        min_count=min_count or count, max_count=count, group_uuid=group_uuid,
+                        resources=resources, prepared=prepared)
+                    spec, asked = request(fitting)
+                    build_requests.record_in(conn, asked, spec)
+                    quotas.recheck_servers(conn, project_id, fitting, group_uuid)
     uuids = [i.uuid for i in asked]
     try:
         conductor.schedule_and_build_instances(ctxt, spec, uuids)
