@@ -35,7 +35,7 @@ class Decisions:
     def decide(self, rule: str, credentials: oslo_context.RequestContext, target: dict,
                ask: Callable[[], object]) -> bool:
         """The remembered answer, else ``bool(ask())`` remembered."""
-        key = (rule, frozen(credentials.to_policy_values()), frozen(target))
+        key = (rule, credentials_key(credentials), frozen(target))
         now = time.monotonic()
         known = self._known.get(key)
         if known is not None and known[1] > now:
@@ -45,6 +45,23 @@ class Decisions:
             self._known.clear()
         self._known[key] = (allowed, now + self._ttl)
         return allowed
+
+
+def credentials_key(credentials: oslo_context.RequestContext) -> tuple:
+    """The caller as the policy sees it (``to_policy_values``), hashable; made once per caller.
+
+    Kept on the credentials: a request's caller, made by the service from
+    its identity headers, is not changed afterwards, and a request asks
+    several rules (a create two, a list eight).
+    """
+    key = getattr(credentials, _KEY_ATTRIBUTE, None)
+    if key is None:
+        key = frozen(credentials.to_policy_values())
+        setattr(credentials, _KEY_ATTRIBUTE, key)
+    return key
+
+
+_KEY_ATTRIBUTE = '_cellplane_policy_key'
 
 
 def frozen(values) -> tuple:

@@ -50,3 +50,22 @@ def test_past_its_size_everything_is_forgotten():
     for rule in ('a', 'b', 'c', 'a'):
         decisions.decide(rule, member, {}, ask)
     assert len(asked) == 4
+
+
+def test_the_caller_is_turned_into_its_key_once(monkeypatch):
+    decisions = Decisions(ttl=3600)
+    member = oslo_context.RequestContext(user_id='u', project_id='p', roles=['member'])
+    other = oslo_context.RequestContext(user_id='v', project_id='p', roles=['member'])
+    turned = []
+    real = oslo_context.RequestContext.to_policy_values
+
+    def counted(self):
+        turned.append(self.user_id)
+        return real(self)
+    monkeypatch.setattr(oslo_context.RequestContext, 'to_policy_values', counted)
+    ask, asked = _asker(True)
+    for rule in ('a', 'b', 'a'):
+        decisions.decide(rule, member, {'project_id': 'p'}, ask)
+    decisions.decide('a', other, {'project_id': 'p'}, ask)
+    assert turned == ['u', 'v']
+    assert len(asked) == 3      # a and b for u, a for v
