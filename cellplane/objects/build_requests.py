@@ -122,8 +122,11 @@ def record_in(conn: Connection, instances: Sequence[Instance], spec: RequestSpec
                                   [i.uuid for i in instances])
 
 
-# count -> the statement ``record_in`` runs on PostgreSQL for that many instances.
+# count -> the statement ``record_in`` runs on PostgreSQL for that many instances,
+# kept for the counts creates mostly ask (a larger one is built when asked; the
+# engine's compiled cache still keeps its SQL).
 _RECORD_STATEMENTS: dict[int, sa.Insert] = {}
+_RECORD_STATEMENTS_KEPT = 32
 
 
 def _record_statement(count: int) -> sa.Insert:
@@ -152,7 +155,8 @@ def _record_statement(count: int) -> sa.Insert:
     statement = sa.insert(models.instance_mappings).values([
         {'instance_uuid': bound(i, 'uuid'), 'project_id': bound(i, 'project'),
          'user_id': bound(i, 'user')} for i in range(count)]).add_cte(built, specs)
-    _RECORD_STATEMENTS[count] = statement
+    if count <= _RECORD_STATEMENTS_KEPT:
+        _RECORD_STATEMENTS[count] = statement
     return statement
 
 

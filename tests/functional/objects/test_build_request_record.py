@@ -37,7 +37,7 @@ def _instances(count: int, project: str) -> list[Instance]:
             for i in range(count)]
 
 
-@pytest.mark.parametrize('count', [1, 3])
+@pytest.mark.parametrize('count', [1, 3, 40])
 def test_every_row_is_written_as_asked(api_engine, count):
     spec = RequestSpec(flavor=FLAVOR, project_id='p', user_id='u', num_instances=count,
                        availability_zone='az1', requested_networks='none')
