@@ -123,38 +123,39 @@ def record_in(conn: Connection, instances: Sequence[Instance], spec: RequestSpec
 
 
 # count -> the statement ``record_in`` runs on PostgreSQL for that many instances,
-# kept for the counts creates mostly ask (a larger one is built when asked; the
-# engine's compiled cache still keeps its SQL).
-_RECORD_STATEMENTS: dict[int, sa.Insert] = {}
+# kept for the counts creates mostly ask (a larger one is built when asked).
+_RECORD_STATEMENTS: dict[int, sa.TextClause] = {}
 _RECORD_STATEMENTS_KEPT = 32
 
 
-def _record_statement(count: int) -> sa.Insert:
+def _record_statement(count: int) -> sa.TextClause:
     """The build requests, request specs and cell-less mappings of ``count`` instances, one statement.
 
     ``WITH b AS (INSERT INTO build_requests ...), s AS (INSERT INTO
     request_specs ...) INSERT INTO instance_mappings ...``: PostgreSQL runs
     every data-modifying WITH whether or not it is referenced; the rows go
     in the order given (mapping ids in the instances' order, as before).
+    Written as text with typed parameters: SQLAlchemy does not cache the
+    compiled form of a multi-row ``insert().values([...])`` (nor of a WITH
+    made of one), and compiling it anew for every create cost more than the
+    two statements it saves.
     """
     statement = _RECORD_STATEMENTS.get(count)
     if statement is not None:
         return statement
-    instance_type = build_requests.c.instance.type
-    spec_type = models.request_specs.c.spec.type
-
-    def bound(i: int, name: str, type_=None):
-        return sa.bindparam(f'b{i}_{name}', type_=type_)
-    built = sa.insert(build_requests).values([
-        {'instance_uuid': bound(i, 'uuid'), 'project_id': bound(i, 'project'),
-         'user_id': bound(i, 'user'), 'instance': bound(i, 'instance', instance_type)}
-        for i in range(count)]).cte('recorded_build_requests')
-    specs = sa.insert(models.request_specs).values([
-        {'instance_uuid': bound(i, 'uuid'), 'spec': sa.bindparam('b_spec', type_=spec_type)}
-        for i in range(count)]).cte('recorded_request_specs')
-    statement = sa.insert(models.instance_mappings).values([
-        {'instance_uuid': bound(i, 'uuid'), 'project_id': bound(i, 'project'),
-         'user_id': bound(i, 'user')} for i in range(count)]).add_cte(built, specs)
+    rows = range(count)
+    sql = (
+        f'WITH recorded_build_requests AS (INSERT INTO {build_requests.name} '
+        '(instance_uuid, project_id, user_id, instance) VALUES '
+        + ', '.join(f'(:b{i}_uuid, :b{i}_project, :b{i}_user, :b{i}_instance)' for i in rows)
+        + f'), recorded_request_specs AS (INSERT INTO {models.request_specs.name} '
+        '(instance_uuid, spec) VALUES '
+        + ', '.join(f'(:b{i}_uuid, :b_spec)' for i in rows)
+        + f') INSERT INTO {models.instance_mappings.name} (instance_uuid, project_id, user_id) '
+        'VALUES ' + ', '.join(f'(:b{i}_uuid, :b{i}_project, :b{i}_user)' for i in rows))
+    statement = sa.text(sql).bindparams(
+        *(sa.bindparam(f'b{i}_instance', type_=build_requests.c.instance.type) for i in rows),
+        sa.bindparam('b_spec', type_=models.request_specs.c.spec.type))
     if count <= _RECORD_STATEMENTS_KEPT:
         _RECORD_STATEMENTS[count] = statement
     return statement
