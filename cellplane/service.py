@@ -66,7 +66,8 @@ class Service:
                  heartbeat: Callable[[], None] | None = None,
                  periodic_tasks: Iterable[PeriodicTask] = (),
                  host: str | None = None, owns_transport: bool = True,
-                 also_as: Iterable[str] = ()) -> None:
+                 also_as: Iterable[str] = (),
+                 in_flight: Iterable[Callable[[], object]] = ()) -> None:
         self.conf = conf
         self.binary = binary
         self.topic = topic
@@ -81,6 +82,9 @@ class Service:
             self._periodic.insert(0, PeriodicTask(
                 f'{binary}-heartbeat', conf.service.report_interval, heartbeat))
         self._reload_hooks: list[tuple[str, Callable[[], None]]] = []
+        # More work in flight a stop waits for after the handlers' (a compute
+        # agent's copies, which run on threads of their own).
+        self._in_flight = list(in_flight)
 
     def add_reload_hook(self, name: str, hook: Callable[[], None]) -> None:
         """Run ``hook`` on SIGHUP (after the config files are re-read)."""
@@ -134,7 +138,7 @@ class Service:
     def finish_stop(self) -> bool:
         """Wait for the work in flight (bounded); close the transport if it is ours."""
         timeout = self.conf.graceful_shutdown_timeout or None
-        waiter = threading.Thread(target=self._server.wait, name='shutdown-wait',
+        waiter = threading.Thread(target=self._wait_in_flight, name='shutdown-wait',
                                   daemon=True)
         waiter.start()
         waiter.join(timeout)
@@ -146,6 +150,11 @@ class Service:
             self._transport.cleanup()
         LOG.info('%s stopped cleanly', self.binary)
         return True
+
+    def _wait_in_flight(self) -> None:
+        self._server.wait()
+        for wait in self._in_flight:
+            wait()
 
     def run(self) -> int:
         """Serve /metrics if asked, start, then act on signals until told to stop; the exit code."""

@@ -35,6 +35,12 @@ instance a step of whose move is under way here (``moving``), running,
 stopped (handed over), or absent; the cell conductor's stalled-move check
 asks them before it finishes or rolls back a move that made no progress.
 
+A source's ``hand_over`` returns once its copy has begun on a thread of its
+own (``move_copies.MoveCopies.run``): the copy lasts as long as the disk
+takes, and the handler threads stay free for the other messages of every
+host the agent serves (their moves' other steps, an abort of that very
+copy). A graceful stop waits for the copies as for the handlers.
+
 Handlers log and return on a bad message (the sender cast and is gone).
 """
 from __future__ import annotations
@@ -49,7 +55,7 @@ from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
 from compute_agent import move_copies, moves
 from compute_agent.hosted_host import HostedHost
 from compute_agent.rpcapi import ComputeAPI, DiscardNotSupported
-from compute_agent.virt.driver import MoveAborted
+from compute_agent.virt.driver import CopyControl, MoveAborted
 from conductor.cell.rpcapi import CellConductorAPI
 from placement.client.pending_unclaims import PendingUnclaims
 
@@ -330,7 +336,6 @@ class ComputeManager:
     def _hand_over(self, ctxt, hosted: HostedHost, instance: Instance,
                    request_spec: RequestSpec, migration: Migration,
                    host_list: list[Selection]) -> None:
-        dest = host_list[0]
         try:
             control = self.copies.begin(migration.uuid)
         except move_copies.AbortedBeforeCopy:
@@ -338,6 +343,15 @@ class ComputeManager:
                      'on %s', migration.uuid, instance.uuid, hosted.name)
             self.conductor.move_aborted(ctxt, migration.uuid, instance.uuid, hosted.name)
             return
+        # The copy on a thread of its own: this handler thread is free for the
+        # next message at once (compute_agent/move_copies.py).
+        self.copies.run(migration.uuid, lambda: self._copy(
+            ctxt, hosted, instance, request_spec, migration, host_list, control))
+
+    def _copy(self, ctxt, hosted: HostedHost, instance: Instance, request_spec: RequestSpec,
+              migration: Migration, host_list: list[Selection], control: CopyControl) -> None:
+        """The source's copy, then ``finish_move`` to the destination (or the failure reported)."""
+        dest = host_list[0]
         copied = False
         try:
             self.conductor.move_started(ctxt, migration.uuid, dest.service_host)

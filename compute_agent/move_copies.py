@@ -12,11 +12,24 @@ either may arrive first:
 - the copy ended: too late, the switch-over goes on (``TOO_LATE``).
 
 What is kept is bounded (the newest ``KEEP`` migrations of each kind).
+
+A copy runs on a thread of its own (``run``), not on the RPC handler
+thread its ``hand_over`` came in on: a copy takes as long as the disk does
+(the fake driver's ``move_seconds``), and the agent's few handler threads
+(``[DEFAULT] rpc_handler_threads``, shared by every host a hollow agent
+serves) would otherwise each hold one copy, every other message of every
+host queued behind them: the next moves' ``prep_move`` and ``finish_move``,
+and the very ``live_migration_abort`` meant to stop a copy. How many copies
+run at once is what the moves asked (a drain's ``--parallel``); a graceful
+stop waits for them (``wait``), as it does for the handlers.
 """
 from __future__ import annotations
 
 import collections
+import logging
 import threading
+import time
+from typing import Callable
 
 from compute_agent.virt.driver import CopyControl
 
@@ -25,6 +38,8 @@ STOPPING = 'stopping the copy'
 BEFORE_COPY = 'kept: the copy will not begin'
 TOO_LATE = 'too late: the copy is over'
 NOTHING = 'no copy runs'
+
+LOG = logging.getLogger(__name__)
 
 
 class AbortedBeforeCopy(Exception):
@@ -39,6 +54,8 @@ class MoveCopies:
         self._running: dict[str, CopyControl] = {}
         self._aborted: collections.OrderedDict[str, None] = collections.OrderedDict()
         self._ended: collections.OrderedDict[str, None] = collections.OrderedDict()
+        # The threads of the copies running (``run``), for ``wait``.
+        self._threads: set[threading.Thread] = set()
 
     @staticmethod
     def _keep(kept: collections.OrderedDict, migration_uuid: str) -> None:
@@ -78,3 +95,40 @@ class MoveCopies:
         with self._lock:
             control = self._running.get(migration_uuid)
             return control is not None and control.force_complete()
+
+    def run(self, migration_uuid: str, work: Callable[[], None]) -> None:
+        """Run ``work`` (a copy and what follows it) on a thread of its own; errors logged."""
+        thread = threading.Thread(target=self._run, args=(migration_uuid, work),
+                                  name=f'copy-{migration_uuid[:8]}', daemon=True)
+        with self._lock:
+            self._threads.add(thread)
+        try:
+            thread.start()
+        except RuntimeError:   # no thread to be had: the copy runs here, as it used to
+            with self._lock:
+                self._threads.discard(thread)
+            LOG.warning('No thread for the copy of migration %s: it runs on its handler '
+                        'thread', migration_uuid)
+            self._run(migration_uuid, work)
+
+    def _run(self, migration_uuid: str, work: Callable[[], None]) -> None:
+        try:
+            work()
+        except Exception:  # noqa: BLE001 - a thread of its own: nobody else would log it
+            LOG.exception('The hand-over of migration %s failed', migration_uuid)
+        finally:
+            with self._lock:
+                self._threads.discard(threading.current_thread())
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait for the copies running (``run``), at most ``timeout`` s; False if some still run."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            with self._lock:
+                threads = [t for t in self._threads if t is not threading.current_thread()]
+            if not threads:
+                return True
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                return False
+            threads[0].join(left)

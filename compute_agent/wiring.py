@@ -329,7 +329,7 @@ def build_compute_agent(conf: cfg.ConfigOpts, *, transport, placement: Placement
     service = Service(conf, binary=BINARY, topic=rpcapi.TOPIC, transport=transport,
                       endpoints=[manager], heartbeat=reports.heartbeat,
                       periodic_tasks=[resources, unclaims], host=name, also_as=names,
-                      owns_transport=owns_transport)
+                      owns_transport=owns_transport, in_flight=[manager.copies.wait])
     agent = ComputeAgent(name=name, hosts=hosted, service=service, manager=manager,
                          reports=reports)
     agent.apply_stopped_hosts(conf.compute.stopped_hosts)

@@ -1,6 +1,7 @@
-"""How an agent names its hosts, finds the host a message is for, and refreshes Placement."""
+"""How an agent names its hosts, finds the host a message is for, refreshes Placement, runs a copy."""
 from __future__ import annotations
 
+import threading
 import uuid
 
 import pytest
@@ -9,12 +10,19 @@ from compute_agent.builder import InstanceBuilder
 from compute_agent.hosted_host import HostedHost, hosted_host_names, removed_host_index
 from compute_agent.manager import ComputeManager
 from compute_agent.resource_reporter import ResourceReporter
+from compute_agent.virt.driver import BuildRequest
 from compute_agent.virt.fake import FakeDriver, FakeSettings
 from placement.client import Inventory, Provider
 from rpc_schemas.flavor import Flavor
 from rpc_schemas.instance import Instance
+from rpc_schemas.migration import LIVE_MIGRATION, Migration
 from rpc_schemas.request_spec import RequestSpec
 from rpc_schemas.selection import Selection
+from tests.support.polling import eventually
+
+AN_HOUR = 3600.0
+# A bound on something that must happen, not a speed target.
+DEADLINE_SECONDS = 30
 
 
 def test_one_hosted_host_is_the_agent_itself_and_more_are_numbered_from_one():
@@ -192,3 +200,71 @@ def test_a_node_created_by_another_writer_since_it_was_listed_is_read_before_wri
     assert reporter.sync_placement(absent=True) == ['provider', 'inventory', 'traits']
     assert placement.reads == 2     # its inventory and traits, not the provider
     assert placement.traits == {'CUSTOM_HOLLOW_HOST'}
+
+
+class _MoveConductor:
+    """The cell conductor and the other hosts, as a source's hand-over sees them: what they were sent."""
+
+    def __init__(self):
+        self.sent = []
+
+    def move_started(self, ctxt, migration_uuid, dest_host):
+        self.sent.append(('move_started', dest_host))
+
+    def move_aborted(self, ctxt, migration_uuid, instance_uuid, host):
+        self.sent.append(('move_aborted', host))
+
+    def reschedule_move(self, ctxt, instance, request_spec, migration, host_list, attempt):
+        self.sent.append(('reschedule_move', attempt.reason))
+
+    def finish_move(self, ctxt, instance, request_spec, migration, host_list):
+        self.sent.append(('finish_move', host_list[0].service_host))
+
+
+def _handing_over(move_seconds: float):
+    """A manager of hosts src and dst, an instance running on src, and its move to dst."""
+    hosts = {'src': _hosted('src', move_seconds=move_seconds), 'dst': _hosted('dst')}
+    told = _MoveConductor()
+    manager = ComputeManager(hosts=hosts, placement=None, conductor=told, computes=told)
+    instance, spec, selections = _build_args('dst')
+    hosts['src'].driver.spawn(BuildRequest(instance_uuid=instance.uuid, vcpus=1,
+                                           memory_mb=512, root_gb=1, image_properties={}))
+    migration = Migration(uuid=str(uuid.uuid4()), instance_uuid=instance.uuid,
+                          migration_type=LIVE_MIGRATION, source_host='src',
+                          source_node='src', old_flavor=instance.flavor,
+                          new_flavor=instance.flavor)
+    return manager, told, hosts, instance, spec, migration, selections
+
+
+def _hand_over_returns(manager, *args) -> None:
+    """``manager.hand_over(None, *args)`` on a thread; it must return (its copy goes on)."""
+    handler = threading.Thread(target=manager.hand_over, args=(None, *args), daemon=True)
+    handler.start()
+    handler.join(DEADLINE_SECONDS)
+    assert not handler.is_alive(), 'hand_over held its handler thread for its whole copy'
+
+
+def test_a_hand_over_frees_its_handler_thread_and_an_abort_that_follows_stops_the_copy():
+    # An hour's copy: the handler must not wait for it, and the abort that
+    # comes next (to a handler thread it would have held) must reach it.
+    manager, told, hosts, instance, spec, migration, selections = _handing_over(AN_HOUR)
+
+    _hand_over_returns(manager, instance, spec, migration, selections)
+    eventually(lambda: manager.guest_state(None, 'src', instance.uuid) == 'moving',
+               'the copy under way on src')
+    manager.live_migration_abort(None, instance.uuid, migration.uuid, 'src')
+
+    assert manager.copies.wait(DEADLINE_SECONDS)
+    assert told.sent == [('move_started', 'dst'), ('move_aborted', 'src')]
+    assert instance.uuid in hosts['src'].driver.running()
+
+
+def test_a_copy_on_its_own_thread_still_asks_the_destination_to_finish_and_a_stop_waits_for_it():
+    manager, told, hosts, instance, spec, migration, selections = _handing_over(0.0)
+
+    _hand_over_returns(manager, instance, spec, migration, selections)
+
+    assert manager.copies.wait(DEADLINE_SECONDS)
+    assert told.sent == [('move_started', 'dst'), ('finish_move', 'dst')]
+    assert instance.uuid not in hosts['src'].driver.running()
+    assert hosts['src'].driver.list_instances() == [instance.uuid]   # kept until confirm
