@@ -306,6 +306,10 @@ class HostDrain:
                     outcomes[uuid] = Outcome(uuid, row['display_name'], NOT_MOVED,
                                              reason=f'still building after '
                                                     f'{self._move_timeout:g} s')
+            # The wait between two polls comes before the read, so that a slot
+            # a move freed is filled as soon as the read shows it, not a poll later.
+            if flying or building:
+                time.sleep(self._poll)
             try:
                 read = self._read(list(flying.values())) if flying else {}
             except sa.exc.SQLAlchemyError as exc:
@@ -331,7 +335,6 @@ class HostDrain:
             report(len(outcomes))
             if not pending and not flying and not building:
                 break
-            time.sleep(self._poll)
         left = [{'uuid': r['uuid'], 'display_name': r['display_name']}
                 for r in self._on_host()]
         return DrainReport(host=self.host, cell=self._one.cell.name, mode=self.mode,
