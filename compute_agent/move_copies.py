@@ -114,7 +114,7 @@ class MoveCopies:
     def _run(self, migration_uuid: str, work: Callable[[], None]) -> None:
         try:
             work()
-        except Exception:  # noqa: BLE001 - a thread of its own: nobody else would log it
+        except Exception:  # a thread of its own: nobody else would log it
             LOG.exception('The hand-over of migration %s failed', migration_uuid)
         finally:
             with self._lock:
