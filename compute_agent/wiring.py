@@ -10,10 +10,10 @@ the host names where the caller chooses them). What it promises:
   names given: topic ``compute`` as server ``<each host>``, on one listener
   (one broker connection, whatever N), and as server ``<host>`` itself;
 - one heartbeat message every ``[service] report_interval`` carries the
-  status of every running host (``service_heartbeats``, cell conductor API
-  1.3), with each host's name, ``[cell] name`` and the builds it holds (which
-  tells the cell conductor they started: a build never said started is a
-  lost cast);
+  status of every running host once (``host_heartbeats``, cell conductor API
+  1.10: the status, ``[cell] name`` included, the hosts' names, and the
+  builds each holds, which tells the cell conductor they started: a build
+  never said started is a lost cast);
 - at start and every ``[compute] report_interval``, each running host's node
   is reported: Placement is brought in sync where the driver's view changed
   or its refresh is due, and one ``compute_node_updates`` message carries
@@ -174,11 +174,20 @@ class HostReports:
         return [h for h in self.running() if h.name not in waiting]
 
     def heartbeat(self) -> None:
-        statuses = [dataclasses.replace(
-            current_status(self._conf, binary=BINARY, topic=rpcapi.TOPIC, host=h.name),
-            building=h.builder.building()) for h in self.reporting()]
-        for chunk in _chunks(statuses, BATCH):
-            self._conductor.service_heartbeats(new_context(), chunk)
+        """One status for all the reporting hosts, their names, and the builds each holds.
+
+        Cell conductor API 1.10 (``host_heartbeats``): one message and no
+        payload per host; the client sends a status per host to a conductor
+        capped below it.
+        """
+        hosts = self.reporting()
+        if not hosts:
+            return
+        status = current_status(self._conf, binary=BINARY, topic=rpcapi.TOPIC,
+                                host=self._name)
+        building = {h.name: held for h in hosts if (held := h.builder.building())}
+        self._conductor.host_heartbeats(new_context(), status, [h.name for h in hosts],
+                                        building, batch=BATCH)
 
     def report(self) -> None:
         """Sync each running host with Placement (where due); send the node records that changed.

@@ -49,28 +49,48 @@ def record_heartbeats(engine: Engine, statuses: Sequence[ServiceStatus]) -> None
     A status repeated for one (host, binary) is written once (the last wins):
     PostgreSQL refuses one statement touching a row twice.
     """
+    groups: dict[tuple[str, str, str], dict[str, ServiceStatus]] = {}
     latest = {(s.host, s.binary): s for s in statuses}
-    if not latest:
+    for (host, _binary), status in latest.items():
+        groups.setdefault((status.binary, status.topic, status.version), {})[host] = status
+    _record(engine, groups)
+
+
+def record_host_heartbeats(engine: Engine, status: ServiceStatus,
+                           hosts: Sequence[str]) -> None:
+    """The heartbeat of ``hosts``, which share ``status`` but for their names (one agent's hosts).
+
+    The same statements as ``record_heartbeats`` (one UPDATE of the rows
+    found, an upsert of the hosts without one), with no status per host:
+    ``status.host`` (the sender) is not written unless it is one of ``hosts``.
+    """
+    _record(engine, {(status.binary, status.topic, status.version):
+                     dict.fromkeys(hosts, status)})
+
+
+def _record(engine: Engine,
+            groups: dict[tuple[str, str, str], dict[str, ServiceStatus]]) -> None:
+    """(binary, topic, version) -> {host: its status}: refresh the rows found, upsert the others."""
+    groups = {key: hosts for key, hosts in groups.items() if hosts}
+    if not groups:
         return
     now = utcnow()
-    groups: dict[tuple[str, str, str], list[str]] = {}
-    for status in latest.values():
-        groups.setdefault((status.binary, status.topic, status.version), []).append(status.host)
     refresh = _heartbeat_refresh(engine.dialect.name)
+    missing: list[tuple[str, ServiceStatus]] = []
     with engine.begin() as conn:
-        for (binary, topic, version), hosts in groups.items():
-            found = conn.execute(refresh, {'of_binary': binary, 'new_topic': topic,
-                                           'new_version': version, 'now': now,
-                                           'hosts': hosts}).scalars().all()
-            for host in found:
-                del latest[(host, binary)]
-        if not latest:
+        for (binary, topic, version), by_host in groups.items():
+            found = set(conn.execute(refresh, {'of_binary': binary, 'new_topic': topic,
+                                               'new_version': version, 'now': now,
+                                               'hosts': list(by_host)}).scalars())
+            missing.extend((host, status) for host, status in by_host.items()
+                           if host not in found)
+        if not missing:
             return
-        rows = [dict(uuid=str(uuidlib.uuid4()), host=s.host, binary=s.binary, topic=s.topic,
+        rows = [dict(uuid=str(uuidlib.uuid4()), host=host, binary=s.binary, topic=s.topic,
                      report_count=1, last_seen_at=now, disabled=s.disabled,
                      disabled_reason=s.disabled_reason, version=s.version,
                      created_at=now, updated_at=now)
-                for s in latest.values()]
+                for host, s in missing]
         # Parameters passed apart from the statement (an executemany): its
         # SQL is compiled once and cached, where values written into it
         # would be compiled anew for every batch.

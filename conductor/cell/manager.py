@@ -20,7 +20,9 @@ stamp of the super conductor's take (``CellMoves.start``).
 
 A compute host's heartbeat lists the builds it holds: they are marked
 started in their build plans, so that the stalled-build check tells a cast
-lost on its way from a build that is only slow.
+lost on its way from a build that is only slow. From API 1.10 an agent's
+hosts heartbeat in one ``host_heartbeats``: one status for them all, their
+names and the builds each holds (one payload checked, one UPDATE).
 
 A report that changes an instance (a build result, a build start, a
 reschedule) is written again with backoff while the cell database is away,
@@ -104,6 +106,26 @@ def _check_move(instance, request_spec, migration, host_list, *,
     return None
 
 
+def _is_host_name(value) -> bool:
+    # As ServiceStatus.host: 1 to 255 characters.
+    return isinstance(value, str) and 0 < len(value) <= 255
+
+
+def _check_host_heartbeats(status, hosts, building) -> str | None:
+    """What is wrong with a ``host_heartbeats`` (API 1.10), or None."""
+    if not isinstance(status, ServiceStatus):
+        return f'status must be a ServiceStatus payload, got {type(status).__name__}'
+    if not isinstance(hosts, list) or not all(_is_host_name(h) for h in hosts):
+        return 'hosts must be a list of host names (1 to 255 characters)'
+    if building is not None and not (
+            isinstance(building, dict)
+            and all(_is_host_name(h) and isinstance(u, list)
+                    and all(isinstance(x, str) and x for x in u)
+                    for h, u in building.items())):
+        return 'building must map host names to lists of instance uuids'
+    return None
+
+
 def _taken_at(value) -> datetime.datetime | str | None:
     """A hand-over's ``taken_at`` (API 1.9) as a datetime; None if not sent; a str: what is wrong."""
     if value is None:
@@ -156,9 +178,23 @@ class CellConductorManager:
         self._mark_started(statuses)
         LOG.debug('Heartbeats of %d service(s) recorded', len(statuses))
 
+    def host_heartbeats(self, ctxt, status: ServiceStatus, hosts: list[str],
+                        building: dict | None = None) -> None:
+        problem = _check_host_heartbeats(status, hosts, building)
+        if problem:
+            LOG.error('Rejected host_heartbeats: %s', problem)
+            return
+        services.record_host_heartbeats(self.engine, status, hosts)
+        self._mark_building([(host, uuid) for host, uuids in (building or {}).items()
+                             for uuid in uuids])
+        LOG.debug('Heartbeats of %d %s service(s) of %s recorded', len(hosts),
+                  status.binary, status.host)
+
     def _mark_started(self, statuses: list[ServiceStatus]) -> None:
         """The builds the heartbeating hosts hold have started (a cast that reached them)."""
-        building = [(s.host, uuid) for s in statuses for uuid in s.building or ()]
+        self._mark_building([(s.host, uuid) for s in statuses for uuid in s.building or ()])
+
+    def _mark_building(self, building: list[tuple[str, str]]) -> None:
         if building:
             build_plans.mark_started(self.engine, building)
 

@@ -66,7 +66,7 @@ def test_each_conductor_api_has_its_own_cap(tmp_path, bus):
     assert super_.pick_version('schedule_and_build_instances', '1.2') == '1.2'
 
     conf = _load(tmp_path, 'super_conductor = 1.1')
-    assert CellConductorAPI(bus.transport, conf=conf).version_cap == '1.9'
+    assert CellConductorAPI(bus.transport, conf=conf).version_cap == '1.10'
     assert SuperConductorAPI(bus.transport, conf=conf).version_cap == '1.1'
     with pytest.raises(MethodNotAllowedByCap, match=r'\[upgrade_levels\] super_conductor'):
         SuperConductorAPI(bus.transport, conf=conf).prepare(
@@ -144,6 +144,70 @@ def test_a_client_capped_below_1_3_sends_heartbeats_without_the_builds_held(
                                                   'cellplane-compute'),
                      'the capped heartbeat recorded')
     assert row['version'] == '0.1.0'
+
+
+def _computes(engine) -> dict[str, dict]:
+    return {row['host']: row for row in services.list_all(engine)
+            if row['binary'] == 'cellplane-compute'}
+
+
+def _hosts_status(**overrides) -> ServiceStatus:
+    values = dict(host='agent', binary='cellplane-compute', topic='compute',
+                  report_time=datetime.datetime.now(datetime.timezone.utc),
+                  version='0.1.0', cell_name='cell1')
+    return ServiceStatus(**{**values, **overrides})
+
+
+def test_one_heartbeat_of_many_hosts_records_each_host(tmp_path, bus, cell_conductor):
+    client = CellConductorAPI(bus.transport, conf=_load(tmp_path, ''))
+    client.host_heartbeats(new_context(), _hosts_status(), ['agent-1', 'agent-2'],
+                           {'agent-2': ['instance-1'], 'agent-1': []})
+    rows = eventually(lambda: (lambda r: r if len(r) == 2 else None)(
+        _computes(cell_conductor)), 'both hosts recorded')
+    assert {h: (r['binary'], r['version']) for h, r in rows.items()} == {
+        'agent-1': ('cellplane-compute', '0.1.0'), 'agent-2': ('cellplane-compute', '0.1.0')}
+
+
+def test_a_heartbeat_of_many_hosts_that_is_malformed_is_refused_and_said(
+        tmp_path, bus, cell_conductor, caplog):
+    caplog.set_level(logging.ERROR, logger='conductor.cell.manager')
+    client = CellConductorAPI(bus.transport, conf=_load(tmp_path, ''))
+    client.prepare('host_heartbeats', '1.10').cast(
+        new_context(), 'host_heartbeats', status=_hosts_status(), hosts=['ok', ''],
+        building={})
+    eventually(lambda: any('Rejected host_heartbeats: hosts must be' in r.getMessage()
+                           for r in caplog.records), 'the refusal logged')
+    assert _computes(cell_conductor) == {}
+
+
+class _CellConductor19:
+    """A cell conductor of the previous release (API 1.9): a status per host."""
+
+    target = messaging.Target(namespace='cell_conductor', version='1.9')
+
+    def __init__(self):
+        self.statuses = []
+
+    def service_heartbeats(self, ctxt, statuses):
+        self.statuses.extend(statuses)
+
+
+def test_a_client_capped_below_1_10_sends_a_status_per_host(tmp_path, bus):
+    old = _CellConductor19()
+    server = build_server(bus.transport, topic='conductor', server='old-cond',
+                          endpoints=[old])
+    server.start()
+    try:
+        capped = CellConductorAPI(bus.transport, conf=_load(tmp_path, 'cell_conductor = 1.9'))
+        capped.host_heartbeats(new_context(), _hosts_status(), ['a-1', 'a-2', 'a-3'],
+                               {'a-3': ['instance-1']}, batch=2)
+        statuses = eventually(lambda: old.statuses if len(old.statuses) == 3 else None,
+                              'three statuses, in two messages')
+        assert [(s.host, s.building, s.version) for s in statuses] == [
+            ('a-1', [], '0.1.0'), ('a-2', [], '0.1.0'), ('a-3', ['instance-1'], '0.1.0')]
+    finally:
+        server.stop()
+        server.wait()
 
 
 def test_a_client_capped_below_1_4_does_not_send_build_started(tmp_path, bus):

@@ -110,3 +110,20 @@ def test_a_batch_refreshes_the_rows_it_finds_and_creates_the_others(either_cell_
     assert rows[('old2', 'cellplane-compute')]['disabled_reason'] == 'rack work'
     assert rows[('old1', 'cellplane-compute')]['last_seen_at'] == \
         rows[('new1', 'cellplane-compute')]['last_seen_at']
+
+
+def test_one_status_for_many_hosts_writes_each_host_and_not_the_sender(either_cell_engine):
+    cell_engine = either_cell_engine
+    services.record_heartbeats(cell_engine, [_status(host='h1')])
+    with cell_engine.begin() as conn:
+        conn.execute(sa.update(services_table).where(services_table.c.host == 'h1')
+                     .values(disabled=True, disabled_reason='rack work'))
+    services.record_host_heartbeats(cell_engine, _status(host='agent', version='0.2.0'),
+                                    ['h1', 'h2', 'h3'])
+    rows = {r['host']: r for r in services.list_all(cell_engine)}
+    assert {host: (r['report_count'], r['version'], r['disabled'])
+            for host, r in rows.items()} == {
+        'h1': (2, '0.2.0', True), 'h2': (1, '0.2.0', False), 'h3': (1, '0.2.0', False)}
+    assert rows['h1']['disabled_reason'] == 'rack work'
+    assert len({r['uuid'] for r in rows.values()}) == 3
+    assert rows['h1']['last_seen_at'] == rows['h3']['last_seen_at']
