@@ -104,6 +104,13 @@ scheduler_opts = [
                       'service liveness from every cell database. A node added '
                       'to a cell is scheduled to after the next read; SIGHUP '
                       're-reads the list of cells and the nodes at once.'),
+    cfg.FloatOpt('host_full_refresh_interval', default=300.0, min=0,
+                 help='Seconds between two reads of every compute node of every '
+                      'cell. The refreshes in between read only what changed: the '
+                      'nodes whose row was written since the last read, the '
+                      'compute services created since, and the services that are '
+                      'down (an operator change to a service or a cell makes the '
+                      'next read a full one). 0: every refresh reads every node.'),
     cfg.ListOpt('failure_domain_levels', default=[],
                 help='Failure-domain levels operators group hosts by, smallest '
                      'first, e.g. rack,row,room ("host" is always below them). '

@@ -2,7 +2,11 @@
 
 ``HostRefresher`` re-reads every enabled cell's compute nodes into the
 ``HostStateCache`` every ``interval`` seconds on its own thread, and on
-``reload_cells`` (a SIGHUP) re-reads the cell mappings first. A cell that
+``reload_cells`` (a SIGHUP) re-reads the cell mappings first. A periodic
+refresh reads only what changed in each cell since its last read (the
+nodes written, the services new or down: ``cell_nodes.read_cell_changes``);
+every ``full_interval`` seconds (``[scheduler] host_full_refresh_interval``),
+after an operator change (the stamp below) and at a reload it reads every node. A cell that
 cannot be read keeps its previous records (see ``cell_nodes``); a cell that
 was removed or disabled drops out of the cache at the next refresh. Each
 refresh also reads the host aggregates and the hosts' failure domains from
@@ -24,6 +28,8 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
+from typing import Callable
 
 import sqlalchemy as sa
 
@@ -40,11 +46,19 @@ LOG = logging.getLogger(__name__)
 
 class HostRefresher:
     def __init__(self, cache: HostStateCache, cells: CellDatabases, *,
-                 service_down_time: float, interval: float) -> None:
+                 service_down_time: float, interval: float,
+                 full_interval: float = 0.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self._cache = cache
         self._cells = cells
         self._service_down_time = service_down_time
         self._interval = interval
+        # Seconds between two full reads of every cell (0: every refresh is one).
+        self._full_interval = full_interval
+        self._clock = clock
+        self._full_after: float | None = None
+        # Cell UUID -> its last read, from which the next reads only what changed.
+        self._reads: dict[str, cell_nodes.CellRead] = {}
         # One refresh at a time: a SIGHUP refresh racing the periodic one
         # could otherwise write an older read over a newer one.
         self._refresh_lock = threading.Lock()
@@ -73,7 +87,7 @@ class HostRefresher:
                 return False   # another request's refresh read it meanwhile
             try:
                 self._cells.reload()
-                self._refresh_locked()
+                self._refresh_locked(full=True)
             except sa.exc.SQLAlchemyError as exc:
                 LOG.warning('Could not re-read the cells after an operator change '
                             '(stamp %s); scheduling with the hosts read before: %s',
@@ -83,28 +97,41 @@ class HostRefresher:
                  'to aggregates, zones, failure domains, services or cells', stamp)
         return True
 
-    def refresh(self) -> dict[str, str]:
-        """Read every enabled cell now; cell UUID -> error for those that failed."""
+    def refresh(self, *, full: bool = False) -> dict[str, str]:
+        """Read every enabled cell now; cell UUID -> error for those that failed.
+
+        Only what changed in each cell since its last read, unless ``full``,
+        a full read is due (``full_interval``) or the change stamp moved.
+        """
         with self._refresh_lock:
-            failed = self._refresh_locked()
+            failed = self._refresh_locked(full=full)
         records = self._cache.records()
         LOG.debug('Host cache refreshed: %d compute node(s), %d up; %d cell(s) unreadable',
                   len(records), sum(1 for r in records if r.service_up), len(failed))
         self._map_new_hosts()
         return failed
 
-    def _refresh_locked(self) -> dict[str, str]:
+    def _refresh_locked(self, *, full: bool = False) -> dict[str, str]:
+        """Read the cells: in full if ``full``, if due, or after an operator change; else their changes."""
         # The stamp is read before the data: a change committed while
         # reading is then either in the data or seen at the next request.
         try:
             stamp: int | None = change_stamps.read(self._cells.api_engine)
         except sa.exc.SQLAlchemyError:
             stamp = None
+        now = self._clock()
+        # An operator change (disabled, forced down, a service or cell
+        # deleted) is not in the rows a read of changes finds: read all.
+        full = (full or stamp is None or stamp != self._stamp or self._full_after is None
+                or now >= self._full_after)
         failed = cell_nodes.refresh_cache(
             self._cache, self._cells.enabled_engines(),
             service_down_time=self._service_down_time,
             host_aggregates=self._read_host_aggregates(),
-            host_domains=self._read_host_domains())
+            host_domains=self._read_host_domains(),
+            reads=self._reads, full=full)
+        if full:
+            self._full_after = now + self._full_interval
         self._stamp = stamp
         return failed
 
@@ -147,12 +174,12 @@ class HostRefresher:
         return self._host_domains
 
     def reload_cells(self) -> None:
-        """Re-read the cell mappings, then the compute nodes of every enabled cell."""
+        """Re-read the cell mappings, then every node of every enabled cell."""
         cells = self._cells.reload()
         enabled = [c for c in cells if not c.disabled]
         LOG.info('Scheduling to %d enabled cell(s): %s', len(enabled),
                  ', '.join(c.name for c in enabled) or 'none')
-        self.refresh()
+        self.refresh(full=True)
 
     def start(self) -> None:
         """Read the cells and their nodes now, then refresh every ``interval`` seconds."""

@@ -119,7 +119,8 @@ def build_scheduler(conf: cfg.ConfigOpts, *, transport, cells: CellDatabases,
     cache = HostStateCache.from_conf(conf)
     refresher = HostRefresher(cache, cells,
                               service_down_time=conf.service.service_down_time,
-                              interval=conf.scheduler.host_refresh_interval)
+                              interval=conf.scheduler.host_refresh_interval,
+                              full_interval=conf.scheduler.host_full_refresh_interval)
     adapter = PlacementAdapter(placement)
     writer = (RecordWriter(record_backend, queue_size=conf.scheduler.record_queue_size,
                            weighed_hosts=conf.scheduler.record_weighed_hosts)

@@ -17,6 +17,7 @@ from sqlalchemy.engine import Engine
 
 from cellplane.db.cell.models import compute_nodes, services
 from cellplane.db.columns import utcnow
+from cellplane.objects.services import Liveness
 from rpc_schemas.compute_node import ComputeNodeRecord
 
 COMPUTE_BINARY = 'cellplane-compute'
@@ -127,27 +128,63 @@ class NodeWithService:
     disabled: bool
     disabled_reason: str | None
     forced_down: bool = False
+    # The newest of the node row's updated_at and its service row's
+    # created_at (None: neither is set): what ``changed_with_service`` reads after.
+    changed_at: datetime.datetime | None = None
+
+
+def _with_service():
+    return (sa.select(compute_nodes.c.uuid, compute_nodes.c.host,
+                      compute_nodes.c.nodename, compute_nodes.c.availability_zone,
+                      compute_nodes.c.stats, services.c.last_seen_at,
+                      services.c.disabled, services.c.disabled_reason,
+                      services.c.forced_down, compute_nodes.c.updated_at,
+                      services.c.created_at.label('service_created_at'))
+            .select_from(compute_nodes.outerjoin(
+                services, sa.and_(services.c.host == compute_nodes.c.host,
+                                  services.c.binary == COMPUTE_BINARY))))
+
+
+def _node_with_service(row) -> NodeWithService:
+    stamps = [t for t in (row.updated_at, row.service_created_at) if t is not None]
+    return NodeWithService(
+        uuid=row.uuid, host=row.host, nodename=row.nodename,
+        availability_zone=row.availability_zone, stats=dict(row.stats or {}),
+        last_seen_at=row.last_seen_at, disabled=bool(row.disabled),
+        disabled_reason=row.disabled_reason, forced_down=bool(row.forced_down),
+        changed_at=max(stamps) if stamps else None)
 
 
 def list_with_service(engine: Engine) -> list[NodeWithService]:
     """Every node, ordered by host and nodename, with its compute service's row (or none)."""
-    query = (sa.select(compute_nodes.c.uuid, compute_nodes.c.host,
-                       compute_nodes.c.nodename, compute_nodes.c.availability_zone,
-                       compute_nodes.c.stats, services.c.last_seen_at,
-                       services.c.disabled, services.c.disabled_reason,
-                       services.c.forced_down)
-             .select_from(compute_nodes.outerjoin(
-                 services, sa.and_(services.c.host == compute_nodes.c.host,
-                                   services.c.binary == COMPUTE_BINARY)))
-             .order_by(compute_nodes.c.host, compute_nodes.c.nodename))
+    query = _with_service().order_by(compute_nodes.c.host, compute_nodes.c.nodename)
     with engine.connect() as conn:
         rows = conn.execute(query).all()
-    return [NodeWithService(
-        uuid=row.uuid, host=row.host, nodename=row.nodename,
-        availability_zone=row.availability_zone, stats=dict(row.stats or {}),
-        last_seen_at=row.last_seen_at, disabled=bool(row.disabled),
-        disabled_reason=row.disabled_reason, forced_down=bool(row.forced_down))
-        for row in rows]
+    return [_node_with_service(row) for row in rows]
+
+
+def changed_with_service(engine: Engine, *, since: datetime.datetime,
+                         down: Liveness) -> tuple[int, list[NodeWithService]]:
+    """(how many nodes the cell has, the nodes changed since ``since`` or down), one connection.
+
+    Changed: the node row written at or after ``since`` (or never stamped),
+    or its compute service row created then. Down: as ``down`` judges the
+    service row (none, forced down, or silent). What neither returns is a
+    node read before whose row did not change and whose service is up: a
+    reader that keeps what it read before needs only these rows, and the
+    count tells it whether a node was deleted meanwhile. The services'
+    ``last_seen_at`` moves at every heartbeat and is not a change here; an
+    operator's change to a service (disabled, forced down, deleted) raises
+    the API database's change stamp instead.
+    """
+    query = _with_service().where(sa.or_(
+        compute_nodes.c.updated_at >= since, compute_nodes.c.updated_at.is_(None),
+        services.c.created_at >= since,
+        down.down_clause(services.c.last_seen_at, services.c.forced_down)))
+    with engine.connect() as conn:
+        count = conn.execute(sa.select(sa.func.count()).select_from(compute_nodes)).scalar_one()
+        rows = conn.execute(query).all()
+    return count, [_node_with_service(row) for row in rows]
 
 
 def zones(engine: Engine) -> set[str]:

@@ -11,7 +11,7 @@ from sqlalchemy.engine import make_url
 from cellplane.db import engines, migrate
 from cellplane.db.cell.models import compute_nodes, services
 from cellplane.objects.compute_nodes import COMPUTE_BINARY
-from scheduler.cell_nodes import read_cell, refresh_cache
+from scheduler.cell_nodes import read_cell, read_cell_changes, refresh_cache
 from scheduler.host_cache import HostStateCache
 from tests.support.tcp_proxy import TcpProxy
 
@@ -142,3 +142,79 @@ def test_a_cell_database_that_stays_away_is_marked_unreadable(proxied_cell):
     assert list(failed) == ['cell-9']
     (record,) = cache.records()
     assert record.cell_unreadable   # the driver's reason, e.g. "Connection refused"
+
+
+def test_a_read_of_changes_reads_the_rows_written_since_and_the_services_down(cell_engine):
+    old = NOW - datetime.timedelta(hours=1)
+    recent = NOW - datetime.timedelta(minutes=5)
+    with cell_engine.begin() as conn:
+        for host in ('a', 'b', 'c', 'd'):
+            _node(conn, host, updated_at=old)
+            _service(conn, host, 5, created_at=old)
+        _node(conn, 'z', updated_at=recent)
+        _service(conn, 'z', 5, created_at=old)
+    first = read_cell_changes(cell_engine, 'cell-1', None, service_down_time=60, now=NOW)
+    assert sorted((r.host, r.service_up) for r in first.records.values()) == [
+        ('a', True), ('b', True), ('c', True), ('d', True), ('z', True)]
+    assert first.changed_up_to == recent
+
+    # From CHANGE_MARGIN before the newest change: z again, not the others.
+    again = read_cell_changes(cell_engine, 'cell-1', first, service_down_time=60, now=NOW)
+    assert [r.host for u, r in again.records.items() if r is not first.records[u]] == ['z']
+
+    with cell_engine.begin() as conn:
+        conn.execute(sa.update(compute_nodes).where(compute_nodes.c.host == 'a').values(
+            availability_zone='az2', updated_at=NOW))
+        conn.execute(sa.update(services).where(services.c.host == 'b').values(
+            last_seen_at=NOW - datetime.timedelta(seconds=120)))
+        _node(conn, 'e', updated_at=NOW)
+    changed = read_cell_changes(cell_engine, 'cell-1', again, service_down_time=60, now=NOW)
+    records = {r.host: r for r in changed.records.values()}
+    assert records['a'].availability_zone == 'az2'
+    assert not records['b'].service_up
+    assert not records['e'].service_up         # no service row yet
+    assert records['c'] is again.records['uuid-c']
+    assert changed.changed_up_to == NOW
+
+    with cell_engine.begin() as conn:
+        conn.execute(sa.update(services).where(services.c.host == 'b').values(
+            last_seen_at=NOW))
+        _service(conn, 'e', 1, created_at=NOW)
+    back = read_cell_changes(cell_engine, 'cell-1', changed, service_down_time=60, now=NOW)
+    assert {r.host: r.service_up for r in back.records.values()} == {
+        'a': True, 'b': True, 'c': True, 'd': True, 'e': True, 'z': True}
+
+
+def test_a_node_deleted_since_the_last_read_makes_it_a_full_read(cell_engine):
+    old = NOW - datetime.timedelta(hours=1)
+    with cell_engine.begin() as conn:
+        for host in ('a', 'b'):
+            _node(conn, host, updated_at=old)
+            _service(conn, host, 5, created_at=old)
+    first = read_cell_changes(cell_engine, 'cell-1', None, service_down_time=60, now=NOW)
+    with cell_engine.begin() as conn:
+        conn.execute(sa.delete(compute_nodes).where(compute_nodes.c.host == 'a'))
+        _node(conn, 'c', updated_at=NOW)     # the count alone would not tell
+    read = read_cell_changes(cell_engine, 'cell-1', first, service_down_time=60, now=NOW)
+    assert sorted(r.host for r in read.records.values()) == ['b', 'c']
+
+
+def test_a_refresh_of_changes_keeps_what_was_hung_on_the_records(cell_engine):
+    old = NOW - datetime.timedelta(hours=1)
+    with cell_engine.begin() as conn:
+        for host in ('a', 'b'):
+            _node(conn, host, updated_at=old)
+            _service(conn, host, 5, created_at=old)
+    cache, reads = HostStateCache(), {}
+    domains = {'a': {'rack': 'r1'}, 'b': {'rack': 'r2'}}
+    refresh_cache(cache, {'cell-1': cell_engine}, service_down_time=60, now=NOW,
+                  host_domains=domains, reads=reads)
+    with cell_engine.begin() as conn:
+        conn.execute(sa.update(compute_nodes).where(compute_nodes.c.host == 'a').values(
+            stats={'failed_builds': 1}, updated_at=NOW))
+    refresh_cache(cache, {'cell-1': cell_engine}, service_down_time=60, now=NOW,
+                  host_domains=domains, reads=reads, full=False)
+    records = {r.host: r for r in cache.records()}
+    assert records['a'].stats == {'failed_builds': 1}
+    assert {h: dict(r.failure_domains) for h, r in records.items()} == domains
+    assert reads['cell-1'].records['uuid-b'] is records['b']

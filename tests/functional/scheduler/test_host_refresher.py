@@ -10,7 +10,7 @@ from cellplane.cells.databases import CellDatabases, UnknownCell
 from cellplane.db import engines, migrate
 from cellplane.db.api.models import cell_mappings as cell_mappings_table
 from cellplane.db.cell.models import compute_nodes, services
-from cellplane.objects import cell_mappings, host_mappings
+from cellplane.objects import cell_mappings, change_stamps, host_mappings
 from scheduler.host_cache import HostStateCache
 from scheduler.host_refresher import HostRefresher
 
@@ -88,5 +88,55 @@ def test_an_unknown_cell_is_looked_up_once_more_before_it_is_refused(tmp_path):
         with pytest.raises(UnknownCell, match='cellplane-manage cell list'):
             cells.mapping('no-such-cell')
     finally:
+        cells.dispose()
+        api.dispose()
+
+
+def _disabled(cache) -> dict[str, bool]:
+    return {r.host: r.service_disabled for r in cache.records()}
+
+
+def test_between_full_reads_a_refresh_reads_changes_and_a_stamp_or_the_interval_reads_all(
+        tmp_path):
+    api = _migrated(f'sqlite:///{tmp_path}/api.sqlite', 'api')
+    cell = _cell(tmp_path, api, 'cell1', ['a1', 'a2'])
+    engine = engines.create_engine(cell.database_connection)
+    hour_ago = datetime.datetime.now(datetime.timezone.utc).replace(
+        tzinfo=None) - datetime.timedelta(hours=1)
+    with engine.begin() as conn:     # a1 written long before the newest change (a2's)
+        conn.execute(compute_nodes.update().values(updated_at=hour_ago))
+        conn.execute(services.update().values(created_at=hour_ago))
+        conn.execute(compute_nodes.update().where(compute_nodes.c.host == 'a2').values(
+            updated_at=hour_ago + datetime.timedelta(minutes=10)))
+    cells = CellDatabases(api)
+    cache = HostStateCache()
+    now = [0.0]
+    refresher = HostRefresher(cache, cells, service_down_time=60, interval=3600,
+                              full_interval=300, clock=lambda: now[0])
+
+    def disable(value: bool) -> None:
+        # As a direct write to the database would: no change stamp, no updated_at.
+        with engine.begin() as conn:
+            conn.execute(services.update().where(services.c.host == 'a1').values(
+                disabled=value))
+    try:
+        refresher.reload_cells()
+        assert _disabled(cache) == {'a1': False, 'a2': False}
+        disable(True)
+        refresher.refresh()                  # changes only: the flag is not one
+        assert _disabled(cache) == {'a1': False, 'a2': False}
+        change_stamps.bump_now(api)          # what the CLI and API do after it
+        refresher.refresh()
+        assert _disabled(cache) == {'a1': True, 'a2': False}
+
+        disable(False)
+        now[0] += 299
+        refresher.refresh()
+        assert _disabled(cache) == {'a1': True, 'a2': False}
+        now[0] += 2                          # a full read is due
+        refresher.refresh()
+        assert _disabled(cache) == {'a1': False, 'a2': False}
+    finally:
+        engine.dispose()
         cells.dispose()
         api.dispose()
