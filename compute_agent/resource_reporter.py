@@ -9,7 +9,9 @@ At start and every ``[compute] report_interval``:
   not bump the provider generation (which would make concurrent claims
   retry); every write goes through the client's generation-checked retry.
   Once in sync, Placement is read again only when the driver's view
-  changes or every ``[compute] placement_refresh_interval`` seconds.
+  changes or every ``[compute] placement_refresh_interval`` seconds (for
+  the hosts of a hollow agent, from one list of their providers: see
+  ``compute_agent/wiring.py``).
 * The cell conductor: the node's ``ComputeNodeRecord`` (cast), which it
   upserts into the cell DB's ``compute_nodes``.
 
@@ -29,7 +31,7 @@ from cellplane.context import new_context
 from cellplane.traits import OPERATOR_TRAITS
 from compute_agent.virt.driver import VirtDriver
 from conductor.cell.rpcapi import CellConductorAPI
-from placement.client import PlacementClient
+from placement.client import PlacementClient, Provider
 from rpc_schemas.compute_node import ComputeNodeRecord
 
 LOG = logging.getLogger(__name__)
@@ -50,7 +52,7 @@ class ResourceReporter:
     def __init__(self, *, host: str, nodename: str, driver: VirtDriver,
                  placement: PlacementClient, conductor: CellConductorAPI,
                  availability_zone: str | None = None,
-                 failed_builds=lambda: 0, refresh_interval: float = 0,
+                 failed_builds=lambda: 0, refresh_interval: float | None = 0,
                  extra_traits: frozenset[str] = frozenset(),
                  clock=time.monotonic) -> None:
         self.host = host
@@ -78,11 +80,17 @@ class ResourceReporter:
         self._conductor.compute_node_update(new_context(), record)
         return record
 
-    def sync_placement(self, *, force: bool = False, absent: bool = False) -> list[str]:
+    def sync_placement(self, *, force: bool = False, absent: bool = False,
+                       listed: Provider | None = None) -> list[str]:
         """Provider, inventory, traits; the names of what had to be written.
 
         ``absent``: the caller saw no provider of this node (its agent
         listed them at start), so it is created without being looked up.
+        ``listed``: the provider as the caller's list of them showed it just
+        now: a refresh from it, without a request when it is at the
+        generation this reporter left it (a hollow agent refreshes its hosts
+        so, from one list, every ``placement_refresh_interval``; its
+        reporters' own ``refresh_interval`` is None: never by themselves).
 
         Placement is read only when the driver's inventory or traits changed
         since the last sync, or when ``refresh_interval`` seconds passed
@@ -96,26 +104,28 @@ class ResourceReporter:
         wanted = {rc: inv.as_placement() for rc, inv in self._driver.get_inventory().items()}
         traits = frozenset(self._driver.get_traits()) | self._extra_traits
         now = self._clock()
-        if (not force and self._synced == (wanted, traits)
-                and now < self._verify_after):
+        if (not force and listed is None and self._synced == (wanted, traits)
+                and (self._refresh_interval is None or now < self._verify_after)):
             return []
         unchanged = self._synced == (wanted, traits)
         written = self._write_differences(
-            wanted, traits, absent=absent,
+            wanted, traits, absent=absent, listed=listed,
             generation_seen=self._generation if unchanged and not force else None)
         self._synced = (wanted, traits)
-        # The first refresh of each host falls at a random point of the
-        # interval, so that the hosts of one agent do not refresh together.
-        spread = (random.uniform(0, self._refresh_interval) if self._verify_after == 0
-                  else self._refresh_interval)
-        self._verify_after = now + spread
+        if self._refresh_interval is not None:
+            # The first refresh of each host falls at a random point of the
+            # interval, so that the hosts of one agent do not refresh together.
+            spread = (random.uniform(0, self._refresh_interval) if self._verify_after == 0
+                      else self._refresh_interval)
+            self._verify_after = now + spread
         return written
 
     def _write_differences(self, wanted: dict, traits: frozenset[str], *,
-                           absent: bool = False,
+                           absent: bool = False, listed: Provider | None = None,
                            generation_seen: int | None = None) -> list[str]:
         written = []
-        provider = None if absent else self._placement.get_provider(self.node_uuid)
+        provider = listed if listed is not None or absent else self._placement.get_provider(
+            self.node_uuid)
         if provider is not None and provider.generation == generation_seen:
             return []
         if provider is None:

@@ -129,9 +129,13 @@ class PlacementClient:
             raise PlacementClientError(resp.status, detail, code)
         return Provider.from_body(resp.body)
 
-    def list_providers(self, *, name_prefix: str = '') -> list[Provider]:
-        """Every resource provider (whose name starts with ``name_prefix``)."""
-        body = self._call('GET', '/resource_providers').body
+    def list_providers(self, *, name_prefix: str = '',
+                       required: Sequence[str] = ()) -> list[Provider]:
+        """Every resource provider (whose name starts with ``name_prefix``; with all ``required`` traits)."""
+        path = '/resource_providers'
+        if required:
+            path += '?' + urllib.parse.urlencode({'required': ','.join(required)})
+        body = self._call('GET', path).body
         return [Provider.from_body(b) for b in body['resource_providers']
                 if b['name'].startswith(name_prefix)]
 

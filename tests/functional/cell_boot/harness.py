@@ -81,9 +81,12 @@ class Cell:
         return agent
 
     def add_hollow_agent(self, name: str, count: int, *,
-                         settings_for=lambda host: {}) -> ComputeAgent:
-        """A started hollow agent serving ``<name>-1..count``, once all have reported."""
-        conf = self._conf_with(hosted_hosts=count)
+                         settings_for=lambda host: {}, **compute_options) -> ComputeAgent:
+        """A started hollow agent serving ``<name>-1..count``, once all have reported.
+
+        ``compute_options``: more ``[compute]`` options of the agent.
+        """
+        conf = self._conf_with(hosted_hosts=count, **compute_options)
 
         def driver_for(host: str) -> FakeDriver:
             return FakeDriver(FakeSettings(**{'vcpus': 8, 'memory_mb': 4096,

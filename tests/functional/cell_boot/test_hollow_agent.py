@@ -162,3 +162,52 @@ def test_a_build_cast_twice_to_its_host_is_built_once(cell, caplog):
     assert agent.hosts['hollow-2'].driver.list_instances() == []
     assert cell.instance(instance.uuid)['host'] == 'hollow-1'
     assert list(cell.allocations(instance.uuid)) == [agent.hosts['hollow-1'].node_uuid]
+
+
+class _Requests:
+    """A Placement transport that notes each request (method, path) before sending it."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.sent: list[tuple[str, str]] = []
+
+    def request(self, method, path, body=None, microversion=None):
+        self.sent.append((method, path))
+        if microversion is None:
+            return self.inner.request(method, path, body)
+        return self.inner.request(method, path, body, microversion)
+
+
+def test_a_hollow_agent_refreshes_its_providers_from_one_list(cell):
+    # A refresh at every report: each report() below is a due one.
+    agent = cell.add_hollow_agent('hollow', 4, placement_refresh_interval=0)
+    moved = agent.hosts['hollow-2'].node_uuid
+    gone = agent.hosts['hollow-3'].node_uuid
+    traits = cell.placement.get_traits(moved)
+    cell.placement.set_traits(moved, traits | {'CUSTOM_SOMEONE_ELSES'})
+    cell.placement.delete_provider(gone)
+    requests = _Requests(cell.placement.transport.inner)
+    cell.placement.transport.inner = requests
+    try:
+        agent.reports.report()
+        first = list(requests.sent)
+        requests.sent.clear()
+        agent.reports.report()
+        second = list(requests.sent)
+    finally:
+        cell.placement.transport.inner = requests.inner
+
+    # One list; the provider someone changed read and put back; the one
+    # deleted created again; the two others not asked about.
+    assert first[0] == ('GET', f'/resource_providers?required={HOLLOW_HOST_TRAIT}')
+    assert sorted(first[1:]) == sorted([
+        ('GET', f'/resource_providers/{moved}/inventories'),
+        ('GET', f'/resource_providers/{moved}/traits'),
+        ('PUT', f'/resource_providers/{moved}/traits'),
+        ('POST', '/resource_providers'),
+        ('PUT', f'/resource_providers/{gone}/inventories'),
+        ('PUT', f'/resource_providers/{gone}/traits')])
+    assert cell.placement.get_traits(moved) == traits
+    assert cell.placement.get_provider(gone) is not None
+    # In sync again: the list alone.
+    assert second == [('GET', f'/resource_providers?required={HOLLOW_HOST_TRAIT}')]

@@ -268,3 +268,27 @@ def test_a_copy_on_its_own_thread_still_asks_the_destination_to_finish_and_a_sto
     assert told.sent == [('move_started', 'dst'), ('finish_move', 'dst')]
     assert instance.uuid not in hosts['src'].driver.running()
     assert hosts['src'].driver.list_instances() == [instance.uuid]   # kept until confirm
+
+
+def test_a_reporter_its_agent_refreshes_reads_only_what_the_listed_generation_says_moved():
+    now = [1000.0]
+    placement = _Placement()
+    driver = FakeDriver(FakeSettings())
+    reporter = ResourceReporter(host='h', nodename='h', driver=driver, placement=placement,
+                                conductor=None, refresh_interval=None,
+                                extra_traits=frozenset({'CUSTOM_HOLLOW_HOST'}),
+                                clock=lambda: now[0])
+    assert reporter.sync_placement(absent=True) == ['provider', 'inventory', 'traits']
+    now[0] += 10_000                # never due by itself
+    assert reporter.sync_placement() == [] and placement.reads == 0
+
+    listed = Provider(reporter.node_uuid, 'h', placement.generation, None, None)
+    assert reporter.sync_placement(listed=listed) == [] and placement.reads == 0
+
+    placement.generation += 1       # an allocation, or an operator
+    listed = Provider(reporter.node_uuid, 'h', placement.generation, None, None)
+    assert reporter.sync_placement(listed=listed) == [] and placement.reads == 2
+    assert reporter.sync_placement(listed=listed) == [] and placement.reads == 2
+
+    driver.settings.vcpus = 32      # the driver's view changed: written at once, no timer
+    assert reporter.sync_placement() == ['inventory']
