@@ -105,6 +105,8 @@ import contextlib
 import datetime
 import json
 import os
+import re
+import resource
 import statistics
 import sys
 import tempfile
@@ -535,10 +537,86 @@ def process_tree_cpu(pid: int) -> float:
     return sum(_cpu_ticks(p) for p in (pid, *_children(pid))) / os.sysconf('SC_CLK_TCK')
 
 
+def _children_cpu() -> float:
+    """CPU seconds of this process's children waited for so far (the launcher's runs)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def daemon_cpu(deployment: Deployment) -> dict[str, float]:
     """CPU seconds used so far by each daemon (with its live children: the HTTP workers)."""
     return {pid_file.stem: process_tree_cpu(json.loads(pid_file.read_text())['pid'])
             for pid_file in deployment.run_dir.glob('*.pid')}
+
+
+# -- where the start-up went ---------------------------------------------------------------------
+
+_LOG_TIME = re.compile(r'^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\.(\d{3}) ')
+_MARKER = re.compile(r'^==== cellplane-launch: \S+ starting at (\S+) ====$', re.MULTILINE)
+
+
+def _last_start(path: Path) -> tuple[float | None, list[str]]:
+    """When the launcher last started the daemon of log ``path`` (None: never), and its lines since."""
+    text = path.read_text(errors='replace')
+    markers = list(_MARKER.finditer(text))
+    if not markers:
+        return None, text.splitlines()
+    last = markers[-1]
+    spawned = datetime.datetime.strptime(last.group(1), '%Y-%m-%dT%H:%M:%S%z').timestamp()
+    return spawned, text[last.end():].splitlines()
+
+
+def _first_time(lines: list[str], pattern: re.Pattern) -> float | None:
+    """The time (time.time()) of the first oslo.log line of ``lines`` that matches ``pattern``."""
+    for line in lines:
+        stamp = _LOG_TIME.match(line)
+        if stamp and pattern.search(line):
+            return (time.mktime(time.strptime(stamp.group(1), '%Y-%m-%d %H:%M:%S'))
+                    + int(stamp.group(2)) / 1000)
+    return None
+
+
+def startup_timeline(deployment: Deployment) -> dict[str, float]:
+    """Seconds from ``create()``'s start to each step of the start-up, from its logs and timeline.
+
+    The launcher starts the daemons in stages (Placement; cell conductors;
+    compute agents; scheduler and super conductor), each when the one
+    before serves; an agent's first report brings all its hosts in sync
+    with Placement, then sends their node records to its cell conductor.
+    A step of several daemons is given when the last of them got there.
+    """
+    began = deployment.timeline['began']
+    groups: dict[str, list[Path]] = {}
+    for path in sorted(deployment.run_dir.glob('*.log')):
+        group = ('placement' if path.stem == 'placement'
+                 else 'cell conductors' if path.stem.startswith('conductor-')
+                 else 'compute agents' if path.stem.startswith('compute-')
+                 else 'scheduler and super conductor'
+                 if path.stem.startswith('scheduler') or path.stem == 'super-conductor'
+                 else None)
+        if group is not None:
+            groups.setdefault(group, []).append(path)
+    steps = {'vhosts and databases': deployment.timeline['vhosts and databases'] - began}
+    serving = re.compile(r'serving topic \S+ as ')
+    in_sync = re.compile('in sync with Placement')
+    for group, paths in groups.items():
+        starts = [_last_start(path) for path in paths]
+        spawned = [at for at, _ in starts if at is not None]
+        if spawned:
+            steps[f'{group} spawned'] = max(spawned) - began
+        served = [_first_time(lines, serving) for _, lines in starts]
+        if served and None not in served:
+            steps[f'{group} serving'] = max(served) - began
+        if group == 'compute agents':
+            synced = [_first_time(lines, in_sync) for _, lines in starts]
+            synced = [at for at in synced if at is not None]
+            if synced:
+                steps['first agent in sync with Placement'] = min(synced) - began
+                steps['last agent in sync with Placement'] = max(synced) - began
+    for step in ('daemons serving', 'hosts registered', 'scheduler read every host'):
+        if step in deployment.timeline:
+            steps[step] = deployment.timeline[step] - began
+    return dict(sorted(steps.items(), key=lambda kv: kv[1]))
 
 
 IDLE_SECONDS = 20
@@ -836,8 +914,18 @@ def run(args, record_backend: str | None = None, queues: str = 'quorum',
         transport = api_engine = None
         started = time.perf_counter()
         try:
+            broker_start, database_start = measure_broker(), database_cpu()
+            launcher_start = _children_cpu()
             deployment.create()
             startup = time.perf_counter() - started
+            startup_cpu = cpu_by_role({}, daemon_cpu(deployment))
+            startup_cpu['launcher (db sync, cell mapping)'] = _children_cpu() - launcher_start
+            broker_up, database_up = measure_broker(), database_cpu()
+            if broker_start is not None and broker_up is not None:
+                startup_cpu['RabbitMQ (whole server)'] = broker_up - broker_start
+            if database_start is not None and database_up is not None:
+                startup_cpu['PostgreSQL (whole server)'] = database_up - database_start
+            timeline = startup_timeline(deployment)
             if args.profile_broker and cluster is not None:
                 broker_profile.start(cluster.nodes)
             broker_idle_before = node_cpu(cluster)
@@ -932,6 +1020,7 @@ def run(args, record_backend: str | None = None, queues: str = 'quorum',
     return {'machine': machine(), 'load_before': load_before, 'load_after': os.getloadavg(),
             'cells': args.cells, 'hosts': hosts, 'agents': args.agents,
             'agent_processes': len(computes), 'startup_seconds': startup,
+            'startup_timeline': timeline, 'startup_cpu_seconds': startup_cpu,
             'idle_cpu_percent_of_a_core': idle, 'agent_rss_mib': rss,
             'agent_rss_kib_per_host': rss * 1024 / hosts,
             'scheduler_cpu_ms_per_boot': scheduler_cpu * 1000 / booted,
@@ -975,6 +1064,10 @@ def render(report: dict) -> str:
         f'{report["agent_processes"]} compute agent process(es) ({report["agents"]}); real '
         f'daemons on RabbitMQ and PostgreSQL (deployment up in '
         f'{report["startup_seconds"]:.0f} s)',
+        'Start-up, seconds from the start: ' + '; '.join(
+            f'{step} {seconds:.1f}' for step, seconds in report['startup_timeline'].items()),
+        'Start-up, CPU seconds: ' + '; '.join(
+            f'{role} {seconds:.1f}' for role, seconds in report['startup_cpu_seconds'].items()),
         f'Idle, all daemons: {report["idle_cpu_percent_of_a_core"]:.1f} % of a core over '
         f'{IDLE_SECONDS} s; compute agents\' RSS {report["agent_rss_mib"]:.0f} MiB '
         f'({report["agent_rss_kib_per_host"]:.0f} KiB per host)',

@@ -139,6 +139,10 @@ class Deployment:
         # How long create() waits for every host to be registered and read
         # by the scheduler (a benchmark of thousands of hosts gives more).
         self.ready_seconds = ready_seconds
+        # When create() reached each of its steps (time.time(), to compare
+        # with the daemons' log lines): 'began', 'vhosts and databases',
+        # 'daemons serving', 'hosts registered', 'scheduler read every host'.
+        self.timeline: dict[str, float] = {}
         self.config_dir = self.workdir / 'etc'
         self.run_dir = self.workdir / 'run'
         self.rabbit = rabbit
@@ -214,6 +218,7 @@ class Deployment:
 
     # -- set up ---------------------------------------------------------------------
     def create(self) -> 'Deployment':
+        self.timeline = {'began': time.time()}
         try:
             levels = ('top', *self.cells)
             self.vhosts.update(zip(levels, self.rabbit.create_vhosts(list(levels)), strict=True))
@@ -236,8 +241,10 @@ class Deployment:
                     self.keystone.add_endpoint('image', self.compute_api_url + '/image',
                                                self.region)
                     self.keystone.add_endpoint('identity', self.keystone.url, self.region)
+            self.timeline['vhosts and databases'] = time.time()
             self._write_configs()
             self.launch('start', '--no-create')
+            self.timeline['daemons serving'] = time.time()
             self.wait_until_schedulable()
         except BaseException:
             self.destroy()
@@ -491,12 +498,14 @@ class Deployment:
         finally:
             for engine in cell_engines:
                 engine.dispose()
+        self.timeline['hosts registered'] = time.time()
         # Two refreshes begun after every node was seen: the scheduler has them.
         refreshed = re.compile(rf'Host cache refreshed: {len(wanted)} compute node')
         before = len(refreshed.findall(self.log('scheduler')))
         while len(refreshed.findall(self.log('scheduler'))) < before + 2:
             assert time.monotonic() < deadline, 'the scheduler never read every node'
             time.sleep(0.2)
+        self.timeline['scheduler read every host'] = time.time()
 
     def manage(self, *argv: str) -> Any:
         """``cellplane-manage ARGV --config-file top.conf -f json``; its parsed output."""
