@@ -52,10 +52,10 @@ import sqlalchemy as sa
 
 from cellplane import config
 from cellplane.db import engines
-from cellplane.objects import compute_nodes
+from cellplane.objects import compute_nodes, host_mappings
 from cellplane.rpc import options as rpc_options
 from cellplane.rpc.transport import get_transport
-from cellplane_cli.launcher import Launcher
+from cellplane_cli.launcher import MARKER, Launcher
 from compute_agent.hosted_host import hosted_host_names
 from placement.client import KeystoneTransport, PlacementClient
 from tests.support import cli_runner
@@ -291,7 +291,9 @@ class Deployment:
             # No endpoint_url: Placement is found in the catalog.
             return {**self.keystone.password_options(SERVICE), 'region_name': self.region,
                     'valid_interfaces': 'internal,public', **trust}
-        return {'endpoint_url': self.placement_url, 'token': 'admin', **trust}
+        # noauth2: the admin, with the service role the Keystone user above holds.
+        return {'endpoint_url': self.placement_url, 'token': 'admin',
+                'roles': 'admin,service', **trust}
 
     def _https_server(self) -> dict[str, Any]:
         """``[api]`` options of an HTTP daemon: its certificate, when HTTPS."""
@@ -499,13 +501,32 @@ class Deployment:
             for engine in cell_engines:
                 engine.dispose()
         self.timeline['hosts registered'] = time.time()
-        # Two refreshes begun after every node was seen: the scheduler has them.
-        refreshed = re.compile(rf'Host cache refreshed: {len(wanted)} compute node')
-        before = len(refreshed.findall(self.log('scheduler')))
-        while len(refreshed.findall(self.log('scheduler'))) < before + 2:
-            assert time.monotonic() < deadline, 'the scheduler never read every node'
+        # A refresh of the scheduler now running that read every node, each
+        # of them up: the scheduler can choose any host. (Only what this
+        # scheduler process logged counts: a restarted one starts empty.)
+        count = len(wanted)
+        refreshed = re.compile(
+            rf'Host cache refreshed: {count} compute node\(s\), {count} up;')
+        while not refreshed.search(self._since_last_start('scheduler')):
+            assert time.monotonic() < deadline, 'the scheduler never read every node up'
             time.sleep(0.2)
+        # Then every host mapped to its cell (the scheduler maps the hosts a
+        # refresh found just after it logs the refresh): an operator can put
+        # any of them in an aggregate or a failure domain.
+        api = engines.create_engine(self.direct_url('api'))
+        try:
+            while not wanted <= {host for host, _ in host_mappings.list_all(api)}:
+                assert time.monotonic() < deadline, 'the scheduler never mapped every host'
+                time.sleep(0.2)
+        finally:
+            api.dispose()
         self.timeline['scheduler read every host'] = time.time()
+
+    def _since_last_start(self, name: str) -> str:
+        """Daemon ``name``'s log since the launcher last started it (the whole log if never)."""
+        text = self.log(name)
+        marker = text.rfind(MARKER.split('{when}')[0].format(name=name))
+        return text if marker < 0 else text[marker:]
 
     def manage(self, *argv: str) -> Any:
         """``cellplane-manage ARGV --config-file top.conf -f json``; its parsed output."""
