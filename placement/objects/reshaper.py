@@ -15,8 +15,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
+from placement.db import api as db_api
+from placement.db.models import inventories as inv_t
 from placement.objects import allocation as alloc_obj
 from placement.objects import inventory as inv_obj
 from placement.objects import resource_class as rc_obj
@@ -79,6 +82,9 @@ def reshape(engine: Engine, inventories: list[ProviderInventory],
         for rp, _ in targets:
             rp_obj.bump_generation(conn, rp.id, rp.generation)
 
+        if not writes and _first_inventories(conn, targets):
+            return
+
         for rp, want in targets:
             if not want.inventories:
                 continue
@@ -102,6 +108,37 @@ def reshape(engine: Engine, inventories: list[ProviderInventory],
                 # step: its checked bump above stands for this one.)
                 conn.execute(rp_obj.rp_t.update().where(rp_obj.rp_t.c.id == rp.id)
                              .values(generation=rp_obj.rp_t.c.generation + 1))
+
+
+def _first_inventories(conn, targets: list) -> bool:
+    """The reshape of providers that hold no inventory yet, with no allocations; False if not that.
+
+    A new compute node's first inventory, a hundred providers per request
+    (a hollow agent's first report): the interim inventory would be the
+    final one, so it is written once, for all the providers at once (one
+    read, one insert, one generation update), with the same outcome as the
+    steps below, the same errors (an unknown class, in the providers'
+    order) and the same two generation bumps per provider given inventory.
+    """
+    ids = [rp.id for rp, _ in targets]
+    held = conn.execute(sa.select(inv_t.c.resource_provider_id)
+                        .where(inv_t.c.resource_provider_id.in_(ids)).limit(1)).first()
+    if held is not None:
+        return False
+    now = db_api.utcnow()
+    rows = []
+    for rp, want in targets:
+        class_ids = _class_ids(conn, want.inventories)
+        rows += [dict(resource_provider_id=rp.id, resource_class_id=class_ids[name],
+                      created_at=now, updated_at=now, **fields)
+                 for name, fields in want.inventories.items()]
+    if rows:
+        conn.execute(inv_t.insert(), rows)
+    given = [rp.id for rp, want in targets if want.inventories]
+    if given:
+        conn.execute(rp_obj.rp_t.update().where(rp_obj.rp_t.c.id.in_(given))
+                     .values(generation=rp_obj.rp_t.c.generation + 1))
+    return True
 
 
 def _class_ids(conn, inventories: dict) -> dict[str, int]:

@@ -93,3 +93,56 @@ def test_unknown_provider_and_class_are_400(host):
 def test_absent_before_1_30(host):
     api, parent, child = host
     assert api.post('/reshaper', _move_body(api, parent, child), mv='1.29').status == 404
+
+
+def _first_inventories(api, providers: dict) -> dict:
+    """A reshape body giving each provider (at generation 0) its inventory, with no allocations."""
+    return {'inventories': {rp: {'resource_provider_generation': 0, 'inventories': inv}
+                            for rp, inv in providers.items()},
+            'allocations': {}}
+
+
+NEW_HOST = {'VCPU': {'total': 16, 'allocation_ratio': 4.0},
+            'MEMORY_MB': {'total': 65536, 'reserved': 512}, 'DISK_GB': {'total': 1000}}
+
+
+def test_new_providers_first_inventories_are_those_a_put_of_each_would_write(api):
+    # A hollow agent's new hosts: many providers with no inventory yet, in one reshape.
+    new = [api.provider(f'new-{i}') for i in range(3)]
+    empty = api.provider('new-empty')
+    body = _first_inventories(api, {**{rp: NEW_HOST for rp in new}, empty: {}})
+    assert api.post('/reshaper', body).status == 204
+    by_put = api.provider('by-put', inventory=NEW_HOST)
+    wanted = api.get(f'/resource_providers/{by_put}/inventories').json['inventories']
+    for rp in new:
+        assert api.get(f'/resource_providers/{rp}/inventories').json['inventories'] == wanted
+        # As the reference: interim and final inventory, two bumps.
+        assert _generation(api, rp) == 2
+    # The interim step skips an empty inventory; the generation check bumps it once.
+    assert _generation(api, empty) == 1
+    assert api.get(f'/resource_providers/{empty}/inventories').json['inventories'] == {}
+
+
+def test_new_providers_with_an_unknown_class_among_them_get_nothing(api):
+    first, second = api.provider('new-1'), api.provider('new-2')
+    body = _first_inventories(api, {first: NEW_HOST,
+                                    second: {'DISK_OF_STEEL': {'total': 10}}})
+    result = api.post('/reshaper', body)
+    assert result.status == 400
+    assert 'No such resource class DISK_OF_STEEL' in result.error['detail']
+    for rp in (first, second):
+        assert _generation(api, rp) == 0
+        assert api.get(f'/resource_providers/{rp}/inventories').json['inventories'] == {}
+
+
+def test_a_provider_holding_inventory_among_new_ones_is_reshaped_as_any(api):
+    new = api.provider('new-1')
+    held = api.provider('held', inventory={'VCPU': 8, 'DISK_GB': 100})
+    body = _first_inventories(api, {new: NEW_HOST, held: {'VCPU': {'total': 4}}})
+    body['inventories'][held]['resource_provider_generation'] = _generation(api, held)
+    assert api.post('/reshaper', body).status == 204
+    assert set(api.get(f'/resource_providers/{held}/inventories').json['inventories']) == {
+        'VCPU'}
+    assert (_generation(api, new), _generation(api, held)) == (2, 3)
+    assert set(api.get(f'/resource_providers/{new}/inventories').json['inventories']) == set(
+        NEW_HOST)
