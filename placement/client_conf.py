@@ -44,6 +44,14 @@ placement_opts = [
                     'noauth2, for tests and the demo): the X-Auth-Token sent, '
                     '"user[:project]"; the user admin is an administrator. '
                     'Ignored with auth_type.'),
+    cfg.ListOpt('roles',
+                help='Without auth_type only (noauth2): the roles this service '
+                     'asserts, sent as X-Roles with the token (unset: none sent, '
+                     'and noauth2 gives the user admin the admin role alone). '
+                     '"admin,service" gives it what a Keystone service user of the '
+                     'deploy guides holds: the service role lets a compute agent '
+                     'write the inventories of many new hosts in one request (the '
+                     'reshaper). Ignored with auth_type.'),
     cfg.FloatOpt('retry_timeout', default=30.0, min=0,
                  help='Seconds one request keeps being retried, with backoff '
                       '(0.05 s doubling up to 2 s), while Placement cannot be '
@@ -107,7 +115,8 @@ def client_from_conf(conf: cfg.ConfigOpts, service_name: str) -> PlacementClient
     cert = (group.certfile, group.keyfile) if group.certfile and group.keyfile else \
         group.certfile or None
     return PlacementClient.over_http(group.endpoint_url, token=group.token,
-                                     timeout=group.timeout, verify=verify, cert=cert, **retry)
+                                     roles=group.roles, timeout=group.timeout,
+                                     verify=verify, cert=cert, **retry)
 
 
 def _adapter(conf: cfg.ConfigOpts, service_name: str):

@@ -14,6 +14,8 @@ What it offers, each generation-safe:
 * ``ensure_provider`` - create the provider unless it exists
   (``create_provider``: create it, for a caller that just saw it absent);
 * ``get_inventory`` / ``get_traits`` - read them (to write only on change);
+* ``set_many_inventories`` - the inventories of several providers in one
+  request (the reshaper, with no allocations): a hollow agent's new hosts;
 * ``set_inventory`` / ``set_traits`` / ``set_aggregates`` - replace them,
   re-reading the provider generation and retrying when another writer
   bumped it (409 placement.concurrent_update); given the generation the
@@ -96,6 +98,8 @@ class PlacementClient:
     def __init__(self, transport: Transport, *, generation_retries: int = 10):
         # The custom traits this client created (or found): not PUT again.
         self._custom_traits: set[str] = set()
+        # The reshaper answered 403 (no service role): set_many_inventories is not tried again.
+        self._reshaper_refused = False
         self.transport = CountedTransport(transport)
         self.generation_retries = generation_retries
 
@@ -224,6 +228,35 @@ class PlacementClient:
         return self._with_generation(uuid, lambda gen: self.transport.request(
             'PUT', f'/resource_providers/{uuid}/inventories',
             {'resource_provider_generation': gen, 'inventories': body}), generation)
+
+    def set_many_inventories(self, providers: dict[str, tuple[int, dict]]) -> dict[str, int]:
+        """Replace the inventory of several providers in one request; their new generations.
+
+        ``providers``: uuid -> (the generation the caller last saw, resource
+        class -> ``Inventory`` or body). One ``POST /reshaper`` with no
+        allocations (1.30+), all or nothing: Placement bumps each
+        provider's generation twice (the reshaper's interim and final
+        inventory, as the reference does), so each is returned as given + 2.
+        Raises ``PlacementClientError`` if Placement refuses (a generation
+        that moved, 409 ``placement.concurrent_update``; a caller without
+        the reshaper's ``service`` role, 403): nothing was written then, and
+        the caller writes them one by one (``set_inventory``). A 403 is
+        remembered: this client does not ask again.
+        """
+        if self._reshaper_refused:
+            raise PlacementClientError(403, 'the reshaper refused this client before')
+        body = {'inventories': {
+            uuid: {'resource_provider_generation': generation,
+                   'inventories': {rc: inv.as_body() if isinstance(inv, Inventory) else inv
+                                   for rc, inv in inventories.items()}}
+            for uuid, (generation, inventories) in providers.items()}, 'allocations': {}}
+        resp = self.transport.request('POST', '/reshaper', body)
+        if resp.status == 204:
+            return {uuid: generation + 2 for uuid, (generation, _) in providers.items()}
+        detail, code = resp.error()
+        if resp.status == 403:
+            self._reshaper_refused = True
+        raise PlacementClientError(resp.status, detail, code)
 
     def set_traits(self, uuid: str, traits, *, generation: int | None = None) -> int:
         """Replace the provider's traits (custom ones are created first, once per client)."""

@@ -132,15 +132,21 @@ class HttpTransport(RetryingTransport):
     why; a last 503 is returned as Placement gave it. A certificate that
     does not verify (``verify``: the CA file, or False) is not retried:
     ``PlacementUnreachable`` at once, naming TLS and what failed.
+    ``token`` and ``roles`` (sent as ``X-Roles``) are noauth2's identity.
     """
 
     def __init__(self, base_url: str, *, token: str = 'admin',
+                 roles: list[str] | None = None,
                  timeout: float = 30.0, attempts: int | None = 5, max_wait: float = 2.0,
                  retry_timeout: float | None = None, verify: bool | str = True,
                  cert: str | tuple[str, str] | None = None):
         super().__init__(base_url, attempts=attempts, max_wait=max_wait,
                          retry_timeout=retry_timeout)
         self.token = token
+        # noauth2's identity: the token, and the roles asserted (X-Roles), if any.
+        self._identity = {'x-auth-token': token}
+        if roles:
+            self._identity['x-roles'] = ','.join(roles)
         self.timeout = timeout
         self.session = requests.Session()
         # What requests would read from the environment on every request
@@ -158,7 +164,7 @@ class HttpTransport(RetryingTransport):
     def _send(self, method: str, path: str, data: str | None, headers: dict):
         """One attempt: a ``requests.Response``."""
         return self.session.request(method, self.base_url + path, data=data,
-                                    headers={**headers, 'x-auth-token': self.token},
+                                    headers={**headers, **self._identity},
                                     timeout=self.timeout, verify=self.verify, cert=self.cert,
                                     proxies=self.proxies)
 
@@ -227,10 +233,11 @@ class InProcessTransport:
     503 is returned as Placement gave it.
     """
 
-    def __init__(self, app, *, token: str = 'admin', attempts: int = 8,
-                 max_wait: float = 2.0):
+    def __init__(self, app, *, token: str = 'admin', roles: list[str] | None = None,
+                 attempts: int = 8, max_wait: float = 2.0):
         self.app = app
         self.token = token
+        self.roles = roles
         self._retrying = tenacity.Retrying(
             retry=tenacity.retry_if_result(lambda resp: resp.status == 503),
             stop=tenacity.stop_after_attempt(attempts),
@@ -244,6 +251,8 @@ class InProcessTransport:
         import webob
         req = webob.Request.blank(path, method=method)
         req.headers['x-auth-token'] = self.token
+        if self.roles:
+            req.headers['x-roles'] = ','.join(self.roles)
         req.headers['accept'] = 'application/json'
         req.headers['openstack-api-version'] = f'placement {microversion}'
         if body is not None:

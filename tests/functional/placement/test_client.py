@@ -5,7 +5,13 @@ import uuid
 
 import pytest
 
-from placement.client import ClaimConflict, InProcessTransport, Inventory, PlacementClient
+from placement.client import (
+    ClaimConflict,
+    InProcessTransport,
+    Inventory,
+    PlacementClient,
+    PlacementClientError,
+)
 
 
 class InterleavingTransport(InProcessTransport):
@@ -131,8 +137,8 @@ def test_a_batch_claim_writes_every_consumer_or_none(client):
 class RecordingTransport(InProcessTransport):
     """Notes every request as (method, path)."""
 
-    def __init__(self, app):
-        super().__init__(app)
+    def __init__(self, app, **kwargs):
+        super().__init__(app, **kwargs)
         self.seen: list[tuple[str, str]] = []
 
     def request(self, method, path, body=None, microversion='1.39'):
@@ -171,3 +177,46 @@ def test_a_custom_trait_deleted_since_the_client_made_it_is_made_again(api, clie
     assert api.delete('/traits/CUSTOM_GONE').status == 204
     client.set_traits(rp, ['CUSTOM_GONE'])
     assert api.get(f'/resource_providers/{rp}/traits').json['traits'] == ['CUSTOM_GONE']
+
+
+def test_many_new_providers_inventories_go_in_one_request_at_their_generations(api):
+    transport = RecordingTransport(api.app, roles=['admin', 'service'])
+    client = PlacementClient(transport)
+    providers = [client.create_provider(str(uuid.uuid4()), f'host-m{i}').uuid for i in range(3)]
+    traited = client.set_traits(providers[0], ['HW_CPU_X86_AVX2'], generation=0)
+    transport.seen.clear()
+    generations = client.set_many_inventories({
+        rp: (traited if rp == providers[0] else 0,
+             {'VCPU': Inventory(total=8), 'MEMORY_MB': Inventory(total=1024, reserved=64)})
+        for rp in providers})
+    assert transport.seen == [('POST', '/reshaper')]
+    assert generations == {providers[0]: 3, providers[1]: 2, providers[2]: 2}
+    for rp in providers:
+        assert api.get(f'/resource_providers/{rp}').json['generation'] == generations[rp]
+        assert client.get_inventory(rp) == {
+            'VCPU': Inventory(total=8, max_unit=8),
+            'MEMORY_MB': Inventory(total=1024, reserved=64, max_unit=1024)}
+
+
+def test_many_inventories_at_a_stale_generation_write_none_of_them(api):
+    client = PlacementClient(InProcessTransport(api.app, roles=['admin', 'service']))
+    fresh, moved = (client.create_provider(str(uuid.uuid4()), f'host-s{i}').uuid
+                    for i in range(2))
+    client.set_traits(moved, ['HW_CPU_X86_AVX2'], generation=0)
+    with pytest.raises(PlacementClientError) as refused:
+        client.set_many_inventories({rp: (0, {'VCPU': Inventory(total=8)})
+                                     for rp in (fresh, moved)})
+    assert (refused.value.status, refused.value.code) == (409, 'placement.concurrent_update')
+    assert client.get_inventory(fresh) == {} and client.get_inventory(moved) == {}
+
+
+def test_a_client_without_the_service_role_is_refused_many_inventories_and_asks_once(api):
+    transport = RecordingTransport(api.app)     # noauth2's admin alone
+    client = PlacementClient(transport)
+    rp = client.create_provider(str(uuid.uuid4()), 'host-r').uuid
+    for _ in range(2):
+        with pytest.raises(PlacementClientError) as refused:
+            client.set_many_inventories({rp: (0, {'VCPU': Inventory(total=8)})})
+        assert refused.value.status == 403
+    assert transport.seen.count(('POST', '/reshaper')) == 1
+    assert client.set_inventory(rp, {'VCPU': Inventory(total=8)}, generation=0) == 1
