@@ -20,7 +20,9 @@ client, HTTP, JSON), of the Placement daemon (its workers) and of the
 machine's PostgreSQL (other work on a shared server counts too), and the
 requests Placement answered. ``--rounds N`` repeats it on a new database
 each time. ``--profile FILE`` writes cProfile's statistics of the client
-side of the last round (``python -m pstats FILE``).
+side of the last round (``python -m pstats FILE``); ``--spy DIR`` records
+the Placement daemon (its workers) with py-spy over the report, as
+``boot_bench.py --profile`` does, and prints where its samples went.
 """
 from __future__ import annotations
 
@@ -29,6 +31,7 @@ import concurrent.futures
 import cProfile
 import json
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -43,6 +46,7 @@ import requests
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import boot_bench  # the sibling benchmarks/boot_bench.py: CPU readers  # noqa: E402
+import daemon_profile  # the sibling benchmarks/daemon_profile.py: py-spy  # noqa: E402
 import machine as machine_facts  # the sibling benchmarks/machine.py  # noqa: E402
 
 from cellplane.db import engines, migrate  # noqa: E402
@@ -74,7 +78,8 @@ class CountingConductor:
 
 
 def hollow_agent(name: str, hosts: int, url: str, conductor: CountingConductor) -> HostReports:
-    placement = PlacementClient.over_http(url)
+    # As a test deployment's agents: noauth2's admin with the service role.
+    placement = PlacementClient.over_http(url, roles=['admin', 'service'])
     hosted = {}
     for host in hosted_host_names(name, hosts):
         driver = FakeDriver(FakeSettings())
@@ -141,6 +146,16 @@ def one_round(args, postgres) -> dict:
                       for a in range(1, args.agents + 1)]
             requests_before = daemon.requests_answered()
             profile = cProfile.Profile() if args.profile else None
+            spy = None
+            if args.spy:
+                Path(args.spy).mkdir(parents=True, exist_ok=True)
+                spy = subprocess.Popen(
+                    [str(daemon_profile.py_spy()), 'record', '--pid', str(daemon.process.pid),
+                     '--format', 'raw', '--rate', str(daemon_profile.RATE), '--nonblocking',
+                     '--subprocesses', '--gil',
+                     '--output', str(Path(args.spy) / 'placement-first-report.txt')],
+                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                time.sleep(1.0)   # attached before the first request
             cpu_before, server_before = time.process_time(), daemon.cpu()
             database_before = boot_bench.database_cpu()
             began = time.perf_counter()
@@ -155,6 +170,9 @@ def one_round(args, postgres) -> dict:
                 with concurrent.futures.ThreadPoolExecutor(len(agents)) as pool:
                     list(pool.map(lambda agent: agent.report(), agents))
             wall = time.perf_counter() - began
+            if spy is not None:
+                spy.send_signal(signal.SIGINT)
+                spy.wait(timeout=60)
             client = time.process_time() - cpu_before
             server = daemon.cpu() - server_before
             database_after = boot_bench.database_cpu()
@@ -182,6 +200,7 @@ def main(argv=None) -> int:
     parser.add_argument('--workers', type=int, default=2, help="Placement's workers (2)")
     parser.add_argument('--rounds', type=int, default=1)
     parser.add_argument('--profile', metavar='FILE')
+    parser.add_argument('--spy', metavar='DIR')
     parser.add_argument('--json', metavar='FILE')
     args = parser.parse_args(argv)
     postgres = backing_services.find_postgres()
@@ -203,6 +222,8 @@ def main(argv=None) -> int:
     if len(rounds) > 1:
         print('median agent + Placement CPU ms/host: '
               f'{statistics.median(r["client_ms_per_host"] + r["placement_ms_per_host"] for r in rounds):.2f}')
+    if args.spy:
+        print(daemon_profile.summary(Path(args.spy), top=25))
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=2))
     return 0

@@ -22,6 +22,7 @@ reinstalled machine, with no state file to lose; a host renamed is a new node.
 """
 from __future__ import annotations
 
+import dataclasses
 import logging
 import random
 import time
@@ -39,6 +40,16 @@ LOG = logging.getLogger(__name__)
 # Fixed forever: changing it would give every node a new provider.
 NODE_UUID_NAMESPACE = uuid.UUID('6f1c9a52-3f0e-5b7c-9d1e-c311b0a7e5d4')
 FAILED_BUILDS_STAT = 'failed_builds'   # as scheduler/host_state.py reads it
+
+
+@dataclasses.dataclass(frozen=True)
+class NewProvider:
+    """A provider just created with its traits, its inventory still to write."""
+
+    uuid: str
+    generation: int
+    inventory: dict          # resource class -> Placement's inventory fields
+    traits: frozenset[str]
 
 
 def compute_node_uuid(host: str, nodename: str) -> str:
@@ -101,8 +112,7 @@ class ResourceReporter:
         written to it since: no inventory, trait or allocation change) reads
         nothing more: one request, not three, per host and interval.
         """
-        wanted = {rc: inv.as_placement() for rc, inv in self._driver.get_inventory().items()}
-        traits = frozenset(self._driver.get_traits()) | self._extra_traits
+        wanted, traits = self._wanted()
         now = self._clock()
         if (not force and listed is None and self._synced == (wanted, traits)
                 and (self._refresh_interval is None or now < self._verify_after)):
@@ -111,14 +121,57 @@ class ResourceReporter:
         written = self._write_differences(
             wanted, traits, absent=absent, listed=listed,
             generation_seen=self._generation if unchanged and not force else None)
+        self._mark_synced(wanted, traits)
+        return written
+
+    def create_new_provider(self) -> NewProvider | None:
+        """A new host's provider and traits; its inventory is left to the caller.
+
+        For an agent that saw no provider of this node (it listed them at
+        start) and writes the inventories of its new hosts many per request
+        (``PlacementClient.set_many_inventories``), then calls
+        ``inventory_written`` (or ``write_inventory`` for those it could
+        not): two requests per new host instead of three. None if the
+        provider was created by another writer meanwhile and holds
+        something already: the caller syncs it as usual (``sync_placement``).
+        """
+        wanted, traits = self._wanted()
+        provider = self._placement.create_provider(self.node_uuid, self.nodename)
+        if provider.generation != 0:
+            return None
+        generation = provider.generation
+        if traits:
+            generation = self._placement.set_traits(self.node_uuid, traits,
+                                                    generation=generation)
+        return NewProvider(self.node_uuid, generation, wanted, traits)
+
+    def write_inventory(self, new: NewProvider) -> list[str]:
+        """The inventory of a provider ``create_new_provider`` made, alone; what was written."""
+        generation = self._placement.set_inventory(self.node_uuid, new.inventory,
+                                                   generation=new.generation)
+        return self.inventory_written(new, generation)
+
+    def inventory_written(self, new: NewProvider, generation: int) -> list[str]:
+        """The inventory of ``new`` is in Placement, at ``generation``: this host is in sync."""
+        self._generation = generation
+        self._mark_synced(new.inventory, new.traits)
+        written = ['provider', 'inventory', *(['traits'] if new.traits else [])]
+        LOG.info('Resource provider %s (%s) updated in Placement: %s',
+                 self.node_uuid, self.nodename, ', '.join(written))
+        return written
+
+    def _wanted(self) -> tuple[dict, frozenset[str]]:
+        wanted = {rc: inv.as_placement() for rc, inv in self._driver.get_inventory().items()}
+        return wanted, frozenset(self._driver.get_traits()) | self._extra_traits
+
+    def _mark_synced(self, wanted: dict, traits: frozenset[str]) -> None:
         self._synced = (wanted, traits)
         if self._refresh_interval is not None:
             # The first refresh of each host falls at a random point of the
             # interval, so that the hosts of one agent do not refresh together.
             spread = (random.uniform(0, self._refresh_interval) if self._verify_after == 0
                       else self._refresh_interval)
-            self._verify_after = now + spread
-        return written
+            self._verify_after = self._clock() + spread
 
     def _write_differences(self, wanted: dict, traits: frozenset[str], *,
                            absent: bool = False, listed: Provider | None = None,

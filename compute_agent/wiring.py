@@ -17,7 +17,10 @@ the host names where the caller chooses them). What it promises:
 - at start and every ``[compute] report_interval``, each running host's node
   is reported: Placement is brought in sync where the driver's view changed
   or its refresh is due, and one ``compute_node_updates`` message carries
-  every node record; a hollow agent refreshes all its hosts at once every
+  every node record; at the first report, a host with no provider yet is
+  created with its traits, and the inventories of such hosts go a hundred
+  per request (``PlacementClient.set_many_inventories``); a hollow agent
+  refreshes all its hosts at once every
   ``[compute] placement_refresh_interval``, from one list of the hollow
   providers (a request per host was 17 a second for 5,000 hosts at rest);
 - at start, the hollow hosts (``hosted_host.HOLLOW_HOST_TRAIT``) named
@@ -56,7 +59,7 @@ from compute_agent.builder import InstanceBuilder
 from compute_agent.evacuated import EvacuatedGuests
 from compute_agent.hosted_host import HOLLOW_HOST_TRAIT, HostedHost, hosted_host_names, removed_host_index
 from compute_agent.manager import ComputeManager
-from compute_agent.resource_reporter import ResourceReporter
+from compute_agent.resource_reporter import NewProvider, ResourceReporter
 from compute_agent.rpcapi import ComputeAPI
 from compute_agent.virt.driver import VirtDriver
 from conductor.cell.rpcapi import CellConductorAPI
@@ -76,6 +79,8 @@ BINARY = 'cellplane-compute'
 BATCH = 250
 # Hosts brought in sync with Placement at once at the first report.
 FIRST_SYNC_THREADS = 8
+# New hosts whose inventories go to Placement in one request at the first report.
+INVENTORIES_PER_REQUEST = 100
 
 
 @dataclasses.dataclass
@@ -276,22 +281,70 @@ class HostReports:
 
     def _sync_all_at_once(self, hosts: list[HostedHost],
                           providers: list | None = None) -> list[HostedHost]:
-        """The first sync of every host; ``providers`` (this agent's, listed) spares a lookup each."""
+        """The first sync of every host; ``providers`` (this agent's, listed) spares a lookup each.
+
+        A host whose provider was not listed is new: its provider is created
+        with its traits, and the inventories of the new hosts are written
+        ``INVENTORIES_PER_REQUEST`` per request (``set_many_inventories``),
+        one by one where Placement refuses that (then two requests per new
+        host, not three). The others are synced as at any report.
+        """
         if len(hosts) <= 1:
             return [h for h in hosts if self._sync(h)]
         listed = None if providers is None else {p.uuid for p in providers}
 
-        def sync(hosted: HostedHost) -> bool:
-            absent = listed is not None and hosted.reporter.node_uuid not in listed
-            return self._sync(hosted, absent=absent)
+        def first(hosted: HostedHost) -> bool | NewProvider:
+            if listed is None or hosted.reporter.node_uuid in listed:
+                return self._sync(hosted)
+            try:
+                new = hosted.reporter.create_new_provider()
+            except (PlacementUnreachable, PlacementClientError) as exc:
+                LOG.error('Resource report of %s failed, retrying in the next interval: %s',
+                          hosted.name, exc)
+                return False
+            return self._sync(hosted) if new is None else new
 
         with concurrent.futures.ThreadPoolExecutor(
                 max_workers=FIRST_SYNC_THREADS,
                 thread_name_prefix=f'{self._name}-first-sync') as pool:
-            done = list(pool.map(sync, hosts))
-        synced = [h for h, ok in zip(hosts, done, strict=True) if ok]
+            done = list(pool.map(first, hosts))
+            new = [(h, n) for h, n in zip(hosts, done, strict=True)
+                   if isinstance(n, NewProvider)]
+            written = set()
+            for names in pool.map(self._write_inventories,
+                                  _chunks(new, INVENTORIES_PER_REQUEST)):
+                written.update(names)
+        synced = [h for h, ok in zip(hosts, done, strict=True)
+                  if ok is True or h.name in written]
         LOG.info('%d of %d hosted host(s) in sync with Placement', len(synced), len(hosts))
         return synced
+
+    def _write_inventories(self, new: list[tuple[HostedHost, NewProvider]]) -> list[str]:
+        """The inventories of new providers in one request, else one by one; the hosts done."""
+        try:
+            generations = self._placement.set_many_inventories(
+                {n.uuid: (n.generation, n.inventory) for _, n in new})
+        except PlacementUnreachable as exc:
+            LOG.error('Resource reports of %d new host(s) failed, retrying in the next '
+                      'interval: %s', len(new), exc)
+            return []
+        except PlacementClientError as exc:
+            LOG.debug('Inventories of %d new host(s) not written in one request (%s); '
+                      'one by one', len(new), exc)
+        else:
+            for hosted, n in new:
+                hosted.reporter.inventory_written(n, generations[n.uuid])
+            return [hosted.name for hosted, _ in new]
+        done = []
+        for hosted, n in new:
+            try:
+                hosted.reporter.write_inventory(n)
+            except (PlacementUnreachable, PlacementClientError) as exc:
+                LOG.error('Resource report of %s failed, retrying in the next interval: %s',
+                          hosted.name, exc)
+                continue
+            done.append(hosted.name)
+        return done
 
     def _providers_of_this_agent(self) -> list | None:
         """The providers named ``<agent>-...`` (one request), or None if Placement did not answer."""

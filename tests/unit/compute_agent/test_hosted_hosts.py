@@ -2,17 +2,20 @@
 from __future__ import annotations
 
 import threading
+import types
 import uuid
 
 import pytest
 
 from compute_agent.builder import InstanceBuilder
+from compute_agent.evacuated import EvacuatedGuests
 from compute_agent.hosted_host import HostedHost, hosted_host_names, removed_host_index
 from compute_agent.manager import ComputeManager
 from compute_agent.resource_reporter import ResourceReporter
 from compute_agent.virt.driver import BuildRequest
 from compute_agent.virt.fake import FakeDriver, FakeSettings
-from placement.client import Inventory, Provider
+from compute_agent.wiring import INVENTORIES_PER_REQUEST, HostReports
+from placement.client import Inventory, PlacementClientError, Provider
 from rpc_schemas.flavor import Flavor
 from rpc_schemas.instance import Instance
 from rpc_schemas.migration import LIVE_MIGRATION, Migration
@@ -292,3 +295,102 @@ def test_a_reporter_its_agent_refreshes_reads_only_what_the_listed_generation_sa
 
     driver.settings.vcpus = 32      # the driver's view changed: written at once, no timer
     assert reporter.sync_placement() == ['inventory']
+
+
+class _ManyProviders:
+    """Placement for an agent's first report: providers by uuid, and the requests made."""
+
+    def __init__(self, *, batch_refused: bool = False):
+        self.requests = []
+        self.providers = {}         # uuid -> [generation, inventory, traits]
+        self.batch_refused = batch_refused
+
+    def list_providers(self, *, name_prefix=''):
+        self.requests.append('list')
+        return []
+
+    def create_provider(self, uuid, name):
+        self.requests.append('create')
+        self.providers[uuid] = [0, {}, frozenset()]
+        return Provider(uuid, name, 0, None, uuid)
+
+    def set_traits(self, uuid, traits, *, generation=None):
+        self.requests.append('traits')
+        held = self.providers[uuid]
+        assert generation == held[0]
+        held[0], held[2] = held[0] + 1, frozenset(traits)
+        return held[0]
+
+    def set_inventory(self, uuid, inventory, *, generation=None):
+        self.requests.append('inventory')
+        held = self.providers[uuid]
+        assert generation == held[0]
+        held[0], held[1] = held[0] + 1, dict(inventory)
+        return held[0]
+
+    def set_many_inventories(self, providers):
+        self.requests.append(f'inventories of {len(providers)}')
+        if self.batch_refused:
+            raise PlacementClientError(403, 'not a service')
+        for uuid, (generation, inventory) in providers.items():
+            held = self.providers[uuid]
+            assert generation == held[0]
+            held[0], held[1] = held[0] + 2, dict(inventory)
+        return {uuid: generation + 2 for uuid, (generation, _) in providers.items()}
+
+
+class _NodeRecords:
+    def __init__(self):
+        self.records = []
+
+    def compute_node_updates(self, ctxt, records):
+        self.records += records
+
+
+def _first_report(placement, hosts: int, now=lambda: 0.0):
+    conductor = _NodeRecords()
+    hosted = {}
+    for name in hosted_host_names('agent', hosts):
+        driver = FakeDriver(FakeSettings())
+        reporter = ResourceReporter(host=name, nodename=name, driver=driver,
+                                    placement=placement, conductor=conductor,
+                                    refresh_interval=300, clock=now,
+                                    extra_traits=frozenset({'CUSTOM_HOLLOW_HOST'}))
+        hosted[name] = HostedHost(name=name, driver=driver, builder=None, reporter=reporter)
+    conf = types.SimpleNamespace(compute=types.SimpleNamespace(placement_refresh_interval=300))
+    reports = HostReports(conf, name='agent', hosts=hosted, placement=placement,
+                          conductor=conductor,
+                          evacuated=EvacuatedGuests(conductor=conductor, unclaims=None))
+    reports.report()
+    return hosted, conductor
+
+
+def test_an_agents_new_hosts_get_their_inventories_many_per_request():
+    placement = _ManyProviders()
+    now = [0.0]
+    hosted, conductor = _first_report(placement, INVENTORIES_PER_REQUEST + 2,
+                                      now=lambda: now[0])
+    requests = sorted(placement.requests)
+    assert requests.count('create') == requests.count('traits') == len(hosted)
+    assert 'inventory' not in requests
+    assert [r for r in requests if r.startswith('inventories')] == [
+        f'inventories of {INVENTORIES_PER_REQUEST}', 'inventories of 2']
+    assert len(conductor.records) == len(hosted)
+    for host in hosted.values():
+        generation, inventory, traits = placement.providers[host.node_uuid]
+        assert generation == 3 and set(inventory) == {'VCPU', 'MEMORY_MB', 'DISK_GB'}
+        assert traits == {'CUSTOM_HOLLOW_HOST'}
+        # In sync: nothing read or written before its refresh is due.
+        now[0] = -1.0
+        placement.requests.clear()
+        assert host.reporter.sync_placement() == [] and placement.requests == []
+
+
+def test_new_hosts_get_their_inventories_one_by_one_where_placement_refuses_many():
+    placement = _ManyProviders(batch_refused=True)
+    hosted, conductor = _first_report(placement, 3)
+    assert sorted(placement.requests) == sorted(
+        ['list', 'inventories of 3'] + ['create', 'traits', 'inventory'] * 3)
+    assert len(conductor.records) == 3
+    for host in hosted.values():
+        assert placement.providers[host.node_uuid][0] == 2
