@@ -78,6 +78,20 @@ def test_noauth2_static_token(serve, tmp_path):
     assert raised.value.status == 403
 
 
+def test_noauth2_roles_are_sent_as_x_roles(serve, tmp_path):
+    url = serve(placement_conf(api={'auth_strategy': 'noauth2'}))
+    admin = client_conf.client_from_conf(_service_conf(tmp_path, f'endpoint_url = {url}\n'), 'test')
+    rp = admin.create_provider(CN1, 'cn1')
+    inventory = {rp.uuid: (rp.generation, {'VCPU': {'total': 8}})}
+    # noauth2's admin alone: the reshaper is the service role's.
+    with pytest.raises(PlacementClientError) as raised:
+        admin.set_many_inventories(inventory)
+    assert raised.value.status == 403
+    service = client_conf.client_from_conf(
+        _service_conf(tmp_path, f'endpoint_url = {url}\nroles = admin,service\n'), 'test')
+    assert service.set_many_inventories(inventory) == {CN1: 2}
+
+
 @pytest.fixture
 def keystone_placement(serve):
     tokens = ksm_fixture.AuthTokenFixture()
