@@ -45,19 +45,19 @@ import requests
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import boot_bench  # the sibling benchmarks/boot_bench.py: CPU readers  # noqa: E402
-import daemon_profile  # the sibling benchmarks/daemon_profile.py: py-spy  # noqa: E402
-import machine as machine_facts  # the sibling benchmarks/machine.py  # noqa: E402
+import boot_bench  # the sibling benchmarks/boot_bench.py: CPU readers
+import daemon_profile  # the sibling benchmarks/daemon_profile.py: py-spy
+import machine as machine_facts  # the sibling benchmarks/machine.py
 
-from cellplane.db import engines, migrate  # noqa: E402
-from compute_agent.evacuated import EvacuatedGuests  # noqa: E402
-from compute_agent.hosted_host import HOLLOW_HOST_TRAIT, HostedHost, hosted_host_names  # noqa: E402
-from compute_agent.resource_reporter import ResourceReporter  # noqa: E402
-from compute_agent.virt.fake import FakeDriver, FakeSettings  # noqa: E402
-from compute_agent.wiring import HostReports  # noqa: E402
-from placement.client import PlacementClient  # noqa: E402
-from tests.support import backing_services  # noqa: E402
-from tests.support.deployment import free_port, render  # noqa: E402
+from cellplane.db import engines, migrate
+from compute_agent.evacuated import EvacuatedGuests
+from compute_agent.hosted_host import HOLLOW_HOST_TRAIT, HostedHost, hosted_host_names
+from compute_agent.resource_reporter import ResourceReporter
+from compute_agent.virt.fake import FakeDriver, FakeSettings
+from compute_agent.wiring import HostReports
+from placement.client import PlacementClient
+from tests.support import backing_services
+from tests.support.deployment import free_port, render
 
 REFRESH_SECONDS = 300
 

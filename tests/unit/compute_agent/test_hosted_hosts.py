@@ -332,11 +332,11 @@ class _ManyProviders:
         self.requests.append(f'inventories of {len(providers)}')
         if self.batch_refused:
             raise PlacementClientError(403, 'not a service')
-        for uuid, (generation, inventory) in providers.items():
-            held = self.providers[uuid]
+        for rp, (generation, inventory) in providers.items():
+            held = self.providers[rp]
             assert generation == held[0]
             held[0], held[1] = held[0] + 2, dict(inventory)
-        return {uuid: generation + 2 for uuid, (generation, _) in providers.items()}
+        return {rp: generation + 2 for rp, (generation, _) in providers.items()}
 
 
 class _NodeRecords:
