@@ -106,13 +106,9 @@ def update_traits_for_resource_provider(req):
     uuid = req.urlvars['uuid']
     data = req.json_body(schema.SET_TRAITS_FOR_RP_SCHEMA)
     with db_api.writer(req.context) as conn:
-        rp_id, current = rp_obj.id_and_generation(conn, uuid)
-        if current != data['resource_provider_generation']:
-            raise errors.Conflict(rp_obj.GENERATION_CONFLICT,
-                                  code=errors.CONCURRENT_UPDATE)
         # Bump first: it locks the provider row (see handlers/inventory.py).
-        generation = rp_obj.bump_generation(
-            conn, rp_id, data['resource_provider_generation'])
+        rp_id, generation = rp_obj.bump_generation_of(
+            conn, uuid, data['resource_provider_generation'])
         trait_obj.set_for_provider(conn, rp_id, data['traits'])
         rows = trait_obj.for_provider(conn, rp_id)
     return json_response(req, _provider_traits_body(rows, generation),

@@ -69,6 +69,23 @@ def id_and_generation(conn: Connection, uuid: str) -> tuple[int, int]:
     return row.id, row.generation
 
 
+def bump_generation_of(conn: Connection, uuid: str, expected: int) -> tuple[int, int]:
+    """``bump_generation`` of provider ``uuid``, found and bumped in one statement: (id, generation).
+
+    404 when there is no such provider, else 409 placement.concurrent_update
+    when its generation is not ``expected``, as a read then a bump would say.
+    """
+    row = conn.execute(
+        rp_t.update()
+        .where(rp_t.c.uuid == uuid, rp_t.c.generation == expected)
+        .values(generation=expected + 1, updated_at=db_api.utcnow())
+        .returning(rp_t.c.id)).first()
+    if row is None:
+        id_and_generation(conn, uuid)    # 404 if it is not there
+        raise errors.Conflict(GENERATION_CONFLICT, code=errors.CONCURRENT_UPDATE)
+    return row.id, expected + 1
+
+
 def bump_generation(conn: Connection, rp_id: int, expected: int) -> int:
     """Increment the provider's generation if it is still ``expected``;
     409 placement.concurrent_update otherwise. Returns the new generation.
@@ -116,12 +133,12 @@ def create(conn: Connection, *, name: str, uuid: str | None = None,
                 f'provider UUID does not exist.')
         parent_id, root_id = parent.id, parent.root_provider_id
     now = db_api.utcnow()
+    # No savepoint: a refused insert ends the request, its transaction rolled back.
     try:
-        with conn.begin_nested():
-            rp_id = conn.execute(rp_t.insert().values(
-                uuid=uuid, name=name, generation=0, parent_provider_id=parent_id,
-                root_provider_id=root_id, created_at=now, updated_at=now)
-            ).inserted_primary_key[0]
+        rp_id = conn.execute(rp_t.insert().values(
+            uuid=uuid, name=name, generation=0, parent_provider_id=parent_id,
+            root_provider_id=root_id, created_at=now, updated_at=now)
+        ).inserted_primary_key[0]
     except sa.exc.IntegrityError:
         raise errors.Conflict(
             f'Conflicting resource provider name: {name} already exists.',
