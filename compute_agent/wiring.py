@@ -160,6 +160,11 @@ def _chunks(items: Sequence, size: int):
         yield items[start:start + size]
 
 
+def _unknown_trait(exc: PlacementClientError) -> bool:
+    """Whether Placement refused a list because it does not know a trait it was asked for."""
+    return exc.status == 400 and 'No such trait' in exc.detail
+
+
 class HostReports:
     """The agent's periodic reports: heartbeats and node reports of all its running hosts."""
 
@@ -260,7 +265,16 @@ class HostReports:
         try:
             listed = {p.uuid: p for p in self._placement.list_providers(
                 required=[HOLLOW_HOST_TRAIT])}
-        except (PlacementUnreachable, PlacementClientError) as exc:
+        except PlacementClientError as exc:
+            if not _unknown_trait(exc):
+                LOG.warning('Could not list the providers of hosts to refresh them, trying '
+                            'again at the next report: %s', exc)
+                return [h for h in hosts if self._sync(h)]
+            # No provider has the trait, nor does Placement know it (its
+            # database was reset, or the trait deleted after the providers):
+            # every host's provider is gone, and is created again.
+            listed = {}
+        except PlacementUnreachable as exc:
             LOG.warning('Could not list the providers of hosts to refresh them, trying '
                         'again at the next report: %s', exc)
             return [h for h in hosts if self._sync(h)]

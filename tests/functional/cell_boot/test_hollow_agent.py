@@ -211,3 +211,21 @@ def test_a_hollow_agent_refreshes_its_providers_from_one_list(cell):
     assert cell.placement.get_provider(gone) is not None
     # In sync again: the list alone.
     assert second == [('GET', f'/resource_providers?required={HOLLOW_HOST_TRAIT}')]
+
+
+def test_a_hollow_agent_whose_providers_and_trait_placement_lost_creates_them_again(cell):
+    # Placement's database reset, or the providers and then the hollow
+    # trait deleted: the list by trait is refused (no such trait), and
+    # every host is created again, not left out until a restart.
+    agent = cell.add_hollow_agent('lost', 3, placement_refresh_interval=0)
+    uuids = [hosted.node_uuid for hosted in agent.hosts.values()]
+    for uuid in uuids:
+        cell.placement.delete_provider(uuid)
+    cell.placement.transport.request('DELETE', f'/traits/{HOLLOW_HOST_TRAIT}')
+
+    agent.reports.report()
+
+    for uuid in uuids:
+        assert cell.placement.get_provider(uuid) is not None, uuid
+        assert HOLLOW_HOST_TRAIT in cell.placement.get_traits(uuid)
+        assert cell.placement.get_inventory(uuid)
