@@ -236,7 +236,8 @@ class PlacementClient:
         class -> ``Inventory`` or body). One ``POST /reshaper`` with no
         allocations (1.30+), all or nothing: Placement bumps each
         provider's generation twice (the reshaper's interim and final
-        inventory, as the reference does), so each is returned as given + 2.
+        inventory, as the reference does), so each is returned as given + 2;
+        once for an empty inventory (no interim step), given + 1.
         Raises ``PlacementClientError`` if Placement refuses (a generation
         that moved, 409 ``placement.concurrent_update``; a caller without
         the reshaper's ``service`` role, 403): nothing was written then, and
@@ -252,7 +253,8 @@ class PlacementClient:
             for uuid, (generation, inventories) in providers.items()}, 'allocations': {}}
         resp = self.transport.request('POST', '/reshaper', body)
         if resp.status == 204:
-            return {uuid: generation + 2 for uuid, (generation, _) in providers.items()}
+            return {uuid: generation + (2 if inventories else 1)
+                    for uuid, (generation, inventories) in providers.items()}
         detail, code = resp.error()
         if resp.status == 403:
             self._reshaper_refused = True

@@ -198,6 +198,16 @@ def test_many_new_providers_inventories_go_in_one_request_at_their_generations(a
             'MEMORY_MB': Inventory(total=1024, reserved=64, max_unit=1024)}
 
 
+def test_an_empty_inventory_among_many_is_one_generation_bump_not_two(api):
+    client = PlacementClient(InProcessTransport(api.app, roles=['admin', 'service']))
+    full, empty = (client.create_provider(str(uuid.uuid4()), f'host-e{i}').uuid
+                   for i in range(2))
+    generations = client.set_many_inventories({
+        full: (0, {'VCPU': Inventory(total=8)}), empty: (0, {})})
+    for rp in (full, empty):
+        assert api.get(f'/resource_providers/{rp}').json['generation'] == generations[rp]
+
+
 def test_many_inventories_at_a_stale_generation_write_none_of_them(api):
     client = PlacementClient(InProcessTransport(api.app, roles=['admin', 'service']))
     fresh, moved = (client.create_provider(str(uuid.uuid4()), f'host-s{i}').uuid
