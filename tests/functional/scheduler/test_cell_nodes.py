@@ -218,3 +218,13 @@ def test_a_refresh_of_changes_keeps_what_was_hung_on_the_records(cell_engine):
     assert records['a'].stats == {'failed_builds': 1}
     assert {h: dict(r.failure_domains) for h, r in records.items()} == domains
     assert reads['cell-1'].records['uuid-b'] is records['b']
+
+    # The read itself keeps them on a row it reads again (refresh_cache
+    # hangs the domains anew, so the cache alone would not show a loss).
+    with cell_engine.begin() as conn:
+        conn.execute(sa.update(compute_nodes).where(compute_nodes.c.host == 'a').values(
+            stats={'failed_builds': 2}, updated_at=NOW))
+    again = read_cell_changes(cell_engine, 'cell-1', reads['cell-1'], service_down_time=60,
+                              now=NOW)
+    assert again.records['uuid-a'].stats == {'failed_builds': 2}
+    assert dict(again.records['uuid-a'].failure_domains) == domains['a']
