@@ -494,8 +494,10 @@ class Deployment:
                     continue
                 if seen >= wanted:
                     break
-                assert time.monotonic() < deadline, \
-                    f'agents never registered: {sorted(wanted - seen)}'
+                missing = sorted(wanted - seen)
+                assert time.monotonic() < deadline, (
+                    f'{len(missing)} of {len(wanted)} hosts never registered: '
+                    f'{", ".join(missing[:10])}{" ..." if len(missing) > 10 else ""}')
                 time.sleep(0.2)
         finally:
             for engine in cell_engines:
