@@ -49,15 +49,25 @@ def postgres_url(postgres_url_factory):
     return postgres_url_factory()
 
 
+def _either_engine(request, tmp_path, database: str):
+    url = (f'sqlite:///{tmp_path}/{database}.sqlite' if request.param == 'sqlite'
+           else request.getfixturevalue('postgres_url'))
+    engine = engines.create_engine(url)
+    migrate.sync(database, engine)
+    yield engine
+    engine.dispose()
+
+
 @pytest.fixture(params=['sqlite', 'postgresql'])
 def either_cell_engine(request, tmp_path):
     """A migrated cell database on SQLite, then on PostgreSQL (for SQL that differs by dialect)."""
-    url = (f'sqlite:///{tmp_path}/cell.sqlite' if request.param == 'sqlite'
-           else request.getfixturevalue('postgres_url'))
-    engine = engines.create_engine(url)
-    migrate.sync('cell', engine)
-    yield engine
-    engine.dispose()
+    yield from _either_engine(request, tmp_path, 'cell')
+
+
+@pytest.fixture(params=['sqlite', 'postgresql'])
+def either_api_engine(request, tmp_path):
+    """A migrated API database on SQLite, then on PostgreSQL."""
+    yield from _either_engine(request, tmp_path, 'api')
 
 
 @pytest.fixture(scope='session')

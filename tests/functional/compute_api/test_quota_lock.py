@@ -13,7 +13,6 @@ import sqlalchemy as sa
 
 from cellplane import config
 from cellplane.context import RequestContext
-from cellplane.db import engines, migrate
 from cellplane.db.api.models import build_requests, instance_mappings, quota_locks, request_specs
 from cellplane.objects import flavors
 from cellplane.rpc import options as rpc_options
@@ -25,15 +24,10 @@ from conductor.super.rpcapi import SuperConductorAPI
 UNLIMITED = {r: quotas.UNLIMITED for r in quotas.RESOURCES}
 
 
-@pytest.fixture(params=['sqlite', 'postgresql'])
-def api_engine(request, tmp_path):
-    url = (f'sqlite:///{tmp_path}/api.sqlite' if request.param == 'sqlite'
-           else request.getfixturevalue('postgres_url'))
-    engine = engines.create_engine(url)
-    migrate.sync('api', engine)
-    flavors.create(engine, name='small', vcpus=1, memory_mb=512, flavorid='small')
-    yield engine
-    engine.dispose()
+@pytest.fixture
+def api_engine(either_api_engine):
+    flavors.create(either_api_engine, name='small', vcpus=1, memory_mb=512, flavorid='small')
+    return either_api_engine
 
 
 @pytest.fixture

@@ -11,7 +11,6 @@ import uuid
 import pytest
 import sqlalchemy as sa
 
-from cellplane.db import engines, migrate
 from cellplane.db.api.models import instance_mappings
 from cellplane.objects import build_requests, request_specs
 from rpc_schemas.flavor import Flavor
@@ -21,14 +20,9 @@ from rpc_schemas.request_spec import RequestSpec
 FLAVOR = Flavor(name='small', vcpus=1, memory_mb=256, root_gb=1, flavorid='small')
 
 
-@pytest.fixture(params=['sqlite', 'postgresql'])
-def api_engine(request, tmp_path):
-    url = (f'sqlite:///{tmp_path}/api.sqlite' if request.param == 'sqlite'
-           else request.getfixturevalue('postgres_url'))
-    engine = engines.create_engine(url)
-    migrate.sync('api', engine)
-    yield engine
-    engine.dispose()
+@pytest.fixture
+def api_engine(either_api_engine):
+    return either_api_engine
 
 
 def _instances(count: int, project: str) -> list[Instance]:
