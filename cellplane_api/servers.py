@@ -30,7 +30,7 @@ from sqlalchemy.engine import Engine
 from cellplane.cells.databases import CellDatabases
 from cellplane.cells.scatter_gather import CellTimeout, gather
 from cellplane.context import RequestContext
-from cellplane.db import reads
+from cellplane.db import away, reads
 from cellplane.objects import (
     aggregates,
     build_requests,
@@ -213,82 +213,96 @@ def create(api_engine: Engine, conductor: SuperConductorAPI, ctxt: RequestContex
         raise ServerError('a server name must not be empty or blank')
     if len(name) > NAME_MAX:
         raise ServerError(f'a server name has at most {NAME_MAX} characters, not {len(name)}')
-    # The compute API has read the flavor already (is it visible to the caller?).
-    found = (flavor if isinstance(flavor, api_flavors.FlavorRecord)
-             else api_flavors.get(api_engine, flavor))
-    if availability_zone is not None and cells is not None:
-        check_zone(api_engine, cells, availability_zone, default_zone=default_zone,
-                   cell_timeout=cell_timeout)
-    if found.disabled:
-        raise ServerError(f'flavor {found.name} is disabled')
-    payload_flavor = flavor_payload(found)
-    properties = dict(image_properties or {})
-    instance_group = None
-    if group is not None:
-        try:
-            found_group = server_groups.get(api_engine, group, project_id=project_id)
-        except server_groups.ServerGroupError as exc:
-            raise ServerError(str(exc)) from None
-        if found_group.project_id != project_id:
-            raise ServerError(f'server group {found_group.uuid} belongs to project '
-                              f'{found_group.project_id}, not {project_id}')
-        instance_group = group_payload(found_group)
-    if min_count is not None and not 1 <= min_count <= count:
-        raise ServerError(f'min_count must be between 1 and {count}, not {min_count}')
+    # What each attempt asked for, in order. A write whose connection was
+    # dropped may have committed: its instances' build requests tell.
+    attempts: list[tuple[RequestSpec, list[Instance]]] = []
 
-    def request(count: int) -> tuple[RequestSpec, list[Instance]]:
-        spec = RequestSpec(flavor=payload_flavor, project_id=project_id, user_id=user_id,
-                           num_instances=count, image_properties=properties,
-                           availability_zone=availability_zone,
-                           scheduler_hints={k: list(v) for k, v in (hints or {}).items()},
-                           instance_group=instance_group, requested_networks=requested_networks,
-                           image_ref=image_ref)
-        return spec, [Instance(uuid=str(uuidlib.uuid4()), project_id=project_id,
-                               user_id=user_id, flavor=payload_flavor,
-                               display_name=display_name, image_properties=properties,
-                               availability_zone=availability_zone, image_ref=image_ref,
-                               description=description, launch_index=index)
-                      for index, display_name in enumerate(display_names(name, count))]
+    def recorded() -> None:
+        # The compute API has read the flavor already (is it visible to the caller?).
+        found = (flavor if isinstance(flavor, api_flavors.FlavorRecord)
+                 else api_flavors.get(api_engine, flavor))
+        if availability_zone is not None and cells is not None:
+            check_zone(api_engine, cells, availability_zone, default_zone=default_zone,
+                       cell_timeout=cell_timeout)
+        if found.disabled:
+            raise ServerError(f'flavor {found.name} is disabled')
+        payload_flavor = flavor_payload(found)
+        properties = dict(image_properties or {})
+        instance_group = None
+        if group is not None:
+            try:
+                found_group = server_groups.get(api_engine, group, project_id=project_id)
+            except server_groups.ServerGroupError as exc:
+                raise ServerError(str(exc)) from None
+            if found_group.project_id != project_id:
+                raise ServerError(f'server group {found_group.uuid} belongs to project '
+                                  f'{found_group.project_id}, not {project_id}')
+            instance_group = group_payload(found_group)
+        if min_count is not None and not 1 <= min_count <= count:
+            raise ServerError(f'min_count must be between 1 and {count}, not {min_count}')
 
-    if quotas is None:
-        spec, asked = request(count)
-        build_requests.record(api_engine, asked, spec)
-    else:
-        group_uuid = instance_group.uuid if instance_group is not None else None
-        try:
-            # What each instance will claim: unified limits count every class.
-            resources = payload_flavor.placement_resources()
-        except ValueError:
-            resources = None
-        # What the driver reads elsewhere (unified limits: Keystone), before the lock.
-        prepared = quotas.prepare(project_id)
-        with api_engine.connect() as conn:
-            counted = None
-            if instance_group is None and conn.dialect.name == 'postgresql':
-                # The limits read and, when nothing is counted (Nova takes no lock
-                # then either), the create's one statement (``record_in``) each its
-                # own transaction: no BEGIN and COMMIT round trips.
-                with reads.autocommit(conn):
-                    counted = quotas.counts_servers(conn, project_id, prepared)
-                    if not counted:
-                        spec, asked = request(count)
-                        build_requests.record_in(conn, asked, spec)
-                conn.commit()   # nothing is pending: psycopg2 sends nothing
-            if counted is None or counted:
-                with conn.begin():
-                    if counted is None:
+        def request(count: int) -> tuple[RequestSpec, list[Instance]]:
+            spec = RequestSpec(flavor=payload_flavor, project_id=project_id, user_id=user_id,
+                               num_instances=count, image_properties=properties,
+                               availability_zone=availability_zone,
+                               scheduler_hints={k: list(v) for k, v in (hints or {}).items()},
+                               instance_group=instance_group, requested_networks=requested_networks,
+                               image_ref=image_ref)
+            made = [Instance(uuid=str(uuidlib.uuid4()), project_id=project_id,
+                             user_id=user_id, flavor=payload_flavor,
+                             display_name=display_name, image_properties=properties,
+                             availability_zone=availability_zone, image_ref=image_ref,
+                             description=description, launch_index=index)
+                    for index, display_name in enumerate(display_names(name, count))]
+            attempts.append((spec, made))
+            return spec, made
+
+        if quotas is None:
+            spec, asked = request(count)
+            build_requests.record(api_engine, asked, spec)
+        else:
+            group_uuid = instance_group.uuid if instance_group is not None else None
+            try:
+                # What each instance will claim: unified limits count every class.
+                resources = payload_flavor.placement_resources()
+            except ValueError:
+                resources = None
+            # What the driver reads elsewhere (unified limits: Keystone), before the lock.
+            prepared = quotas.prepare(project_id)
+            with api_engine.connect() as conn:
+                counted = None
+                if instance_group is None and conn.dialect.name == 'postgresql':
+                    # The limits read and, when nothing is counted (Nova takes no lock
+                    # then either), the create's one statement (``record_in``) each its
+                    # own transaction: no BEGIN and COMMIT round trips.
+                    with reads.autocommit(conn):
                         counted = quotas.counts_servers(conn, project_id, prepared)
-                    if counted:
-                        # Held until commit: this project's other creates count what this
-                        # one writes.
-                        quota_locks.hold(conn, project_id)
-                    fitting = quotas.check_servers(
-                        conn, project_id, vcpus=found.vcpus, memory_mb=found.memory_mb,
-                        min_count=min_count or count, max_count=count, group_uuid=group_uuid,
-                        resources=resources, prepared=prepared)
-                    spec, asked = request(fitting)
-                    build_requests.record_in(conn, asked, spec)
-                    quotas.recheck_servers(conn, project_id, fitting, group_uuid)
+                        if not counted:
+                            spec, asked = request(count)
+                            build_requests.record_in(conn, asked, spec)
+                    conn.commit()   # nothing is pending: psycopg2 sends nothing
+                if counted is None or counted:
+                    with conn.begin():
+                        if counted is None:
+                            counted = quotas.counts_servers(conn, project_id, prepared)
+                        if counted:
+                            # Held until commit: this project's other creates count what this
+                            # one writes.
+                            quota_locks.hold(conn, project_id)
+                        fitting = quotas.check_servers(
+                            conn, project_id, vcpus=found.vcpus, memory_mb=found.memory_mb,
+                            min_count=min_count or count, max_count=count, group_uuid=group_uuid,
+                            resources=resources, prepared=prepared)
+                        spec, asked = request(fitting)
+                        build_requests.record_in(conn, asked, spec)
+                        quotas.recheck_servers(conn, project_id, fitting, group_uuid)
+
+    def written() -> bool:
+        return bool(attempts) and bool(build_requests.get_many(
+            api_engine, [attempts[-1][1][0].uuid]))
+
+    away.again_if_dropped(recorded, done=written)
+    spec, asked = attempts[-1]
     uuids = [i.uuid for i in asked]
     try:
         conductor.schedule_and_build_instances(ctxt, spec, uuids)
@@ -473,10 +487,16 @@ def list_servers(api_engine: Engine, cells: CellDatabases,
     build request, or skipped if that is gone too. One whose mapping named
     no cell and whose build request is gone when it is read was placed in
     between (or deleted): its mapping is read again, once.
+
+    A read whose connection the server dropped (terminated, restarted) is
+    read again once, on a fresh connection.
     """
-    return _list_servers(api_engine, cells, uuids, with_events=with_events,
-                         include_deleted=include_deleted, cell_timeout=cell_timeout,
-                         read_again=True, project_id=project_id, narrowed=narrowed)
+    if uuids is not None:
+        uuids = list(uuids)   # read twice if read again
+    return away.again_if_dropped(lambda: _list_servers(
+        api_engine, cells, uuids, with_events=with_events, include_deleted=include_deleted,
+        cell_timeout=cell_timeout, read_again=True, project_id=project_id,
+        narrowed=narrowed))
 
 
 def _list_servers(api_engine: Engine, cells: CellDatabases, uuids, *, with_events: bool,
@@ -504,10 +524,10 @@ def _list_servers(api_engine: Engine, cells: CellDatabases, uuids, *, with_event
     cell_of = {cell_uuid: cells.mapping(cell_uuid) for cell_uuid in by_cell}
 
     def reader(cell_uuid: str) -> Callable[[], dict[str, Server]]:
-        return lambda: _read_cell(cells.engine(cell_uuid), cell_of[cell_uuid],
-                                  by_cell[cell_uuid], with_events=with_events,
-                                  accepted_at=accepted_at, project_id=project_id,
-                                  narrowed=narrowed)
+        return lambda: away.again_if_dropped(lambda: _read_cell(
+            cells.engine(cell_uuid), cell_of[cell_uuid], by_cell[cell_uuid],
+            with_events=with_events, accepted_at=accepted_at, project_id=project_id,
+            narrowed=narrowed))
     answers = gather({cell_uuid: reader(cell_uuid) for cell_uuid in by_cell}, cell_timeout)
     for cell_uuid, answer in answers.items():
         if not isinstance(answer, BaseException):

@@ -16,7 +16,7 @@ from typing import Callable
 
 from sqlalchemy.engine import Engine
 
-from cellplane.db import engines
+from cellplane.db import away, engines
 from cellplane.objects import cell_mappings
 from cellplane.objects.cell_mappings import CellMapping
 
@@ -47,8 +47,12 @@ class CellDatabases:
         return self._api_engine
 
     def reload(self) -> list[CellMapping]:
-        """Re-read the cell mappings; return them (enabled and disabled)."""
-        fresh = {m.uuid: m for m in cell_mappings.list_all(self._api_engine)}
+        """Re-read the cell mappings; return them (enabled and disabled).
+
+        Read again once, on a fresh connection, if the server dropped the first.
+        """
+        fresh = {m.uuid: m for m in away.again_if_dropped(
+            lambda: cell_mappings.list_all(self._api_engine))}
         stale: list[Engine] = []
         with self._lock:
             for uuid in list(self._engines):

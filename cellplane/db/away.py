@@ -5,6 +5,11 @@ not be reached (a connection refused, dropped mid-transaction, a server
 shutting down or not accepting connections), as opposed to a fault in the
 statement or the data. Only those are worth sending again unchanged.
 
+``again_if_dropped(call)`` runs ``call`` once more when the server dropped
+a connection it was using (terminated, restarted): a request's one retry on
+a fresh connection, not a wait through an outage (a database still away
+fails the second attempt at once).
+
 ``retry_while_away(call, timeout=...)`` runs ``call`` and, while it fails
 with such an error, runs it again with backoff (0.1 s doubling up to 2 s)
 for at most ``timeout`` seconds; then the last error is raised. ``call``
@@ -67,6 +72,31 @@ def first_line(exc: BaseException) -> str:
     inner = getattr(exc, 'orig', None) or exc
     lines = str(inner).strip().splitlines()
     return lines[0].strip() if lines else type(inner).__name__
+
+
+def dropped(exc: BaseException) -> bool:
+    """True when ``exc`` says the server dropped a connection in use (not: none could be made)."""
+    sa = sys.modules.get('sqlalchemy')
+    return (sa is not None and isinstance(exc, sa.exc.DBAPIError)
+            and exc.connection_invalidated)
+
+
+def again_if_dropped(call: Callable[[], T], *,
+                     done: Callable[[], bool] | None = None) -> T | None:
+    """``call()``, and once more if the server dropped its connection on the way.
+
+    ``call`` must be reads, or one whole transaction. When the drop may have
+    come after a commit (the acknowledgement lost), ``done()`` says whether
+    the work is there: then ``call`` is not run again and None is returned.
+    """
+    try:
+        return call()
+    except Exception as exc:
+        if not dropped(exc):
+            raise
+    if done is not None and done():
+        return None
+    return call()
 
 
 def retry_while_away(call: Callable[[], T], *, timeout: float,

@@ -8,9 +8,19 @@ the server may have restarted or a firewall dropped the session. So the
 ping happens only after ``idle_seconds`` of idleness; a failed ping raises
 ``DisconnectionError``, on which the pool discards the connection and
 checks out a fresh one.
+
+A connection used a moment ago may still have died since: an operator's
+``pg_terminate_backend``, a server shut down or restarted, a proxy that
+closed. PostgreSQL tells the client then (a FATAL message, or the socket's
+end), and a connection at rest in the pool is sent nothing else, so one
+whose socket has something to read is not handed out either. That costs a
+``poll`` of the socket (microseconds, no round trip). A connection whose
+server vanished without a word (a cut cable) is found by the ping after
+idleness, or by the statement that fails on it.
 """
 from __future__ import annotations
 
+import select
 import time
 
 from sqlalchemy import event, exc
@@ -36,6 +46,9 @@ def ping_after_idle(engine: Engine, idle_seconds: float = DEFAULT_IDLE_SECONDS) 
     def _leaving(dbapi_conn, record, proxy):
         last_used = record.info.get(_LAST_USED)
         if last_used is not None and time.monotonic() - last_used < idle_seconds:
+            if server_has_spoken(dbapi_conn):
+                raise exc.DisconnectionError(
+                    'the server closed this connection while it was in the pool')
             return
         try:
             cursor = dbapi_conn.cursor()
@@ -49,3 +62,20 @@ def ping_after_idle(engine: Engine, idle_seconds: float = DEFAULT_IDLE_SECONDS) 
             dbapi_conn.rollback()
         except Exception as error:  # any failure means: do not hand this one out
             raise exc.DisconnectionError(f'idle connection failed its ping: {error}') from error
+
+
+def server_has_spoken(dbapi_conn) -> bool:
+    """True when the server sent something to a connection at rest: its goodbye.
+
+    A driver connection without a socket (SQLite) never has.
+    """
+    fileno = getattr(dbapi_conn, 'fileno', None)
+    if fileno is None:
+        return False
+    try:
+        fd = fileno()
+    except Exception:  # noqa: BLE001 - any driver: closed already, so dead
+        return True
+    poller = select.poll()
+    poller.register(fd, select.POLLIN | select.POLLPRI)
+    return bool(poller.poll(0))

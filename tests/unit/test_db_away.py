@@ -89,3 +89,60 @@ def test_past_the_bound_the_last_error_is_raised():
     with pytest.raises(sa.exc.OperationalError):
         away.retry_while_away(call, timeout=0.3, sleep=lambda s: None)
     assert len(calls) >= 2
+
+
+def _calls(*outcomes):
+    """A call that raises or returns each of ``outcomes`` in turn; its list of calls made."""
+    made = []
+
+    def call():
+        made.append(len(made))
+        outcome = outcomes[len(made) - 1]
+        if isinstance(outcome, BaseException):
+            raise outcome
+        return outcome
+    return call, made
+
+
+def test_a_read_whose_connection_was_dropped_is_read_once_more():
+    call, made = _calls(_wrapped(sa.exc.OperationalError, 'server closed the connection',
+                                 invalidated=True), 'rows')
+    assert away.again_if_dropped(call) == 'rows'
+    assert len(made) == 2
+
+
+def test_a_second_drop_is_raised_not_retried():
+    dropped = _wrapped(sa.exc.OperationalError, 'server closed the connection',
+                       invalidated=True)
+    call, made = _calls(dropped, dropped, 'never')
+    with pytest.raises(sa.exc.OperationalError):
+        away.again_if_dropped(call)
+    assert len(made) == 2
+
+
+@pytest.mark.parametrize('error', [
+    _wrapped(sa.exc.OperationalError, 'connection to server at "127.0.0.1", port 5432 '
+                                      'failed: Connection refused'),
+    _wrapped(sa.exc.IntegrityError, 'duplicate key value', pgcode='23505'),
+], ids=['refused', 'integrity'])
+def test_no_connection_made_or_a_wrong_statement_is_not_run_again(error):
+    # Refused: the database is away, not one connection of it; a request
+    # says so at once (its caller may wait it out with retry_while_away).
+    call, made = _calls(error, 'never')
+    with pytest.raises(type(error)):
+        away.again_if_dropped(call)
+    assert len(made) == 1
+
+
+def test_a_write_found_done_after_the_drop_is_not_run_again():
+    call, made = _calls(_wrapped(sa.exc.OperationalError, 'server closed the connection',
+                                 invalidated=True), 'twice')
+    assert away.again_if_dropped(call, done=lambda: True) is None
+    assert len(made) == 1
+
+
+def test_a_write_found_not_done_after_the_drop_is_run_again():
+    call, made = _calls(_wrapped(sa.exc.OperationalError, 'server closed the connection',
+                                 invalidated=True), 'written')
+    assert away.again_if_dropped(call, done=lambda: False) == 'written'
+    assert len(made) == 2
