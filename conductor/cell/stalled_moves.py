@@ -21,7 +21,13 @@ short timeout):
   done and its source freed);
 - neither host answers: taken for a problem of the bus or of this
   conductor, not of the hosts; left for the next look, with a warning;
-- otherwise it is rolled back: the migration ends (``error``, or
+- otherwise, once two looks in a row found it so (the migration unchanged,
+  each host saying the same), it is rolled back. One look is not enough:
+  between two steps the move is a message on its way from one host to the
+  other, neither working on it, and after a long copy its ``updated_at``
+  is older than ``move_timeout`` already; a look that falls in that moment
+  would undo a healthy move. The second look comes a check interval
+  later. Rolled back, the migration ends (``error``, or
   ``failed`` for a live one) saying why, with a compare-and-set, so a
   report that arrives later is refused as stale and what it made is
   discarded; the instance is ACTIVE on its source doing nothing; the
@@ -75,6 +81,9 @@ class StalledMoves:
         self._move_timeout = move_timeout
         self._ask_timeout = ask_timeout
         self._silent: set[str] = set()
+        # migration uuid -> (its updated_at, destination's and source's
+        # answers) of the moves the last look would have rolled back.
+        self._suspects: dict[str, tuple] = {}
 
     def check(self) -> int:
         """Finish or roll back the moves without progress for move_timeout; how many ended."""
@@ -92,9 +101,10 @@ class StalledMoves:
         # A host that did not answer is not asked again in this look: many
         # moves to one dead host cost one timeout, not one each.
         self._silent = set()
+        suspects, self._suspects = self._suspects, {}
         for migration in found:
             try:
-                ended += self._settle(migration)
+                ended += self._settle(migration, suspects.get(migration.uuid))
             except Exception:  # one move must not stop the others
                 LOG.exception('Settling the stalled move %s failed; trying again at the '
                               'next check', migration.uuid)
@@ -113,7 +123,7 @@ class StalledMoves:
             self._silent.add(host)
             return None
 
-    def _settle(self, migration: migrations.Migration) -> int:
+    def _settle(self, migration: migrations.Migration, suspected: tuple | None) -> int:
         uuid = migration.instance_uuid
         source_host, dest_host = migration.source_host, migration.dest_host
         dest = self._ask(dest_host, uuid)
@@ -137,10 +147,19 @@ class StalledMoves:
                         'conductor; looked at again at the next check', migration.uuid,
                         uuid, self._move_timeout, source_host, dest_host)
             return 0
+        seen = (migration.updated_at, dest, source)
+        if suspected != seen:
+            self._suspects[migration.uuid] = seen
+            LOG.info('Move %s of instance %s made no progress for %g s and no host works '
+                     'on it (destination %s %s, source %s %s); rolled back at the next '
+                     'check if nothing changes', migration.uuid, uuid,
+                     self._move_timeout, dest_host, _says(dest), source_host,
+                     _says(source))
+            return 0
         reason = (f'the move made no progress for move_timeout {self._move_timeout:g} s '
                   f'(status {migration.status}): destination {dest_host} '
-                  f'{_says(dest)}, source {source_host} {_says(source)}; rolled back '
-                  f'to {source_host}')
+                  f'{_says(dest)}, source {source_host} {_says(source)}, at two checks '
+                  f'in a row; rolled back to {source_host}')
         return self._roll_back(migration, reason, source_runs_it=source == RUNNING)
 
     def _roll_back(self, migration: migrations.Migration, reason: str, *,

@@ -388,9 +388,12 @@ def _finished_pair(deployment, engine) -> tuple[str, str, str, list[str]]:
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
         uuids = [m['id'] for m in pool.map(lambda u: deployment.cli('server', 'migrate', u),
                                            (confirmed, reverted))]
-    eventually(lambda: _all(
-        engine, uuids, lambda m: m.status == migrations.FINISHED),
-               'both moves finished', seconds=EVENTUALLY_SECONDS)
+    def finished(migration: migrations.Migration) -> bool:
+        # One that ended otherwise never will: said at once, with why.
+        assert not migration.final, (migration.uuid, migration.status, migration.error)
+        return migration.status == migrations.FINISHED
+    eventually(lambda: _all(engine, uuids, finished), 'both moves finished',
+               seconds=EVENTUALLY_SECONDS)
     return confirmed, reverted, source, uuids
 
 
