@@ -18,6 +18,10 @@ node rows written since the last read (with a margin), the compute services
 created since, and the services that are down (``read_cell_changes``); the
 other nodes keep their records. At rest that is a few rows a cell, not every
 node: 5,000 records built every 10 s were most of an idle scheduler's CPU.
+"Since the last read" is since that read began, by the scheduler's clock:
+counted from the newest row it showed instead, a cell whose nodes all
+registered at once and have not changed since read them all at every
+refresh, for as long as nothing newer was written.
 """
 from __future__ import annotations
 
@@ -45,19 +49,19 @@ LOG = logging.getLogger(__name__)
 READ_RETRY_SECONDS = 5.0
 
 
-# A cell is read again from this long before the newest change it showed
-# (and before now): a row a transaction stamped a little before it
-# committed, or that a cell conductor whose clock is a little behind
-# another's wrote, is still read. The full reads catch anything older.
+# A cell is read again from this long before its last read began: a row a
+# transaction stamped a little before it committed, or that a cell
+# conductor whose clock is a little behind the scheduler's wrote, is still
+# read. The full reads catch anything older.
 CHANGE_MARGIN = datetime.timedelta(seconds=30)
 
 
 @dataclasses.dataclass(frozen=True)
 class CellRead:
-    """What the last read of one cell gave: its records, and the newest change among its rows."""
+    """What the last read of one cell gave: its records, and when that read began (UTC)."""
 
     records: dict[str, CellNodeRecord]
-    changed_up_to: datetime.datetime | None
+    read_at: datetime.datetime
 
 
 def _record(row: compute_nodes.NodeWithService, cell_uuid: str,
@@ -67,13 +71,6 @@ def _record(row: compute_nodes.NodeWithService, cell_uuid: str,
         service_up=not liveness.is_down(row.last_seen_at, row.forced_down),
         service_disabled=row.disabled, disabled_reason=row.disabled_reason,
         availability_zone=row.availability_zone, stats=row.stats)
-
-
-def _newest(stamps, since: datetime.datetime | None) -> datetime.datetime | None:
-    stamps = [t for t in stamps if t is not None]
-    if since is not None:
-        stamps.append(since)
-    return max(stamps) if stamps else None
 
 
 def read_cell(engine: Engine, cell_uuid: str, *, service_down_time: float,
@@ -89,8 +86,8 @@ def read_cell_changes(engine: Engine, cell_uuid: str, previous: CellRead | None,
                       now: datetime.datetime | None = None) -> CellRead:
     """The cell's records: read in full without ``previous``, else only what changed since.
 
-    From ``previous``, only the nodes whose row changed (``CHANGE_MARGIN``
-    before the newest change it showed), whose compute service row is new,
+    From ``previous``, only the nodes whose row changed (since
+    ``CHANGE_MARGIN`` before ``previous`` was read), whose compute service row is new,
     or whose service is down are read: at rest, with every service up,
     that is the few rows the agents sent again, not every node. The other
     nodes keep their records (a node that was down is up again). If the
@@ -98,9 +95,9 @@ def read_cell_changes(engine: Engine, cell_uuid: str, previous: CellRead | None,
     deleted), it is read in full.
     """
     liveness = Liveness.at(service_down_time, now)
-    if previous is not None and previous.changed_up_to is not None:
-        clock = naive_utc(now) if now is not None else utcnow()
-        since = min(previous.changed_up_to, clock) - CHANGE_MARGIN
+    read_at = naive_utc(now) if now is not None else utcnow()
+    if previous is not None:
+        since = min(previous.read_at, read_at) - CHANGE_MARGIN
         count, rows = compute_nodes.changed_with_service(engine, since=since, down=liveness)
         records = {}
         for uuid, record in previous.records.items():
@@ -113,11 +110,9 @@ def read_cell_changes(engine: Engine, cell_uuid: str, previous: CellRead | None,
             records[row.uuid] = fresh if old is None else dataclasses.replace(
                 fresh, aggregates=old.aggregates, failure_domains=old.failure_domains)
         if count == len(records):
-            return CellRead(records, _newest((r.changed_at for r in rows),
-                                             previous.changed_up_to))
+            return CellRead(records, read_at)
     rows = compute_nodes.list_with_service(engine)
-    return CellRead({row.uuid: _record(row, cell_uuid, liveness) for row in rows},
-                    _newest((r.changed_at for r in rows), None))
+    return CellRead({row.uuid: _record(row, cell_uuid, liveness) for row in rows}, read_at)
 
 
 def refresh_cache(cache: HostStateCache, cells: Mapping[str, Engine], *,
@@ -181,5 +176,5 @@ def refresh_cache(cache: HostStateCache, cells: Mapping[str, Engine], *,
     by_uuid = {r.uuid: r for r in records}
     for cell_uuid, read in list(reads.items()):
         reads[cell_uuid] = CellRead({u: by_uuid.get(u, r) for u, r in read.records.items()},
-                                    read.changed_up_to)
+                                    read.read_at)
     return failed

@@ -128,9 +128,6 @@ class NodeWithService:
     disabled: bool
     disabled_reason: str | None
     forced_down: bool = False
-    # The newest of the node row's updated_at and its service row's
-    # created_at (None: neither is set): what ``changed_with_service`` reads after.
-    changed_at: datetime.datetime | None = None
 
 
 def _with_service():
@@ -138,21 +135,18 @@ def _with_service():
                       compute_nodes.c.nodename, compute_nodes.c.availability_zone,
                       compute_nodes.c.stats, services.c.last_seen_at,
                       services.c.disabled, services.c.disabled_reason,
-                      services.c.forced_down, compute_nodes.c.updated_at,
-                      services.c.created_at.label('service_created_at'))
+                      services.c.forced_down)
             .select_from(compute_nodes.outerjoin(
                 services, sa.and_(services.c.host == compute_nodes.c.host,
                                   services.c.binary == COMPUTE_BINARY))))
 
 
 def _node_with_service(row) -> NodeWithService:
-    stamps = [t for t in (row.updated_at, row.service_created_at) if t is not None]
     return NodeWithService(
         uuid=row.uuid, host=row.host, nodename=row.nodename,
         availability_zone=row.availability_zone, stats=dict(row.stats or {}),
         last_seen_at=row.last_seen_at, disabled=bool(row.disabled),
-        disabled_reason=row.disabled_reason, forced_down=bool(row.forced_down),
-        changed_at=max(stamps) if stamps else None)
+        disabled_reason=row.disabled_reason, forced_down=bool(row.forced_down))
 
 
 def list_with_service(engine: Engine) -> list[NodeWithService]:

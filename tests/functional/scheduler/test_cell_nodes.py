@@ -153,13 +153,23 @@ def test_a_read_of_changes_reads_the_rows_written_since_and_the_services_down(ce
             _service(conn, host, 5, created_at=old)
         _node(conn, 'z', updated_at=recent)
         _service(conn, 'z', 5, created_at=old)
-    first = read_cell_changes(cell_engine, 'cell-1', None, service_down_time=60, now=NOW)
+    first = read_cell_changes(cell_engine, 'cell-1', None, service_down_time=60,
+                              now=NOW - datetime.timedelta(seconds=10))
     assert sorted((r.host, r.service_up) for r in first.records.values()) == [
         ('a', True), ('b', True), ('c', True), ('d', True), ('z', True)]
-    assert first.changed_up_to == recent
+    assert first.read_at == NOW - datetime.timedelta(seconds=10)
 
-    # From CHANGE_MARGIN before the newest change: z again, not the others.
+    # Nothing written since the first read (less CHANGE_MARGIN): no row is
+    # read again, z's of five minutes ago included.
     again = read_cell_changes(cell_engine, 'cell-1', first, service_down_time=60, now=NOW)
+    assert all(r is first.records[u] for u, r in again.records.items())
+    assert again.read_at == NOW
+
+    # A row stamped a little before the last read began, committed after it: read.
+    with cell_engine.begin() as conn:
+        conn.execute(sa.update(compute_nodes).where(compute_nodes.c.host == 'z').values(
+            stats={'late': 1}, updated_at=NOW - datetime.timedelta(seconds=20)))
+    again = read_cell_changes(cell_engine, 'cell-1', again, service_down_time=60, now=NOW)
     assert [r.host for u, r in again.records.items() if r is not first.records[u]] == ['z']
 
     with cell_engine.begin() as conn:
@@ -174,7 +184,6 @@ def test_a_read_of_changes_reads_the_rows_written_since_and_the_services_down(ce
     assert not records['b'].service_up
     assert not records['e'].service_up         # no service row yet
     assert records['c'] is again.records['uuid-c']
-    assert changed.changed_up_to == NOW
 
     with cell_engine.begin() as conn:
         conn.execute(sa.update(services).where(services.c.host == 'b').values(
