@@ -24,28 +24,16 @@ from cellplane import (
     rpc,  # noqa: F401 - filters the eventlet warning first
 )
 from cellplane.db import away
+from cellplane.rpc import quiet_executor
 from cellplane.rpc.multi_listen import MultiServerRPCServer
 from cellplane.rpc.rejections import MalformedMessage, MessageRejected
 from cellplane.rpc.serializer import PayloadSerializer
 
 # isort: split
-import futurist
 import oslo_messaging as messaging
 from oslo_messaging.rpc.server import RPCServer
 
 LOG = logging.getLogger(__name__)
-
-# The executor's idle worker threads wait for work in turns of
-# MAX_IDLE_FOR seconds (futurist's default: 1) and only then see that the
-# pool is shutting down, so every server's stop waited about a second for
-# nothing. A quarter of a second wakes an idle pool's 8-16 threads some 50
-# times a second, which costs no measurable CPU. Set only where futurist
-# still has it.
-_IDLE_WORKER_TURN_SECONDS = 0.25
-_worker_class = getattr(getattr(futurist, '_thread', None), 'ThreadWorker', None)
-if _worker_class is not None and getattr(_worker_class, 'MAX_IDLE_FOR', 0) > \
-        _IDLE_WORKER_TURN_SECONDS:
-    _worker_class.MAX_IDLE_FOR = _IDLE_WORKER_TURN_SECONDS
 
 
 def describe_malformed(message: Any) -> str | None:
@@ -136,4 +124,7 @@ def build_server(transport: messaging.Transport, *, topic: str, server: str,
             f'the RPC server would use the {rpc_server.executor_type} executor: '
             f'something monkey-patched this process with eventlet; cellplane '
             f'daemons run on threads only')
+    # futurist's pool, whose idle threads sleep instead of waking four times
+    # a second (``cellplane.rpc.quiet_executor``). Read when the server starts.
+    rpc_server._executor_cls = quiet_executor.executor_class()
     return rpc_server
