@@ -3,13 +3,23 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import importlib
 import json
 from typing import Any
 
+import fastjsonschema
 import pytest
 
 from rpc_schemas import REGISTRY
-from rpc_schemas.base import Payload, field, parse_version, stored_schema
+from rpc_schemas.base import (
+    Payload,
+    compiled_check,
+    compiled_module_name,
+    field,
+    parse_version,
+    schema_digest,
+    stored_schema,
+)
 from rpc_schemas.errors import (
     MalformedPayload,
     PayloadDowngradeError,
@@ -38,6 +48,34 @@ def test_stored_schema_file_equals_the_schema_generated_from_the_class(cls):
     assert path.read_text(encoding='utf-8') == render(cls.json_schema()), (
         f'{path.name} drifted from {cls.__name__}: run python -m rpc_schemas.write_schemas')
     assert stored_schema(cls) == cls.json_schema()
+
+
+@pytest.mark.parametrize('cls', REGISTRY.classes(), ids=lambda c: c.NAME)
+def test_each_stored_schema_is_checked_by_its_compiled_module(cls):
+    name = compiled_module_name(cls)
+    try:
+        module = importlib.import_module(name)
+    except ModuleNotFoundError:
+        pytest.fail(f'no {name}: run python -m rpc_schemas.write_schemas')
+    assert module.SCHEMA_SHA256 == schema_digest(stored_schema(cls)), (
+        f'{name} was made from another schema: run python -m rpc_schemas.write_schemas')
+    assert compiled_check(cls) is module.validate
+
+
+def test_a_compiled_module_made_from_another_schema_is_not_used(monkeypatch):
+    # Ping's schema as if Ping had gained a required field since its module was written.
+    changed = json.loads(json.dumps(stored_schema(Ping)))
+    changed['properties']['extra'] = {'type': 'string'}
+    changed['required'] = [*changed['required'], 'extra']
+    monkeypatch.setattr('rpc_schemas.base.stored_schema', lambda cls: changed)
+    compiled_check.cache_clear()
+    try:
+        check = compiled_check(Ping)
+        assert check is not importlib.import_module(compiled_module_name(Ping)).validate
+        with pytest.raises(fastjsonschema.JsonSchemaException):
+            check(Ping(message='hi').to_primitive()['cellplane.data'])
+    finally:
+        compiled_check.cache_clear()
 
 
 def test_service_status_round_trips_through_json():
@@ -341,6 +379,8 @@ def test_a_schema_first_met_by_many_threads_at_once_is_compiled_once(monkeypatch
         return real(schema)
 
     monkeypatch.setattr(fastjsonschema, 'compile', slow_compile)
+    # A schema without a compiled module (one written since): compiled here.
+    monkeypatch.setattr(base, 'compiled_module_name', lambda cls: 'rpc_schemas.compiled.none')
     base.compiled_check.cache_clear()
     start = threading.Barrier(8)
     answers = []
