@@ -52,12 +52,16 @@ def credentials_key(credentials: oslo_context.RequestContext) -> tuple:
 
     Kept on the credentials: a request's caller, made by the service from
     its identity headers, is not changed afterwards, and a request asks
-    several rules (a create two, a list eight).
+    several rules (a create two, a list eight). With the identity of the
+    object it was made for: a copy (``elevated()``, ``copy.copy``) carries
+    the attribute along, and may differ (an admin role added), so it makes
+    its own.
     """
-    key = getattr(credentials, _KEY_ATTRIBUTE, None)
-    if key is None:
-        key = frozen(credentials.to_policy_values())
-        setattr(credentials, _KEY_ATTRIBUTE, key)
+    kept = getattr(credentials, _KEY_ATTRIBUTE, None)
+    if kept is not None and kept[0] == id(credentials):
+        return kept[1]
+    key = frozen(credentials.to_policy_values())
+    setattr(credentials, _KEY_ATTRIBUTE, (id(credentials), key))
     return key
 
 

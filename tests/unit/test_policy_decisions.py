@@ -1,4 +1,6 @@
 """``cellplane.wsgi.policy_decisions``: one question to oslo.policy per rule, caller and target while remembered."""
+import copy
+
 from oslo_context import context as oslo_context
 
 from cellplane.wsgi.policy_decisions import Decisions
@@ -69,3 +71,16 @@ def test_the_caller_is_turned_into_its_key_once(monkeypatch):
     decisions.decide('a', other, {'project_id': 'p'}, ask)
     assert turned == ['u', 'v']
     assert len(asked) == 3      # a and b for u, a for v
+
+
+def test_a_copy_of_the_caller_with_other_roles_gets_its_own_key():
+    # A copy (as Nova's elevated() makes one) takes the remembered key along.
+    decisions = Decisions(ttl=3600)
+    member = oslo_context.RequestContext(user_id='u', project_id='p', roles=['member'])
+    ask_member, _ = _asker(False)
+    assert decisions.decide('r', member, {'project_id': 'p'}, ask_member) is False
+    admin = copy.copy(member)
+    admin.roles = [*member.roles, 'admin']
+    ask_admin, asked = _asker(True)
+    assert decisions.decide('r', admin, {'project_id': 'p'}, ask_admin) is True
+    assert len(asked) == 1
