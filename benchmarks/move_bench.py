@@ -75,6 +75,8 @@ POOL = {'pool_size': 2, 'max_overflow': 2}
 # This process: the boots' requests and watchers (what `cellplane server create
 # --wait` runs), the drains (what `cellplane-manage host drain` runs).
 CLIENT = 'this process (boot client; drains)'
+# The machine's own RabbitMQ and PostgreSQL, which every phase uses as well.
+BACKING = ('RabbitMQ (all vhosts)', 'PostgreSQL (all databases)')
 # A move of this benchmark takes seconds: one still going after this is stuck.
 MOVE_TIMEOUT = 120.0
 
@@ -139,16 +141,26 @@ def left_on_migration_consumers(deployment: Deployment) -> dict:
     return {'migrations': total, 'statuses': statuses, 'holding': holding}
 
 
+def _cpu_now(deployment) -> dict[str, float]:
+    """CPU seconds so far: each daemon's, and the machine's RabbitMQ's and PostgreSQL's."""
+    cpu = boot_bench.daemon_cpu(deployment)
+    for name, seconds in zip(BACKING, (boot_bench.broker_cpu(), boot_bench.database_cpu()),
+                             strict=True):
+        if seconds is not None:
+            cpu[name] = seconds
+    return cpu
+
+
 def move_phase(deployment, api_engine, cells, conductor, mode: str, hosts: list[str],
                parallel: int, profile: Path | None, move_timeout: float) -> dict:
-    cpu_before = boot_bench.daemon_cpu(deployment)
+    cpu_before = _cpu_now(deployment)
     own_before = time.process_time()
     started = time.perf_counter()
     with daemon_profile.profiled(deployment, profile, f'drain-{mode}'):
         reports = drain_all(deployment, api_engine, cells, conductor, hosts, mode=mode,
                             parallel=parallel, move_timeout=move_timeout)
     seconds = time.perf_counter() - started
-    cpu = boot_bench.cpu_by_role(cpu_before, boot_bench.daemon_cpu(deployment))
+    cpu = boot_bench.cpu_by_role(cpu_before, _cpu_now(deployment))
     cpu[CLIENT] = time.process_time() - own_before
     outcomes = [o for r in reports for o in r.outcomes]
     moved = [o for o in outcomes if o.result == host_drain.MOVED]
@@ -205,13 +217,13 @@ def run(args) -> dict:
             idle = {role: seconds / args.idle_seconds for role, seconds in
                     boot_bench.cpu_by_role(cpu_before,
                                            boot_bench.daemon_cpu(deployment)).items()}
-            cpu_before = boot_bench.daemon_cpu(deployment)
+            cpu_before = _cpu_now(deployment)
             own_before = time.process_time()
             with daemon_profile.profiled(deployment, args.profile, 'boot'):
                 boots = boot_bench.boot(deployment, path, name='single',
                                         sizes=[1] * args.instances, capacity=capacity,
                                         stall_seconds=args.stall_seconds)
-            boot_cpu = boot_bench.cpu_by_role(cpu_before, boot_bench.daemon_cpu(deployment))
+            boot_cpu = boot_bench.cpu_by_role(cpu_before, _cpu_now(deployment))
             boot_cpu[CLIENT] = time.process_time() - own_before
 
             cells = CellDatabases(api_engine, engine_factory=functools.partial(
@@ -316,7 +328,7 @@ def render(report: dict) -> str:
     lines += ['', 'CPU ms per boot / per move, by process:',
               '| process | per boot | ' + ' | '.join(f'per {p["mode"]} move' for p in phases)
               + ' |', '|---|---|' + '---|' * len(phases)]
-    roles = [role for role in boots['cpu_seconds'] if role != CLIENT]
+    roles = [role for role in boots['cpu_seconds'] if role not in (CLIENT, *BACKING)]
     for role in roles:
         lines.append(f'| {role} | {_per(boots["cpu_seconds"], role, boots["active"]):.1f} | '
                      + ' | '.join(f'{_per(p["cpu_seconds"], role, p["moved"]):.1f}'
@@ -332,6 +344,11 @@ def render(report: dict) -> str:
     lines.append(f'| {CLIENT} | {_per(boots["cpu_seconds"], CLIENT, boots["active"]):.1f} | '
                  + ' | '.join(f'{_per(p["cpu_seconds"], CLIENT, p["moved"]):.1f}'
                               for p in phases) + ' |')
+    for role in BACKING:
+        if role in boots['cpu_seconds']:
+            lines.append(f'| {role} | {_per(boots["cpu_seconds"], role, boots["active"]):.1f} | '
+                         + ' | '.join(f'{_per(p["cpu_seconds"], role, p["moved"]):.1f}'
+                                      for p in phases) + ' |')
     return '\n'.join(lines)
 
 
