@@ -265,9 +265,12 @@ class ComputeManager:
     @staticmethod
     def _discard(hosted: HostedHost, instance_uuid: str) -> None:
         hosted.builder.destroy(instance_uuid)
-        LOG.warning('Instance %s destroyed on %s: another host owns it (its build was '
-                    'moved while this one was down, or its move was confirmed)',
-                    instance_uuid, hosted.name)
+        # INFO: most discards are a move's normal end (the source's copy after a
+        # confirm or a live switch-over); the cell conductor that asks for one
+        # because a build was moved away while this host was down warns itself.
+        LOG.info('Instance %s destroyed on %s: another host owns it (a move\'s copy '
+                 'left behind, or a build moved away while this host was down)',
+                 instance_uuid, hosted.name)
 
     def _host_for_terminate(self, instance_uuid: str, host: str | None) -> HostedHost | None:
         if host is not None:
