@@ -34,7 +34,6 @@ from cellplane.db import away, reads
 from cellplane.objects import (
     aggregates,
     build_requests,
-    cell_mappings,
     compute_nodes,
     instance_actions,
     instance_mappings,
@@ -343,9 +342,7 @@ def _mappings(api_engine: Engine, uuids: Iterable[str] | None = None
 def _mappings_with_delete(api_engine: Engine, uuids: Iterable[str] | None = None
                           ) -> list[tuple[str, str | None, bool]]:
     """(instance uuid, cell uuid or None, delete asked) in creation order."""
-    cell_uuids = cell_mappings.uuids_by_id(api_engine)
-    return [(uuid, None if cell_id is None else cell_uuids.get(cell_id), queued)
-            for uuid, cell_id, queued in instance_mappings.cells_of(api_engine, uuids)]
+    return instance_mappings.cell_uuids_of(api_engine, uuids)
 
 
 def _from_build_request(request: build_requests.BuildRequest) -> Server:

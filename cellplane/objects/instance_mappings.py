@@ -70,6 +70,25 @@ def cells_of(engine: Engine, instance_uuids: Iterable[str] | None = None
         return [(row[0], row[1], bool(row[2])) for row in conn.execute(query)]
 
 
+# Each server action (show, delete, a move) finds its cell with it: built once.
+_CELL_UUIDS = (sa.select(instance_mappings.c.instance_uuid, cell_mappings.c.uuid,
+                         instance_mappings.c.queued_for_delete)
+               .select_from(instance_mappings.outerjoin(
+                   cell_mappings, cell_mappings.c.id == instance_mappings.c.cell_id))
+               .order_by(instance_mappings.c.id))
+_CELL_UUIDS_OF = _CELL_UUIDS.where(
+    instance_mappings.c.instance_uuid.in_(sa.bindparam('b_uuids', expanding=True)))
+
+
+def cell_uuids_of(engine: Engine, instance_uuids: Iterable[str] | None = None
+                  ) -> list[tuple[str, str | None, bool]]:
+    """``cells_of`` naming each cell by its uuid, in one read: (instance uuid, cell uuid or None, queued for delete)."""
+    with engine.connect() as conn:
+        rows = (conn.execute(_CELL_UUIDS) if instance_uuids is None else
+                conn.execute(_CELL_UUIDS_OF, {'b_uuids': list(instance_uuids)}))
+        return [(row[0], row[1], bool(row[2])) for row in rows]
+
+
 def count_in_cell(conn: Connection, cell_id: int) -> int:
     return conn.execute(sa.select(sa.func.count()).select_from(instance_mappings).where(
         instance_mappings.c.cell_id == cell_id)).scalar_one()
