@@ -172,12 +172,14 @@ class HostDrain:
 
     # -- one move -------------------------------------------------------------------
     def _ask(self, row: dict) -> migrations.Migration:
+        # The host's instances were read from its cell: no mapping read per move.
+        cell_uuid = self._one.cell.uuid
         if self.mode == LIVE:
             return moves.live_migrate(self._api_engine, self._cells, self._conductor,
-                                      self._ctxt, row['uuid'])
+                                      self._ctxt, row['uuid'], cell_uuid=cell_uuid)
         # Confirmed by the cell conductor as it finishes: nobody is asked to.
         return moves.migrate(self._api_engine, self._cells, self._conductor, self._ctxt,
-                             row['uuid'], confirm_at_finish=True)
+                             row['uuid'], confirm_at_finish=True, cell_uuid=cell_uuid)
 
     def _read(self, flying: list[_InFlight]) -> dict[str, migrations.Progress]:
         """How far the moves in flight are, by migration uuid: one read of the cell per poll."""

@@ -148,12 +148,16 @@ def _send(conductor: SuperConductorAPI, ctxt: RequestContext, engine: Engine, ce
 
 def migrate(api_engine: Engine, cells: CellDatabases, conductor: SuperConductorAPI,
             ctxt: RequestContext, instance_uuid: str, *,
-            flavor: str | None = None, confirm_at_finish: bool = False) -> Migration:
+            flavor: str | None = None, confirm_at_finish: bool = False,
+            cell_uuid: str | None = None) -> Migration:
     """Ask for a cold migration (``flavor`` None) or a resize of the server; its queued migration.
 
     ``confirm_at_finish``: the move is confirmed as soon as it finishes, by
     the cell conductor (as a host drain wants: nobody is asked to confirm),
     so that it ends ``confirmed`` without a ``confirm`` of the caller's.
+    ``cell_uuid``: the cell the caller read the server from (a host drain),
+    so that its mapping is not read again; the server not found there is
+    ``ServerNotFound`` as well.
     """
     new_flavor = None
     if flavor is not None:
@@ -161,7 +165,7 @@ def migrate(api_engine: Engine, cells: CellDatabases, conductor: SuperConductorA
             new_flavor = servers.flavor_payload(flavors.get(api_engine, flavor))
         except flavors.FlavorError as exc:
             raise InvalidMove(str(exc)) from None
-    cell_uuid = _cell(api_engine, cells, instance_uuid)
+    cell_uuid = cell_uuid or _cell(api_engine, cells, instance_uuid)
     engine = cells.engine(cell_uuid)
     with engine.begin() as conn:
         row = instances.get_instance(conn, instance_uuid)
@@ -188,14 +192,14 @@ def migrate(api_engine: Engine, cells: CellDatabases, conductor: SuperConductorA
 
 def live_migrate(api_engine: Engine, cells: CellDatabases, conductor: SuperConductorAPI,
                  ctxt: RequestContext, instance_uuid: str, *,
-                 host: str | None = None) -> Migration:
+                 host: str | None = None, cell_uuid: str | None = None) -> Migration:
     """Ask for a live migration (to ``host``, or where the scheduler chooses); its queued migration.
 
     A named host is recorded as the migration's destination while it is
     queued: the scheduler is asked for that host alone (claimed, or refused
-    with the reason).
+    with the reason). ``cell_uuid``: as ``migrate``'s.
     """
-    cell_uuid = _cell(api_engine, cells, instance_uuid)
+    cell_uuid = cell_uuid or _cell(api_engine, cells, instance_uuid)
     engine = cells.engine(cell_uuid)
     with engine.begin() as conn:
         row = instances.get_instance(conn, instance_uuid)

@@ -182,18 +182,20 @@ def create(conn: Connection, *, uuid: str, instance_uuid: str, migration_type: s
         raise ValueError(f'unknown migration type {migration_type!r} (one of '
                          f'{", ".join(TYPES)})')
     now = utcnow()
-    conn.execute(migrations.insert().values(
+    row = conn.execute(_CREATE, dict(
         uuid=uuid, instance_uuid=instance_uuid, migration_type=migration_type,
         status=QUEUED, source_host=source_host, source_node=source_node,
         old_flavor=old_flavor.to_primitive(), new_flavor=new_flavor.to_primitive(),
         dest_host=dest_host, request_id=request_id, confirm_at_finish=confirm_at_finish,
-        created_at=now, updated_at=now))
-    return get(conn, uuid)
+        created_at=now, updated_at=now)).mappings().one()
+    return Migration.from_row(row)
 
 
 # Every step of every move reads or writes its migration with one of these:
 # built once, not per call (building a statement and its cache key costs about
 # what running it does; see cellplane/objects/flavors.py's _BY_ID).
+# create's INSERT gives the row back as written: no second read.
+_CREATE = migrations.insert().returning(*migrations.c)
 _BY_UUID = sa.select(migrations).where(migrations.c.uuid == sa.bindparam('b_uuid'))
 _PROGRESS = sa.select(migrations.c.uuid, migrations.c.status, migrations.c.dest_host,
                       migrations.c.error, migrations.c.confirm_at_finish).where(
@@ -313,6 +315,23 @@ def advance(conn: Connection, uuid: str, status: str, *, dest_host: str | None =
         return Migration.from_row(row)
     current = get(conn, uuid)   # MigrationNotFound if there is none
     raise InvalidMigrationTransition(uuid, current.status, status)
+
+
+_COPYING = migrations.update().where(
+    migrations.c.uuid == sa.bindparam('b_uuid'), migrations.c.status == PRE_MIGRATING,
+    migrations.c.dest_host == sa.bindparam('b_dest_host')).values(
+        status=MIGRATING, updated_at=sa.bindparam('b_now')).returning(*migrations.c)
+
+
+def copying(conn: Connection, uuid: str, dest_host: str) -> Migration | None:
+    """A ``pre-migrating`` migration to ``dest_host`` goes ``migrating`` (its source handed over); else None.
+
+    ``advance`` to ``migrating`` with its destination checked in the same
+    statement: the hand-over of a destination the move has left is refused.
+    """
+    row = conn.execute(_COPYING, {'b_uuid': uuid, 'b_dest_host': dest_host,
+                                  'b_now': utcnow()}).mappings().first()
+    return None if row is None else Migration.from_row(row)
 
 
 def awaiting_cleanup(conn: Connection, source_hosts: Sequence[str]) -> list[Migration]:

@@ -195,12 +195,10 @@ class CellMoves:
     # -- 2. the source hands over, the destination finishes --------------------
     def started(self, migration_uuid: str, dest_host: str) -> None:
         with self._engine.begin() as conn:
-            current = migrations.get(conn, migration_uuid)
-            if current.status != migrations.PRE_MIGRATING or current.dest_host != dest_host:
+            if migrations.copying(conn, migration_uuid, dest_host) is None:
+                current = migrations.get(conn, migration_uuid)
                 LOG.info('Ignored the hand-over of move %s to %s: the move is %s to %s',
                          migration_uuid, dest_host, current.status, current.dest_host)
-                return
-            migrations.advance(conn, migration_uuid, migrations.MIGRATING)
 
     def finished(self, ctxt: RequestContext, migration_uuid: str, instance_uuid: str,
                  host: str, node: str) -> None:
