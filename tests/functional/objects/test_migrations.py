@@ -157,3 +157,21 @@ def test_progress_of_reads_how_far_each_migration_is_in_one_statement(cell):
     assert found == {
         made.uuid: migrations.Progress(made.uuid, migrations.PRE_MIGRATING, 'h2', None, False),
         other.uuid: migrations.Progress(other.uuid, migrations.ERROR, None, 'no room', False)}
+
+
+def test_a_hand_over_goes_migrating_only_from_pre_migrating_to_its_destination(cell):
+    with cell.begin() as conn:
+        made = _new(conn)
+        # Still queued: no destination handed over to yet.
+        assert migrations.copying(conn, made.uuid, 'h2') is None
+        migrations.advance(conn, made.uuid, migrations.PRE_MIGRATING, dest_host='h2',
+                           dest_node='h2')
+        # A destination the move has left (or never had) is refused.
+        assert migrations.copying(conn, made.uuid, 'h3') is None
+        assert migrations.get(conn, made.uuid).status == migrations.PRE_MIGRATING
+        copying = migrations.copying(conn, made.uuid, 'h2')
+        assert (copying.status, copying.dest_host) == (migrations.MIGRATING, 'h2')
+        assert copying.updated_at >= made.updated_at
+        # Told twice: the second finds it migrating already.
+        assert migrations.copying(conn, made.uuid, 'h2') is None
+        assert migrations.get(conn, made.uuid) == copying
