@@ -44,7 +44,7 @@ api_database_opts = [
                     'See "Connection budget" in ARCHITECTURE.md.'),
     cfg.IntOpt('max_overflow', default=6, min=0,
                help='Connections to the API database opened beyond pool_size '
-                    'while threads wait for one, and closed when given back.'),
+                    'while threads wait for one, and closed after 10 s unused.'),
     cfg.FloatOpt('pool_timeout', default=30.0, min=0.1,
                  help='Seconds a thread waits for a free API database '
                       'connection once pool_size + max_overflow are in use, '
@@ -60,7 +60,7 @@ cell_databases_opts = [
                     '"Connection budget" in ARCHITECTURE.md.'),
     cfg.IntOpt('max_overflow', default=3, min=0,
                help='Connections to one cell database opened beyond pool_size '
-                    'while threads wait for one, and closed when given back.'),
+                    'while threads wait for one, and closed after 10 s unused.'),
     cfg.FloatOpt('pool_timeout', default=30.0, min=0.1,
                  help='Seconds a thread waits for a free connection to a cell '
                       'database once pool_size + max_overflow are in use, '
@@ -78,7 +78,7 @@ database_opts = [
                     'ARCHITECTURE.md.'),
     cfg.IntOpt('max_overflow', default=4, min=0,
                help='Connections opened beyond pool_size while threads wait '
-                    'for one, and closed when given back: pool_size + '
+                    'for one, and closed after 10 s unused: pool_size + '
                     'max_overflow is what the cell conductor may hold. Fewer '
                     'than its [DEFAULT] rpc_handler_threads: a transaction '
                     'takes milliseconds, and a server shared by many cells '

@@ -1,6 +1,8 @@
 """The connection budget on a real PostgreSQL: pools sized by their options, named when exhausted."""
 from __future__ import annotations
 
+import threading
+import time
 import uuid
 
 import pytest
@@ -58,8 +60,14 @@ def test_a_cell_engine_keeps_pool_size_idle_and_names_its_options_when_exhausted
         assert 'scheduler.conf' in message
         for conn in held:
             conn.close()
-        # The overflow is closed when given back (PostgreSQL lists a closed
-        # connection's backend until that process has exited: a moment).
+        # The overflow stays open while it may serve the rest of a burst...
+        assert engine.pool.checkedin() == 3
+        assert engine.pool.reap_idle(time.monotonic()) == 0
+        # ...and is closed once idle, down to pool_size (PostgreSQL lists a
+        # closed connection's backend until that process has exited: a moment).
+        later = time.monotonic() + engines.OVERFLOW_IDLE_SECONDS
+        assert engine.pool.reap_idle(later) == 2
+        assert engine.pool.checkedin() == 1
         eventually(lambda: held_by(postgres_url, named) == 1, 'the overflow closed')
         engine.dispose()                                  # a new pool (SIGHUP, a moved cell)...
         held = [engine.connect() for _ in range(3)]
@@ -70,3 +78,38 @@ def test_a_cell_engine_keeps_pool_size_idle_and_names_its_options_when_exhausted
     finally:
         engine.dispose()
     eventually(lambda: held_by(postgres_url, named) == 0, 'every connection closed')
+
+
+def test_a_burst_reuses_the_connections_it_opened_and_the_reaper_closes_them_once_idle(
+        conf, named, postgres_url):
+    engine = pools.cell_engine_factory(conf)(postgres_url)
+    opened = []
+    sa.event.listen(engine, 'connect', lambda dbapi_conn, record: opened.append(1))
+    engine.pool.idle_seconds = 0.2
+    try:
+        for _ in range(5):                                # five bursts of three at once
+            held = [engine.connect() for _ in range(3)]
+            for conn in held:
+                conn.exec_driver_sql('SELECT 1')
+                conn.close()
+        # Before, each burst opened its two overflow connections again (9 more).
+        assert len(opened) == 3
+        # Last returned, first handed out: one thread at a time uses one connection.
+        for _ in range(10):
+            with engine.connect() as conn:
+                conn.exec_driver_sql('SELECT 1')
+        assert len(opened) == 3
+        # The process's reaper thread closes the idle overflow: pool_size is left.
+        assert any(t.name == 'db-idle-reaper' for t in threading.enumerate())
+        eventually(lambda: engine.pool.checkedin() == 1, 'the idle overflow closed',
+                   seconds=3 * engines.OVERFLOW_IDLE_SECONDS)
+        eventually(lambda: held_by(postgres_url, named) == 1, 'its backends gone')
+        # Wanted again, the overflow is opened again, up to the same bound.
+        held = [engine.connect() for _ in range(3)]
+        with pytest.raises(engines.PoolExhausted):
+            engine.connect()
+        assert len(opened) == 5
+        for conn in held:
+            conn.close()
+    finally:
+        engine.dispose()
