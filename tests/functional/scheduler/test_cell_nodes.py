@@ -220,7 +220,7 @@ def test_a_refresh_of_changes_keeps_what_was_hung_on_the_records(cell_engine):
                   host_domains=domains, reads=reads)
     with cell_engine.begin() as conn:
         conn.execute(sa.update(compute_nodes).where(compute_nodes.c.host == 'a').values(
-            stats={'failed_builds': 1}, updated_at=NOW))
+            stats={'failed_builds': 1}, updated_at=NOW - datetime.timedelta(seconds=1)))
     refresh_cache(cache, {'cell-1': cell_engine}, service_down_time=60, now=NOW,
                   host_domains=domains, reads=reads, full=False)
     records = {r.host: r for r in cache.records()}
@@ -237,3 +237,34 @@ def test_a_refresh_of_changes_keeps_what_was_hung_on_the_records(cell_engine):
                               now=NOW)
     assert again.records['uuid-a'].stats == {'failed_builds': 2}
     assert dict(again.records['uuid-a'].failure_domains) == domains['a']
+
+
+def test_a_read_of_changes_reads_whole_only_the_rows_of_its_margin_it_has_not_read(cell_engine):
+    # Every host reported a moment ago (a deployment just started): all its
+    # rows are within CHANGE_MARGIN of every read for the next 30 s.
+    with cell_engine.begin() as conn:
+        for i, host in enumerate('abcd'):
+            _node(conn, host, updated_at=NOW - datetime.timedelta(seconds=5 + i))
+            _service(conn, host, 5, created_at=NOW - datetime.timedelta(hours=1))
+    first = read_cell_changes(cell_engine, 'cell-1', None, service_down_time=60, now=NOW)
+    assert first.stamps == {f'uuid-{h}': NOW - datetime.timedelta(seconds=5 + i)
+                            for i, h in enumerate('abcd')}
+    later = NOW + datetime.timedelta(seconds=2)
+    again = read_cell_changes(cell_engine, 'cell-1', first, service_down_time=60, now=later)
+    # Read again: none of them (the same stamps), yet the records all there.
+    assert all(r is first.records[u] for u, r in again.records.items())
+    assert len(again.records) == 4
+    # One row written anew within the margin: that one alone.
+    with cell_engine.begin() as conn:
+        conn.execute(sa.update(compute_nodes).where(compute_nodes.c.host == 'c').values(
+            stats={'failed_builds': 3}, updated_at=NOW - datetime.timedelta(seconds=1)))
+    third = read_cell_changes(cell_engine, 'cell-1', again, service_down_time=60, now=later)
+    assert [r.host for u, r in third.records.items() if r is not again.records[u]] == ['c']
+    assert third.records['uuid-c'].stats == {'failed_builds': 3}
+    assert third.stamps['uuid-c'] == NOW - datetime.timedelta(seconds=1)
+    # A service gone silent is read again even though its node row is known.
+    with cell_engine.begin() as conn:
+        conn.execute(sa.update(services).where(services.c.host == 'b').values(
+            last_seen_at=NOW - datetime.timedelta(seconds=120)))
+    fourth = read_cell_changes(cell_engine, 'cell-1', third, service_down_time=60, now=later)
+    assert not fourth.records['uuid-b'].service_up
