@@ -16,7 +16,8 @@ more while threads wait): a thread that finds it full for ``pool_timeout``
 seconds gets ``PoolExhausted``, one line naming the options that size it
 (``pool_options``). A connection opened beyond ``pool_size`` stays open
 for ``OVERFLOW_IDLE_SECONDS`` after its last use, then is closed
-(``_IdleReaper``): a burst's connections serve the rest of the burst
+(``_IdleReaper``), at most ``IDLE_OVERFLOW_PER_PROCESS`` of them idle in a
+process at once (the rest are closed when given back, as before): a burst's connections serve the rest of the burst
 instead of being opened and closed per transaction (a new PostgreSQL
 backend costs the server about 4 ms of CPU here, and a boot about one
 before this), and at rest the pool is back to ``pool_size``. Each connection carries this process's
@@ -69,6 +70,10 @@ def process_name() -> str:
 
 #: Seconds a connection opened beyond ``pool_size`` stays open after its last use.
 OVERFLOW_IDLE_SECONDS = 10.0
+#: Connections beyond their pools' ``pool_size`` one process keeps idle, its pools
+#: together (a top-level process has a pool per cell: ten cells' overflow kept
+#: idle would be more connections than its threads ever use at once).
+IDLE_OVERFLOW_PER_PROCESS = 4
 _RETURNED_AT = 'cellplane.returned_at'
 
 
@@ -87,8 +92,20 @@ class _BoundedPool(QueuePool):
     idle_seconds = OVERFLOW_IDLE_SECONDS
 
     def _do_return_conn(self, record) -> None:
+        if (self._pool.qsize() >= self.keep
+                and _IdleReaper.idle_overflow() >= IDLE_OVERFLOW_PER_PROCESS):
+            # The process keeps enough idle already: closed as it is given back.
+            try:
+                record.close()
+            finally:
+                self._dec_overflow()
+            return
         record.info[_RETURNED_AT] = time.monotonic()
         super()._do_return_conn(record)
+
+    def idle_overflow(self) -> int:
+        """Idle connections beyond ``keep``."""
+        return max(0, self._pool.qsize() - self.keep)
 
     def reap_idle(self, now: float) -> int:
         """Close the connections beyond ``keep`` idle for ``idle_seconds``, oldest first; how many."""
@@ -146,6 +163,13 @@ class _IdleReaper:
                 cls._thread = threading.Thread(target=cls._run, name='db-idle-reaper',
                                                daemon=True)
                 cls._thread.start()
+
+    @classmethod
+    def idle_overflow(cls) -> int:
+        """Idle connections beyond their pool's ``keep``, every pool of this process together."""
+        with cls._lock:
+            pools = list(cls._pools)
+        return sum(pool.idle_overflow() for pool in pools)
 
     @classmethod
     def _run(cls) -> None:

@@ -45,8 +45,14 @@ def held_by(url: str, name: str) -> int:
         admin.dispose()
 
 
+@pytest.fixture
+def room_to_linger(monkeypatch):
+    """Other tests' pools in this process keep no idle overflow from these tests'."""
+    monkeypatch.setattr(engines, 'IDLE_OVERFLOW_PER_PROCESS', 1000)
+
+
 def test_a_cell_engine_keeps_pool_size_idle_and_names_its_options_when_exhausted(
-        conf, named, postgres_url):
+        conf, named, postgres_url, room_to_linger):
     engine = pools.cell_engine_factory(conf)(postgres_url)
     try:
         held = [engine.connect() for _ in range(3)]        # pool_size 1 + max_overflow 2
@@ -81,7 +87,7 @@ def test_a_cell_engine_keeps_pool_size_idle_and_names_its_options_when_exhausted
 
 
 def test_a_burst_reuses_the_connections_it_opened_and_the_reaper_closes_them_once_idle(
-        conf, named, postgres_url):
+        conf, named, postgres_url, room_to_linger):
     engine = pools.cell_engine_factory(conf)(postgres_url)
     opened = []
     sa.event.listen(engine, 'connect', lambda dbapi_conn, record: opened.append(1))
@@ -113,3 +119,23 @@ def test_a_burst_reuses_the_connections_it_opened_and_the_reaper_closes_them_onc
             conn.close()
     finally:
         engine.dispose()
+
+
+def test_a_process_keeps_a_bounded_number_idle_beyond_its_pools_sizes(
+        conf, named, postgres_url, monkeypatch):
+    monkeypatch.setattr(engines, 'IDLE_OVERFLOW_PER_PROCESS', 1)
+    first = pools.cell_engine_factory(conf)(postgres_url)
+    second = pools.cell_engine_factory(conf)(postgres_url)
+    others = engines._IdleReaper.idle_overflow()
+    try:
+        held = [first.connect() for _ in range(3)] + [second.connect() for _ in range(3)]
+        for conn in held:
+            conn.close()
+        # Each pool keeps its pool_size; beyond it, what the process already
+        # keeps idle decides: the first overflow back lingers, the rest close.
+        assert first.pool.checkedin() + second.pool.checkedin() == 1 + 1 + max(0, 1 - others)
+        eventually(lambda: held_by(postgres_url, named) == 2 + max(0, 1 - others),
+                   'the overflow beyond the process\'s bound closed')
+    finally:
+        first.dispose()
+        second.dispose()
