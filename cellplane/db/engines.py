@@ -71,9 +71,9 @@ def process_name() -> str:
 #: Seconds a connection opened beyond ``pool_size`` stays open after its last use.
 OVERFLOW_IDLE_SECONDS = 10.0
 #: Connections beyond their pools' ``pool_size`` one process keeps idle, its pools
-#: together (a top-level process has a pool per cell: ten cells' overflow kept
-#: idle would be more connections than its threads ever use at once).
-IDLE_OVERFLOW_PER_PROCESS = 4
+#: together: every process counts against the server's max_connections (at ten
+#: cells, 4 per process took the connection budget's run to 100 of 100; 1, 78).
+IDLE_OVERFLOW_PER_PROCESS = 1
 _RETURNED_AT = 'cellplane.returned_at'
 
 
