@@ -43,6 +43,7 @@ from sqlalchemy.engine import Engine
 
 from cellplane.cells.databases import CellDatabases
 from cellplane.context import RequestContext
+from cellplane.db import reads
 from cellplane.objects import instances, migrations
 from cellplane_api import compute_services, moves, servers
 from conductor.super.rpcapi import SuperConductorAPI
@@ -183,7 +184,7 @@ class HostDrain:
 
     def _read(self, flying: list[_InFlight]) -> dict[str, migrations.Progress]:
         """How far the moves in flight are, by migration uuid: one read of the cell per poll."""
-        with self._one.engine.connect() as conn:
+        with reads.connect(self._one.engine) as conn:
             return migrations.progress_of(conn, [moving.migration.uuid for moving in flying])
 
     def _source_held(self, migration: migrations.Progress) -> bool:

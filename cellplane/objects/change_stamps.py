@@ -20,6 +20,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
+from cellplane.db import reads
 from cellplane.db.api.models import change_stamps
 
 SCHEDULING = 'scheduling'
@@ -48,5 +49,5 @@ def read(engine: Engine, name: str = SCHEDULING) -> int:
 
     Raises ``sqlalchemy.exc.SQLAlchemyError`` when the API database cannot be read.
     """
-    with engine.connect() as conn:
+    with reads.connect(engine) as conn:
         return conn.execute(_READ, {'b_name': name}).scalar_one_or_none() or 0

@@ -15,6 +15,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 
+from cellplane.db import reads
 from cellplane.db.cell.models import compute_nodes, services
 from cellplane.db.columns import utcnow
 from cellplane.objects.services import Liveness
@@ -155,7 +156,7 @@ def _node_with_service(row) -> NodeWithService:
 def list_with_service(engine: Engine) -> list[NodeWithService]:
     """Every node, ordered by host and nodename, with its compute service's row (or none)."""
     query = _with_service().order_by(compute_nodes.c.host, compute_nodes.c.nodename)
-    with engine.connect() as conn:
+    with reads.connect(engine) as conn:
         rows = conn.execute(query).all()
     return [_node_with_service(row) for row in rows]
 
@@ -192,7 +193,7 @@ def changed_with_service(engine: Engine, *, since: datetime.datetime,
     of the margin (5,000 after the hosts' first reports).
     """
     changed = compute_nodes.c.updated_at >= since
-    with engine.connect() as conn:
+    with reads.connect(engine) as conn:
         count = conn.execute(sa.select(sa.func.count()).select_from(compute_nodes)).scalar_one()
         if known is not None:
             fresh = [uuid for uuid, stamp in conn.execute(_STAMPS, {'b_since': since})

@@ -83,7 +83,7 @@ _CELL_UUIDS_OF = _CELL_UUIDS.where(
 def cell_uuids_of(engine: Engine, instance_uuids: Iterable[str] | None = None
                   ) -> list[tuple[str, str | None, bool]]:
     """``cells_of`` naming each cell by its uuid, in one read: (instance uuid, cell uuid or None, queued for delete)."""
-    with engine.connect() as conn:
+    with reads.connect(engine) as conn:
         rows = (conn.execute(_CELL_UUIDS) if instance_uuids is None else
                 conn.execute(_CELL_UUIDS_OF, {'b_uuids': list(instance_uuids)}))
         return [(row[0], row[1], bool(row[2])) for row in rows]

@@ -6,6 +6,7 @@ from typing import Sequence
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
+from cellplane.db import reads
 from cellplane.db.api.models import request_specs
 from rpc_schemas.request_spec import RequestSpec
 
@@ -29,7 +30,7 @@ def insert_many(conn: Connection, instance_uuids: Sequence[str], spec: RequestSp
 
 def get(engine: Engine, instance_uuid: str) -> RequestSpec | None:
     """The instance's request spec, or None if it has none (any more)."""
-    with engine.connect() as conn:
+    with reads.connect(engine) as conn:
         spec = conn.execute(_SPEC_OF, {'b_instance_uuid': instance_uuid}).scalar_one_or_none()
     return None if spec is None else RequestSpec.from_primitive(spec)
 

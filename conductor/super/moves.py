@@ -46,6 +46,7 @@ from sqlalchemy.engine import Engine
 from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
 from cellplane.cells.databases import CellDatabases
 from cellplane.context import RequestContext, new_context
+from cellplane.db import reads
 from cellplane.db.columns import utcnow
 from cellplane.objects import build_plans, instance_actions, instances, migrations, request_specs
 from cellplane.objects.cell_mappings import CellMapping
@@ -100,7 +101,7 @@ class SuperMoves:
 
     def _read(self, cell_uuid: str, migration_uuid: str) -> _Moving:
         engine = self._cells.engine(cell_uuid)
-        with engine.connect() as conn:
+        with reads.connect(engine) as conn:
             migration = migrations.get(conn, migration_uuid)
             row = instances.get_instance(conn, migration.instance_uuid)
         if row is None:
