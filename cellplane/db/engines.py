@@ -165,6 +165,13 @@ class _IdleReaper:
                 cls._thread.start()
 
     @classmethod
+    def forget_after_fork(cls) -> None:
+        """In a forked child: no reaper thread yet, and none of the parent's pools (its connections)."""
+        cls._pools = weakref.WeakSet()
+        cls._lock = threading.Lock()
+        cls._thread = None
+
+    @classmethod
     def idle_overflow(cls) -> int:
         """Idle connections beyond their pool's ``keep``, every pool of this process together."""
         with cls._lock:
@@ -182,6 +189,9 @@ class _IdleReaper:
                 except Exception:
                     # A pool disposed meanwhile: the next round looks again.
                     LOG.debug('Could not close idle connections of %s', pool, exc_info=True)
+
+
+os.register_at_fork(after_in_child=_IdleReaper.forget_after_fork)
 
 
 # SQLAlchemy names a pool's logger after its class's module, so this one is

@@ -1,6 +1,7 @@
 """The connection budget on a real PostgreSQL: pools sized by their options, named when exhausted."""
 from __future__ import annotations
 
+import os
 import threading
 import time
 import uuid
@@ -139,3 +140,24 @@ def test_a_process_keeps_a_bounded_number_idle_beyond_its_pools_sizes(
     finally:
         first.dispose()
         second.dispose()
+
+
+def test_a_forked_child_neither_reaps_nor_counts_its_parents_pools(conf, postgres_url):
+    engine = pools.cell_engine_factory(conf)(postgres_url)
+    try:
+        with engine.connect() as conn:
+            conn.exec_driver_sql('SELECT 1')
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:   # the child: the parent's pools are not its own
+            state = (engine.pool in engines._IdleReaper._pools,
+                     engines._IdleReaper._thread is None)
+            os.write(write, repr(state).encode())
+            os._exit(0)
+        os.close(write)
+        os.waitpid(pid, 0)
+        assert os.read(read, 100).decode() == repr((False, True))
+        os.close(read)
+        assert engine.pool in engines._IdleReaper._pools   # the parent's own, still
+    finally:
+        engine.dispose()
