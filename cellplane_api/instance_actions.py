@@ -28,7 +28,6 @@ from cellplane.cells.databases import CellDatabases
 from cellplane.cells.scatter_gather import gather
 from cellplane.objects import (
     build_requests,
-    cell_mappings,
     instance_actions,
     instance_mappings,
     scheduling_records,
@@ -117,12 +116,11 @@ def actions_of(api_engine: Engine, cells: CellDatabases, instance_uuid: str, *,
                cell_timeout: float = DEFAULT_CELL_TIMEOUT) -> list[Action]:
     """The instance's actions, newest first (as Nova sorts them); [] for an unknown instance."""
     for _ in range(2):
-        mapped = instance_mappings.cells_of(api_engine, [instance_uuid])
+        mapped = instance_mappings.cell_uuids_of(api_engine, [instance_uuid])
         if not mapped:
             return []
-        cell_id = mapped[0][1]
-        if cell_id is not None:
-            cell_uuid = cell_mappings.uuids_by_id(api_engine)[cell_id]
+        cell_uuid = mapped[0][1]
+        if cell_uuid is not None:
             return _read_cell(cells, cell_uuid, instance_uuid, cell_timeout)
         pending = build_requests.get_many(api_engine, [instance_uuid]).get(instance_uuid)
         if pending is not None:

@@ -18,7 +18,6 @@ import sqlalchemy as sa
 from cellplane.cells.databases import CellDatabases, UnknownCell
 from cellplane.objects import (
     build_requests,
-    cell_mappings,
     failure_domains,
     instance_mappings,
     instances,
@@ -60,17 +59,16 @@ class ApiGroupBook:
         uuids = list(instance_uuids)
         if not uuids:
             return set()
-        mapped = {uuid: (cell_id, queued) for uuid, cell_id, queued
-                  in instance_mappings.cells_of(self._api, uuids)}
+        mapped = {uuid: (cell_uuid, queued) for uuid, cell_uuid, queued
+                  in instance_mappings.cell_uuids_of(self._api, uuids)}
         gone = {u for u in uuids if u not in mapped or mapped[u][1]}
         unplaced = [u for u in uuids if u in mapped and mapped[u][0] is None]
         pending = build_requests.get_many(self._api, unplaced)
         gone |= {u for u in unplaced if u not in pending or pending[u].failed}
-        cell_uuids = cell_mappings.uuids_by_id(self._api)
         by_cell: dict[str, list[str]] = {}
-        for uuid, (cell_id, queued) in mapped.items():
-            if cell_id is not None and not queued:
-                by_cell.setdefault(cell_uuids.get(cell_id, ''), []).append(uuid)
+        for uuid, (cell_uuid, queued) in mapped.items():
+            if cell_uuid is not None and not queued:
+                by_cell.setdefault(cell_uuid, []).append(uuid)
         for cell_uuid, share in by_cell.items():
             try:
                 with self._cells.engine(cell_uuid).connect() as conn:
