@@ -329,26 +329,20 @@ def render(report: dict) -> str:
               '| process | per boot | ' + ' | '.join(f'per {p["mode"]} move' for p in phases)
               + ' |', '|---|---|' + '---|' * len(phases)]
     roles = [role for role in boots['cpu_seconds'] if role not in (CLIENT, *BACKING)]
-    for role in roles:
-        lines.append(f'| {role} | {_per(boots["cpu_seconds"], role, boots["active"]):.1f} | '
-                     + ' | '.join(f'{_per(p["cpu_seconds"], role, p["moved"]):.1f}'
-                                  for p in phases) + ' |')
 
-    def daemons(cpu: dict[str, float]) -> dict[str, float]:
-        return {'daemons': sum(cpu.get(role, 0.0) for role in roles)}
+    def row(label: str, seconds) -> str:
+        """One line: ``seconds(cpu)`` in ms per boot, then per move of each phase."""
+        per = [(boots['cpu_seconds'], boots['active'])] + [
+            (p['cpu_seconds'], p['moved']) for p in phases]
+        return (f'| {label} | '
+                + ' | '.join(f'{1000 * seconds(cpu) / max(1, n):.1f}' for cpu, n in per)
+                + ' |')
 
-    lines.append(f'| the daemons, in all | '
-                 f'{_per(daemons(boots["cpu_seconds"]), "daemons", boots["active"]):.1f} | '
-                 + ' | '.join(f'{_per(daemons(p["cpu_seconds"]), "daemons", p["moved"]):.1f}'
-                              for p in phases) + ' |')
-    lines.append(f'| {CLIENT} | {_per(boots["cpu_seconds"], CLIENT, boots["active"]):.1f} | '
-                 + ' | '.join(f'{_per(p["cpu_seconds"], CLIENT, p["moved"]):.1f}'
-                              for p in phases) + ' |')
-    for role in BACKING:
-        if role in boots['cpu_seconds']:
-            lines.append(f'| {role} | {_per(boots["cpu_seconds"], role, boots["active"]):.1f} | '
-                         + ' | '.join(f'{_per(p["cpu_seconds"], role, p["moved"]):.1f}'
-                                      for p in phases) + ' |')
+    lines += [row(role, lambda cpu, role=role: cpu.get(role, 0.0)) for role in roles]
+    lines.append(row('the daemons, in all',
+                     lambda cpu: sum(cpu.get(role, 0.0) for role in roles)))
+    lines += [row(role, lambda cpu, role=role: cpu.get(role, 0.0))
+              for role in (CLIENT, *BACKING) if role in boots['cpu_seconds']]
     return '\n'.join(lines)
 
 
