@@ -14,15 +14,15 @@ process, and its end one INFO with how long it lasted.
 A PostgreSQL engine's pool is bounded (``pool_size`` kept, ``max_overflow``
 more while threads wait): a thread that finds it full for ``pool_timeout``
 seconds gets ``PoolExhausted``, one line naming the options that size it
-(``pool_options``). A connection opened beyond ``pool_size`` stays open
-for ``OVERFLOW_IDLE_SECONDS`` after its last use, then is closed
-(``_IdleReaper``), at most ``IDLE_OVERFLOW_PER_PROCESS`` of them idle in a
-process at once (the rest are closed when given back, as before): a burst's connections serve the rest of the burst
-instead of being opened and closed per transaction (a new PostgreSQL
-backend costs the server about 4 ms of CPU here, and a boot about one
-before this), and at rest the pool is back to ``pool_size``. Each connection carries this process's
-``application_name`` (``name_process``), so ``pg_stat_activity`` says who
-holds what.
+(``pool_options``). Of the connections opened beyond ``pool_size``, a
+process keeps ``IDLE_OVERFLOW_PER_PROCESS`` idle, its pools together, for
+``OVERFLOW_IDLE_SECONDS`` after their last use (``_IdleReaper`` closes
+them then); the rest are closed as they are given back. So a burst does
+not open and close a PostgreSQL backend for each transaction beyond
+``pool_size`` (about 4 ms of the server's CPU each here; a boot opened
+about one before), and at rest the pool is back to ``pool_size``. Each
+connection carries this process's ``application_name``
+(``name_process``), so ``pg_stat_activity`` says who holds what.
 """
 from __future__ import annotations
 

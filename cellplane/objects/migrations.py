@@ -206,6 +206,11 @@ _ADVANCE = migrations.update().where(
     migrations.c.status.in_(sa.bindparam('b_from', expanding=True))).returning(*migrations.c)
 _ADVANCE_UNCHANGED = _ADVANCE.where(
     migrations.c.updated_at == sa.bindparam('b_unchanged_since'))
+# copying's: pre-migrating to this destination, and only then, goes migrating.
+_COPYING = migrations.update().where(
+    migrations.c.uuid == sa.bindparam('b_uuid'), migrations.c.status == PRE_MIGRATING,
+    migrations.c.dest_host == sa.bindparam('b_dest_host')).values(
+        status=MIGRATING, updated_at=sa.bindparam('b_now')).returning(*migrations.c)
 _TAKE = migrations.update().where(
     migrations.c.uuid == sa.bindparam('b_uuid'), migrations.c.status == QUEUED,
     migrations.c.updated_at == sa.bindparam('b_updated_at'))
@@ -315,12 +320,6 @@ def advance(conn: Connection, uuid: str, status: str, *, dest_host: str | None =
         return Migration.from_row(row)
     current = get(conn, uuid)   # MigrationNotFound if there is none
     raise InvalidMigrationTransition(uuid, current.status, status)
-
-
-_COPYING = migrations.update().where(
-    migrations.c.uuid == sa.bindparam('b_uuid'), migrations.c.status == PRE_MIGRATING,
-    migrations.c.dest_host == sa.bindparam('b_dest_host')).values(
-        status=MIGRATING, updated_at=sa.bindparam('b_now')).returning(*migrations.c)
 
 
 def copying(conn: Connection, uuid: str, dest_host: str) -> Migration | None:
