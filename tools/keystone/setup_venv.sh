@@ -22,8 +22,19 @@ if command -v flock >/dev/null; then
     exec 9>"$KEYSTONE_VENV.lock"
     flock 9
 fi
+# Bytecode written once (see the Makefile's venv): where PYTHONDONTWRITEBYTECODE
+# is set, every Keystone start would compile Keystone again. Some packages ship
+# files that are not Python 3, hence no failure on them.
+compile_venv() {
+    "$KEYSTONE_VENV/bin/python" -m compileall -q -j 0 \
+        "$("$KEYSTONE_VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')" \
+        >/dev/null 2>&1 || true
+    touch "$KEYSTONE_VENV/.compiled"
+}
 if cmp -s "$HERE/requirements.txt" "$KEYSTONE_VENV/.installed-requirements" \
         && [ -x "$KEYSTONE_VENV/bin/keystone-manage" ] && [ -x "$KEYSTONE_VENV/bin/gunicorn" ]; then
+    # A venv installed before its bytecode was written here.
+    [ -e "$KEYSTONE_VENV/.compiled" ] || compile_venv
     echo "[keystone] venv $KEYSTONE_VENV up to date"
     exit 0
 fi
@@ -35,5 +46,6 @@ if ! "$KEYSTONE_VENV/bin/python" -m pip install --quiet --no-compile --disable-p
     echo "[keystone] installing $HERE/requirements.txt into $KEYSTONE_VENV failed" >&2
     exit 1
 fi
+compile_venv
 cp "$HERE/requirements.txt" "$KEYSTONE_VENV/.installed-requirements"
 echo "[keystone] venv $KEYSTONE_VENV installed in $(( $(date +%s) - began )) s"
