@@ -21,6 +21,7 @@ from cellplane.db import engines
 from cellplane.objects import instance_mappings
 from tests.support.deployment import ComputePlan, Deployment
 from tests.support.keystone import ADMIN, MEMBER_A, MEMBER_B, READER_A
+from tests.support.polling import eventually
 
 REGISTERED = {'servers': 2, 'class:VCPU': 20, 'class:MEMORY_MB': 4096,
               'server_groups': 1, 'server_group_members': 2}
@@ -106,6 +107,11 @@ def test_boots_stop_at_the_registered_limit_and_a_project_limit_raises_it(
     assert _boot(deployment, alice, 'ul-5').status_code == 403
     assert _servers_in_api_db(deployment, project) == 3
 
+    # A server being claimed is counted from its flavor and from Placement for a
+    # moment (too much, never too little: quotas.placement_usage): read once placed.
+    eventually(lambda: all(s['status'] == 'ACTIVE' for s in _call(
+        deployment, 'GET', '/v2.1/servers/detail', alice).json()['servers']),
+        'the project\'s 3 servers ACTIVE', seconds=120)
     absolute = _call(deployment, 'GET', '/v2.1/limits', alice).json()['limits']['absolute']
     assert (absolute['maxTotalInstances'], absolute['totalInstancesUsed']) == (3, 3)
     assert (absolute['maxTotalCores'], absolute['totalCoresUsed']) == (20, 3)

@@ -112,7 +112,10 @@ def test_quota_sets_show_defaults_update_and_detail_match_tempest_at_each_versio
     assert defaults == shown
     updated = check(update, _set(api, name, version, instances=3, cores=-1))['quota_set']
     assert (updated['instances'], updated['cores'], updated['ram']) == (3, -1, 51200)
-    assert _boot(api, token, 'one').status == 202
+    booted = _boot(api, token, 'one')
+    assert booted.status == 202
+    # Counted once placed (while claimed, from its flavor and Placement both).
+    api.wait_for_status(booted.json['server']['id'], 'ACTIVE', token=token)
     details = check(detail, api.request('GET', f'/v2.1/os-quota-sets/{name}/detail',
                                         token=token, version=version))['quota_set']
     assert details['instances'] == {'limit': 3, 'in_use': 1, 'reserved': 0}
