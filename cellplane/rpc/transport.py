@@ -13,7 +13,7 @@ import threading
 from oslo_config import cfg
 
 from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
-from cellplane.rpc import broker_outage, close_warning, options, stop_latency
+from cellplane.rpc import broker_outage, close_warning, kombu_autoretry, options, stop_latency
 
 # isort: split
 import oslo_messaging as messaging
@@ -21,6 +21,7 @@ import oslo_messaging as messaging
 close_warning.install()
 broker_outage.install()
 stop_latency.install()
+kombu_autoretry.install()
 
 
 class TransportURLError(Exception):
