@@ -13,7 +13,14 @@ import threading
 from oslo_config import cfg
 
 from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
-from cellplane.rpc import broker_outage, close_warning, kombu_autoretry, options, stop_latency
+from cellplane.rpc import (
+    broker_outage,
+    close_warning,
+    kombu_autoretry,
+    options,
+    poll_ramp,
+    stop_latency,
+)
 
 # isort: split
 import oslo_messaging as messaging
@@ -21,6 +28,7 @@ import oslo_messaging as messaging
 close_warning.install()
 broker_outage.install()
 stop_latency.install()
+poll_ramp.install()
 kombu_autoretry.install()
 
 
