@@ -91,8 +91,3 @@ def install() -> bool:
         return False
     kombu_connection.Connection.autoretry = autoretry
     return True
-
-
-def uninstall() -> None:
-    """kombu's own method back (tests)."""
-    kombu_connection.Connection.autoretry = _original
