@@ -2,7 +2,7 @@
 
 oslo.messaging (18.x) waits on a queue with a timeout that starts at
 ``amqpdriver.ACK_REQUEUE_EVERY_SECONDS_MIN`` (1 ms) after every message and
-doubles up to the idle cap (``stop_latency``: 0.5 s), so that the
+doubles up to the idle cap (5 s, ``idle_wait``), so that the
 acknowledgements the handler threads queue are sent soon: the listener's
 thread owns the connection and sends them between two waits. From 1 ms that
 is ten waits in the half second after each message (1, 2, 4 ... 256, 500

@@ -16,10 +16,10 @@ from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
 from cellplane.rpc import (
     broker_outage,
     close_warning,
+    idle_wait,
     kombu_autoretry,
     options,
     poll_ramp,
-    stop_latency,
 )
 
 # isort: split
@@ -27,7 +27,7 @@ import oslo_messaging as messaging
 
 close_warning.install()
 broker_outage.install()
-stop_latency.install()
+idle_wait.install()
 poll_ramp.install()
 kombu_autoretry.install()
 
