@@ -5,7 +5,7 @@ oslo.messaging (18.x) waits on a queue with a timeout that starts at
 doubles up to the idle cap (5 s, ``idle_wait``), so that the
 acknowledgements the handler threads queue are sent soon: the listener's
 thread owns the connection and sends them between two waits. From 1 ms that
-is ten waits in the half second after each message (1, 2, 4 ... 256, 500
+is nine waits in the first half second after each message (1, 2, 4 ... 256
 ms), and every wait that times out runs kombu's and the driver's retry
 wrappers and raises and catches a timeout through them. Measured on this
 machine with an RPC server of oslo.messaging on the local RabbitMQ and 100
