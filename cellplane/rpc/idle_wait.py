@@ -13,13 +13,13 @@ while nothing happened. With this module, the same deployment idled at
 2.2-2.4 % of a core against 3.9-4.1 % (``boot_bench.py``, in turns), and an
 idle compute agent stops 0.02-0.03 s after SIGTERM against 0.67-0.72 s.
 
-With ``install()``, a long wait (from ``SELECT_FROM_SECONDS``) first waits in
-``select()`` on the broker socket and on a pipe of the connection's own, then
+With ``install()``, a long wait (from ``POLL_FROM_SECONDS``) first waits in
+``poll()`` on the broker socket and on a pipe of the connection's own, then
 hands over to the driver's wait: at once when the socket has data (a message
 is read as soon as it comes, as before), with a timeout of a moment when the
 wait passed with nothing (the driver then sends its heartbeat and raises its
 timeout, as before, once per wait). ``stop_consuming`` writes to the pipe, so
-a stopped consumer returns at once however long its wait. A select() is never
+a stopped consumer returns at once however long its wait. A poll() is never
 longer than the driver's own longest read (``_poll_timeout``, what its
 heartbeats allow). The wait is left to the driver as it is whenever the
 socket cannot be waited on alone: no connection yet, consumers not yet
@@ -47,15 +47,15 @@ from oslo_messaging._drivers import amqpdriver, impl_rabbit
 
 # sha256 of inspect.getsource(impl_rabbit.Connection.consume) in oslo.messaging 18.3.1.
 KNOWN_CONSUME_SOURCE = 'a29963678e663a75db0a349806d68b5e3c82976fc88a7858f8b6b1ec35820c16'
-# Waits this long or longer go through select(); shorter ones (the ramp after
+# Waits this long or longer go through poll(); shorter ones (the ramp after
 # a message: 50, 100, 200 ms) are left to the driver.
-SELECT_FROM_SECONDS = 0.35
+POLL_FROM_SECONDS = 0.35
 # The idle cap when the driver's methods are not the ones this module knows.
 FALLBACK_IDLE_SECONDS = 0.5
 # The driver's read when it has consumers to declare (after a connection or
 # a reconnection) before a long wait.
 DECLARE_SECONDS = 0.05
-# What is left to the driver's read after a select() that saw nothing.
+# What is left to the driver's read after a poll() that saw nothing.
 _MOMENT_SECONDS = 0.001
 
 _original_consume = impl_rabbit.Connection.consume
@@ -65,7 +65,7 @@ _PIPE_ATTRIBUTE = '_cellplane_wake_pipe'
 
 
 class WakePipe:
-    """A pipe a stopping thread writes to, so a thread in select() on it returns."""
+    """A pipe a stopping thread writes to, so a thread in poll() on it returns."""
 
     def __init__(self) -> None:
         self.read_fd, self.write_fd = os.pipe()
@@ -122,9 +122,27 @@ def _socket_alone(connection):
     return sock
 
 
+def _wait(sock, pipe: WakePipe, seconds: float) -> tuple[bool, bool]:
+    """Wait for the pipe or the socket: (the pipe was written to, the socket has data).
+
+    ``poll()``, not ``select()``: a process with more than 1,024 open files
+    has descriptors ``select()`` refuses. A socket closed meanwhile counts as
+    data: the driver's read then meets the error and reconnects.
+    """
+    poller = select.poll()
+    try:
+        poller.register(sock, select.POLLIN)
+        poller.register(pipe.read_fd, select.POLLIN)
+        events = poller.poll(seconds * 1000)
+    except (OSError, ValueError):
+        return False, True
+    fds = {fd for fd, _ in events}
+    return pipe.read_fd in fds, bool(fds - {pipe.read_fd})
+
+
 def consume(self, timeout=None):
-    """The driver's ``consume``; a long wait in select(), ended by data or by a stop."""
-    if timeout is not None and timeout >= SELECT_FROM_SECONDS:
+    """The driver's ``consume``; a long wait in poll(), ended by data or by a stop."""
+    if timeout is not None and timeout >= POLL_FROM_SECONDS:
         if self.connection is not None and self._new_tags:
             # The driver declares the consumers first; its read is then kept
             # short, so that the next wait is one a stop can end.
@@ -134,20 +152,16 @@ def consume(self, timeout=None):
             pipe = _wake_pipe(self)
             # The pipe exists before the flag is read: a stop from now on wakes it.
             if not self._consume_loop_stopped:
-                wait = min(timeout, self._poll_timeout)
-                try:
-                    readable, _, _ = select.select([sock, pipe.read_fd], [], [], wait)
-                except (OSError, ValueError):   # a socket closed meanwhile: the driver's turn
-                    readable = [sock]
-                if pipe.read_fd in readable:
+                woken, data = _wait(sock, pipe, min(timeout, self._poll_timeout))
+                if woken:
                     pipe.drain()
-                if sock not in readable and not self._consume_loop_stopped:
+                if not data and not self._consume_loop_stopped:
                     timeout = _MOMENT_SECONDS
     return _original_consume(self, timeout=timeout)
 
 
 def stop_consuming(self):
-    """The driver's ``stop_consuming``, and a consumer waiting in select() woken."""
+    """The driver's ``stop_consuming``, and a consumer waiting in poll() woken."""
     _original_stop_consuming(self)
     with _pipes_lock:
         pipe = self.__dict__.get(_PIPE_ATTRIBUTE)

@@ -95,7 +95,7 @@ def test_a_stop_before_the_wait_is_seen_without_waiting(broker_socket, handed_ov
 
 def test_a_wait_that_passes_with_nothing_leaves_the_driver_a_moment(broker_socket, handed_over):
     ours, _ = broker_socket
-    idle_wait.consume(Connection(ours), timeout=idle_wait.SELECT_FROM_SECONDS)
+    idle_wait.consume(Connection(ours), timeout=idle_wait.POLL_FROM_SECONDS)
     assert handed_over == [idle_wait._MOMENT_SECONDS]
 
 
@@ -148,3 +148,24 @@ def test_it_is_installed_over_this_oslo_messaging():
     from cellplane.rpc import transport  # noqa: F401 - installs it, as every daemon does
     assert idle_wait.installed()
     assert not idle_wait.replaceable(lambda self, timeout=None: None)
+
+
+def test_a_socket_closed_under_the_wait_is_left_to_the_driver_to_find(handed_over):
+    ours, broker = socket.socketpair()
+    broker.close()
+    ours.close()
+    started = time.monotonic()
+    idle_wait.consume(Connection(ours), timeout=300)
+    assert time.monotonic() - started < DEADLINE_SECONDS
+    # The driver's read meets the closed connection and reconnects.
+    assert handed_over == [300]
+
+
+def test_the_broker_closing_its_end_ends_the_wait(broker_socket, handed_over):
+    ours, broker = broker_socket
+    waiting = _consume_in_background(Connection(ours), 300)
+    time.sleep(0.2)
+    broker.close()
+    waiting.join(DEADLINE_SECONDS)
+    assert not waiting.is_alive()
+    assert handed_over == [300]

@@ -19,8 +19,8 @@ def test_the_ramp_starts_at_50_ms_and_ends_at_the_drivers_idle_cap():
         waits.append(timeout)
         timeout = min(timeout * 2, amqpdriver.ACK_REQUEUE_EVERY_SECONDS_MAX)
     assert [round(w, 2) for w in waits] == [0.05, 0.1, 0.2, 0.4, 0.8, 1.6, 3.2, 5.0]
-    # The three short ones are the driver's alone; from 0.4 s a wait goes through select().
-    assert [w for w in waits if w < idle_wait.SELECT_FROM_SECONDS] == [0.05, 0.1, 0.2]
+    # The three short ones are the driver's alone; from 0.4 s a wait goes through poll().
+    assert [w for w in waits if w < idle_wait.POLL_FROM_SECONDS] == [0.05, 0.1, 0.2]
 
 
 def test_installing_again_changes_nothing():
