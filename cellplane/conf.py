@@ -101,7 +101,11 @@ cell_opts = [
     cfg.StrOpt('name',
                help='Name of the cell this service belongs to (cell '
                     'conductors and compute agents). Shown in logs and service '
-                    'records.'),
+                    'records. A compute agent also puts the trait '
+                    'CUSTOM_CELL_<NAME> on its resource providers, so that a '
+                    'move (which stays in its cell) asks Placement for the '
+                    'hosts of its cell only; give every agent of a cell the '
+                    'same name.'),
 ]
 
 upgrade_levels_opts = [

@@ -29,7 +29,7 @@ import time
 import uuid
 
 from cellplane.context import new_context
-from cellplane.traits import OPERATOR_TRAITS
+from cellplane.traits import CELL_TRAIT_STAT, OPERATOR_TRAITS
 from compute_agent.virt.driver import VirtDriver
 from conductor.cell.rpcapi import CellConductorAPI
 from placement.client import PlacementClient, Provider
@@ -65,6 +65,7 @@ class ResourceReporter:
                  availability_zone: str | None = None,
                  failed_builds=lambda: 0, refresh_interval: float | None = 0,
                  extra_traits: frozenset[str] = frozenset(),
+                 cell_trait: str | None = None,
                  clock=time.monotonic) -> None:
         self.host = host
         self.nodename = nodename
@@ -75,7 +76,10 @@ class ResourceReporter:
         self._conductor = conductor
         self._failed_builds = failed_builds
         self._refresh_interval = refresh_interval
-        self._extra_traits = frozenset(extra_traits)
+        # The cell's trait (cellplane/traits.py) is put on the provider with
+        # the others, and named in the node record for the scheduler.
+        self._cell_trait = cell_trait
+        self._extra_traits = frozenset(extra_traits) | ({cell_trait} if cell_trait else set())
         self._clock = clock
         # What Placement was last seen or made to hold, and when it was read.
         self._synced: tuple[dict, frozenset[str]] | None = None
@@ -225,4 +229,5 @@ class ResourceReporter:
             cpu_allocation_ratio=ratio('VCPU'), ram_allocation_ratio=ratio('MEMORY_MB'),
             disk_allocation_ratio=ratio('DISK_GB'),
             availability_zone=self.availability_zone,
-            stats={FAILED_BUILDS_STAT: self._failed_builds()})
+            stats={FAILED_BUILDS_STAT: self._failed_builds(),
+                   **({CELL_TRAIT_STAT: self._cell_trait} if self._cell_trait else {})})

@@ -54,6 +54,7 @@ from cellplane.context import new_context
 from cellplane.heartbeat import current_status
 from cellplane.periodic import PeriodicTask
 from cellplane.service import Service
+from cellplane.traits import cell_trait
 from compute_agent import rpcapi
 from compute_agent.builder import InstanceBuilder
 from compute_agent.evacuated import EvacuatedGuests
@@ -425,7 +426,8 @@ def build_compute_agent(conf: cfg.ConfigOpts, *, transport, placement: Placement
             failed_builds=lambda b=builder: b.failed_builds,
             # A hollow agent's hosts are refreshed together (HostReports).
             refresh_interval=None if hollow else conf.compute.placement_refresh_interval,
-            extra_traits=frozenset({HOLLOW_HOST_TRAIT}) if hollow else frozenset())
+            extra_traits=frozenset({HOLLOW_HOST_TRAIT}) if hollow else frozenset(),
+            cell_trait=cell_trait(conf.cell.name))
         hosted[host_name] = HostedHost(name=host_name, driver=host_driver,
                                        builder=builder, reporter=reporter)
     manager = ComputeManager(hosts=hosted, placement=placement, conductor=conductor,

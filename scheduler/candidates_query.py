@@ -134,8 +134,13 @@ def build_query(spec: RequestSpec, *, limit: int | None = None,
                 zone_aggregates: Mapping[str, Sequence[str]] | None = None,
                 affinity_aggregates: Sequence[str] = (),
                 required_aggregates: Sequence[Sequence[str]] = (),
-                forbidden_aggregates: Sequence[str] = ()) -> CandidatesQuery:
+                forbidden_aggregates: Sequence[str] = (),
+                cell_trait: str | None = None) -> CandidatesQuery:
     """The candidates query for one instance of ``spec``.
+
+    ``cell_trait``: the trait every host of the requested cell carries
+    (``cellplane/traits.py``), required so that Placement offers only that
+    cell's hosts.
 
     ``zone_aggregates`` maps an availability zone to the Placement
     aggregates its hosts are in; when the requested zone is in it, the zone
@@ -159,6 +164,8 @@ def build_query(spec: RequestSpec, *, limit: int | None = None,
             f'flavor {spec.flavor.name} requires {DISABLED_TRAIT}: the hosts of a '
             f'disabled compute service are never offered')
     forbidden |= {DISABLED_TRAIT}
+    if cell_trait:
+        required = required | {cell_trait}
     member_of = []
     destination = spec.requested_destination
     if destination is not None and destination.aggregates:

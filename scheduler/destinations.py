@@ -138,7 +138,8 @@ class DestinationSelector:
                             zone_aggregates=self._zone_aggregates,
                             affinity_aggregates=affinity_domains,
                             required_aggregates=same_domains,
-                            forbidden_aggregates=[*full_domains, *other_domains])
+                            forbidden_aggregates=[*full_domains, *other_domains],
+                            cell_trait=self._requested_cell_trait(spec))
         params = query.to_params()
         trace = SchedulingTrace(project_id=spec.project_id,
                                 num_instances=len(instance_uuids),
@@ -192,6 +193,13 @@ class DestinationSelector:
             max_claim_attempts=self._max_claim_attempts, places=places,
             domain_names=self._domain_names(spec))
         return SchedulingResult(selections=selections, trace=trace)
+
+    def _requested_cell_trait(self, spec: RequestSpec) -> str | None:
+        """The trait of the cell the request is bound to (a move's), when all its hosts carry it."""
+        destination = spec.requested_destination
+        if destination is None or not destination.cell_uuid:
+            return None
+        return self._cache.cell_trait(destination.cell_uuid)
 
     def _domain_names(self, spec: RequestSpec):
         """What reads, for a failed run's message, the names of the domains its group and hints are at."""

@@ -29,6 +29,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 from oslo_config import cfg
 
 from cellplane.reservations import Reservation
+from cellplane.traits import CELL_TRAIT_STAT
 from placement.client import Candidates
 from rpc_schemas.selection import allocations_of
 from scheduler.host_state import CellNodeRecord, HostState
@@ -78,6 +79,16 @@ class Assumption(Reservation):
         return f"the host cache's assumption of the claim of {self.consumer}"
 
 
+def _cell_traits(records: Iterable[CellNodeRecord]) -> dict[str, str]:
+    """Cell uuid -> its hosts' cell trait, for the cells whose every node names the same one."""
+    seen: dict[str, set] = {}
+    for record in records:
+        trait = record.stats.get(CELL_TRAIT_STAT)
+        seen.setdefault(record.cell_uuid, set()).add(trait if isinstance(trait, str) else None)
+    return {cell: next(iter(traits)) for cell, traits in seen.items()
+            if len(traits) == 1 and None not in traits}
+
+
 class HostStateCache:
     """Compute node records from the cells, plus the claims not yet visible in reads."""
 
@@ -91,6 +102,7 @@ class HostStateCache:
         self._next_read_id = 0
         self._records: dict[str, CellNodeRecord] = {}
         self._domains_by_host: dict[str, Mapping[str, str]] = {}
+        self._cell_traits: dict[str, str] = {}
         self._assumed: dict[str, AssumedClaim] = {}
 
     @classmethod
@@ -106,9 +118,11 @@ class HostStateCache:
         domains: dict[str, dict[str, str]] = {}
         for record in fresh.values():
             domains.setdefault(record.host, {}).update(record.failure_domains)
+        cell_traits = _cell_traits(fresh.values())
         with self._lock:
             self._records = fresh
             self._domains_by_host = domains
+            self._cell_traits = cell_traits
 
     def record(self, node_uuid: str) -> CellNodeRecord | None:
         with self._lock:
@@ -118,6 +132,11 @@ class HostStateCache:
         """The aggregate at ``level`` the nodes of ``host`` are in, if known."""
         with self._lock:
             return self._domains_by_host.get(host, {}).get(level)
+
+    def cell_trait(self, cell_uuid: str) -> str | None:
+        """The trait every known host of the cell says its providers carry; None if any does not."""
+        with self._lock:
+            return self._cell_traits.get(cell_uuid)
 
     def records(self) -> list[CellNodeRecord]:
         with self._lock:
