@@ -32,8 +32,6 @@ is capped at ``FALLBACK_IDLE_SECONDS`` instead, as before.
 """
 from __future__ import annotations
 
-import hashlib
-import inspect
 import os
 import select
 import ssl
@@ -41,6 +39,7 @@ import threading
 import weakref
 
 from cellplane import rpc  # noqa: F401 - filters the eventlet warning first
+from cellplane.rpc import known_source
 
 # isort: split
 from oslo_messaging._drivers import amqpdriver, impl_rabbit
@@ -71,7 +70,8 @@ class WakePipe:
         self.read_fd, self.write_fd = os.pipe()
         os.set_blocking(self.read_fd, False)
         os.set_blocking(self.write_fd, False)
-        self._finalizer = weakref.finalize(self, _close_fds, self.read_fd, self.write_fd)
+        # Closed with the connection that holds it.
+        weakref.finalize(self, _close_fds, self.read_fd, self.write_fd)
 
     def wake(self) -> None:
         try:
@@ -85,9 +85,6 @@ class WakePipe:
                 pass
         except (BlockingIOError, OSError):
             pass
-
-    def close(self) -> None:
-        self._finalizer()
 
 
 def _close_fds(*fds: int) -> None:
@@ -171,12 +168,8 @@ def stop_consuming(self):
 
 def replaceable(method=None) -> bool:
     """Whether ``method`` (the driver's ``consume``) is the one this module wraps."""
-    method = _original_consume if method is None else method
-    try:
-        source = inspect.getsource(method)
-    except (OSError, TypeError):
-        return False
-    return hashlib.sha256(source.encode()).hexdigest() == KNOWN_CONSUME_SOURCE
+    return known_source.matches(_original_consume if method is None else method,
+                                KNOWN_CONSUME_SOURCE)
 
 
 def installed() -> bool:

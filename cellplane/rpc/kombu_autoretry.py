@@ -21,10 +21,9 @@ kombu 5.7.0's source of it, ``KNOWN_SOURCE``): another kombu keeps its own.
 """
 from __future__ import annotations
 
-import hashlib
-import inspect
-
 from kombu import connection as kombu_connection
+
+from cellplane.rpc import known_source
 
 # sha256 of inspect.getsource(Connection.autoretry) in kombu 5.7.0.
 KNOWN_SOURCE = '7f1d521dc88419193aaa8fd425ac62adc64cddceacbaaf77ea5c2d23849a5f79'
@@ -77,12 +76,7 @@ def installed() -> bool:
 
 def replaceable(method=None) -> bool:
     """Whether ``method`` (kombu's ``autoretry``) is the one this module does the same as."""
-    method = _original if method is None else method
-    try:
-        source = inspect.getsource(method)
-    except (OSError, TypeError):   # no source to compare: kombu's stays
-        return False
-    return hashlib.sha256(source.encode()).hexdigest() == KNOWN_SOURCE
+    return known_source.matches(_original if method is None else method, KNOWN_SOURCE)
 
 
 def install() -> bool:
