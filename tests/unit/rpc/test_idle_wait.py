@@ -99,7 +99,7 @@ def test_a_wait_that_passes_with_nothing_leaves_the_driver_a_moment(broker_socke
     assert handed_over == [idle_wait._MOMENT_SECONDS]
 
 
-def test_select_never_waits_past_the_drivers_longest_read(broker_socket, handed_over):
+def test_poll_never_waits_past_the_drivers_longest_read(broker_socket, handed_over):
     ours, _ = broker_socket
     started = time.monotonic()
     idle_wait.consume(Connection(ours, poll_timeout=0.4), timeout=300)
