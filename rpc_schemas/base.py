@@ -84,7 +84,8 @@ class Payload:
         """
         if target_version is None or target_version == self.VERSION:
             version = self.VERSION
-            data = {f.name: _to_json(getattr(self, f.name)) for f in dataclasses.fields(self)}
+            data = {name: encode(getattr(self, name))
+                    for name, encode in _field_encoders(type(self))}
         else:
             version = target_version
             self.check_downgrade(version)
@@ -139,6 +140,8 @@ class Payload:
     @classmethod
     def check_version(cls, version: Any) -> None:
         """Accept the same major and a minor no newer than this class knows."""
+        if version in _minors_known(cls):   # every message: no regular expression
+            return
         try:
             received = parse_version(version)
         except ValueError as exc:
@@ -206,6 +209,13 @@ class Payload:
         return f'{cls.NAME}-{cls.VERSION}.json'
 
 
+@functools.cache
+def _minors_known(cls: type[Payload]) -> frozenset[str]:
+    """The versions ``check_version`` accepts, as senders write them: ``{'1.0', '1.1', '1.2'}`` for 1.2."""
+    major, minor = parse_version(cls.VERSION)
+    return frozenset(f'{major}.{m}' for m in range(minor + 1))
+
+
 def _default_of(f: dataclasses.Field) -> Any:
     if f.default is not dataclasses.MISSING:
         return f.default
@@ -265,6 +275,42 @@ def compiled_module_name(cls: type[Payload]) -> str:
     return f'rpc_schemas.compiled.{cls.NAME.lower()}_{cls.VERSION.replace(".", "_")}'
 
 
+# What a schema may say beside "type" that only constrains values of that
+# type: such a schema or null is the same as that type or null.
+_TYPE_ONLY_KEYWORDS = frozenset({
+    'type', 'minLength', 'maxLength', 'pattern', 'format', 'minimum', 'maximum',
+    'items', 'properties', 'required', 'additionalProperties', 'description'})
+_NULL = {'type': 'null'}
+
+
+def compilable(schema: Any) -> Any:
+    """``schema`` as fastjsonschema checks it fastest, accepting exactly the same data.
+
+    An optional field's ``{"anyOf": [X, {"type": "null"}]}`` becomes X with
+    ``"null"`` added to its type, when X's other keywords constrain only
+    values of X's type (a length, a pattern, an object's properties): the
+    compiled ``anyOf`` tries X first and raises and catches an exception
+    for every null, which was a third of checking an Instance. Anything
+    else is left as it is. The stored schema, the contract, keeps its
+    ``anyOf``; only the compiled check is made from this form.
+    """
+    if isinstance(schema, list):
+        return [compilable(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: compilable(v) for k, v in schema.items()}
+    branches = out.get('anyOf')
+    if isinstance(branches, list) and len(branches) == 2 and _NULL in branches:
+        other = branches[1] if branches[0] == _NULL else branches[0]
+        if (isinstance(other, dict) and isinstance(other.get('type'), str)
+                and other['type'] != 'null' and set(other) <= _TYPE_ONLY_KEYWORDS
+                and not set(other) & (set(out) - {'anyOf'})):
+            del out['anyOf']
+            out.update(other)
+            out['type'] = [other['type'], 'null']
+    return out
+
+
 @_built_once
 def compiled_check(cls: type[Payload]) -> Callable[[Any], Any]:
     """The stored schema compiled to Python: the fast path for valid data.
@@ -288,7 +334,7 @@ def compiled_check(cls: type[Payload]) -> Callable[[Any], Any]:
         module = None
     if module is not None and getattr(module, 'SCHEMA_SHA256', None) == schema_digest(schema):
         return module.validate
-    return fastjsonschema.compile(schema)
+    return fastjsonschema.compile(compilable(schema))
 
 
 @_built_once
@@ -361,6 +407,58 @@ def _schema_for(tp: Any) -> dict:
             'additionalProperties': False,
         }
     raise TypeError(f'unsupported payload field type {tp!r}')
+
+
+@functools.cache
+def _field_encoders(cls: type) -> tuple[tuple[str, Callable[[Any], Any]], ...]:
+    hints = _type_hints(cls)
+    return tuple((f.name, _encoder(hints[f.name])) for f in dataclasses.fields(cls))
+
+
+def _encode_time(value: datetime.datetime) -> str:
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=datetime.timezone.utc)
+    return value.astimezone(datetime.timezone.utc).isoformat()
+
+
+def _to_primitive(value: Payload) -> dict:
+    return value.to_primitive()
+
+
+@functools.cache
+def _encoder(tp: Any) -> Callable[[Any], Any]:
+    """A function turning a field's value of type ``tp`` into JSON: ``_to_json`` without the type tests.
+
+    Built once per type, as ``_decoder`` is. Values of JSON's own scalar
+    types are passed as they are; lists and dicts of them are copied one
+    level (their items cannot change); ``Any`` is walked by ``_to_json``.
+    """
+    optional, inner = _is_optional(tp)
+    if optional:
+        encode_inner = _encoder(inner)
+        if encode_inner is _identity:
+            return _identity
+        return lambda value: None if value is None else encode_inner(value)
+    if tp in (str, int, float, bool):
+        return _identity
+    if tp is datetime.datetime:
+        return _encode_time
+    origin = typing.get_origin(tp)
+    if origin is list:
+        (item,) = typing.get_args(tp)
+        encode_item = _encoder(item)
+        if encode_item is _identity:
+            return list
+        return lambda value: [encode_item(v) for v in value]
+    if origin is dict:
+        _, item = typing.get_args(tp)
+        encode_item = _encoder(item)
+        if encode_item is _identity:
+            return dict
+        return lambda value: {k: encode_item(v) for k, v in value.items()}
+    if isinstance(tp, type) and issubclass(tp, Payload):
+        return _to_primitive
+    return _to_json
 
 
 def _to_json(value: Any) -> Any:

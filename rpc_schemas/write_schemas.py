@@ -17,7 +17,7 @@ import pathlib
 import fastjsonschema
 
 from rpc_schemas import REGISTRY
-from rpc_schemas.base import compiled_module_name, schema_digest
+from rpc_schemas.base import compilable, compiled_module_name, schema_digest
 
 SCHEMA_DIR = pathlib.Path(__file__).parent / 'schemas'
 COMPILED_DIR = pathlib.Path(__file__).parent / 'compiled'
@@ -35,7 +35,7 @@ def render_compiled(cls, schema: dict) -> str:
             f'# flake8: noqa\n'
             f'# ruff: noqa\n'
             f'SCHEMA_SHA256 = {schema_digest(schema)!r}\n\n'
-            + fastjsonschema.compile_to_code(schema))
+            + fastjsonschema.compile_to_code(compilable(schema)))
 
 
 def main() -> None:

@@ -20,12 +20,12 @@ NoneType = type(None)
 
 def validate(data, custom_formats={}, name_prefix=None):
     if not isinstance(data, (dict)):
-        raise JsonSchemaValueException("" + (name_prefix or "data") + " must be object", value=data, name="" + (name_prefix or "data") + "", definition={'$schema': 'https://json-schema.org/draft/2020-12/schema', 'title': 'BuildAttempt 1.0', 'type': 'object', 'properties': {'host': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'nodename': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'start': {'type': 'string', 'format': 'date-time'}, 'finish': {'type': 'string', 'format': 'date-time'}, 'result': {'type': 'string', 'enum': ['ok', 'failed']}, 'reason': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 65535}}, 'required': ['host', 'nodename', 'start', 'finish', 'result'], 'additionalProperties': False, 'description': 'A build of an instance on one host: when it started and finished, whether it worked, and if not, why.'}, rule='type')
+        raise JsonSchemaValueException("" + (name_prefix or "data") + " must be object", value=data, name="" + (name_prefix or "data") + "", definition={'$schema': 'https://json-schema.org/draft/2020-12/schema', 'title': 'BuildAttempt 1.0', 'type': 'object', 'properties': {'host': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'nodename': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'start': {'type': 'string', 'format': 'date-time'}, 'finish': {'type': 'string', 'format': 'date-time'}, 'result': {'type': 'string', 'enum': ['ok', 'failed']}, 'reason': {'maxLength': 65535, 'type': ['string', 'null']}}, 'required': ['host', 'nodename', 'start', 'finish', 'result'], 'additionalProperties': False, 'description': 'A build of an instance on one host: when it started and finished, whether it worked, and if not, why.'}, rule='type')
     data_is_dict = isinstance(data, dict)
     if data_is_dict:
         data__missing_keys = set(['host', 'nodename', 'start', 'finish', 'result']) - data.keys()
         if data__missing_keys:
-            raise JsonSchemaValueException("" + (name_prefix or "data") + " must contain " + (str(sorted(data__missing_keys)) + " properties"), value=data, name="" + (name_prefix or "data") + "", definition={'$schema': 'https://json-schema.org/draft/2020-12/schema', 'title': 'BuildAttempt 1.0', 'type': 'object', 'properties': {'host': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'nodename': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'start': {'type': 'string', 'format': 'date-time'}, 'finish': {'type': 'string', 'format': 'date-time'}, 'result': {'type': 'string', 'enum': ['ok', 'failed']}, 'reason': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 65535}}, 'required': ['host', 'nodename', 'start', 'finish', 'result'], 'additionalProperties': False, 'description': 'A build of an instance on one host: when it started and finished, whether it worked, and if not, why.'}, rule='required')
+            raise JsonSchemaValueException("" + (name_prefix or "data") + " must contain " + (str(sorted(data__missing_keys)) + " properties"), value=data, name="" + (name_prefix or "data") + "", definition={'$schema': 'https://json-schema.org/draft/2020-12/schema', 'title': 'BuildAttempt 1.0', 'type': 'object', 'properties': {'host': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'nodename': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'start': {'type': 'string', 'format': 'date-time'}, 'finish': {'type': 'string', 'format': 'date-time'}, 'result': {'type': 'string', 'enum': ['ok', 'failed']}, 'reason': {'maxLength': 65535, 'type': ['string', 'null']}}, 'required': ['host', 'nodename', 'start', 'finish', 'result'], 'additionalProperties': False, 'description': 'A build of an instance on one host: when it started and finished, whether it worked, and if not, why.'}, rule='required')
         data_keys = set(data.keys())
         if "host" in data_keys:
             data_keys.remove("host")
@@ -75,25 +75,12 @@ def validate(data, custom_formats={}, name_prefix=None):
         if "reason" in data_keys:
             data_keys.remove("reason")
             data__reason = data["reason"]
-            data__reason_any_of_count1 = 0
-            if not data__reason_any_of_count1:
-                try:
-                    if not isinstance(data__reason, (str)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".reason must be string", value=data__reason, name="" + (name_prefix or "data") + ".reason", definition={'type': 'string'}, rule='type')
-                    data__reason_any_of_count1 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__reason_any_of_count1:
-                try:
-                    if not isinstance(data__reason, (NoneType)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".reason must be null", value=data__reason, name="" + (name_prefix or "data") + ".reason", definition={'type': 'null'}, rule='type')
-                    data__reason_any_of_count1 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__reason_any_of_count1:
-                raise JsonSchemaValueException("" + (name_prefix or "data") + ".reason cannot be validated by any definition", value=data__reason, name="" + (name_prefix or "data") + ".reason", definition={'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 65535}, rule='anyOf')
+            if not isinstance(data__reason, (str, NoneType)):
+                raise JsonSchemaValueException("" + (name_prefix or "data") + ".reason must be string or null", value=data__reason, name="" + (name_prefix or "data") + ".reason", definition={'maxLength': 65535, 'type': ['string', 'null']}, rule='type')
             if isinstance(data__reason, str):
                 data__reason_len = len(data__reason)
                 if data__reason_len > 65535:
-                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".reason must be shorter than or equal to 65535 characters", value=data__reason, name="" + (name_prefix or "data") + ".reason", definition={'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 65535}, rule='maxLength')
+                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".reason must be shorter than or equal to 65535 characters", value=data__reason, name="" + (name_prefix or "data") + ".reason", definition={'maxLength': 65535, 'type': ['string', 'null']}, rule='maxLength')
         if data_keys:
-            raise JsonSchemaValueException("" + (name_prefix or "data") + " must not contain "+str(data_keys)+" properties", value=data, name="" + (name_prefix or "data") + "", definition={'$schema': 'https://json-schema.org/draft/2020-12/schema', 'title': 'BuildAttempt 1.0', 'type': 'object', 'properties': {'host': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'nodename': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'start': {'type': 'string', 'format': 'date-time'}, 'finish': {'type': 'string', 'format': 'date-time'}, 'result': {'type': 'string', 'enum': ['ok', 'failed']}, 'reason': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 65535}}, 'required': ['host', 'nodename', 'start', 'finish', 'result'], 'additionalProperties': False, 'description': 'A build of an instance on one host: when it started and finished, whether it worked, and if not, why.'}, rule='additionalProperties')
+            raise JsonSchemaValueException("" + (name_prefix or "data") + " must not contain "+str(data_keys)+" properties", value=data, name="" + (name_prefix or "data") + "", definition={'$schema': 'https://json-schema.org/draft/2020-12/schema', 'title': 'BuildAttempt 1.0', 'type': 'object', 'properties': {'host': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'nodename': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'start': {'type': 'string', 'format': 'date-time'}, 'finish': {'type': 'string', 'format': 'date-time'}, 'result': {'type': 'string', 'enum': ['ok', 'failed']}, 'reason': {'maxLength': 65535, 'type': ['string', 'null']}}, 'required': ['host', 'nodename', 'start', 'finish', 'result'], 'additionalProperties': False, 'description': 'A build of an instance on one host: when it started and finished, whether it worked, and if not, why.'}, rule='additionalProperties')
     return data

@@ -15,12 +15,12 @@ NoneType = type(None)
 
 def validate(data, custom_formats={}, name_prefix=None):
     if not isinstance(data, (dict)):
-        raise JsonSchemaValueException("" + (name_prefix or "data") + " must be object", value=data, name="" + (name_prefix or "data") + "", definition={'$schema': 'https://json-schema.org/draft/2020-12/schema', 'title': 'Flavor 1.0', 'type': 'object', 'properties': {'name': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'vcpus': {'type': 'integer', 'minimum': 0}, 'memory_mb': {'type': 'integer', 'minimum': 0}, 'root_gb': {'type': 'integer', 'minimum': 0}, 'flavorid': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, 'extra_specs': {'type': 'object', 'additionalProperties': {'type': 'string'}}}, 'required': ['name', 'vcpus', 'memory_mb'], 'additionalProperties': False, 'description': 'Size of an instance and the extra specs that steer its scheduling.'}, rule='type')
+        raise JsonSchemaValueException("" + (name_prefix or "data") + " must be object", value=data, name="" + (name_prefix or "data") + "", definition={'$schema': 'https://json-schema.org/draft/2020-12/schema', 'title': 'Flavor 1.0', 'type': 'object', 'properties': {'name': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'vcpus': {'type': 'integer', 'minimum': 0}, 'memory_mb': {'type': 'integer', 'minimum': 0}, 'root_gb': {'type': 'integer', 'minimum': 0}, 'flavorid': {'maxLength': 255, 'type': ['string', 'null']}, 'extra_specs': {'type': 'object', 'additionalProperties': {'type': 'string'}}}, 'required': ['name', 'vcpus', 'memory_mb'], 'additionalProperties': False, 'description': 'Size of an instance and the extra specs that steer its scheduling.'}, rule='type')
     data_is_dict = isinstance(data, dict)
     if data_is_dict:
         data__missing_keys = set(['name', 'vcpus', 'memory_mb']) - data.keys()
         if data__missing_keys:
-            raise JsonSchemaValueException("" + (name_prefix or "data") + " must contain " + (str(sorted(data__missing_keys)) + " properties"), value=data, name="" + (name_prefix or "data") + "", definition={'$schema': 'https://json-schema.org/draft/2020-12/schema', 'title': 'Flavor 1.0', 'type': 'object', 'properties': {'name': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'vcpus': {'type': 'integer', 'minimum': 0}, 'memory_mb': {'type': 'integer', 'minimum': 0}, 'root_gb': {'type': 'integer', 'minimum': 0}, 'flavorid': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, 'extra_specs': {'type': 'object', 'additionalProperties': {'type': 'string'}}}, 'required': ['name', 'vcpus', 'memory_mb'], 'additionalProperties': False, 'description': 'Size of an instance and the extra specs that steer its scheduling.'}, rule='required')
+            raise JsonSchemaValueException("" + (name_prefix or "data") + " must contain " + (str(sorted(data__missing_keys)) + " properties"), value=data, name="" + (name_prefix or "data") + "", definition={'$schema': 'https://json-schema.org/draft/2020-12/schema', 'title': 'Flavor 1.0', 'type': 'object', 'properties': {'name': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'vcpus': {'type': 'integer', 'minimum': 0}, 'memory_mb': {'type': 'integer', 'minimum': 0}, 'root_gb': {'type': 'integer', 'minimum': 0}, 'flavorid': {'maxLength': 255, 'type': ['string', 'null']}, 'extra_specs': {'type': 'object', 'additionalProperties': {'type': 'string'}}}, 'required': ['name', 'vcpus', 'memory_mb'], 'additionalProperties': False, 'description': 'Size of an instance and the extra specs that steer its scheduling.'}, rule='required')
         data_keys = set(data.keys())
         if "name" in data_keys:
             data_keys.remove("name")
@@ -60,25 +60,12 @@ def validate(data, custom_formats={}, name_prefix=None):
         if "flavorid" in data_keys:
             data_keys.remove("flavorid")
             data__flavorid = data["flavorid"]
-            data__flavorid_any_of_count1 = 0
-            if not data__flavorid_any_of_count1:
-                try:
-                    if not isinstance(data__flavorid, (str)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".flavorid must be string", value=data__flavorid, name="" + (name_prefix or "data") + ".flavorid", definition={'type': 'string'}, rule='type')
-                    data__flavorid_any_of_count1 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__flavorid_any_of_count1:
-                try:
-                    if not isinstance(data__flavorid, (NoneType)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".flavorid must be null", value=data__flavorid, name="" + (name_prefix or "data") + ".flavorid", definition={'type': 'null'}, rule='type')
-                    data__flavorid_any_of_count1 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__flavorid_any_of_count1:
-                raise JsonSchemaValueException("" + (name_prefix or "data") + ".flavorid cannot be validated by any definition", value=data__flavorid, name="" + (name_prefix or "data") + ".flavorid", definition={'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, rule='anyOf')
+            if not isinstance(data__flavorid, (str, NoneType)):
+                raise JsonSchemaValueException("" + (name_prefix or "data") + ".flavorid must be string or null", value=data__flavorid, name="" + (name_prefix or "data") + ".flavorid", definition={'maxLength': 255, 'type': ['string', 'null']}, rule='type')
             if isinstance(data__flavorid, str):
                 data__flavorid_len = len(data__flavorid)
                 if data__flavorid_len > 255:
-                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".flavorid must be shorter than or equal to 255 characters", value=data__flavorid, name="" + (name_prefix or "data") + ".flavorid", definition={'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, rule='maxLength')
+                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".flavorid must be shorter than or equal to 255 characters", value=data__flavorid, name="" + (name_prefix or "data") + ".flavorid", definition={'maxLength': 255, 'type': ['string', 'null']}, rule='maxLength')
         if "extra_specs" in data_keys:
             data_keys.remove("extra_specs")
             data__extraspecs = data["extra_specs"]
@@ -93,5 +80,5 @@ def validate(data, custom_formats={}, name_prefix=None):
                         if not isinstance(data__extraspecs_value, (str)):
                             raise JsonSchemaValueException("" + (name_prefix or "data") + ".extra_specs.{data__extraspecs_key}".format(**locals()) + " must be string", value=data__extraspecs_value, name="" + (name_prefix or "data") + ".extra_specs.{data__extraspecs_key}".format(**locals()) + "", definition={'type': 'string'}, rule='type')
         if data_keys:
-            raise JsonSchemaValueException("" + (name_prefix or "data") + " must not contain "+str(data_keys)+" properties", value=data, name="" + (name_prefix or "data") + "", definition={'$schema': 'https://json-schema.org/draft/2020-12/schema', 'title': 'Flavor 1.0', 'type': 'object', 'properties': {'name': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'vcpus': {'type': 'integer', 'minimum': 0}, 'memory_mb': {'type': 'integer', 'minimum': 0}, 'root_gb': {'type': 'integer', 'minimum': 0}, 'flavorid': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, 'extra_specs': {'type': 'object', 'additionalProperties': {'type': 'string'}}}, 'required': ['name', 'vcpus', 'memory_mb'], 'additionalProperties': False, 'description': 'Size of an instance and the extra specs that steer its scheduling.'}, rule='additionalProperties')
+            raise JsonSchemaValueException("" + (name_prefix or "data") + " must not contain "+str(data_keys)+" properties", value=data, name="" + (name_prefix or "data") + "", definition={'$schema': 'https://json-schema.org/draft/2020-12/schema', 'title': 'Flavor 1.0', 'type': 'object', 'properties': {'name': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'vcpus': {'type': 'integer', 'minimum': 0}, 'memory_mb': {'type': 'integer', 'minimum': 0}, 'root_gb': {'type': 'integer', 'minimum': 0}, 'flavorid': {'maxLength': 255, 'type': ['string', 'null']}, 'extra_specs': {'type': 'object', 'additionalProperties': {'type': 'string'}}}, 'required': ['name', 'vcpus', 'memory_mb'], 'additionalProperties': False, 'description': 'Size of an instance and the extra specs that steer its scheduling.'}, rule='additionalProperties')
     return data

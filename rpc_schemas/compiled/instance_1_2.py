@@ -21,12 +21,12 @@ NoneType = type(None)
 
 def validate(data, custom_formats={}, name_prefix=None):
     if not isinstance(data, (dict)):
-        raise JsonSchemaValueException("" + (name_prefix or "data") + " must be object", value=data, name="" + (name_prefix or "data") + "", definition={'$schema': 'https://json-schema.org/draft/2020-12/schema', 'title': 'Instance 1.2', 'type': 'object', 'properties': {'uuid': {'type': 'string', 'minLength': 36, 'maxLength': 36}, 'project_id': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'user_id': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'flavor': {'type': 'object', 'properties': {'cellplane.name': {'const': 'Flavor'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, 'display_name': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, 'image_properties': {'type': 'object', 'additionalProperties': {'type': 'string'}}, 'availability_zone': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, 'vm_state': {'type': 'string', 'enum': ['building', 'active', 'error', 'deleted']}, 'task_state': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 32}, 'host': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, 'node': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, 'cell_uuid': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 36}, 'launched_at': {'anyOf': [{'type': 'string', 'format': 'date-time'}, {'type': 'null'}]}, 'image_ref': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, 'description': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, 'launch_index': {'type': 'integer', 'minimum': 0}}, 'required': ['uuid', 'project_id', 'user_id', 'flavor'], 'additionalProperties': False, 'description': 'One instance as a build needs it: who owns it, its size, its image properties and where it is (to be) built.'}, rule='type')
+        raise JsonSchemaValueException("" + (name_prefix or "data") + " must be object", value=data, name="" + (name_prefix or "data") + "", definition={'$schema': 'https://json-schema.org/draft/2020-12/schema', 'title': 'Instance 1.2', 'type': 'object', 'properties': {'uuid': {'type': 'string', 'minLength': 36, 'maxLength': 36}, 'project_id': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'user_id': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'flavor': {'type': 'object', 'properties': {'cellplane.name': {'const': 'Flavor'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, 'display_name': {'maxLength': 255, 'type': ['string', 'null']}, 'image_properties': {'type': 'object', 'additionalProperties': {'type': 'string'}}, 'availability_zone': {'maxLength': 255, 'type': ['string', 'null']}, 'vm_state': {'type': 'string', 'enum': ['building', 'active', 'error', 'deleted']}, 'task_state': {'maxLength': 32, 'type': ['string', 'null']}, 'host': {'maxLength': 255, 'type': ['string', 'null']}, 'node': {'maxLength': 255, 'type': ['string', 'null']}, 'cell_uuid': {'maxLength': 36, 'type': ['string', 'null']}, 'launched_at': {'type': ['string', 'null'], 'format': 'date-time'}, 'image_ref': {'maxLength': 255, 'type': ['string', 'null']}, 'description': {'maxLength': 255, 'type': ['string', 'null']}, 'launch_index': {'type': 'integer', 'minimum': 0}}, 'required': ['uuid', 'project_id', 'user_id', 'flavor'], 'additionalProperties': False, 'description': 'One instance as a build needs it: who owns it, its size, its image properties and where it is (to be) built.'}, rule='type')
     data_is_dict = isinstance(data, dict)
     if data_is_dict:
         data__missing_keys = set(['uuid', 'project_id', 'user_id', 'flavor']) - data.keys()
         if data__missing_keys:
-            raise JsonSchemaValueException("" + (name_prefix or "data") + " must contain " + (str(sorted(data__missing_keys)) + " properties"), value=data, name="" + (name_prefix or "data") + "", definition={'$schema': 'https://json-schema.org/draft/2020-12/schema', 'title': 'Instance 1.2', 'type': 'object', 'properties': {'uuid': {'type': 'string', 'minLength': 36, 'maxLength': 36}, 'project_id': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'user_id': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'flavor': {'type': 'object', 'properties': {'cellplane.name': {'const': 'Flavor'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, 'display_name': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, 'image_properties': {'type': 'object', 'additionalProperties': {'type': 'string'}}, 'availability_zone': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, 'vm_state': {'type': 'string', 'enum': ['building', 'active', 'error', 'deleted']}, 'task_state': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 32}, 'host': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, 'node': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, 'cell_uuid': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 36}, 'launched_at': {'anyOf': [{'type': 'string', 'format': 'date-time'}, {'type': 'null'}]}, 'image_ref': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, 'description': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, 'launch_index': {'type': 'integer', 'minimum': 0}}, 'required': ['uuid', 'project_id', 'user_id', 'flavor'], 'additionalProperties': False, 'description': 'One instance as a build needs it: who owns it, its size, its image properties and where it is (to be) built.'}, rule='required')
+            raise JsonSchemaValueException("" + (name_prefix or "data") + " must contain " + (str(sorted(data__missing_keys)) + " properties"), value=data, name="" + (name_prefix or "data") + "", definition={'$schema': 'https://json-schema.org/draft/2020-12/schema', 'title': 'Instance 1.2', 'type': 'object', 'properties': {'uuid': {'type': 'string', 'minLength': 36, 'maxLength': 36}, 'project_id': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'user_id': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'flavor': {'type': 'object', 'properties': {'cellplane.name': {'const': 'Flavor'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, 'display_name': {'maxLength': 255, 'type': ['string', 'null']}, 'image_properties': {'type': 'object', 'additionalProperties': {'type': 'string'}}, 'availability_zone': {'maxLength': 255, 'type': ['string', 'null']}, 'vm_state': {'type': 'string', 'enum': ['building', 'active', 'error', 'deleted']}, 'task_state': {'maxLength': 32, 'type': ['string', 'null']}, 'host': {'maxLength': 255, 'type': ['string', 'null']}, 'node': {'maxLength': 255, 'type': ['string', 'null']}, 'cell_uuid': {'maxLength': 36, 'type': ['string', 'null']}, 'launched_at': {'type': ['string', 'null'], 'format': 'date-time'}, 'image_ref': {'maxLength': 255, 'type': ['string', 'null']}, 'description': {'maxLength': 255, 'type': ['string', 'null']}, 'launch_index': {'type': 'integer', 'minimum': 0}}, 'required': ['uuid', 'project_id', 'user_id', 'flavor'], 'additionalProperties': False, 'description': 'One instance as a build needs it: who owns it, its size, its image properties and where it is (to be) built.'}, rule='required')
         data_keys = set(data.keys())
         if "uuid" in data_keys:
             data_keys.remove("uuid")
@@ -95,25 +95,12 @@ def validate(data, custom_formats={}, name_prefix=None):
         if "display_name" in data_keys:
             data_keys.remove("display_name")
             data__displayname = data["display_name"]
-            data__displayname_any_of_count1 = 0
-            if not data__displayname_any_of_count1:
-                try:
-                    if not isinstance(data__displayname, (str)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".display_name must be string", value=data__displayname, name="" + (name_prefix or "data") + ".display_name", definition={'type': 'string'}, rule='type')
-                    data__displayname_any_of_count1 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__displayname_any_of_count1:
-                try:
-                    if not isinstance(data__displayname, (NoneType)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".display_name must be null", value=data__displayname, name="" + (name_prefix or "data") + ".display_name", definition={'type': 'null'}, rule='type')
-                    data__displayname_any_of_count1 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__displayname_any_of_count1:
-                raise JsonSchemaValueException("" + (name_prefix or "data") + ".display_name cannot be validated by any definition", value=data__displayname, name="" + (name_prefix or "data") + ".display_name", definition={'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, rule='anyOf')
+            if not isinstance(data__displayname, (str, NoneType)):
+                raise JsonSchemaValueException("" + (name_prefix or "data") + ".display_name must be string or null", value=data__displayname, name="" + (name_prefix or "data") + ".display_name", definition={'maxLength': 255, 'type': ['string', 'null']}, rule='type')
             if isinstance(data__displayname, str):
                 data__displayname_len = len(data__displayname)
                 if data__displayname_len > 255:
-                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".display_name must be shorter than or equal to 255 characters", value=data__displayname, name="" + (name_prefix or "data") + ".display_name", definition={'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, rule='maxLength')
+                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".display_name must be shorter than or equal to 255 characters", value=data__displayname, name="" + (name_prefix or "data") + ".display_name", definition={'maxLength': 255, 'type': ['string', 'null']}, rule='maxLength')
         if "image_properties" in data_keys:
             data_keys.remove("image_properties")
             data__imageproperties = data["image_properties"]
@@ -130,25 +117,12 @@ def validate(data, custom_formats={}, name_prefix=None):
         if "availability_zone" in data_keys:
             data_keys.remove("availability_zone")
             data__availabilityzone = data["availability_zone"]
-            data__availabilityzone_any_of_count2 = 0
-            if not data__availabilityzone_any_of_count2:
-                try:
-                    if not isinstance(data__availabilityzone, (str)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".availability_zone must be string", value=data__availabilityzone, name="" + (name_prefix or "data") + ".availability_zone", definition={'type': 'string'}, rule='type')
-                    data__availabilityzone_any_of_count2 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__availabilityzone_any_of_count2:
-                try:
-                    if not isinstance(data__availabilityzone, (NoneType)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".availability_zone must be null", value=data__availabilityzone, name="" + (name_prefix or "data") + ".availability_zone", definition={'type': 'null'}, rule='type')
-                    data__availabilityzone_any_of_count2 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__availabilityzone_any_of_count2:
-                raise JsonSchemaValueException("" + (name_prefix or "data") + ".availability_zone cannot be validated by any definition", value=data__availabilityzone, name="" + (name_prefix or "data") + ".availability_zone", definition={'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, rule='anyOf')
+            if not isinstance(data__availabilityzone, (str, NoneType)):
+                raise JsonSchemaValueException("" + (name_prefix or "data") + ".availability_zone must be string or null", value=data__availabilityzone, name="" + (name_prefix or "data") + ".availability_zone", definition={'maxLength': 255, 'type': ['string', 'null']}, rule='type')
             if isinstance(data__availabilityzone, str):
                 data__availabilityzone_len = len(data__availabilityzone)
                 if data__availabilityzone_len > 255:
-                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".availability_zone must be shorter than or equal to 255 characters", value=data__availabilityzone, name="" + (name_prefix or "data") + ".availability_zone", definition={'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, rule='maxLength')
+                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".availability_zone must be shorter than or equal to 255 characters", value=data__availabilityzone, name="" + (name_prefix or "data") + ".availability_zone", definition={'maxLength': 255, 'type': ['string', 'null']}, rule='maxLength')
         if "vm_state" in data_keys:
             data_keys.remove("vm_state")
             data__vmstate = data["vm_state"]
@@ -159,156 +133,65 @@ def validate(data, custom_formats={}, name_prefix=None):
         if "task_state" in data_keys:
             data_keys.remove("task_state")
             data__taskstate = data["task_state"]
-            data__taskstate_any_of_count3 = 0
-            if not data__taskstate_any_of_count3:
-                try:
-                    if not isinstance(data__taskstate, (str)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".task_state must be string", value=data__taskstate, name="" + (name_prefix or "data") + ".task_state", definition={'type': 'string'}, rule='type')
-                    data__taskstate_any_of_count3 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__taskstate_any_of_count3:
-                try:
-                    if not isinstance(data__taskstate, (NoneType)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".task_state must be null", value=data__taskstate, name="" + (name_prefix or "data") + ".task_state", definition={'type': 'null'}, rule='type')
-                    data__taskstate_any_of_count3 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__taskstate_any_of_count3:
-                raise JsonSchemaValueException("" + (name_prefix or "data") + ".task_state cannot be validated by any definition", value=data__taskstate, name="" + (name_prefix or "data") + ".task_state", definition={'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 32}, rule='anyOf')
+            if not isinstance(data__taskstate, (str, NoneType)):
+                raise JsonSchemaValueException("" + (name_prefix or "data") + ".task_state must be string or null", value=data__taskstate, name="" + (name_prefix or "data") + ".task_state", definition={'maxLength': 32, 'type': ['string', 'null']}, rule='type')
             if isinstance(data__taskstate, str):
                 data__taskstate_len = len(data__taskstate)
                 if data__taskstate_len > 32:
-                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".task_state must be shorter than or equal to 32 characters", value=data__taskstate, name="" + (name_prefix or "data") + ".task_state", definition={'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 32}, rule='maxLength')
+                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".task_state must be shorter than or equal to 32 characters", value=data__taskstate, name="" + (name_prefix or "data") + ".task_state", definition={'maxLength': 32, 'type': ['string', 'null']}, rule='maxLength')
         if "host" in data_keys:
             data_keys.remove("host")
             data__host = data["host"]
-            data__host_any_of_count4 = 0
-            if not data__host_any_of_count4:
-                try:
-                    if not isinstance(data__host, (str)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".host must be string", value=data__host, name="" + (name_prefix or "data") + ".host", definition={'type': 'string'}, rule='type')
-                    data__host_any_of_count4 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__host_any_of_count4:
-                try:
-                    if not isinstance(data__host, (NoneType)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".host must be null", value=data__host, name="" + (name_prefix or "data") + ".host", definition={'type': 'null'}, rule='type')
-                    data__host_any_of_count4 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__host_any_of_count4:
-                raise JsonSchemaValueException("" + (name_prefix or "data") + ".host cannot be validated by any definition", value=data__host, name="" + (name_prefix or "data") + ".host", definition={'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, rule='anyOf')
+            if not isinstance(data__host, (str, NoneType)):
+                raise JsonSchemaValueException("" + (name_prefix or "data") + ".host must be string or null", value=data__host, name="" + (name_prefix or "data") + ".host", definition={'maxLength': 255, 'type': ['string', 'null']}, rule='type')
             if isinstance(data__host, str):
                 data__host_len = len(data__host)
                 if data__host_len > 255:
-                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".host must be shorter than or equal to 255 characters", value=data__host, name="" + (name_prefix or "data") + ".host", definition={'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, rule='maxLength')
+                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".host must be shorter than or equal to 255 characters", value=data__host, name="" + (name_prefix or "data") + ".host", definition={'maxLength': 255, 'type': ['string', 'null']}, rule='maxLength')
         if "node" in data_keys:
             data_keys.remove("node")
             data__node = data["node"]
-            data__node_any_of_count5 = 0
-            if not data__node_any_of_count5:
-                try:
-                    if not isinstance(data__node, (str)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".node must be string", value=data__node, name="" + (name_prefix or "data") + ".node", definition={'type': 'string'}, rule='type')
-                    data__node_any_of_count5 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__node_any_of_count5:
-                try:
-                    if not isinstance(data__node, (NoneType)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".node must be null", value=data__node, name="" + (name_prefix or "data") + ".node", definition={'type': 'null'}, rule='type')
-                    data__node_any_of_count5 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__node_any_of_count5:
-                raise JsonSchemaValueException("" + (name_prefix or "data") + ".node cannot be validated by any definition", value=data__node, name="" + (name_prefix or "data") + ".node", definition={'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, rule='anyOf')
+            if not isinstance(data__node, (str, NoneType)):
+                raise JsonSchemaValueException("" + (name_prefix or "data") + ".node must be string or null", value=data__node, name="" + (name_prefix or "data") + ".node", definition={'maxLength': 255, 'type': ['string', 'null']}, rule='type')
             if isinstance(data__node, str):
                 data__node_len = len(data__node)
                 if data__node_len > 255:
-                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".node must be shorter than or equal to 255 characters", value=data__node, name="" + (name_prefix or "data") + ".node", definition={'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, rule='maxLength')
+                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".node must be shorter than or equal to 255 characters", value=data__node, name="" + (name_prefix or "data") + ".node", definition={'maxLength': 255, 'type': ['string', 'null']}, rule='maxLength')
         if "cell_uuid" in data_keys:
             data_keys.remove("cell_uuid")
             data__celluuid = data["cell_uuid"]
-            data__celluuid_any_of_count6 = 0
-            if not data__celluuid_any_of_count6:
-                try:
-                    if not isinstance(data__celluuid, (str)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".cell_uuid must be string", value=data__celluuid, name="" + (name_prefix or "data") + ".cell_uuid", definition={'type': 'string'}, rule='type')
-                    data__celluuid_any_of_count6 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__celluuid_any_of_count6:
-                try:
-                    if not isinstance(data__celluuid, (NoneType)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".cell_uuid must be null", value=data__celluuid, name="" + (name_prefix or "data") + ".cell_uuid", definition={'type': 'null'}, rule='type')
-                    data__celluuid_any_of_count6 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__celluuid_any_of_count6:
-                raise JsonSchemaValueException("" + (name_prefix or "data") + ".cell_uuid cannot be validated by any definition", value=data__celluuid, name="" + (name_prefix or "data") + ".cell_uuid", definition={'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 36}, rule='anyOf')
+            if not isinstance(data__celluuid, (str, NoneType)):
+                raise JsonSchemaValueException("" + (name_prefix or "data") + ".cell_uuid must be string or null", value=data__celluuid, name="" + (name_prefix or "data") + ".cell_uuid", definition={'maxLength': 36, 'type': ['string', 'null']}, rule='type')
             if isinstance(data__celluuid, str):
                 data__celluuid_len = len(data__celluuid)
                 if data__celluuid_len > 36:
-                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".cell_uuid must be shorter than or equal to 36 characters", value=data__celluuid, name="" + (name_prefix or "data") + ".cell_uuid", definition={'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 36}, rule='maxLength')
+                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".cell_uuid must be shorter than or equal to 36 characters", value=data__celluuid, name="" + (name_prefix or "data") + ".cell_uuid", definition={'maxLength': 36, 'type': ['string', 'null']}, rule='maxLength')
         if "launched_at" in data_keys:
             data_keys.remove("launched_at")
             data__launchedat = data["launched_at"]
-            data__launchedat_any_of_count7 = 0
-            if not data__launchedat_any_of_count7:
-                try:
-                    if not isinstance(data__launchedat, (str)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".launched_at must be string", value=data__launchedat, name="" + (name_prefix or "data") + ".launched_at", definition={'type': 'string', 'format': 'date-time'}, rule='type')
-                    if isinstance(data__launchedat, str):
-                        if not REGEX_PATTERNS["date-time_re_pattern"].match(data__launchedat):
-                            raise JsonSchemaValueException("" + (name_prefix or "data") + ".launched_at must be date-time", value=data__launchedat, name="" + (name_prefix or "data") + ".launched_at", definition={'type': 'string', 'format': 'date-time'}, rule='format')
-                    data__launchedat_any_of_count7 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__launchedat_any_of_count7:
-                try:
-                    if not isinstance(data__launchedat, (NoneType)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".launched_at must be null", value=data__launchedat, name="" + (name_prefix or "data") + ".launched_at", definition={'type': 'null'}, rule='type')
-                    data__launchedat_any_of_count7 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__launchedat_any_of_count7:
-                raise JsonSchemaValueException("" + (name_prefix or "data") + ".launched_at cannot be validated by any definition", value=data__launchedat, name="" + (name_prefix or "data") + ".launched_at", definition={'anyOf': [{'type': 'string', 'format': 'date-time'}, {'type': 'null'}]}, rule='anyOf')
+            if not isinstance(data__launchedat, (str, NoneType)):
+                raise JsonSchemaValueException("" + (name_prefix or "data") + ".launched_at must be string or null", value=data__launchedat, name="" + (name_prefix or "data") + ".launched_at", definition={'type': ['string', 'null'], 'format': 'date-time'}, rule='type')
+            if isinstance(data__launchedat, str):
+                if not REGEX_PATTERNS["date-time_re_pattern"].match(data__launchedat):
+                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".launched_at must be date-time", value=data__launchedat, name="" + (name_prefix or "data") + ".launched_at", definition={'type': ['string', 'null'], 'format': 'date-time'}, rule='format')
         if "image_ref" in data_keys:
             data_keys.remove("image_ref")
             data__imageref = data["image_ref"]
-            data__imageref_any_of_count8 = 0
-            if not data__imageref_any_of_count8:
-                try:
-                    if not isinstance(data__imageref, (str)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".image_ref must be string", value=data__imageref, name="" + (name_prefix or "data") + ".image_ref", definition={'type': 'string'}, rule='type')
-                    data__imageref_any_of_count8 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__imageref_any_of_count8:
-                try:
-                    if not isinstance(data__imageref, (NoneType)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".image_ref must be null", value=data__imageref, name="" + (name_prefix or "data") + ".image_ref", definition={'type': 'null'}, rule='type')
-                    data__imageref_any_of_count8 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__imageref_any_of_count8:
-                raise JsonSchemaValueException("" + (name_prefix or "data") + ".image_ref cannot be validated by any definition", value=data__imageref, name="" + (name_prefix or "data") + ".image_ref", definition={'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, rule='anyOf')
+            if not isinstance(data__imageref, (str, NoneType)):
+                raise JsonSchemaValueException("" + (name_prefix or "data") + ".image_ref must be string or null", value=data__imageref, name="" + (name_prefix or "data") + ".image_ref", definition={'maxLength': 255, 'type': ['string', 'null']}, rule='type')
             if isinstance(data__imageref, str):
                 data__imageref_len = len(data__imageref)
                 if data__imageref_len > 255:
-                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".image_ref must be shorter than or equal to 255 characters", value=data__imageref, name="" + (name_prefix or "data") + ".image_ref", definition={'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, rule='maxLength')
+                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".image_ref must be shorter than or equal to 255 characters", value=data__imageref, name="" + (name_prefix or "data") + ".image_ref", definition={'maxLength': 255, 'type': ['string', 'null']}, rule='maxLength')
         if "description" in data_keys:
             data_keys.remove("description")
             data__description = data["description"]
-            data__description_any_of_count9 = 0
-            if not data__description_any_of_count9:
-                try:
-                    if not isinstance(data__description, (str)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".description must be string", value=data__description, name="" + (name_prefix or "data") + ".description", definition={'type': 'string'}, rule='type')
-                    data__description_any_of_count9 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__description_any_of_count9:
-                try:
-                    if not isinstance(data__description, (NoneType)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".description must be null", value=data__description, name="" + (name_prefix or "data") + ".description", definition={'type': 'null'}, rule='type')
-                    data__description_any_of_count9 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__description_any_of_count9:
-                raise JsonSchemaValueException("" + (name_prefix or "data") + ".description cannot be validated by any definition", value=data__description, name="" + (name_prefix or "data") + ".description", definition={'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, rule='anyOf')
+            if not isinstance(data__description, (str, NoneType)):
+                raise JsonSchemaValueException("" + (name_prefix or "data") + ".description must be string or null", value=data__description, name="" + (name_prefix or "data") + ".description", definition={'maxLength': 255, 'type': ['string', 'null']}, rule='type')
             if isinstance(data__description, str):
                 data__description_len = len(data__description)
                 if data__description_len > 255:
-                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".description must be shorter than or equal to 255 characters", value=data__description, name="" + (name_prefix or "data") + ".description", definition={'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, rule='maxLength')
+                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".description must be shorter than or equal to 255 characters", value=data__description, name="" + (name_prefix or "data") + ".description", definition={'maxLength': 255, 'type': ['string', 'null']}, rule='maxLength')
         if "launch_index" in data_keys:
             data_keys.remove("launch_index")
             data__launchindex = data["launch_index"]
@@ -318,5 +201,5 @@ def validate(data, custom_formats={}, name_prefix=None):
                 if data__launchindex < 0:
                     raise JsonSchemaValueException("" + (name_prefix or "data") + ".launch_index must be bigger than or equal to 0", value=data__launchindex, name="" + (name_prefix or "data") + ".launch_index", definition={'type': 'integer', 'minimum': 0}, rule='minimum')
         if data_keys:
-            raise JsonSchemaValueException("" + (name_prefix or "data") + " must not contain "+str(data_keys)+" properties", value=data, name="" + (name_prefix or "data") + "", definition={'$schema': 'https://json-schema.org/draft/2020-12/schema', 'title': 'Instance 1.2', 'type': 'object', 'properties': {'uuid': {'type': 'string', 'minLength': 36, 'maxLength': 36}, 'project_id': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'user_id': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'flavor': {'type': 'object', 'properties': {'cellplane.name': {'const': 'Flavor'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, 'display_name': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, 'image_properties': {'type': 'object', 'additionalProperties': {'type': 'string'}}, 'availability_zone': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, 'vm_state': {'type': 'string', 'enum': ['building', 'active', 'error', 'deleted']}, 'task_state': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 32}, 'host': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, 'node': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, 'cell_uuid': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 36}, 'launched_at': {'anyOf': [{'type': 'string', 'format': 'date-time'}, {'type': 'null'}]}, 'image_ref': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, 'description': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, 'launch_index': {'type': 'integer', 'minimum': 0}}, 'required': ['uuid', 'project_id', 'user_id', 'flavor'], 'additionalProperties': False, 'description': 'One instance as a build needs it: who owns it, its size, its image properties and where it is (to be) built.'}, rule='additionalProperties')
+            raise JsonSchemaValueException("" + (name_prefix or "data") + " must not contain "+str(data_keys)+" properties", value=data, name="" + (name_prefix or "data") + "", definition={'$schema': 'https://json-schema.org/draft/2020-12/schema', 'title': 'Instance 1.2', 'type': 'object', 'properties': {'uuid': {'type': 'string', 'minLength': 36, 'maxLength': 36}, 'project_id': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'user_id': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'flavor': {'type': 'object', 'properties': {'cellplane.name': {'const': 'Flavor'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, 'display_name': {'maxLength': 255, 'type': ['string', 'null']}, 'image_properties': {'type': 'object', 'additionalProperties': {'type': 'string'}}, 'availability_zone': {'maxLength': 255, 'type': ['string', 'null']}, 'vm_state': {'type': 'string', 'enum': ['building', 'active', 'error', 'deleted']}, 'task_state': {'maxLength': 32, 'type': ['string', 'null']}, 'host': {'maxLength': 255, 'type': ['string', 'null']}, 'node': {'maxLength': 255, 'type': ['string', 'null']}, 'cell_uuid': {'maxLength': 36, 'type': ['string', 'null']}, 'launched_at': {'type': ['string', 'null'], 'format': 'date-time'}, 'image_ref': {'maxLength': 255, 'type': ['string', 'null']}, 'description': {'maxLength': 255, 'type': ['string', 'null']}, 'launch_index': {'type': 'integer', 'minimum': 0}}, 'required': ['uuid', 'project_id', 'user_id', 'flavor'], 'additionalProperties': False, 'description': 'One instance as a build needs it: who owns it, its size, its image properties and where it is (to be) built.'}, rule='additionalProperties')
     return data

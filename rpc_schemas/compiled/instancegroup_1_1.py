@@ -15,12 +15,12 @@ NoneType = type(None)
 
 def validate(data, custom_formats={}, name_prefix=None):
     if not isinstance(data, (dict)):
-        raise JsonSchemaValueException("" + (name_prefix or "data") + " must be object", value=data, name="" + (name_prefix or "data") + "", definition={'$schema': 'https://json-schema.org/draft/2020-12/schema', 'title': 'InstanceGroup 1.1', 'type': 'object', 'properties': {'uuid': {'type': 'string', 'minLength': 1, 'maxLength': 36}, 'policy': {'type': 'string', 'enum': ['affinity', 'anti-affinity']}, 'members': {'type': 'array', 'items': {'type': 'string'}}, 'hosts': {'type': 'array', 'items': {'type': 'string'}}, 'level': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'minLength': 1, 'maxLength': 255}, 'soft': {'type': 'boolean'}, 'max_per_domain': {'type': 'integer', 'minimum': 1}, 'name': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, 'domains': {'type': 'array', 'items': {'type': 'string'}}}, 'required': ['uuid', 'policy'], 'additionalProperties': False, 'description': 'A server group: its policy, the failure-domain level the policy applies at, its members and the domains they held, as known when the request was sent.'}, rule='type')
+        raise JsonSchemaValueException("" + (name_prefix or "data") + " must be object", value=data, name="" + (name_prefix or "data") + "", definition={'$schema': 'https://json-schema.org/draft/2020-12/schema', 'title': 'InstanceGroup 1.1', 'type': 'object', 'properties': {'uuid': {'type': 'string', 'minLength': 1, 'maxLength': 36}, 'policy': {'type': 'string', 'enum': ['affinity', 'anti-affinity']}, 'members': {'type': 'array', 'items': {'type': 'string'}}, 'hosts': {'type': 'array', 'items': {'type': 'string'}}, 'level': {'minLength': 1, 'maxLength': 255, 'type': ['string', 'null']}, 'soft': {'type': 'boolean'}, 'max_per_domain': {'type': 'integer', 'minimum': 1}, 'name': {'maxLength': 255, 'type': ['string', 'null']}, 'domains': {'type': 'array', 'items': {'type': 'string'}}}, 'required': ['uuid', 'policy'], 'additionalProperties': False, 'description': 'A server group: its policy, the failure-domain level the policy applies at, its members and the domains they held, as known when the request was sent.'}, rule='type')
     data_is_dict = isinstance(data, dict)
     if data_is_dict:
         data__missing_keys = set(['uuid', 'policy']) - data.keys()
         if data__missing_keys:
-            raise JsonSchemaValueException("" + (name_prefix or "data") + " must contain " + (str(sorted(data__missing_keys)) + " properties"), value=data, name="" + (name_prefix or "data") + "", definition={'$schema': 'https://json-schema.org/draft/2020-12/schema', 'title': 'InstanceGroup 1.1', 'type': 'object', 'properties': {'uuid': {'type': 'string', 'minLength': 1, 'maxLength': 36}, 'policy': {'type': 'string', 'enum': ['affinity', 'anti-affinity']}, 'members': {'type': 'array', 'items': {'type': 'string'}}, 'hosts': {'type': 'array', 'items': {'type': 'string'}}, 'level': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'minLength': 1, 'maxLength': 255}, 'soft': {'type': 'boolean'}, 'max_per_domain': {'type': 'integer', 'minimum': 1}, 'name': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, 'domains': {'type': 'array', 'items': {'type': 'string'}}}, 'required': ['uuid', 'policy'], 'additionalProperties': False, 'description': 'A server group: its policy, the failure-domain level the policy applies at, its members and the domains they held, as known when the request was sent.'}, rule='required')
+            raise JsonSchemaValueException("" + (name_prefix or "data") + " must contain " + (str(sorted(data__missing_keys)) + " properties"), value=data, name="" + (name_prefix or "data") + "", definition={'$schema': 'https://json-schema.org/draft/2020-12/schema', 'title': 'InstanceGroup 1.1', 'type': 'object', 'properties': {'uuid': {'type': 'string', 'minLength': 1, 'maxLength': 36}, 'policy': {'type': 'string', 'enum': ['affinity', 'anti-affinity']}, 'members': {'type': 'array', 'items': {'type': 'string'}}, 'hosts': {'type': 'array', 'items': {'type': 'string'}}, 'level': {'minLength': 1, 'maxLength': 255, 'type': ['string', 'null']}, 'soft': {'type': 'boolean'}, 'max_per_domain': {'type': 'integer', 'minimum': 1}, 'name': {'maxLength': 255, 'type': ['string', 'null']}, 'domains': {'type': 'array', 'items': {'type': 'string'}}}, 'required': ['uuid', 'policy'], 'additionalProperties': False, 'description': 'A server group: its policy, the failure-domain level the policy applies at, its members and the domains they held, as known when the request was sent.'}, rule='required')
         data_keys = set(data.keys())
         if "uuid" in data_keys:
             data_keys.remove("uuid")
@@ -65,27 +65,14 @@ def validate(data, custom_formats={}, name_prefix=None):
         if "level" in data_keys:
             data_keys.remove("level")
             data__level = data["level"]
-            data__level_any_of_count1 = 0
-            if not data__level_any_of_count1:
-                try:
-                    if not isinstance(data__level, (str)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".level must be string", value=data__level, name="" + (name_prefix or "data") + ".level", definition={'type': 'string'}, rule='type')
-                    data__level_any_of_count1 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__level_any_of_count1:
-                try:
-                    if not isinstance(data__level, (NoneType)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".level must be null", value=data__level, name="" + (name_prefix or "data") + ".level", definition={'type': 'null'}, rule='type')
-                    data__level_any_of_count1 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__level_any_of_count1:
-                raise JsonSchemaValueException("" + (name_prefix or "data") + ".level cannot be validated by any definition", value=data__level, name="" + (name_prefix or "data") + ".level", definition={'anyOf': [{'type': 'string'}, {'type': 'null'}], 'minLength': 1, 'maxLength': 255}, rule='anyOf')
+            if not isinstance(data__level, (str, NoneType)):
+                raise JsonSchemaValueException("" + (name_prefix or "data") + ".level must be string or null", value=data__level, name="" + (name_prefix or "data") + ".level", definition={'minLength': 1, 'maxLength': 255, 'type': ['string', 'null']}, rule='type')
             if isinstance(data__level, str):
                 data__level_len = len(data__level)
                 if data__level_len < 1:
-                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".level must be longer than or equal to 1 characters", value=data__level, name="" + (name_prefix or "data") + ".level", definition={'anyOf': [{'type': 'string'}, {'type': 'null'}], 'minLength': 1, 'maxLength': 255}, rule='minLength')
+                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".level must be longer than or equal to 1 characters", value=data__level, name="" + (name_prefix or "data") + ".level", definition={'minLength': 1, 'maxLength': 255, 'type': ['string', 'null']}, rule='minLength')
                 if data__level_len > 255:
-                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".level must be shorter than or equal to 255 characters", value=data__level, name="" + (name_prefix or "data") + ".level", definition={'anyOf': [{'type': 'string'}, {'type': 'null'}], 'minLength': 1, 'maxLength': 255}, rule='maxLength')
+                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".level must be shorter than or equal to 255 characters", value=data__level, name="" + (name_prefix or "data") + ".level", definition={'minLength': 1, 'maxLength': 255, 'type': ['string', 'null']}, rule='maxLength')
         if "soft" in data_keys:
             data_keys.remove("soft")
             data__soft = data["soft"]
@@ -102,25 +89,12 @@ def validate(data, custom_formats={}, name_prefix=None):
         if "name" in data_keys:
             data_keys.remove("name")
             data__name = data["name"]
-            data__name_any_of_count2 = 0
-            if not data__name_any_of_count2:
-                try:
-                    if not isinstance(data__name, (str)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".name must be string", value=data__name, name="" + (name_prefix or "data") + ".name", definition={'type': 'string'}, rule='type')
-                    data__name_any_of_count2 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__name_any_of_count2:
-                try:
-                    if not isinstance(data__name, (NoneType)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".name must be null", value=data__name, name="" + (name_prefix or "data") + ".name", definition={'type': 'null'}, rule='type')
-                    data__name_any_of_count2 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__name_any_of_count2:
-                raise JsonSchemaValueException("" + (name_prefix or "data") + ".name cannot be validated by any definition", value=data__name, name="" + (name_prefix or "data") + ".name", definition={'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, rule='anyOf')
+            if not isinstance(data__name, (str, NoneType)):
+                raise JsonSchemaValueException("" + (name_prefix or "data") + ".name must be string or null", value=data__name, name="" + (name_prefix or "data") + ".name", definition={'maxLength': 255, 'type': ['string', 'null']}, rule='type')
             if isinstance(data__name, str):
                 data__name_len = len(data__name)
                 if data__name_len > 255:
-                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".name must be shorter than or equal to 255 characters", value=data__name, name="" + (name_prefix or "data") + ".name", definition={'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, rule='maxLength')
+                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".name must be shorter than or equal to 255 characters", value=data__name, name="" + (name_prefix or "data") + ".name", definition={'maxLength': 255, 'type': ['string', 'null']}, rule='maxLength')
         if "domains" in data_keys:
             data_keys.remove("domains")
             data__domains = data["domains"]
@@ -133,5 +107,5 @@ def validate(data, custom_formats={}, name_prefix=None):
                     if not isinstance(data__domains_item, (str)):
                         raise JsonSchemaValueException("" + (name_prefix or "data") + ".domains[{data__domains_x}]".format(**locals()) + " must be string", value=data__domains_item, name="" + (name_prefix or "data") + ".domains[{data__domains_x}]".format(**locals()) + "", definition={'type': 'string'}, rule='type')
         if data_keys:
-            raise JsonSchemaValueException("" + (name_prefix or "data") + " must not contain "+str(data_keys)+" properties", value=data, name="" + (name_prefix or "data") + "", definition={'$schema': 'https://json-schema.org/draft/2020-12/schema', 'title': 'InstanceGroup 1.1', 'type': 'object', 'properties': {'uuid': {'type': 'string', 'minLength': 1, 'maxLength': 36}, 'policy': {'type': 'string', 'enum': ['affinity', 'anti-affinity']}, 'members': {'type': 'array', 'items': {'type': 'string'}}, 'hosts': {'type': 'array', 'items': {'type': 'string'}}, 'level': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'minLength': 1, 'maxLength': 255}, 'soft': {'type': 'boolean'}, 'max_per_domain': {'type': 'integer', 'minimum': 1}, 'name': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, 'domains': {'type': 'array', 'items': {'type': 'string'}}}, 'required': ['uuid', 'policy'], 'additionalProperties': False, 'description': 'A server group: its policy, the failure-domain level the policy applies at, its members and the domains they held, as known when the request was sent.'}, rule='additionalProperties')
+            raise JsonSchemaValueException("" + (name_prefix or "data") + " must not contain "+str(data_keys)+" properties", value=data, name="" + (name_prefix or "data") + "", definition={'$schema': 'https://json-schema.org/draft/2020-12/schema', 'title': 'InstanceGroup 1.1', 'type': 'object', 'properties': {'uuid': {'type': 'string', 'minLength': 1, 'maxLength': 36}, 'policy': {'type': 'string', 'enum': ['affinity', 'anti-affinity']}, 'members': {'type': 'array', 'items': {'type': 'string'}}, 'hosts': {'type': 'array', 'items': {'type': 'string'}}, 'level': {'minLength': 1, 'maxLength': 255, 'type': ['string', 'null']}, 'soft': {'type': 'boolean'}, 'max_per_domain': {'type': 'integer', 'minimum': 1}, 'name': {'maxLength': 255, 'type': ['string', 'null']}, 'domains': {'type': 'array', 'items': {'type': 'string'}}}, 'required': ['uuid', 'policy'], 'additionalProperties': False, 'description': 'A server group: its policy, the failure-domain level the policy applies at, its members and the domains they held, as known when the request was sent.'}, rule='additionalProperties')
     return data

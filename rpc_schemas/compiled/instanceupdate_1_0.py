@@ -21,12 +21,12 @@ NoneType = type(None)
 
 def validate(data, custom_formats={}, name_prefix=None):
     if not isinstance(data, (dict)):
-        raise JsonSchemaValueException("" + (name_prefix or "data") + " must be object", value=data, name="" + (name_prefix or "data") + "", definition={'$schema': 'https://json-schema.org/draft/2020-12/schema', 'title': 'InstanceUpdate 1.0', 'type': 'object', 'properties': {'instance_uuid': {'type': 'string', 'minLength': 36, 'maxLength': 36}, 'vm_state': {'type': 'string', 'enum': ['building', 'active', 'error', 'deleted']}, 'task_state': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'enum': ['scheduling', 'spawning', 'deleting', None]}, 'host': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, 'node': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, 'launched_at': {'anyOf': [{'type': 'string', 'format': 'date-time'}, {'type': 'null'}]}, 'attempt': {'anyOf': [{'type': 'object', 'properties': {'cellplane.name': {'const': 'BuildAttempt'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, {'type': 'null'}]}, 'fault_message': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 65535}}, 'required': ['instance_uuid', 'vm_state'], 'additionalProperties': False, 'description': "A change of one instance's state, reported by the host that made it, with the build attempt behind it if any."}, rule='type')
+        raise JsonSchemaValueException("" + (name_prefix or "data") + " must be object", value=data, name="" + (name_prefix or "data") + "", definition={'$schema': 'https://json-schema.org/draft/2020-12/schema', 'title': 'InstanceUpdate 1.0', 'type': 'object', 'properties': {'instance_uuid': {'type': 'string', 'minLength': 36, 'maxLength': 36}, 'vm_state': {'type': 'string', 'enum': ['building', 'active', 'error', 'deleted']}, 'task_state': {'enum': ['scheduling', 'spawning', 'deleting', None], 'type': ['string', 'null']}, 'host': {'maxLength': 255, 'type': ['string', 'null']}, 'node': {'maxLength': 255, 'type': ['string', 'null']}, 'launched_at': {'type': ['string', 'null'], 'format': 'date-time'}, 'attempt': {'type': ['object', 'null'], 'properties': {'cellplane.name': {'const': 'BuildAttempt'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, 'fault_message': {'maxLength': 65535, 'type': ['string', 'null']}}, 'required': ['instance_uuid', 'vm_state'], 'additionalProperties': False, 'description': "A change of one instance's state, reported by the host that made it, with the build attempt behind it if any."}, rule='type')
     data_is_dict = isinstance(data, dict)
     if data_is_dict:
         data__missing_keys = set(['instance_uuid', 'vm_state']) - data.keys()
         if data__missing_keys:
-            raise JsonSchemaValueException("" + (name_prefix or "data") + " must contain " + (str(sorted(data__missing_keys)) + " properties"), value=data, name="" + (name_prefix or "data") + "", definition={'$schema': 'https://json-schema.org/draft/2020-12/schema', 'title': 'InstanceUpdate 1.0', 'type': 'object', 'properties': {'instance_uuid': {'type': 'string', 'minLength': 36, 'maxLength': 36}, 'vm_state': {'type': 'string', 'enum': ['building', 'active', 'error', 'deleted']}, 'task_state': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'enum': ['scheduling', 'spawning', 'deleting', None]}, 'host': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, 'node': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, 'launched_at': {'anyOf': [{'type': 'string', 'format': 'date-time'}, {'type': 'null'}]}, 'attempt': {'anyOf': [{'type': 'object', 'properties': {'cellplane.name': {'const': 'BuildAttempt'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, {'type': 'null'}]}, 'fault_message': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 65535}}, 'required': ['instance_uuid', 'vm_state'], 'additionalProperties': False, 'description': "A change of one instance's state, reported by the host that made it, with the build attempt behind it if any."}, rule='required')
+            raise JsonSchemaValueException("" + (name_prefix or "data") + " must contain " + (str(sorted(data__missing_keys)) + " properties"), value=data, name="" + (name_prefix or "data") + "", definition={'$schema': 'https://json-schema.org/draft/2020-12/schema', 'title': 'InstanceUpdate 1.0', 'type': 'object', 'properties': {'instance_uuid': {'type': 'string', 'minLength': 36, 'maxLength': 36}, 'vm_state': {'type': 'string', 'enum': ['building', 'active', 'error', 'deleted']}, 'task_state': {'enum': ['scheduling', 'spawning', 'deleting', None], 'type': ['string', 'null']}, 'host': {'maxLength': 255, 'type': ['string', 'null']}, 'node': {'maxLength': 255, 'type': ['string', 'null']}, 'launched_at': {'type': ['string', 'null'], 'format': 'date-time'}, 'attempt': {'type': ['object', 'null'], 'properties': {'cellplane.name': {'const': 'BuildAttempt'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, 'fault_message': {'maxLength': 65535, 'type': ['string', 'null']}}, 'required': ['instance_uuid', 'vm_state'], 'additionalProperties': False, 'description': "A change of one instance's state, reported by the host that made it, with the build attempt behind it if any."}, rule='required')
         data_keys = set(data.keys())
         if "instance_uuid" in data_keys:
             data_keys.remove("instance_uuid")
@@ -49,154 +49,76 @@ def validate(data, custom_formats={}, name_prefix=None):
         if "task_state" in data_keys:
             data_keys.remove("task_state")
             data__taskstate = data["task_state"]
+            if not isinstance(data__taskstate, (str, NoneType)):
+                raise JsonSchemaValueException("" + (name_prefix or "data") + ".task_state must be string or null", value=data__taskstate, name="" + (name_prefix or "data") + ".task_state", definition={'enum': ['scheduling', 'spawning', 'deleting', None], 'type': ['string', 'null']}, rule='type')
             if not (isinstance(data__taskstate, str) and data__taskstate == 'scheduling' or isinstance(data__taskstate, str) and data__taskstate == 'spawning' or isinstance(data__taskstate, str) and data__taskstate == 'deleting' or data__taskstate is None):
-                raise JsonSchemaValueException("" + (name_prefix or "data") + ".task_state must be one of ['scheduling', 'spawning', 'deleting', None]", value=data__taskstate, name="" + (name_prefix or "data") + ".task_state", definition={'anyOf': [{'type': 'string'}, {'type': 'null'}], 'enum': ['scheduling', 'spawning', 'deleting', None]}, rule='enum')
-            data__taskstate_any_of_count1 = 0
-            if not data__taskstate_any_of_count1:
-                try:
-                    if not isinstance(data__taskstate, (str)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".task_state must be string", value=data__taskstate, name="" + (name_prefix or "data") + ".task_state", definition={'type': 'string'}, rule='type')
-                    data__taskstate_any_of_count1 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__taskstate_any_of_count1:
-                try:
-                    if not isinstance(data__taskstate, (NoneType)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".task_state must be null", value=data__taskstate, name="" + (name_prefix or "data") + ".task_state", definition={'type': 'null'}, rule='type')
-                    data__taskstate_any_of_count1 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__taskstate_any_of_count1:
-                raise JsonSchemaValueException("" + (name_prefix or "data") + ".task_state cannot be validated by any definition", value=data__taskstate, name="" + (name_prefix or "data") + ".task_state", definition={'anyOf': [{'type': 'string'}, {'type': 'null'}], 'enum': ['scheduling', 'spawning', 'deleting', None]}, rule='anyOf')
+                raise JsonSchemaValueException("" + (name_prefix or "data") + ".task_state must be one of ['scheduling', 'spawning', 'deleting', None]", value=data__taskstate, name="" + (name_prefix or "data") + ".task_state", definition={'enum': ['scheduling', 'spawning', 'deleting', None], 'type': ['string', 'null']}, rule='enum')
         if "host" in data_keys:
             data_keys.remove("host")
             data__host = data["host"]
-            data__host_any_of_count2 = 0
-            if not data__host_any_of_count2:
-                try:
-                    if not isinstance(data__host, (str)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".host must be string", value=data__host, name="" + (name_prefix or "data") + ".host", definition={'type': 'string'}, rule='type')
-                    data__host_any_of_count2 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__host_any_of_count2:
-                try:
-                    if not isinstance(data__host, (NoneType)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".host must be null", value=data__host, name="" + (name_prefix or "data") + ".host", definition={'type': 'null'}, rule='type')
-                    data__host_any_of_count2 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__host_any_of_count2:
-                raise JsonSchemaValueException("" + (name_prefix or "data") + ".host cannot be validated by any definition", value=data__host, name="" + (name_prefix or "data") + ".host", definition={'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, rule='anyOf')
+            if not isinstance(data__host, (str, NoneType)):
+                raise JsonSchemaValueException("" + (name_prefix or "data") + ".host must be string or null", value=data__host, name="" + (name_prefix or "data") + ".host", definition={'maxLength': 255, 'type': ['string', 'null']}, rule='type')
             if isinstance(data__host, str):
                 data__host_len = len(data__host)
                 if data__host_len > 255:
-                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".host must be shorter than or equal to 255 characters", value=data__host, name="" + (name_prefix or "data") + ".host", definition={'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, rule='maxLength')
+                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".host must be shorter than or equal to 255 characters", value=data__host, name="" + (name_prefix or "data") + ".host", definition={'maxLength': 255, 'type': ['string', 'null']}, rule='maxLength')
         if "node" in data_keys:
             data_keys.remove("node")
             data__node = data["node"]
-            data__node_any_of_count3 = 0
-            if not data__node_any_of_count3:
-                try:
-                    if not isinstance(data__node, (str)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".node must be string", value=data__node, name="" + (name_prefix or "data") + ".node", definition={'type': 'string'}, rule='type')
-                    data__node_any_of_count3 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__node_any_of_count3:
-                try:
-                    if not isinstance(data__node, (NoneType)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".node must be null", value=data__node, name="" + (name_prefix or "data") + ".node", definition={'type': 'null'}, rule='type')
-                    data__node_any_of_count3 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__node_any_of_count3:
-                raise JsonSchemaValueException("" + (name_prefix or "data") + ".node cannot be validated by any definition", value=data__node, name="" + (name_prefix or "data") + ".node", definition={'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, rule='anyOf')
+            if not isinstance(data__node, (str, NoneType)):
+                raise JsonSchemaValueException("" + (name_prefix or "data") + ".node must be string or null", value=data__node, name="" + (name_prefix or "data") + ".node", definition={'maxLength': 255, 'type': ['string', 'null']}, rule='type')
             if isinstance(data__node, str):
                 data__node_len = len(data__node)
                 if data__node_len > 255:
-                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".node must be shorter than or equal to 255 characters", value=data__node, name="" + (name_prefix or "data") + ".node", definition={'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, rule='maxLength')
+                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".node must be shorter than or equal to 255 characters", value=data__node, name="" + (name_prefix or "data") + ".node", definition={'maxLength': 255, 'type': ['string', 'null']}, rule='maxLength')
         if "launched_at" in data_keys:
             data_keys.remove("launched_at")
             data__launchedat = data["launched_at"]
-            data__launchedat_any_of_count4 = 0
-            if not data__launchedat_any_of_count4:
-                try:
-                    if not isinstance(data__launchedat, (str)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".launched_at must be string", value=data__launchedat, name="" + (name_prefix or "data") + ".launched_at", definition={'type': 'string', 'format': 'date-time'}, rule='type')
-                    if isinstance(data__launchedat, str):
-                        if not REGEX_PATTERNS["date-time_re_pattern"].match(data__launchedat):
-                            raise JsonSchemaValueException("" + (name_prefix or "data") + ".launched_at must be date-time", value=data__launchedat, name="" + (name_prefix or "data") + ".launched_at", definition={'type': 'string', 'format': 'date-time'}, rule='format')
-                    data__launchedat_any_of_count4 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__launchedat_any_of_count4:
-                try:
-                    if not isinstance(data__launchedat, (NoneType)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".launched_at must be null", value=data__launchedat, name="" + (name_prefix or "data") + ".launched_at", definition={'type': 'null'}, rule='type')
-                    data__launchedat_any_of_count4 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__launchedat_any_of_count4:
-                raise JsonSchemaValueException("" + (name_prefix or "data") + ".launched_at cannot be validated by any definition", value=data__launchedat, name="" + (name_prefix or "data") + ".launched_at", definition={'anyOf': [{'type': 'string', 'format': 'date-time'}, {'type': 'null'}]}, rule='anyOf')
+            if not isinstance(data__launchedat, (str, NoneType)):
+                raise JsonSchemaValueException("" + (name_prefix or "data") + ".launched_at must be string or null", value=data__launchedat, name="" + (name_prefix or "data") + ".launched_at", definition={'type': ['string', 'null'], 'format': 'date-time'}, rule='type')
+            if isinstance(data__launchedat, str):
+                if not REGEX_PATTERNS["date-time_re_pattern"].match(data__launchedat):
+                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".launched_at must be date-time", value=data__launchedat, name="" + (name_prefix or "data") + ".launched_at", definition={'type': ['string', 'null'], 'format': 'date-time'}, rule='format')
         if "attempt" in data_keys:
             data_keys.remove("attempt")
             data__attempt = data["attempt"]
-            data__attempt_any_of_count5 = 0
-            if not data__attempt_any_of_count5:
-                try:
-                    if not isinstance(data__attempt, (dict)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".attempt must be object", value=data__attempt, name="" + (name_prefix or "data") + ".attempt", definition={'type': 'object', 'properties': {'cellplane.name': {'const': 'BuildAttempt'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, rule='type')
-                    data__attempt_is_dict = isinstance(data__attempt, dict)
-                    if data__attempt_is_dict:
-                        data__attempt__missing_keys = set(['cellplane.name', 'cellplane.version', 'cellplane.data']) - data__attempt.keys()
-                        if data__attempt__missing_keys:
-                            raise JsonSchemaValueException("" + (name_prefix or "data") + ".attempt must contain " + (str(sorted(data__attempt__missing_keys)) + " properties"), value=data__attempt, name="" + (name_prefix or "data") + ".attempt", definition={'type': 'object', 'properties': {'cellplane.name': {'const': 'BuildAttempt'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, rule='required')
-                        data__attempt_keys = set(data__attempt.keys())
-                        if "cellplane.name" in data__attempt_keys:
-                            data__attempt_keys.remove("cellplane.name")
-                            data__attempt__cellplanename = data__attempt["cellplane.name"]
-                            if not (isinstance(data__attempt__cellplanename, str) and data__attempt__cellplanename == 'BuildAttempt'):
-                                raise JsonSchemaValueException("" + (name_prefix or "data") + ".attempt.cellplane.name must be same as const definition: BuildAttempt", value=data__attempt__cellplanename, name="" + (name_prefix or "data") + ".attempt.cellplane.name", definition={'const': 'BuildAttempt'}, rule='const')
-                        if "cellplane.version" in data__attempt_keys:
-                            data__attempt_keys.remove("cellplane.version")
-                            data__attempt__cellplaneversion = data__attempt["cellplane.version"]
-                            if not isinstance(data__attempt__cellplaneversion, (str)):
-                                raise JsonSchemaValueException("" + (name_prefix or "data") + ".attempt.cellplane.version must be string", value=data__attempt__cellplaneversion, name="" + (name_prefix or "data") + ".attempt.cellplane.version", definition={'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, rule='type')
-                            if isinstance(data__attempt__cellplaneversion, str):
-                                if not REGEX_PATTERNS['^[0-9]+\\.[0-9]+$'].search(data__attempt__cellplaneversion):
-                                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".attempt.cellplane.version must match pattern ^[0-9]+\\.[0-9]+$", value=data__attempt__cellplaneversion, name="" + (name_prefix or "data") + ".attempt.cellplane.version", definition={'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, rule='pattern')
-                        if "cellplane.data" in data__attempt_keys:
-                            data__attempt_keys.remove("cellplane.data")
-                            data__attempt__cellplanedata = data__attempt["cellplane.data"]
-                            if not isinstance(data__attempt__cellplanedata, (dict)):
-                                raise JsonSchemaValueException("" + (name_prefix or "data") + ".attempt.cellplane.data must be object", value=data__attempt__cellplanedata, name="" + (name_prefix or "data") + ".attempt.cellplane.data", definition={'type': 'object'}, rule='type')
-                        if data__attempt_keys:
-                            raise JsonSchemaValueException("" + (name_prefix or "data") + ".attempt must not contain "+str(data__attempt_keys)+" properties", value=data__attempt, name="" + (name_prefix or "data") + ".attempt", definition={'type': 'object', 'properties': {'cellplane.name': {'const': 'BuildAttempt'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, rule='additionalProperties')
-                    data__attempt_any_of_count5 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__attempt_any_of_count5:
-                try:
-                    if not isinstance(data__attempt, (NoneType)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".attempt must be null", value=data__attempt, name="" + (name_prefix or "data") + ".attempt", definition={'type': 'null'}, rule='type')
-                    data__attempt_any_of_count5 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__attempt_any_of_count5:
-                raise JsonSchemaValueException("" + (name_prefix or "data") + ".attempt cannot be validated by any definition", value=data__attempt, name="" + (name_prefix or "data") + ".attempt", definition={'anyOf': [{'type': 'object', 'properties': {'cellplane.name': {'const': 'BuildAttempt'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, {'type': 'null'}]}, rule='anyOf')
+            if not isinstance(data__attempt, (dict, NoneType)):
+                raise JsonSchemaValueException("" + (name_prefix or "data") + ".attempt must be object or null", value=data__attempt, name="" + (name_prefix or "data") + ".attempt", definition={'type': ['object', 'null'], 'properties': {'cellplane.name': {'const': 'BuildAttempt'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, rule='type')
+            data__attempt_is_dict = isinstance(data__attempt, dict)
+            if data__attempt_is_dict:
+                data__attempt__missing_keys = set(['cellplane.name', 'cellplane.version', 'cellplane.data']) - data__attempt.keys()
+                if data__attempt__missing_keys:
+                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".attempt must contain " + (str(sorted(data__attempt__missing_keys)) + " properties"), value=data__attempt, name="" + (name_prefix or "data") + ".attempt", definition={'type': ['object', 'null'], 'properties': {'cellplane.name': {'const': 'BuildAttempt'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, rule='required')
+                data__attempt_keys = set(data__attempt.keys())
+                if "cellplane.name" in data__attempt_keys:
+                    data__attempt_keys.remove("cellplane.name")
+                    data__attempt__cellplanename = data__attempt["cellplane.name"]
+                    if not (isinstance(data__attempt__cellplanename, str) and data__attempt__cellplanename == 'BuildAttempt'):
+                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".attempt.cellplane.name must be same as const definition: BuildAttempt", value=data__attempt__cellplanename, name="" + (name_prefix or "data") + ".attempt.cellplane.name", definition={'const': 'BuildAttempt'}, rule='const')
+                if "cellplane.version" in data__attempt_keys:
+                    data__attempt_keys.remove("cellplane.version")
+                    data__attempt__cellplaneversion = data__attempt["cellplane.version"]
+                    if not isinstance(data__attempt__cellplaneversion, (str)):
+                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".attempt.cellplane.version must be string", value=data__attempt__cellplaneversion, name="" + (name_prefix or "data") + ".attempt.cellplane.version", definition={'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, rule='type')
+                    if isinstance(data__attempt__cellplaneversion, str):
+                        if not REGEX_PATTERNS['^[0-9]+\\.[0-9]+$'].search(data__attempt__cellplaneversion):
+                            raise JsonSchemaValueException("" + (name_prefix or "data") + ".attempt.cellplane.version must match pattern ^[0-9]+\\.[0-9]+$", value=data__attempt__cellplaneversion, name="" + (name_prefix or "data") + ".attempt.cellplane.version", definition={'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, rule='pattern')
+                if "cellplane.data" in data__attempt_keys:
+                    data__attempt_keys.remove("cellplane.data")
+                    data__attempt__cellplanedata = data__attempt["cellplane.data"]
+                    if not isinstance(data__attempt__cellplanedata, (dict)):
+                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".attempt.cellplane.data must be object", value=data__attempt__cellplanedata, name="" + (name_prefix or "data") + ".attempt.cellplane.data", definition={'type': 'object'}, rule='type')
+                if data__attempt_keys:
+                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".attempt must not contain "+str(data__attempt_keys)+" properties", value=data__attempt, name="" + (name_prefix or "data") + ".attempt", definition={'type': ['object', 'null'], 'properties': {'cellplane.name': {'const': 'BuildAttempt'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, rule='additionalProperties')
         if "fault_message" in data_keys:
             data_keys.remove("fault_message")
             data__faultmessage = data["fault_message"]
-            data__faultmessage_any_of_count6 = 0
-            if not data__faultmessage_any_of_count6:
-                try:
-                    if not isinstance(data__faultmessage, (str)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".fault_message must be string", value=data__faultmessage, name="" + (name_prefix or "data") + ".fault_message", definition={'type': 'string'}, rule='type')
-                    data__faultmessage_any_of_count6 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__faultmessage_any_of_count6:
-                try:
-                    if not isinstance(data__faultmessage, (NoneType)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".fault_message must be null", value=data__faultmessage, name="" + (name_prefix or "data") + ".fault_message", definition={'type': 'null'}, rule='type')
-                    data__faultmessage_any_of_count6 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__faultmessage_any_of_count6:
-                raise JsonSchemaValueException("" + (name_prefix or "data") + ".fault_message cannot be validated by any definition", value=data__faultmessage, name="" + (name_prefix or "data") + ".fault_message", definition={'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 65535}, rule='anyOf')
+            if not isinstance(data__faultmessage, (str, NoneType)):
+                raise JsonSchemaValueException("" + (name_prefix or "data") + ".fault_message must be string or null", value=data__faultmessage, name="" + (name_prefix or "data") + ".fault_message", definition={'maxLength': 65535, 'type': ['string', 'null']}, rule='type')
             if isinstance(data__faultmessage, str):
                 data__faultmessage_len = len(data__faultmessage)
                 if data__faultmessage_len > 65535:
-                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".fault_message must be shorter than or equal to 65535 characters", value=data__faultmessage, name="" + (name_prefix or "data") + ".fault_message", definition={'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 65535}, rule='maxLength')
+                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".fault_message must be shorter than or equal to 65535 characters", value=data__faultmessage, name="" + (name_prefix or "data") + ".fault_message", definition={'maxLength': 65535, 'type': ['string', 'null']}, rule='maxLength')
         if data_keys:
-            raise JsonSchemaValueException("" + (name_prefix or "data") + " must not contain "+str(data_keys)+" properties", value=data, name="" + (name_prefix or "data") + "", definition={'$schema': 'https://json-schema.org/draft/2020-12/schema', 'title': 'InstanceUpdate 1.0', 'type': 'object', 'properties': {'instance_uuid': {'type': 'string', 'minLength': 36, 'maxLength': 36}, 'vm_state': {'type': 'string', 'enum': ['building', 'active', 'error', 'deleted']}, 'task_state': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'enum': ['scheduling', 'spawning', 'deleting', None]}, 'host': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, 'node': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, 'launched_at': {'anyOf': [{'type': 'string', 'format': 'date-time'}, {'type': 'null'}]}, 'attempt': {'anyOf': [{'type': 'object', 'properties': {'cellplane.name': {'const': 'BuildAttempt'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, {'type': 'null'}]}, 'fault_message': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 65535}}, 'required': ['instance_uuid', 'vm_state'], 'additionalProperties': False, 'description': "A change of one instance's state, reported by the host that made it, with the build attempt behind it if any."}, rule='additionalProperties')
+            raise JsonSchemaValueException("" + (name_prefix or "data") + " must not contain "+str(data_keys)+" properties", value=data, name="" + (name_prefix or "data") + "", definition={'$schema': 'https://json-schema.org/draft/2020-12/schema', 'title': 'InstanceUpdate 1.0', 'type': 'object', 'properties': {'instance_uuid': {'type': 'string', 'minLength': 36, 'maxLength': 36}, 'vm_state': {'type': 'string', 'enum': ['building', 'active', 'error', 'deleted']}, 'task_state': {'enum': ['scheduling', 'spawning', 'deleting', None], 'type': ['string', 'null']}, 'host': {'maxLength': 255, 'type': ['string', 'null']}, 'node': {'maxLength': 255, 'type': ['string', 'null']}, 'launched_at': {'type': ['string', 'null'], 'format': 'date-time'}, 'attempt': {'type': ['object', 'null'], 'properties': {'cellplane.name': {'const': 'BuildAttempt'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, 'fault_message': {'maxLength': 65535, 'type': ['string', 'null']}}, 'required': ['instance_uuid', 'vm_state'], 'additionalProperties': False, 'description': "A change of one instance's state, reported by the host that made it, with the build attempt behind it if any."}, rule='additionalProperties')
     return data

@@ -15,12 +15,12 @@ NoneType = type(None)
 
 def validate(data, custom_formats={}, name_prefix=None):
     if not isinstance(data, (dict)):
-        raise JsonSchemaValueException("" + (name_prefix or "data") + " must be object", value=data, name="" + (name_prefix or "data") + "", definition={'$schema': 'https://json-schema.org/draft/2020-12/schema', 'title': 'Ping 1.0', 'type': 'object', 'properties': {'message': {'type': 'string', 'maxLength': 1024}, 'hold_seconds': {'anyOf': [{'type': 'number'}, {'type': 'null'}], 'minimum': 0, 'maximum': 60.0}}, 'required': [], 'additionalProperties': False, 'description': 'Diagnostic echo request.'}, rule='type')
+        raise JsonSchemaValueException("" + (name_prefix or "data") + " must be object", value=data, name="" + (name_prefix or "data") + "", definition={'$schema': 'https://json-schema.org/draft/2020-12/schema', 'title': 'Ping 1.0', 'type': 'object', 'properties': {'message': {'type': 'string', 'maxLength': 1024}, 'hold_seconds': {'minimum': 0, 'maximum': 60.0, 'type': ['number', 'null']}}, 'required': [], 'additionalProperties': False, 'description': 'Diagnostic echo request.'}, rule='type')
     data_is_dict = isinstance(data, dict)
     if data_is_dict:
         data__missing_keys = set([]) - data.keys()
         if data__missing_keys:
-            raise JsonSchemaValueException("" + (name_prefix or "data") + " must contain " + (str(sorted(data__missing_keys)) + " properties"), value=data, name="" + (name_prefix or "data") + "", definition={'$schema': 'https://json-schema.org/draft/2020-12/schema', 'title': 'Ping 1.0', 'type': 'object', 'properties': {'message': {'type': 'string', 'maxLength': 1024}, 'hold_seconds': {'anyOf': [{'type': 'number'}, {'type': 'null'}], 'minimum': 0, 'maximum': 60.0}}, 'required': [], 'additionalProperties': False, 'description': 'Diagnostic echo request.'}, rule='required')
+            raise JsonSchemaValueException("" + (name_prefix or "data") + " must contain " + (str(sorted(data__missing_keys)) + " properties"), value=data, name="" + (name_prefix or "data") + "", definition={'$schema': 'https://json-schema.org/draft/2020-12/schema', 'title': 'Ping 1.0', 'type': 'object', 'properties': {'message': {'type': 'string', 'maxLength': 1024}, 'hold_seconds': {'minimum': 0, 'maximum': 60.0, 'type': ['number', 'null']}}, 'required': [], 'additionalProperties': False, 'description': 'Diagnostic echo request.'}, rule='required')
         data_keys = set(data.keys())
         if "message" in data_keys:
             data_keys.remove("message")
@@ -34,26 +34,13 @@ def validate(data, custom_formats={}, name_prefix=None):
         if "hold_seconds" in data_keys:
             data_keys.remove("hold_seconds")
             data__holdseconds = data["hold_seconds"]
-            data__holdseconds_any_of_count1 = 0
-            if not data__holdseconds_any_of_count1:
-                try:
-                    if not isinstance(data__holdseconds, (int, float, Decimal)) or isinstance(data__holdseconds, bool):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".hold_seconds must be number", value=data__holdseconds, name="" + (name_prefix or "data") + ".hold_seconds", definition={'type': 'number'}, rule='type')
-                    data__holdseconds_any_of_count1 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__holdseconds_any_of_count1:
-                try:
-                    if not isinstance(data__holdseconds, (NoneType)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".hold_seconds must be null", value=data__holdseconds, name="" + (name_prefix or "data") + ".hold_seconds", definition={'type': 'null'}, rule='type')
-                    data__holdseconds_any_of_count1 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__holdseconds_any_of_count1:
-                raise JsonSchemaValueException("" + (name_prefix or "data") + ".hold_seconds cannot be validated by any definition", value=data__holdseconds, name="" + (name_prefix or "data") + ".hold_seconds", definition={'anyOf': [{'type': 'number'}, {'type': 'null'}], 'minimum': 0, 'maximum': 60.0}, rule='anyOf')
+            if not isinstance(data__holdseconds, (int, float, Decimal, NoneType)) or isinstance(data__holdseconds, bool):
+                raise JsonSchemaValueException("" + (name_prefix or "data") + ".hold_seconds must be number or null", value=data__holdseconds, name="" + (name_prefix or "data") + ".hold_seconds", definition={'minimum': 0, 'maximum': 60.0, 'type': ['number', 'null']}, rule='type')
             if isinstance(data__holdseconds, (int, float, Decimal)) and not isinstance(data__holdseconds, bool):
                 if data__holdseconds < 0:
-                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".hold_seconds must be bigger than or equal to 0", value=data__holdseconds, name="" + (name_prefix or "data") + ".hold_seconds", definition={'anyOf': [{'type': 'number'}, {'type': 'null'}], 'minimum': 0, 'maximum': 60.0}, rule='minimum')
+                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".hold_seconds must be bigger than or equal to 0", value=data__holdseconds, name="" + (name_prefix or "data") + ".hold_seconds", definition={'minimum': 0, 'maximum': 60.0, 'type': ['number', 'null']}, rule='minimum')
                 if data__holdseconds > 60.0:
-                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".hold_seconds must be smaller than or equal to 60.0", value=data__holdseconds, name="" + (name_prefix or "data") + ".hold_seconds", definition={'anyOf': [{'type': 'number'}, {'type': 'null'}], 'minimum': 0, 'maximum': 60.0}, rule='maximum')
+                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".hold_seconds must be smaller than or equal to 60.0", value=data__holdseconds, name="" + (name_prefix or "data") + ".hold_seconds", definition={'minimum': 0, 'maximum': 60.0, 'type': ['number', 'null']}, rule='maximum')
         if data_keys:
-            raise JsonSchemaValueException("" + (name_prefix or "data") + " must not contain "+str(data_keys)+" properties", value=data, name="" + (name_prefix or "data") + "", definition={'$schema': 'https://json-schema.org/draft/2020-12/schema', 'title': 'Ping 1.0', 'type': 'object', 'properties': {'message': {'type': 'string', 'maxLength': 1024}, 'hold_seconds': {'anyOf': [{'type': 'number'}, {'type': 'null'}], 'minimum': 0, 'maximum': 60.0}}, 'required': [], 'additionalProperties': False, 'description': 'Diagnostic echo request.'}, rule='additionalProperties')
+            raise JsonSchemaValueException("" + (name_prefix or "data") + " must not contain "+str(data_keys)+" properties", value=data, name="" + (name_prefix or "data") + "", definition={'$schema': 'https://json-schema.org/draft/2020-12/schema', 'title': 'Ping 1.0', 'type': 'object', 'properties': {'message': {'type': 'string', 'maxLength': 1024}, 'hold_seconds': {'minimum': 0, 'maximum': 60.0, 'type': ['number', 'null']}}, 'required': [], 'additionalProperties': False, 'description': 'Diagnostic echo request.'}, rule='additionalProperties')
     return data

@@ -20,12 +20,12 @@ NoneType = type(None)
 
 def validate(data, custom_formats={}, name_prefix=None):
     if not isinstance(data, (dict)):
-        raise JsonSchemaValueException("" + (name_prefix or "data") + " must be object", value=data, name="" + (name_prefix or "data") + "", definition={'$schema': 'https://json-schema.org/draft/2020-12/schema', 'title': 'RequestSpec 1.1', 'type': 'object', 'properties': {'flavor': {'type': 'object', 'properties': {'cellplane.name': {'const': 'Flavor'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, 'project_id': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'user_id': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'num_instances': {'type': 'integer', 'minimum': 1}, 'image_properties': {'type': 'object', 'additionalProperties': {'type': 'string'}}, 'availability_zone': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, 'scheduler_hints': {'type': 'object', 'additionalProperties': {'type': 'array', 'items': {'type': 'string'}}}, 'instance_group': {'anyOf': [{'type': 'object', 'properties': {'cellplane.name': {'const': 'InstanceGroup'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, {'type': 'null'}]}, 'requested_destination': {'anyOf': [{'type': 'object', 'properties': {'cellplane.name': {'const': 'RequestedDestination'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, {'type': 'null'}]}, 'ignore_hosts': {'type': 'array', 'items': {'type': 'string'}}, 'retry': {'anyOf': [{'type': 'object', 'properties': {'cellplane.name': {'const': 'SchedulingRetry'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, {'type': 'null'}]}, 'requested_networks': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'enum': ['auto', 'none', None]}, 'image_ref': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}}, 'required': ['flavor', 'project_id', 'user_id'], 'additionalProperties': False, 'description': 'What to place and under which constraints: one boot request.'}, rule='type')
+        raise JsonSchemaValueException("" + (name_prefix or "data") + " must be object", value=data, name="" + (name_prefix or "data") + "", definition={'$schema': 'https://json-schema.org/draft/2020-12/schema', 'title': 'RequestSpec 1.1', 'type': 'object', 'properties': {'flavor': {'type': 'object', 'properties': {'cellplane.name': {'const': 'Flavor'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, 'project_id': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'user_id': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'num_instances': {'type': 'integer', 'minimum': 1}, 'image_properties': {'type': 'object', 'additionalProperties': {'type': 'string'}}, 'availability_zone': {'maxLength': 255, 'type': ['string', 'null']}, 'scheduler_hints': {'type': 'object', 'additionalProperties': {'type': 'array', 'items': {'type': 'string'}}}, 'instance_group': {'type': ['object', 'null'], 'properties': {'cellplane.name': {'const': 'InstanceGroup'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, 'requested_destination': {'type': ['object', 'null'], 'properties': {'cellplane.name': {'const': 'RequestedDestination'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, 'ignore_hosts': {'type': 'array', 'items': {'type': 'string'}}, 'retry': {'type': ['object', 'null'], 'properties': {'cellplane.name': {'const': 'SchedulingRetry'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, 'requested_networks': {'enum': ['auto', 'none', None], 'type': ['string', 'null']}, 'image_ref': {'maxLength': 255, 'type': ['string', 'null']}}, 'required': ['flavor', 'project_id', 'user_id'], 'additionalProperties': False, 'description': 'What to place and under which constraints: one boot request.'}, rule='type')
     data_is_dict = isinstance(data, dict)
     if data_is_dict:
         data__missing_keys = set(['flavor', 'project_id', 'user_id']) - data.keys()
         if data__missing_keys:
-            raise JsonSchemaValueException("" + (name_prefix or "data") + " must contain " + (str(sorted(data__missing_keys)) + " properties"), value=data, name="" + (name_prefix or "data") + "", definition={'$schema': 'https://json-schema.org/draft/2020-12/schema', 'title': 'RequestSpec 1.1', 'type': 'object', 'properties': {'flavor': {'type': 'object', 'properties': {'cellplane.name': {'const': 'Flavor'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, 'project_id': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'user_id': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'num_instances': {'type': 'integer', 'minimum': 1}, 'image_properties': {'type': 'object', 'additionalProperties': {'type': 'string'}}, 'availability_zone': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, 'scheduler_hints': {'type': 'object', 'additionalProperties': {'type': 'array', 'items': {'type': 'string'}}}, 'instance_group': {'anyOf': [{'type': 'object', 'properties': {'cellplane.name': {'const': 'InstanceGroup'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, {'type': 'null'}]}, 'requested_destination': {'anyOf': [{'type': 'object', 'properties': {'cellplane.name': {'const': 'RequestedDestination'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, {'type': 'null'}]}, 'ignore_hosts': {'type': 'array', 'items': {'type': 'string'}}, 'retry': {'anyOf': [{'type': 'object', 'properties': {'cellplane.name': {'const': 'SchedulingRetry'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, {'type': 'null'}]}, 'requested_networks': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'enum': ['auto', 'none', None]}, 'image_ref': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}}, 'required': ['flavor', 'project_id', 'user_id'], 'additionalProperties': False, 'description': 'What to place and under which constraints: one boot request.'}, rule='required')
+            raise JsonSchemaValueException("" + (name_prefix or "data") + " must contain " + (str(sorted(data__missing_keys)) + " properties"), value=data, name="" + (name_prefix or "data") + "", definition={'$schema': 'https://json-schema.org/draft/2020-12/schema', 'title': 'RequestSpec 1.1', 'type': 'object', 'properties': {'flavor': {'type': 'object', 'properties': {'cellplane.name': {'const': 'Flavor'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, 'project_id': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'user_id': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'num_instances': {'type': 'integer', 'minimum': 1}, 'image_properties': {'type': 'object', 'additionalProperties': {'type': 'string'}}, 'availability_zone': {'maxLength': 255, 'type': ['string', 'null']}, 'scheduler_hints': {'type': 'object', 'additionalProperties': {'type': 'array', 'items': {'type': 'string'}}}, 'instance_group': {'type': ['object', 'null'], 'properties': {'cellplane.name': {'const': 'InstanceGroup'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, 'requested_destination': {'type': ['object', 'null'], 'properties': {'cellplane.name': {'const': 'RequestedDestination'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, 'ignore_hosts': {'type': 'array', 'items': {'type': 'string'}}, 'retry': {'type': ['object', 'null'], 'properties': {'cellplane.name': {'const': 'SchedulingRetry'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, 'requested_networks': {'enum': ['auto', 'none', None], 'type': ['string', 'null']}, 'image_ref': {'maxLength': 255, 'type': ['string', 'null']}}, 'required': ['flavor', 'project_id', 'user_id'], 'additionalProperties': False, 'description': 'What to place and under which constraints: one boot request.'}, rule='required')
         data_keys = set(data.keys())
         if "flavor" in data_keys:
             data_keys.remove("flavor")
@@ -104,25 +104,12 @@ def validate(data, custom_formats={}, name_prefix=None):
         if "availability_zone" in data_keys:
             data_keys.remove("availability_zone")
             data__availabilityzone = data["availability_zone"]
-            data__availabilityzone_any_of_count1 = 0
-            if not data__availabilityzone_any_of_count1:
-                try:
-                    if not isinstance(data__availabilityzone, (str)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".availability_zone must be string", value=data__availabilityzone, name="" + (name_prefix or "data") + ".availability_zone", definition={'type': 'string'}, rule='type')
-                    data__availabilityzone_any_of_count1 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__availabilityzone_any_of_count1:
-                try:
-                    if not isinstance(data__availabilityzone, (NoneType)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".availability_zone must be null", value=data__availabilityzone, name="" + (name_prefix or "data") + ".availability_zone", definition={'type': 'null'}, rule='type')
-                    data__availabilityzone_any_of_count1 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__availabilityzone_any_of_count1:
-                raise JsonSchemaValueException("" + (name_prefix or "data") + ".availability_zone cannot be validated by any definition", value=data__availabilityzone, name="" + (name_prefix or "data") + ".availability_zone", definition={'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, rule='anyOf')
+            if not isinstance(data__availabilityzone, (str, NoneType)):
+                raise JsonSchemaValueException("" + (name_prefix or "data") + ".availability_zone must be string or null", value=data__availabilityzone, name="" + (name_prefix or "data") + ".availability_zone", definition={'maxLength': 255, 'type': ['string', 'null']}, rule='type')
             if isinstance(data__availabilityzone, str):
                 data__availabilityzone_len = len(data__availabilityzone)
                 if data__availabilityzone_len > 255:
-                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".availability_zone must be shorter than or equal to 255 characters", value=data__availabilityzone, name="" + (name_prefix or "data") + ".availability_zone", definition={'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, rule='maxLength')
+                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".availability_zone must be shorter than or equal to 255 characters", value=data__availabilityzone, name="" + (name_prefix or "data") + ".availability_zone", definition={'maxLength': 255, 'type': ['string', 'null']}, rule='maxLength')
         if "scheduler_hints" in data_keys:
             data_keys.remove("scheduler_hints")
             data__schedulerhints = data["scheduler_hints"]
@@ -145,91 +132,65 @@ def validate(data, custom_formats={}, name_prefix=None):
         if "instance_group" in data_keys:
             data_keys.remove("instance_group")
             data__instancegroup = data["instance_group"]
-            data__instancegroup_any_of_count2 = 0
-            if not data__instancegroup_any_of_count2:
-                try:
-                    if not isinstance(data__instancegroup, (dict)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".instance_group must be object", value=data__instancegroup, name="" + (name_prefix or "data") + ".instance_group", definition={'type': 'object', 'properties': {'cellplane.name': {'const': 'InstanceGroup'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, rule='type')
-                    data__instancegroup_is_dict = isinstance(data__instancegroup, dict)
-                    if data__instancegroup_is_dict:
-                        data__instancegroup__missing_keys = set(['cellplane.name', 'cellplane.version', 'cellplane.data']) - data__instancegroup.keys()
-                        if data__instancegroup__missing_keys:
-                            raise JsonSchemaValueException("" + (name_prefix or "data") + ".instance_group must contain " + (str(sorted(data__instancegroup__missing_keys)) + " properties"), value=data__instancegroup, name="" + (name_prefix or "data") + ".instance_group", definition={'type': 'object', 'properties': {'cellplane.name': {'const': 'InstanceGroup'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, rule='required')
-                        data__instancegroup_keys = set(data__instancegroup.keys())
-                        if "cellplane.name" in data__instancegroup_keys:
-                            data__instancegroup_keys.remove("cellplane.name")
-                            data__instancegroup__cellplanename = data__instancegroup["cellplane.name"]
-                            if not (isinstance(data__instancegroup__cellplanename, str) and data__instancegroup__cellplanename == 'InstanceGroup'):
-                                raise JsonSchemaValueException("" + (name_prefix or "data") + ".instance_group.cellplane.name must be same as const definition: InstanceGroup", value=data__instancegroup__cellplanename, name="" + (name_prefix or "data") + ".instance_group.cellplane.name", definition={'const': 'InstanceGroup'}, rule='const')
-                        if "cellplane.version" in data__instancegroup_keys:
-                            data__instancegroup_keys.remove("cellplane.version")
-                            data__instancegroup__cellplaneversion = data__instancegroup["cellplane.version"]
-                            if not isinstance(data__instancegroup__cellplaneversion, (str)):
-                                raise JsonSchemaValueException("" + (name_prefix or "data") + ".instance_group.cellplane.version must be string", value=data__instancegroup__cellplaneversion, name="" + (name_prefix or "data") + ".instance_group.cellplane.version", definition={'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, rule='type')
-                            if isinstance(data__instancegroup__cellplaneversion, str):
-                                if not REGEX_PATTERNS['^[0-9]+\\.[0-9]+$'].search(data__instancegroup__cellplaneversion):
-                                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".instance_group.cellplane.version must match pattern ^[0-9]+\\.[0-9]+$", value=data__instancegroup__cellplaneversion, name="" + (name_prefix or "data") + ".instance_group.cellplane.version", definition={'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, rule='pattern')
-                        if "cellplane.data" in data__instancegroup_keys:
-                            data__instancegroup_keys.remove("cellplane.data")
-                            data__instancegroup__cellplanedata = data__instancegroup["cellplane.data"]
-                            if not isinstance(data__instancegroup__cellplanedata, (dict)):
-                                raise JsonSchemaValueException("" + (name_prefix or "data") + ".instance_group.cellplane.data must be object", value=data__instancegroup__cellplanedata, name="" + (name_prefix or "data") + ".instance_group.cellplane.data", definition={'type': 'object'}, rule='type')
-                        if data__instancegroup_keys:
-                            raise JsonSchemaValueException("" + (name_prefix or "data") + ".instance_group must not contain "+str(data__instancegroup_keys)+" properties", value=data__instancegroup, name="" + (name_prefix or "data") + ".instance_group", definition={'type': 'object', 'properties': {'cellplane.name': {'const': 'InstanceGroup'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, rule='additionalProperties')
-                    data__instancegroup_any_of_count2 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__instancegroup_any_of_count2:
-                try:
-                    if not isinstance(data__instancegroup, (NoneType)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".instance_group must be null", value=data__instancegroup, name="" + (name_prefix or "data") + ".instance_group", definition={'type': 'null'}, rule='type')
-                    data__instancegroup_any_of_count2 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__instancegroup_any_of_count2:
-                raise JsonSchemaValueException("" + (name_prefix or "data") + ".instance_group cannot be validated by any definition", value=data__instancegroup, name="" + (name_prefix or "data") + ".instance_group", definition={'anyOf': [{'type': 'object', 'properties': {'cellplane.name': {'const': 'InstanceGroup'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, {'type': 'null'}]}, rule='anyOf')
+            if not isinstance(data__instancegroup, (dict, NoneType)):
+                raise JsonSchemaValueException("" + (name_prefix or "data") + ".instance_group must be object or null", value=data__instancegroup, name="" + (name_prefix or "data") + ".instance_group", definition={'type': ['object', 'null'], 'properties': {'cellplane.name': {'const': 'InstanceGroup'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, rule='type')
+            data__instancegroup_is_dict = isinstance(data__instancegroup, dict)
+            if data__instancegroup_is_dict:
+                data__instancegroup__missing_keys = set(['cellplane.name', 'cellplane.version', 'cellplane.data']) - data__instancegroup.keys()
+                if data__instancegroup__missing_keys:
+                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".instance_group must contain " + (str(sorted(data__instancegroup__missing_keys)) + " properties"), value=data__instancegroup, name="" + (name_prefix or "data") + ".instance_group", definition={'type': ['object', 'null'], 'properties': {'cellplane.name': {'const': 'InstanceGroup'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, rule='required')
+                data__instancegroup_keys = set(data__instancegroup.keys())
+                if "cellplane.name" in data__instancegroup_keys:
+                    data__instancegroup_keys.remove("cellplane.name")
+                    data__instancegroup__cellplanename = data__instancegroup["cellplane.name"]
+                    if not (isinstance(data__instancegroup__cellplanename, str) and data__instancegroup__cellplanename == 'InstanceGroup'):
+                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".instance_group.cellplane.name must be same as const definition: InstanceGroup", value=data__instancegroup__cellplanename, name="" + (name_prefix or "data") + ".instance_group.cellplane.name", definition={'const': 'InstanceGroup'}, rule='const')
+                if "cellplane.version" in data__instancegroup_keys:
+                    data__instancegroup_keys.remove("cellplane.version")
+                    data__instancegroup__cellplaneversion = data__instancegroup["cellplane.version"]
+                    if not isinstance(data__instancegroup__cellplaneversion, (str)):
+                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".instance_group.cellplane.version must be string", value=data__instancegroup__cellplaneversion, name="" + (name_prefix or "data") + ".instance_group.cellplane.version", definition={'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, rule='type')
+                    if isinstance(data__instancegroup__cellplaneversion, str):
+                        if not REGEX_PATTERNS['^[0-9]+\\.[0-9]+$'].search(data__instancegroup__cellplaneversion):
+                            raise JsonSchemaValueException("" + (name_prefix or "data") + ".instance_group.cellplane.version must match pattern ^[0-9]+\\.[0-9]+$", value=data__instancegroup__cellplaneversion, name="" + (name_prefix or "data") + ".instance_group.cellplane.version", definition={'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, rule='pattern')
+                if "cellplane.data" in data__instancegroup_keys:
+                    data__instancegroup_keys.remove("cellplane.data")
+                    data__instancegroup__cellplanedata = data__instancegroup["cellplane.data"]
+                    if not isinstance(data__instancegroup__cellplanedata, (dict)):
+                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".instance_group.cellplane.data must be object", value=data__instancegroup__cellplanedata, name="" + (name_prefix or "data") + ".instance_group.cellplane.data", definition={'type': 'object'}, rule='type')
+                if data__instancegroup_keys:
+                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".instance_group must not contain "+str(data__instancegroup_keys)+" properties", value=data__instancegroup, name="" + (name_prefix or "data") + ".instance_group", definition={'type': ['object', 'null'], 'properties': {'cellplane.name': {'const': 'InstanceGroup'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, rule='additionalProperties')
         if "requested_destination" in data_keys:
             data_keys.remove("requested_destination")
             data__requesteddestination = data["requested_destination"]
-            data__requesteddestination_any_of_count3 = 0
-            if not data__requesteddestination_any_of_count3:
-                try:
-                    if not isinstance(data__requesteddestination, (dict)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".requested_destination must be object", value=data__requesteddestination, name="" + (name_prefix or "data") + ".requested_destination", definition={'type': 'object', 'properties': {'cellplane.name': {'const': 'RequestedDestination'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, rule='type')
-                    data__requesteddestination_is_dict = isinstance(data__requesteddestination, dict)
-                    if data__requesteddestination_is_dict:
-                        data__requesteddestination__missing_keys = set(['cellplane.name', 'cellplane.version', 'cellplane.data']) - data__requesteddestination.keys()
-                        if data__requesteddestination__missing_keys:
-                            raise JsonSchemaValueException("" + (name_prefix or "data") + ".requested_destination must contain " + (str(sorted(data__requesteddestination__missing_keys)) + " properties"), value=data__requesteddestination, name="" + (name_prefix or "data") + ".requested_destination", definition={'type': 'object', 'properties': {'cellplane.name': {'const': 'RequestedDestination'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, rule='required')
-                        data__requesteddestination_keys = set(data__requesteddestination.keys())
-                        if "cellplane.name" in data__requesteddestination_keys:
-                            data__requesteddestination_keys.remove("cellplane.name")
-                            data__requesteddestination__cellplanename = data__requesteddestination["cellplane.name"]
-                            if not (isinstance(data__requesteddestination__cellplanename, str) and data__requesteddestination__cellplanename == 'RequestedDestination'):
-                                raise JsonSchemaValueException("" + (name_prefix or "data") + ".requested_destination.cellplane.name must be same as const definition: RequestedDestination", value=data__requesteddestination__cellplanename, name="" + (name_prefix or "data") + ".requested_destination.cellplane.name", definition={'const': 'RequestedDestination'}, rule='const')
-                        if "cellplane.version" in data__requesteddestination_keys:
-                            data__requesteddestination_keys.remove("cellplane.version")
-                            data__requesteddestination__cellplaneversion = data__requesteddestination["cellplane.version"]
-                            if not isinstance(data__requesteddestination__cellplaneversion, (str)):
-                                raise JsonSchemaValueException("" + (name_prefix or "data") + ".requested_destination.cellplane.version must be string", value=data__requesteddestination__cellplaneversion, name="" + (name_prefix or "data") + ".requested_destination.cellplane.version", definition={'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, rule='type')
-                            if isinstance(data__requesteddestination__cellplaneversion, str):
-                                if not REGEX_PATTERNS['^[0-9]+\\.[0-9]+$'].search(data__requesteddestination__cellplaneversion):
-                                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".requested_destination.cellplane.version must match pattern ^[0-9]+\\.[0-9]+$", value=data__requesteddestination__cellplaneversion, name="" + (name_prefix or "data") + ".requested_destination.cellplane.version", definition={'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, rule='pattern')
-                        if "cellplane.data" in data__requesteddestination_keys:
-                            data__requesteddestination_keys.remove("cellplane.data")
-                            data__requesteddestination__cellplanedata = data__requesteddestination["cellplane.data"]
-                            if not isinstance(data__requesteddestination__cellplanedata, (dict)):
-                                raise JsonSchemaValueException("" + (name_prefix or "data") + ".requested_destination.cellplane.data must be object", value=data__requesteddestination__cellplanedata, name="" + (name_prefix or "data") + ".requested_destination.cellplane.data", definition={'type': 'object'}, rule='type')
-                        if data__requesteddestination_keys:
-                            raise JsonSchemaValueException("" + (name_prefix or "data") + ".requested_destination must not contain "+str(data__requesteddestination_keys)+" properties", value=data__requesteddestination, name="" + (name_prefix or "data") + ".requested_destination", definition={'type': 'object', 'properties': {'cellplane.name': {'const': 'RequestedDestination'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, rule='additionalProperties')
-                    data__requesteddestination_any_of_count3 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__requesteddestination_any_of_count3:
-                try:
-                    if not isinstance(data__requesteddestination, (NoneType)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".requested_destination must be null", value=data__requesteddestination, name="" + (name_prefix or "data") + ".requested_destination", definition={'type': 'null'}, rule='type')
-                    data__requesteddestination_any_of_count3 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__requesteddestination_any_of_count3:
-                raise JsonSchemaValueException("" + (name_prefix or "data") + ".requested_destination cannot be validated by any definition", value=data__requesteddestination, name="" + (name_prefix or "data") + ".requested_destination", definition={'anyOf': [{'type': 'object', 'properties': {'cellplane.name': {'const': 'RequestedDestination'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, {'type': 'null'}]}, rule='anyOf')
+            if not isinstance(data__requesteddestination, (dict, NoneType)):
+                raise JsonSchemaValueException("" + (name_prefix or "data") + ".requested_destination must be object or null", value=data__requesteddestination, name="" + (name_prefix or "data") + ".requested_destination", definition={'type': ['object', 'null'], 'properties': {'cellplane.name': {'const': 'RequestedDestination'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, rule='type')
+            data__requesteddestination_is_dict = isinstance(data__requesteddestination, dict)
+            if data__requesteddestination_is_dict:
+                data__requesteddestination__missing_keys = set(['cellplane.name', 'cellplane.version', 'cellplane.data']) - data__requesteddestination.keys()
+                if data__requesteddestination__missing_keys:
+                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".requested_destination must contain " + (str(sorted(data__requesteddestination__missing_keys)) + " properties"), value=data__requesteddestination, name="" + (name_prefix or "data") + ".requested_destination", definition={'type': ['object', 'null'], 'properties': {'cellplane.name': {'const': 'RequestedDestination'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, rule='required')
+                data__requesteddestination_keys = set(data__requesteddestination.keys())
+                if "cellplane.name" in data__requesteddestination_keys:
+                    data__requesteddestination_keys.remove("cellplane.name")
+                    data__requesteddestination__cellplanename = data__requesteddestination["cellplane.name"]
+                    if not (isinstance(data__requesteddestination__cellplanename, str) and data__requesteddestination__cellplanename == 'RequestedDestination'):
+                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".requested_destination.cellplane.name must be same as const definition: RequestedDestination", value=data__requesteddestination__cellplanename, name="" + (name_prefix or "data") + ".requested_destination.cellplane.name", definition={'const': 'RequestedDestination'}, rule='const')
+                if "cellplane.version" in data__requesteddestination_keys:
+                    data__requesteddestination_keys.remove("cellplane.version")
+                    data__requesteddestination__cellplaneversion = data__requesteddestination["cellplane.version"]
+                    if not isinstance(data__requesteddestination__cellplaneversion, (str)):
+                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".requested_destination.cellplane.version must be string", value=data__requesteddestination__cellplaneversion, name="" + (name_prefix or "data") + ".requested_destination.cellplane.version", definition={'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, rule='type')
+                    if isinstance(data__requesteddestination__cellplaneversion, str):
+                        if not REGEX_PATTERNS['^[0-9]+\\.[0-9]+$'].search(data__requesteddestination__cellplaneversion):
+                            raise JsonSchemaValueException("" + (name_prefix or "data") + ".requested_destination.cellplane.version must match pattern ^[0-9]+\\.[0-9]+$", value=data__requesteddestination__cellplaneversion, name="" + (name_prefix or "data") + ".requested_destination.cellplane.version", definition={'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, rule='pattern')
+                if "cellplane.data" in data__requesteddestination_keys:
+                    data__requesteddestination_keys.remove("cellplane.data")
+                    data__requesteddestination__cellplanedata = data__requesteddestination["cellplane.data"]
+                    if not isinstance(data__requesteddestination__cellplanedata, (dict)):
+                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".requested_destination.cellplane.data must be object", value=data__requesteddestination__cellplanedata, name="" + (name_prefix or "data") + ".requested_destination.cellplane.data", definition={'type': 'object'}, rule='type')
+                if data__requesteddestination_keys:
+                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".requested_destination must not contain "+str(data__requesteddestination_keys)+" properties", value=data__requesteddestination, name="" + (name_prefix or "data") + ".requested_destination", definition={'type': ['object', 'null'], 'properties': {'cellplane.name': {'const': 'RequestedDestination'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, rule='additionalProperties')
         if "ignore_hosts" in data_keys:
             data_keys.remove("ignore_hosts")
             data__ignorehosts = data["ignore_hosts"]
@@ -244,89 +205,50 @@ def validate(data, custom_formats={}, name_prefix=None):
         if "retry" in data_keys:
             data_keys.remove("retry")
             data__retry = data["retry"]
-            data__retry_any_of_count4 = 0
-            if not data__retry_any_of_count4:
-                try:
-                    if not isinstance(data__retry, (dict)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".retry must be object", value=data__retry, name="" + (name_prefix or "data") + ".retry", definition={'type': 'object', 'properties': {'cellplane.name': {'const': 'SchedulingRetry'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, rule='type')
-                    data__retry_is_dict = isinstance(data__retry, dict)
-                    if data__retry_is_dict:
-                        data__retry__missing_keys = set(['cellplane.name', 'cellplane.version', 'cellplane.data']) - data__retry.keys()
-                        if data__retry__missing_keys:
-                            raise JsonSchemaValueException("" + (name_prefix or "data") + ".retry must contain " + (str(sorted(data__retry__missing_keys)) + " properties"), value=data__retry, name="" + (name_prefix or "data") + ".retry", definition={'type': 'object', 'properties': {'cellplane.name': {'const': 'SchedulingRetry'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, rule='required')
-                        data__retry_keys = set(data__retry.keys())
-                        if "cellplane.name" in data__retry_keys:
-                            data__retry_keys.remove("cellplane.name")
-                            data__retry__cellplanename = data__retry["cellplane.name"]
-                            if not (isinstance(data__retry__cellplanename, str) and data__retry__cellplanename == 'SchedulingRetry'):
-                                raise JsonSchemaValueException("" + (name_prefix or "data") + ".retry.cellplane.name must be same as const definition: SchedulingRetry", value=data__retry__cellplanename, name="" + (name_prefix or "data") + ".retry.cellplane.name", definition={'const': 'SchedulingRetry'}, rule='const')
-                        if "cellplane.version" in data__retry_keys:
-                            data__retry_keys.remove("cellplane.version")
-                            data__retry__cellplaneversion = data__retry["cellplane.version"]
-                            if not isinstance(data__retry__cellplaneversion, (str)):
-                                raise JsonSchemaValueException("" + (name_prefix or "data") + ".retry.cellplane.version must be string", value=data__retry__cellplaneversion, name="" + (name_prefix or "data") + ".retry.cellplane.version", definition={'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, rule='type')
-                            if isinstance(data__retry__cellplaneversion, str):
-                                if not REGEX_PATTERNS['^[0-9]+\\.[0-9]+$'].search(data__retry__cellplaneversion):
-                                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".retry.cellplane.version must match pattern ^[0-9]+\\.[0-9]+$", value=data__retry__cellplaneversion, name="" + (name_prefix or "data") + ".retry.cellplane.version", definition={'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, rule='pattern')
-                        if "cellplane.data" in data__retry_keys:
-                            data__retry_keys.remove("cellplane.data")
-                            data__retry__cellplanedata = data__retry["cellplane.data"]
-                            if not isinstance(data__retry__cellplanedata, (dict)):
-                                raise JsonSchemaValueException("" + (name_prefix or "data") + ".retry.cellplane.data must be object", value=data__retry__cellplanedata, name="" + (name_prefix or "data") + ".retry.cellplane.data", definition={'type': 'object'}, rule='type')
-                        if data__retry_keys:
-                            raise JsonSchemaValueException("" + (name_prefix or "data") + ".retry must not contain "+str(data__retry_keys)+" properties", value=data__retry, name="" + (name_prefix or "data") + ".retry", definition={'type': 'object', 'properties': {'cellplane.name': {'const': 'SchedulingRetry'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, rule='additionalProperties')
-                    data__retry_any_of_count4 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__retry_any_of_count4:
-                try:
-                    if not isinstance(data__retry, (NoneType)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".retry must be null", value=data__retry, name="" + (name_prefix or "data") + ".retry", definition={'type': 'null'}, rule='type')
-                    data__retry_any_of_count4 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__retry_any_of_count4:
-                raise JsonSchemaValueException("" + (name_prefix or "data") + ".retry cannot be validated by any definition", value=data__retry, name="" + (name_prefix or "data") + ".retry", definition={'anyOf': [{'type': 'object', 'properties': {'cellplane.name': {'const': 'SchedulingRetry'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, {'type': 'null'}]}, rule='anyOf')
+            if not isinstance(data__retry, (dict, NoneType)):
+                raise JsonSchemaValueException("" + (name_prefix or "data") + ".retry must be object or null", value=data__retry, name="" + (name_prefix or "data") + ".retry", definition={'type': ['object', 'null'], 'properties': {'cellplane.name': {'const': 'SchedulingRetry'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, rule='type')
+            data__retry_is_dict = isinstance(data__retry, dict)
+            if data__retry_is_dict:
+                data__retry__missing_keys = set(['cellplane.name', 'cellplane.version', 'cellplane.data']) - data__retry.keys()
+                if data__retry__missing_keys:
+                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".retry must contain " + (str(sorted(data__retry__missing_keys)) + " properties"), value=data__retry, name="" + (name_prefix or "data") + ".retry", definition={'type': ['object', 'null'], 'properties': {'cellplane.name': {'const': 'SchedulingRetry'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, rule='required')
+                data__retry_keys = set(data__retry.keys())
+                if "cellplane.name" in data__retry_keys:
+                    data__retry_keys.remove("cellplane.name")
+                    data__retry__cellplanename = data__retry["cellplane.name"]
+                    if not (isinstance(data__retry__cellplanename, str) and data__retry__cellplanename == 'SchedulingRetry'):
+                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".retry.cellplane.name must be same as const definition: SchedulingRetry", value=data__retry__cellplanename, name="" + (name_prefix or "data") + ".retry.cellplane.name", definition={'const': 'SchedulingRetry'}, rule='const')
+                if "cellplane.version" in data__retry_keys:
+                    data__retry_keys.remove("cellplane.version")
+                    data__retry__cellplaneversion = data__retry["cellplane.version"]
+                    if not isinstance(data__retry__cellplaneversion, (str)):
+                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".retry.cellplane.version must be string", value=data__retry__cellplaneversion, name="" + (name_prefix or "data") + ".retry.cellplane.version", definition={'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, rule='type')
+                    if isinstance(data__retry__cellplaneversion, str):
+                        if not REGEX_PATTERNS['^[0-9]+\\.[0-9]+$'].search(data__retry__cellplaneversion):
+                            raise JsonSchemaValueException("" + (name_prefix or "data") + ".retry.cellplane.version must match pattern ^[0-9]+\\.[0-9]+$", value=data__retry__cellplaneversion, name="" + (name_prefix or "data") + ".retry.cellplane.version", definition={'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, rule='pattern')
+                if "cellplane.data" in data__retry_keys:
+                    data__retry_keys.remove("cellplane.data")
+                    data__retry__cellplanedata = data__retry["cellplane.data"]
+                    if not isinstance(data__retry__cellplanedata, (dict)):
+                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".retry.cellplane.data must be object", value=data__retry__cellplanedata, name="" + (name_prefix or "data") + ".retry.cellplane.data", definition={'type': 'object'}, rule='type')
+                if data__retry_keys:
+                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".retry must not contain "+str(data__retry_keys)+" properties", value=data__retry, name="" + (name_prefix or "data") + ".retry", definition={'type': ['object', 'null'], 'properties': {'cellplane.name': {'const': 'SchedulingRetry'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, rule='additionalProperties')
         if "requested_networks" in data_keys:
             data_keys.remove("requested_networks")
             data__requestednetworks = data["requested_networks"]
+            if not isinstance(data__requestednetworks, (str, NoneType)):
+                raise JsonSchemaValueException("" + (name_prefix or "data") + ".requested_networks must be string or null", value=data__requestednetworks, name="" + (name_prefix or "data") + ".requested_networks", definition={'enum': ['auto', 'none', None], 'type': ['string', 'null']}, rule='type')
             if not (isinstance(data__requestednetworks, str) and data__requestednetworks == 'auto' or isinstance(data__requestednetworks, str) and data__requestednetworks == 'none' or data__requestednetworks is None):
-                raise JsonSchemaValueException("" + (name_prefix or "data") + ".requested_networks must be one of ['auto', 'none', None]", value=data__requestednetworks, name="" + (name_prefix or "data") + ".requested_networks", definition={'anyOf': [{'type': 'string'}, {'type': 'null'}], 'enum': ['auto', 'none', None]}, rule='enum')
-            data__requestednetworks_any_of_count5 = 0
-            if not data__requestednetworks_any_of_count5:
-                try:
-                    if not isinstance(data__requestednetworks, (str)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".requested_networks must be string", value=data__requestednetworks, name="" + (name_prefix or "data") + ".requested_networks", definition={'type': 'string'}, rule='type')
-                    data__requestednetworks_any_of_count5 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__requestednetworks_any_of_count5:
-                try:
-                    if not isinstance(data__requestednetworks, (NoneType)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".requested_networks must be null", value=data__requestednetworks, name="" + (name_prefix or "data") + ".requested_networks", definition={'type': 'null'}, rule='type')
-                    data__requestednetworks_any_of_count5 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__requestednetworks_any_of_count5:
-                raise JsonSchemaValueException("" + (name_prefix or "data") + ".requested_networks cannot be validated by any definition", value=data__requestednetworks, name="" + (name_prefix or "data") + ".requested_networks", definition={'anyOf': [{'type': 'string'}, {'type': 'null'}], 'enum': ['auto', 'none', None]}, rule='anyOf')
+                raise JsonSchemaValueException("" + (name_prefix or "data") + ".requested_networks must be one of ['auto', 'none', None]", value=data__requestednetworks, name="" + (name_prefix or "data") + ".requested_networks", definition={'enum': ['auto', 'none', None], 'type': ['string', 'null']}, rule='enum')
         if "image_ref" in data_keys:
             data_keys.remove("image_ref")
             data__imageref = data["image_ref"]
-            data__imageref_any_of_count6 = 0
-            if not data__imageref_any_of_count6:
-                try:
-                    if not isinstance(data__imageref, (str)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".image_ref must be string", value=data__imageref, name="" + (name_prefix or "data") + ".image_ref", definition={'type': 'string'}, rule='type')
-                    data__imageref_any_of_count6 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__imageref_any_of_count6:
-                try:
-                    if not isinstance(data__imageref, (NoneType)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".image_ref must be null", value=data__imageref, name="" + (name_prefix or "data") + ".image_ref", definition={'type': 'null'}, rule='type')
-                    data__imageref_any_of_count6 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__imageref_any_of_count6:
-                raise JsonSchemaValueException("" + (name_prefix or "data") + ".image_ref cannot be validated by any definition", value=data__imageref, name="" + (name_prefix or "data") + ".image_ref", definition={'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, rule='anyOf')
+            if not isinstance(data__imageref, (str, NoneType)):
+                raise JsonSchemaValueException("" + (name_prefix or "data") + ".image_ref must be string or null", value=data__imageref, name="" + (name_prefix or "data") + ".image_ref", definition={'maxLength': 255, 'type': ['string', 'null']}, rule='type')
             if isinstance(data__imageref, str):
                 data__imageref_len = len(data__imageref)
                 if data__imageref_len > 255:
-                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".image_ref must be shorter than or equal to 255 characters", value=data__imageref, name="" + (name_prefix or "data") + ".image_ref", definition={'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, rule='maxLength')
+                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".image_ref must be shorter than or equal to 255 characters", value=data__imageref, name="" + (name_prefix or "data") + ".image_ref", definition={'maxLength': 255, 'type': ['string', 'null']}, rule='maxLength')
         if data_keys:
-            raise JsonSchemaValueException("" + (name_prefix or "data") + " must not contain "+str(data_keys)+" properties", value=data, name="" + (name_prefix or "data") + "", definition={'$schema': 'https://json-schema.org/draft/2020-12/schema', 'title': 'RequestSpec 1.1', 'type': 'object', 'properties': {'flavor': {'type': 'object', 'properties': {'cellplane.name': {'const': 'Flavor'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, 'project_id': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'user_id': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'num_instances': {'type': 'integer', 'minimum': 1}, 'image_properties': {'type': 'object', 'additionalProperties': {'type': 'string'}}, 'availability_zone': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, 'scheduler_hints': {'type': 'object', 'additionalProperties': {'type': 'array', 'items': {'type': 'string'}}}, 'instance_group': {'anyOf': [{'type': 'object', 'properties': {'cellplane.name': {'const': 'InstanceGroup'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, {'type': 'null'}]}, 'requested_destination': {'anyOf': [{'type': 'object', 'properties': {'cellplane.name': {'const': 'RequestedDestination'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, {'type': 'null'}]}, 'ignore_hosts': {'type': 'array', 'items': {'type': 'string'}}, 'retry': {'anyOf': [{'type': 'object', 'properties': {'cellplane.name': {'const': 'SchedulingRetry'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, {'type': 'null'}]}, 'requested_networks': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'enum': ['auto', 'none', None]}, 'image_ref': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}}, 'required': ['flavor', 'project_id', 'user_id'], 'additionalProperties': False, 'description': 'What to place and under which constraints: one boot request.'}, rule='additionalProperties')
+            raise JsonSchemaValueException("" + (name_prefix or "data") + " must not contain "+str(data_keys)+" properties", value=data, name="" + (name_prefix or "data") + "", definition={'$schema': 'https://json-schema.org/draft/2020-12/schema', 'title': 'RequestSpec 1.1', 'type': 'object', 'properties': {'flavor': {'type': 'object', 'properties': {'cellplane.name': {'const': 'Flavor'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, 'project_id': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'user_id': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'num_instances': {'type': 'integer', 'minimum': 1}, 'image_properties': {'type': 'object', 'additionalProperties': {'type': 'string'}}, 'availability_zone': {'maxLength': 255, 'type': ['string', 'null']}, 'scheduler_hints': {'type': 'object', 'additionalProperties': {'type': 'array', 'items': {'type': 'string'}}}, 'instance_group': {'type': ['object', 'null'], 'properties': {'cellplane.name': {'const': 'InstanceGroup'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, 'requested_destination': {'type': ['object', 'null'], 'properties': {'cellplane.name': {'const': 'RequestedDestination'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, 'ignore_hosts': {'type': 'array', 'items': {'type': 'string'}}, 'retry': {'type': ['object', 'null'], 'properties': {'cellplane.name': {'const': 'SchedulingRetry'}, 'cellplane.version': {'type': 'string', 'pattern': '^[0-9]+\\.[0-9]+$'}, 'cellplane.data': {'type': 'object'}}, 'required': ['cellplane.name', 'cellplane.version', 'cellplane.data'], 'additionalProperties': False}, 'requested_networks': {'enum': ['auto', 'none', None], 'type': ['string', 'null']}, 'image_ref': {'maxLength': 255, 'type': ['string', 'null']}}, 'required': ['flavor', 'project_id', 'user_id'], 'additionalProperties': False, 'description': 'What to place and under which constraints: one boot request.'}, rule='additionalProperties')
     return data

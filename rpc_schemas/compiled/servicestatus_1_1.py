@@ -20,12 +20,12 @@ NoneType = type(None)
 
 def validate(data, custom_formats={}, name_prefix=None):
     if not isinstance(data, (dict)):
-        raise JsonSchemaValueException("" + (name_prefix or "data") + " must be object", value=data, name="" + (name_prefix or "data") + "", definition={'$schema': 'https://json-schema.org/draft/2020-12/schema', 'title': 'ServiceStatus 1.1', 'type': 'object', 'properties': {'host': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'binary': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'topic': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'report_time': {'type': 'string', 'format': 'date-time'}, 'version': {'type': 'string', 'maxLength': 32}, 'cell_name': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, 'disabled': {'type': 'boolean'}, 'disabled_reason': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, 'building': {'anyOf': [{'type': 'array', 'items': {'type': 'string'}}, {'type': 'null'}]}}, 'required': ['host', 'binary', 'topic', 'report_time', 'version'], 'additionalProperties': False, 'description': 'Heartbeat of one service on one host.'}, rule='type')
+        raise JsonSchemaValueException("" + (name_prefix or "data") + " must be object", value=data, name="" + (name_prefix or "data") + "", definition={'$schema': 'https://json-schema.org/draft/2020-12/schema', 'title': 'ServiceStatus 1.1', 'type': 'object', 'properties': {'host': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'binary': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'topic': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'report_time': {'type': 'string', 'format': 'date-time'}, 'version': {'type': 'string', 'maxLength': 32}, 'cell_name': {'maxLength': 255, 'type': ['string', 'null']}, 'disabled': {'type': 'boolean'}, 'disabled_reason': {'maxLength': 255, 'type': ['string', 'null']}, 'building': {'type': ['array', 'null'], 'items': {'type': 'string'}}}, 'required': ['host', 'binary', 'topic', 'report_time', 'version'], 'additionalProperties': False, 'description': 'Heartbeat of one service on one host.'}, rule='type')
     data_is_dict = isinstance(data, dict)
     if data_is_dict:
         data__missing_keys = set(['host', 'binary', 'topic', 'report_time', 'version']) - data.keys()
         if data__missing_keys:
-            raise JsonSchemaValueException("" + (name_prefix or "data") + " must contain " + (str(sorted(data__missing_keys)) + " properties"), value=data, name="" + (name_prefix or "data") + "", definition={'$schema': 'https://json-schema.org/draft/2020-12/schema', 'title': 'ServiceStatus 1.1', 'type': 'object', 'properties': {'host': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'binary': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'topic': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'report_time': {'type': 'string', 'format': 'date-time'}, 'version': {'type': 'string', 'maxLength': 32}, 'cell_name': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, 'disabled': {'type': 'boolean'}, 'disabled_reason': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, 'building': {'anyOf': [{'type': 'array', 'items': {'type': 'string'}}, {'type': 'null'}]}}, 'required': ['host', 'binary', 'topic', 'report_time', 'version'], 'additionalProperties': False, 'description': 'Heartbeat of one service on one host.'}, rule='required')
+            raise JsonSchemaValueException("" + (name_prefix or "data") + " must contain " + (str(sorted(data__missing_keys)) + " properties"), value=data, name="" + (name_prefix or "data") + "", definition={'$schema': 'https://json-schema.org/draft/2020-12/schema', 'title': 'ServiceStatus 1.1', 'type': 'object', 'properties': {'host': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'binary': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'topic': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'report_time': {'type': 'string', 'format': 'date-time'}, 'version': {'type': 'string', 'maxLength': 32}, 'cell_name': {'maxLength': 255, 'type': ['string', 'null']}, 'disabled': {'type': 'boolean'}, 'disabled_reason': {'maxLength': 255, 'type': ['string', 'null']}, 'building': {'type': ['array', 'null'], 'items': {'type': 'string'}}}, 'required': ['host', 'binary', 'topic', 'report_time', 'version'], 'additionalProperties': False, 'description': 'Heartbeat of one service on one host.'}, rule='required')
         data_keys = set(data.keys())
         if "host" in data_keys:
             data_keys.remove("host")
@@ -80,25 +80,12 @@ def validate(data, custom_formats={}, name_prefix=None):
         if "cell_name" in data_keys:
             data_keys.remove("cell_name")
             data__cellname = data["cell_name"]
-            data__cellname_any_of_count1 = 0
-            if not data__cellname_any_of_count1:
-                try:
-                    if not isinstance(data__cellname, (str)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".cell_name must be string", value=data__cellname, name="" + (name_prefix or "data") + ".cell_name", definition={'type': 'string'}, rule='type')
-                    data__cellname_any_of_count1 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__cellname_any_of_count1:
-                try:
-                    if not isinstance(data__cellname, (NoneType)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".cell_name must be null", value=data__cellname, name="" + (name_prefix or "data") + ".cell_name", definition={'type': 'null'}, rule='type')
-                    data__cellname_any_of_count1 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__cellname_any_of_count1:
-                raise JsonSchemaValueException("" + (name_prefix or "data") + ".cell_name cannot be validated by any definition", value=data__cellname, name="" + (name_prefix or "data") + ".cell_name", definition={'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, rule='anyOf')
+            if not isinstance(data__cellname, (str, NoneType)):
+                raise JsonSchemaValueException("" + (name_prefix or "data") + ".cell_name must be string or null", value=data__cellname, name="" + (name_prefix or "data") + ".cell_name", definition={'maxLength': 255, 'type': ['string', 'null']}, rule='type')
             if isinstance(data__cellname, str):
                 data__cellname_len = len(data__cellname)
                 if data__cellname_len > 255:
-                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".cell_name must be shorter than or equal to 255 characters", value=data__cellname, name="" + (name_prefix or "data") + ".cell_name", definition={'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, rule='maxLength')
+                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".cell_name must be shorter than or equal to 255 characters", value=data__cellname, name="" + (name_prefix or "data") + ".cell_name", definition={'maxLength': 255, 'type': ['string', 'null']}, rule='maxLength')
         if "disabled" in data_keys:
             data_keys.remove("disabled")
             data__disabled = data["disabled"]
@@ -107,49 +94,23 @@ def validate(data, custom_formats={}, name_prefix=None):
         if "disabled_reason" in data_keys:
             data_keys.remove("disabled_reason")
             data__disabledreason = data["disabled_reason"]
-            data__disabledreason_any_of_count2 = 0
-            if not data__disabledreason_any_of_count2:
-                try:
-                    if not isinstance(data__disabledreason, (str)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".disabled_reason must be string", value=data__disabledreason, name="" + (name_prefix or "data") + ".disabled_reason", definition={'type': 'string'}, rule='type')
-                    data__disabledreason_any_of_count2 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__disabledreason_any_of_count2:
-                try:
-                    if not isinstance(data__disabledreason, (NoneType)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".disabled_reason must be null", value=data__disabledreason, name="" + (name_prefix or "data") + ".disabled_reason", definition={'type': 'null'}, rule='type')
-                    data__disabledreason_any_of_count2 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__disabledreason_any_of_count2:
-                raise JsonSchemaValueException("" + (name_prefix or "data") + ".disabled_reason cannot be validated by any definition", value=data__disabledreason, name="" + (name_prefix or "data") + ".disabled_reason", definition={'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, rule='anyOf')
+            if not isinstance(data__disabledreason, (str, NoneType)):
+                raise JsonSchemaValueException("" + (name_prefix or "data") + ".disabled_reason must be string or null", value=data__disabledreason, name="" + (name_prefix or "data") + ".disabled_reason", definition={'maxLength': 255, 'type': ['string', 'null']}, rule='type')
             if isinstance(data__disabledreason, str):
                 data__disabledreason_len = len(data__disabledreason)
                 if data__disabledreason_len > 255:
-                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".disabled_reason must be shorter than or equal to 255 characters", value=data__disabledreason, name="" + (name_prefix or "data") + ".disabled_reason", definition={'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, rule='maxLength')
+                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".disabled_reason must be shorter than or equal to 255 characters", value=data__disabledreason, name="" + (name_prefix or "data") + ".disabled_reason", definition={'maxLength': 255, 'type': ['string', 'null']}, rule='maxLength')
         if "building" in data_keys:
             data_keys.remove("building")
             data__building = data["building"]
-            data__building_any_of_count3 = 0
-            if not data__building_any_of_count3:
-                try:
-                    if not isinstance(data__building, (list, tuple)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".building must be array", value=data__building, name="" + (name_prefix or "data") + ".building", definition={'type': 'array', 'items': {'type': 'string'}}, rule='type')
-                    data__building_is_list = isinstance(data__building, (list, tuple))
-                    if data__building_is_list:
-                        data__building_len = len(data__building)
-                        for data__building_x, data__building_item in enumerate(data__building):
-                            if not isinstance(data__building_item, (str)):
-                                raise JsonSchemaValueException("" + (name_prefix or "data") + ".building[{data__building_x}]".format(**locals()) + " must be string", value=data__building_item, name="" + (name_prefix or "data") + ".building[{data__building_x}]".format(**locals()) + "", definition={'type': 'string'}, rule='type')
-                    data__building_any_of_count3 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__building_any_of_count3:
-                try:
-                    if not isinstance(data__building, (NoneType)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".building must be null", value=data__building, name="" + (name_prefix or "data") + ".building", definition={'type': 'null'}, rule='type')
-                    data__building_any_of_count3 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__building_any_of_count3:
-                raise JsonSchemaValueException("" + (name_prefix or "data") + ".building cannot be validated by any definition", value=data__building, name="" + (name_prefix or "data") + ".building", definition={'anyOf': [{'type': 'array', 'items': {'type': 'string'}}, {'type': 'null'}]}, rule='anyOf')
+            if not isinstance(data__building, (list, tuple, NoneType)):
+                raise JsonSchemaValueException("" + (name_prefix or "data") + ".building must be array or null", value=data__building, name="" + (name_prefix or "data") + ".building", definition={'type': ['array', 'null'], 'items': {'type': 'string'}}, rule='type')
+            data__building_is_list = isinstance(data__building, (list, tuple))
+            if data__building_is_list:
+                data__building_len = len(data__building)
+                for data__building_x, data__building_item in enumerate(data__building):
+                    if not isinstance(data__building_item, (str)):
+                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".building[{data__building_x}]".format(**locals()) + " must be string", value=data__building_item, name="" + (name_prefix or "data") + ".building[{data__building_x}]".format(**locals()) + "", definition={'type': 'string'}, rule='type')
         if data_keys:
-            raise JsonSchemaValueException("" + (name_prefix or "data") + " must not contain "+str(data_keys)+" properties", value=data, name="" + (name_prefix or "data") + "", definition={'$schema': 'https://json-schema.org/draft/2020-12/schema', 'title': 'ServiceStatus 1.1', 'type': 'object', 'properties': {'host': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'binary': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'topic': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'report_time': {'type': 'string', 'format': 'date-time'}, 'version': {'type': 'string', 'maxLength': 32}, 'cell_name': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, 'disabled': {'type': 'boolean'}, 'disabled_reason': {'anyOf': [{'type': 'string'}, {'type': 'null'}], 'maxLength': 255}, 'building': {'anyOf': [{'type': 'array', 'items': {'type': 'string'}}, {'type': 'null'}]}}, 'required': ['host', 'binary', 'topic', 'report_time', 'version'], 'additionalProperties': False, 'description': 'Heartbeat of one service on one host.'}, rule='additionalProperties')
+            raise JsonSchemaValueException("" + (name_prefix or "data") + " must not contain "+str(data_keys)+" properties", value=data, name="" + (name_prefix or "data") + "", definition={'$schema': 'https://json-schema.org/draft/2020-12/schema', 'title': 'ServiceStatus 1.1', 'type': 'object', 'properties': {'host': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'binary': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'topic': {'type': 'string', 'minLength': 1, 'maxLength': 255}, 'report_time': {'type': 'string', 'format': 'date-time'}, 'version': {'type': 'string', 'maxLength': 32}, 'cell_name': {'maxLength': 255, 'type': ['string', 'null']}, 'disabled': {'type': 'boolean'}, 'disabled_reason': {'maxLength': 255, 'type': ['string', 'null']}, 'building': {'type': ['array', 'null'], 'items': {'type': 'string'}}}, 'required': ['host', 'binary', 'topic', 'report_time', 'version'], 'additionalProperties': False, 'description': 'Heartbeat of one service on one host.'}, rule='additionalProperties')
     return data

@@ -13,6 +13,7 @@ import pytest
 from rpc_schemas import REGISTRY
 from rpc_schemas.base import (
     Payload,
+    compilable,
     compiled_check,
     compiled_module_name,
     field,
@@ -292,6 +293,12 @@ class Gadget(Payload):
     limits: dict[str, int] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
     part: Widget | None = None
+    # Optional kinds whose anyOf the compiled check turns into a type list.
+    label: str | None = field(default=None, minLength=2, maxLength=4)
+    when: datetime.datetime | None = None
+    level: int | None = field(default=None, minimum=1)
+    tags: list[str] | None = None
+    kind: str | None = field(default=None, enum=['x', 'y', None])
 
 
 GOOD_GADGET = {'name': 'abc', 'count': 3}
@@ -303,6 +310,10 @@ GOOD_GADGET = {'name': 'abc', 'count': 3}
      'limits': {'VCPU': 4}, 'extra': {'any': [1, {'thing': None}]}},
     {**GOOD_GADGET, 'part': {'cellplane.name': 'Widget', 'cellplane.version': '1.0',
                              'cellplane.data': {'size': 1}}},
+    {**GOOD_GADGET, 'part': None, 'label': None, 'when': None, 'level': None, 'tags': None,
+     'kind': None},
+    {**GOOD_GADGET, 'label': 'ab', 'when': '2026-11-28T03:00:00+00:00', 'level': 1,
+     'tags': ['a'], 'kind': 'y'},
 ])
 def test_compiled_check_and_reference_validator_accept_the_same_valid_data(data):
     compiled, reference = _gadget_validators()
@@ -331,6 +342,16 @@ def test_compiled_check_and_reference_validator_accept_the_same_valid_data(data)
     {**GOOD_GADGET, 'part': {'cellplane.name': 'Widget', 'cellplane.version': 'x',
                              'cellplane.data': {}}},
     {**GOOD_GADGET, 'part': {'cellplane.name': 'Widget', 'cellplane.version': '1.0'}},
+    {**GOOD_GADGET, 'part': 'Widget'},
+    {**GOOD_GADGET, 'label': 'a'},
+    {**GOOD_GADGET, 'label': 'abcde'},
+    {**GOOD_GADGET, 'label': 7},
+    {**GOOD_GADGET, 'when': 5},
+    {**GOOD_GADGET, 'level': 0},
+    {**GOOD_GADGET, 'level': '1'},
+    {**GOOD_GADGET, 'tags': [None]},
+    {**GOOD_GADGET, 'tags': 'a'},
+    {**GOOD_GADGET, 'kind': 'z'},
     [],
     'text',
     None,
@@ -344,11 +365,60 @@ def test_compiled_check_and_reference_validator_reject_the_same_invalid_data(dat
 
 
 def _gadget_validators():
+    # The compiled check is made from the schema's compilable form, as
+    # write_schemas and compiled_check make it; the reference reads the schema.
     import fastjsonschema
     import jsonschema
     schema = Gadget.json_schema()
     reference_cls = jsonschema.validators.validator_for(schema)
-    return fastjsonschema.compile(schema), reference_cls(schema)
+    return fastjsonschema.compile(compilable(schema)), reference_cls(schema)
+
+
+def test_the_compilable_form_turns_a_plain_optional_into_a_type_list_and_leaves_the_rest():
+    schema = Gadget.json_schema()
+    fast = compilable(schema)['properties']
+    assert fast['label'] == {'type': ['string', 'null'], 'minLength': 2, 'maxLength': 4}
+    assert fast['when'] == {'type': ['string', 'null'], 'format': 'date-time'}
+    assert fast['part']['type'] == ['object', 'null']
+    assert fast['tags'] == {'type': ['array', 'null'], 'items': {'type': 'string'}}
+    assert fast['kind']['type'] == ['string', 'null']
+    assert fast['kind']['enum'] == ['x', 'y', None]
+    # Not a plain type or null: left as it is.
+    mixed = {'anyOf': [{'const': 'a'}, {'type': 'null'}]}
+    assert compilable(mixed) == mixed
+    clash = {'anyOf': [{'type': 'string', 'maxLength': 3}, {'type': 'null'}], 'maxLength': 5}
+    assert compilable(clash) == clash
+    # The contract is untouched.
+    assert schema == Gadget.json_schema()
+
+
+def test_a_payload_written_by_its_field_encoders_equals_the_walk_of_every_value():
+    from rpc_schemas.base import _to_json
+    when = datetime.datetime(2026, 11, 28, 3, 0, tzinfo=datetime.timezone.utc)
+    gadget = Gadget(name='abc', count=3, labels=('x', 'y'), limits={'VCPU': 4},
+                    extra={'any': [1, {'at': when}]}, part=Widget(size=2, tags=['t']),
+                    when=when.replace(tzinfo=None), tags=['a'], label='ab')
+    data = gadget.to_primitive()['cellplane.data']
+    walked = {f.name: _to_json(getattr(gadget, f.name)) for f in dataclasses.fields(gadget)}
+    assert data == walked
+    assert data['labels'] == ['x', 'y'] and data['when'] == '2026-11-28T03:00:00+00:00'
+    assert data['extra'] == {'any': [1, {'at': '2026-11-28T03:00:00+00:00'}]}
+    # Copies: the wire form shares no list or dict with the payload.
+    assert data['limits'] is not gadget.limits and data['tags'] is not gadget.tags
+
+
+@pytest.mark.parametrize('version, accepted', [
+    ('1.0', True), ('1.1', True), ('1.01', True), ('1.2', False), ('2.0', False),
+    ('0.1', False), ('1', False), (1.0, False), (None, False)])
+def test_the_versions_a_class_accepts_with_and_without_its_known_minors(version, accepted):
+    class Known(Payload):
+        NAME = 'Known'
+        VERSION = '1.1'
+    if accepted:
+        Known.check_version(version)
+    else:
+        with pytest.raises(UnsupportedPayloadVersion):
+            Known.check_version(version)
 
 
 def test_invalid_data_of_an_older_minor_names_the_version_sent_and_the_one_read_as():
