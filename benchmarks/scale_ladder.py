@@ -49,10 +49,17 @@ def embedded(cells: int, hosts: int, instances: int = EMBEDDED_INSTANCES) -> dic
     command = [sys.executable, '-m', 'cellplane_cli.cli', 'demo', '--instances',
                str(instances), '--fail-fraction', '0', '--failing-hosts', '0',
                '--cells', str(cells), '--hosts-per-cell', str(hosts), '--format', 'json']
-    proc = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True)
-    out = proc.stdout.read()
-    _, status, usage = os.wait4(proc.pid, 0)
+    with tempfile.TemporaryFile(mode='w+') as errors:
+        proc = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=errors,
+                                text=True)
+        out = proc.stdout.read()
+        _, status, usage = os.wait4(proc.pid, 0)
+        if os.waitstatus_to_exitcode(status) != 0 or not out.strip():
+            errors.seek(0)
+            said = [line for line in errors.read().splitlines() if line.strip()]
+            raise SystemExit(f'scale_ladder: the embedded demo at {cells} x {hosts} failed '
+                             f'(exit {os.waitstatus_to_exitcode(status)}): '
+                             f'{said[-1] if said else "it printed nothing"}')
     summary = json.loads(out)
     run = summary['run']
     return {'boots_per_second': run['instances_per_second'],
@@ -74,6 +81,7 @@ def daemons(cells: int, hosts: int, instances: int = DAEMON_INSTANCES) -> dict:
             'schedule_ms_median': single['schedule_ms_median'],
             'schedule_ms_p95': single['schedule_ms_p95'],
             'scheduler_cpu_ms_per_boot': found['scheduler_cpu_ms_per_boot'],
+            'cellplane_cpu_ms_per_boot': found['cellplane_cpu_ms_per_boot'],
             'idle_cpu_percent_of_a_core': found['idle_cpu_percent_of_a_core'],
             'agent_rss_mib': found['agent_rss_mib'],
             'casts_per_second': found['broker']['delivered_per_second'],
@@ -93,9 +101,10 @@ def render(shapes: list[tuple[int, int]], rounds: int, found: dict) -> str:
              f'{base[0]} x {base[1]}', '',
              '| cells x hosts per cell | embedded boots/s | (vs first) | embedded RSS MiB '
              '| daemons single boots/s | (vs first) | batch of 10 boots/s | (vs first) '
-             '| scheduling ms median / p95 | scheduler CPU ms/boot | agents RSS MiB '
+             '| scheduling ms median / p95 | scheduler CPU ms/boot '
+             '| cellplane CPU ms/boot | (vs first) | agents RSS MiB '
              '| idle CPU % of a core | deployment up s | raw casts/s |',
-             '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|']
+             '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|']
     for shape in shapes:
         e, d = found[shape]['embedded'], found[shape]['daemons']
         e_rate, d_rate = median_of(e, 'boots_per_second'), median_of(d, 'single_boots_per_second')
@@ -103,12 +112,15 @@ def render(shapes: list[tuple[int, int]], rounds: int, found: dict) -> str:
         e_base = median_of(found[base]['embedded'], 'boots_per_second')
         d_base = median_of(found[base]['daemons'], 'single_boots_per_second')
         b_base = median_of(found[base]['daemons'], 'batch_boots_per_second')
+        c_cost = median_of(d, 'cellplane_cpu_ms_per_boot')
+        c_base = median_of(found[base]['daemons'], 'cellplane_cpu_ms_per_boot')
         lines.append(
             f'| {shape[0]} x {shape[1]} | {e_rate:.1f} | {100 * e_rate / e_base:.0f} % '
             f'| {median_of(e, "rss_mib"):.0f} | {d_rate:.1f} | {100 * d_rate / d_base:.0f} % '
             f'| {b_rate:.1f} | {100 * b_rate / b_base:.0f} % '
             f'| {median_of(d, "schedule_ms_median"):.0f} / {median_of(d, "schedule_ms_p95"):.0f} '
             f'| {median_of(d, "scheduler_cpu_ms_per_boot"):.1f} '
+            f'| {c_cost:.1f} | {100 * c_cost / c_base:.0f} % '
             f'| {median_of(d, "agent_rss_mib"):.0f} '
             f'| {median_of(d, "idle_cpu_percent_of_a_core"):.1f} '
             f'| {median_of(d, "startup_seconds"):.0f} '
