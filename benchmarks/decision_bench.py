@@ -69,6 +69,7 @@ from scheduler.rpcapi import SchedulerAPI
 
 # isort: split
 import boot_bench  # the sibling benchmarks/boot_bench.py: CPU accounting, percentiles
+import daemon_profile  # the sibling benchmarks/daemon_profile.py: py-spy on each daemon
 import decision_workload
 import machine as machine_facts
 import progress
@@ -217,7 +218,8 @@ def _show(done: int, total: int, label: str) -> None:
 
 
 def scenario(deployment: Deployment, asker: _Asker, item: decision_workload.Scenario,
-             clients: int, label: str, rack_of: dict[str, str]) -> dict:
+             clients: int, label: str, rack_of: dict[str, str],
+             profile: Path | None = None) -> dict:
     groups = [asker.group(item.group, f'{item.name}-{n}') for n in range(item.groups)]
     # Decision i joins group i // members: each group fills in turn, several at once.
     plan = ([groups[i // item.group.members] for i in range(item.decisions)]
@@ -234,7 +236,8 @@ def scenario(deployment: Deployment, asker: _Asker, item: decision_workload.Scen
 
     before = boot_bench.daemon_cpu(deployment)
     started = time.perf_counter()
-    with ThreadPoolExecutor(clients) as pool:
+    phase = f'{label.split()[0]}w-{item.name}'   # "4w-plain": a file name
+    with daemon_profile.profiled(deployment, profile, phase), ThreadPoolExecutor(clients) as pool:
         outcomes = list(pool.map(one, plan))
     seconds = time.perf_counter() - started
     cpu = boot_bench.cpu_by_role(before, boot_bench.daemon_cpu(deployment))
@@ -263,7 +266,8 @@ def scenario(deployment: Deployment, asker: _Asker, item: decision_workload.Scen
     }
 
 
-def run(workload: decision_workload.Workload, workers: int) -> dict:
+def run(workload: decision_workload.Workload, workers: int,
+        profile: Path | None = None) -> dict:
     rabbit = backing_services.find_rabbit()
     postgres = backing_services.find_postgres()
     computes = [ComputePlan(f'cell{c}-hollow', f'cell{c}', hosted_hosts=workload.hosts_per_cell)
@@ -290,7 +294,8 @@ def run(workload: decision_workload.Workload, workers: int) -> dict:
             asker = _Asker(deployment, workload)
             try:
                 results = [scenario(deployment, asker, item, workload.clients,
-                                    f'{workers} worker(s), {item.name}', rack_of)
+                                    f'{workers} worker(s), {item.name}', rack_of,
+                                    profile=profile)
                            for item in workload.scenarios]
             finally:
                 asker.close()
@@ -339,6 +344,11 @@ def main(argv=None) -> int:
     parser.add_argument('--workers', metavar='N,N',
                         help="scheduler worker counts, instead of the workload's")
     parser.add_argument('--json', metavar='FILE', help='also write the reports as JSON')
+    parser.add_argument('--profile', metavar='DIR', type=Path,
+                        help='py-spy records every daemon over each scenario, as collapsed '
+                             'stacks in DIR/DAEMON-<workers>w-<scenario>.txt '
+                             '(benchmarks/daemon_profile.py DIR sums them up); the recording '
+                             'costs CPU, so its figures are not for comparison')
     args = parser.parse_args(argv)
     try:
         workload = decision_workload.parse(args.workload.read_text())
@@ -358,11 +368,14 @@ def main(argv=None) -> int:
     refused = decision_workload.over_capacity(workload, per_host(workload))
     if refused:
         parser.error(refused)
+    if args.profile:
+        daemon_profile.py_spy()   # refused now, not after a deployment came up
+        args.profile.mkdir(parents=True, exist_ok=True)
     load = os.getloadavg()
     reports = []
     for workers in workload.scheduler_workers:
         try:
-            reports.append(run(workload, workers))
+            reports.append(run(workload, workers, profile=args.profile))
         except DecisionFailed as exc:
             print(f'decision_bench: stopped: {exc}', file=sys.stderr)
             return 1
