@@ -140,7 +140,8 @@ class Payload:
     @classmethod
     def check_version(cls, version: Any) -> None:
         """Accept the same major and a minor no newer than this class knows."""
-        if version in _minors_known(cls):   # every message: no regular expression
+        # Every message: no regular expression (a malformed one may not even hash).
+        if isinstance(version, str) and version in _minors_known(cls):
             return
         try:
             received = parse_version(version)

@@ -409,7 +409,8 @@ def test_a_payload_written_by_its_field_encoders_equals_the_walk_of_every_value(
 
 @pytest.mark.parametrize('version, accepted', [
     ('1.0', True), ('1.1', True), ('1.01', True), ('1.2', False), ('2.0', False),
-    ('0.1', False), ('1', False), (1.0, False), (None, False)])
+    ('0.1', False), ('1', False), (1.0, False), (None, False), (['1.0'], False),
+    ({'1.0': 1}, False)])
 def test_the_versions_a_class_accepts_with_and_without_its_known_minors(version, accepted):
     class Known(Payload):
         NAME = 'Known'
