@@ -71,6 +71,7 @@ LOG = logging.getLogger(__name__)
 READY_SECONDS = 60
 READY_SECONDS_PER_HOST = 0.05
 
+
 def _some(hosts: set[str], shown: int = 10) -> str:
     """The first ``shown`` of ``hosts`` by name, and how many more: an error line, not a list of thousands."""
     names = sorted(hosts)
@@ -282,7 +283,8 @@ class EmbeddedCloud:
         wanted = {h.name for c in self.plan.cells for h in c.hosts}
         # Five thousand hosts take longer than a minute to register on a small
         # machine: the bound grows with the hosts, and with each host registered.
-        deadline = time.monotonic() + READY_SECONDS + READY_SECONDS_PER_HOST * len(wanted)
+        started = time.monotonic()
+        deadline = started + READY_SECONDS + READY_SECONDS_PER_HOST * len(wanted)
         registered = 0
         while True:
             ready = set()
@@ -296,7 +298,8 @@ class EmbeddedCloud:
             elif time.monotonic() > deadline:
                 raise EmbeddedStartError(
                     f'{len(wanted - ready)} of {len(wanted)} compute hosts never registered '
-                    f'(none in the last {READY_SECONDS} s): {_some(wanted - ready)}')
+                    f'(waited {time.monotonic() - started:.0f} s; '
+                    f'{registered} registered): {_some(wanted - ready)}')
             time.sleep(0.05)
         # As the daemon does: the cache is filled before the first request.
         self.scheduler.start()
