@@ -98,14 +98,18 @@ class Demo(command.Command):
         with tempfile.TemporaryDirectory(prefix='cellplane-demo-log-') as scratch:
             log_dir = parsed_args.state_dir or scratch
             with _service_logs(os.path.join(log_dir, LOG_FILE), self.app.options.verbose_level):
-                with tqdm(total=options.instances + options.oversized, unit='instance',
-                          desc='booting', file=sys.stderr, leave=False,
-                          disable=None) as bar, \
+                with tqdm(total=options.cells * options.hosts_per_cell, unit='host',
+                          desc='starting', file=sys.stderr, leave=False,
+                          disable=None) as start_bar, \
+                        tqdm(total=options.instances + options.oversized, unit='instance',
+                             desc='booting', file=sys.stderr, leave=False,
+                             disable=None) as bar, \
                         tqdm(total=0, unit='instance', desc='draining', file=sys.stderr,
                              leave=False, disable=None) as drain_bar:
                     summary = _scenario().run_demo(
                         options, progress=lambda done, total: bar.update(done - bar.n),
-                        drain_progress=lambda done, total: _advance(drain_bar, done, total))
+                        drain_progress=lambda done, total: _advance(drain_bar, done, total),
+                        start_progress=lambda done, total: _advance(start_bar, done, total))
         if parsed_args.format == 'json':
             self.app.stdout.write(json.dumps(summary, sort_keys=True) + '\n')
         else:
@@ -117,6 +121,8 @@ def _advance(bar: tqdm, done: int, total: int) -> None:
     if bar.total != total:
         bar.total = total
         bar.refresh()
+    # update(0) redraws too (at most every 0.1 s): the time spent shows while
+    # hosts register, which they do together, after a while.
     bar.update(done - bar.n)
 
 

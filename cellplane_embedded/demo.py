@@ -143,15 +143,21 @@ def request_sizes(total: int, rng: random.Random) -> list[int]:
 
 def run_demo(options: DemoOptions,
              progress: Callable[[int, int], None] | None = None,
-             drain_progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
-    """Run the scenario; the summary (``BootOutcome.summary``, the drain's) plus the run's facts."""
+             drain_progress: Callable[[int, int], None] | None = None,
+             start_progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+    """Run the scenario; the summary (``BootOutcome.summary``, the drain's) plus the run's facts.
+
+    ``start_progress(registered, hosts)`` is told how many hosts have
+    registered while the embedded cloud starts (every 50 ms);
+    ``progress`` the boots settled, ``drain_progress`` the moves ended.
+    """
     with tempfile.TemporaryDirectory(prefix='cellplane-demo-') as scratch:
         state_dir = Path(options.state_dir) if options.state_dir else Path(scratch)
         plan = CloudPlan.uniform(cells=options.cells, hosts_per_cell=options.hosts_per_cell,
                                  driver_for=options.driver_for,
                                  max_attempts=options.max_attempts)
         started = time.monotonic()
-        with EmbeddedCloud(state_dir, plan) as cloud:
+        with EmbeddedCloud(state_dir, plan, start_progress=start_progress) as cloud:
             ready = time.monotonic()
             _create_flavors(cloud, options)
             uuids = _boot(cloud, options)

@@ -158,9 +158,12 @@ def service_conf(plan: CloudPlan, *, cell_name: str | None = None,
 class EmbeddedCloud:
     """Placement, scheduler, super conductor, cell conductors and fake computes, in-process."""
 
-    def __init__(self, state_dir: str | Path, plan: CloudPlan) -> None:
+    def __init__(self, state_dir: str | Path, plan: CloudPlan, *,
+                 start_progress: Callable[[int, int], None] | None = None) -> None:
         self.state_dir = Path(state_dir)
         self.plan = plan
+        # Told (hosts registered, hosts) while the start waits for the hosts.
+        self._start_progress = start_progress
         self.conf = service_conf(plan, api_database=f'sqlite:///{self.state_dir / "api"}.sqlite')
         self.cell_confs = {cell.name: service_conf(plan, cell_name=cell.name)
                            for cell in plan.cells}
@@ -290,6 +293,8 @@ class EmbeddedCloud:
             ready = set()
             for engine in self.cell_engines.values():
                 ready |= compute_nodes.hosts_with_service(engine)
+            if self._start_progress is not None:
+                self._start_progress(len(ready & wanted), len(wanted))
             if ready >= wanted:
                 break
             if len(ready & wanted) > registered:

@@ -141,6 +141,19 @@ def test_no_progress_bar_when_the_output_is_not_a_terminal():
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith('cellplane demo: 6 instances asked for'), done.stdout
     assert 'booting' not in done.stderr and '\r' not in done.stderr, done.stderr
+    assert 'starting' not in done.stderr, done.stderr
+
+
+def test_the_start_reports_the_hosts_registered_until_all_are():
+    from cellplane_embedded.demo import DemoOptions, run_demo
+    seen = []
+    summary = run_demo(DemoOptions(instances=4, cells=2, hosts_per_cell=2, failing_hosts=0,
+                                   fail_fraction=0, oversized=0, drain=None),
+                       start_progress=lambda registered, hosts: seen.append((registered, hosts)))
+    assert summary['active'] == 4
+    assert seen and seen[-1] == (4, 4)
+    assert all(hosts == 4 for _, hosts in seen)
+    assert [r for r, _ in seen] == sorted(r for r, _ in seen)   # never goes back
 
 
 def test_two_runs_with_one_seed_end_with_the_same_counts(capsys):
