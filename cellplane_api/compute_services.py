@@ -128,11 +128,12 @@ def set_disabled(api_engine: Engine, one: Located, *, disabled: bool,
 def _set_trait(placement, nodes: list[str], disabled: bool) -> bool:
     moved = False
     for uuid in nodes:
-        present = placement.get_traits(uuid)
+        # At the generation read with them: a write in between is a conflict, read again.
+        present, generation = placement.get_traits_and_generation(uuid)
         wanted = (present | {COMPUTE_STATUS_DISABLED} if disabled
                   else present - {COMPUTE_STATUS_DISABLED})
         if wanted != present:
-            placement.set_traits(uuid, wanted)
+            placement.set_traits(uuid, wanted, generation=generation)
             moved = True
     return moved
 

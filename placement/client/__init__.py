@@ -42,6 +42,7 @@ HTTP errors are not, except the generation re-reads described above.
 """
 from __future__ import annotations
 
+import threading
 import urllib.parse
 from typing import Any, Sequence
 
@@ -98,6 +99,10 @@ class PlacementClient:
     def __init__(self, transport: Transport, *, generation_retries: int = 10):
         # The custom traits this client created (or found): not PUT again.
         self._custom_traits: set[str] = set()
+        # Held while custom traits are created: an agent's hosts register on
+        # many threads at once, and each had PUT the same traits (65 PUTs of
+        # two traits for 100 hosts).
+        self._custom_traits_lock = threading.Lock()
         # The reshaper answered 403 (no service role): set_many_inventories is not tried again.
         self._reshaper_refused = False
         self.transport = CountedTransport(transport)
@@ -218,7 +223,17 @@ class PlacementClient:
 
     def get_traits(self, uuid: str) -> frozenset[str]:
         """The provider's traits."""
-        return frozenset(self._call('GET', f'/resource_providers/{uuid}/traits').body['traits'])
+        return self.get_traits_and_generation(uuid)[0]
+
+    def get_traits_and_generation(self, uuid: str) -> tuple[frozenset[str], int]:
+        """The provider's traits and the generation they were read at (``set_traits``' ``generation``).
+
+        The custom traits among them exist: ``set_traits`` does not create them again.
+        """
+        body = self._call('GET', f'/resource_providers/{uuid}/traits').body
+        traits = frozenset(body['traits'])
+        self._custom_traits.update(t for t in traits if t.startswith('CUSTOM_'))
+        return traits, body['resource_provider_generation']
 
     def set_inventory(self, uuid: str, inventories: dict[str, Inventory | dict], *,
                       generation: int | None = None) -> int:
@@ -264,9 +279,11 @@ class PlacementClient:
         """Replace the provider's traits (custom ones are created first, once per client)."""
         custom = {name for name in traits if name.startswith('CUSTOM_')}
         for attempt in (1, 2):
-            for name in sorted(custom - self._custom_traits):
-                self._call('PUT', f'/traits/{name}', ok=(201, 204))
-                self._custom_traits.add(name)
+            if custom - self._custom_traits:
+                with self._custom_traits_lock:
+                    for name in sorted(custom - self._custom_traits):
+                        self._call('PUT', f'/traits/{name}', ok=(201, 204))
+                        self._custom_traits.add(name)
             try:
                 return self._with_generation(uuid, lambda gen: self.transport.request(
                     'PUT', f'/resource_providers/{uuid}/traits',
