@@ -426,6 +426,36 @@ def _to_primitive(value: Payload) -> dict:
     return value.to_primitive()
 
 
+def _composed(tp: Any, convert: Callable[[Any], Callable[[Any], Any]]
+              ) -> Callable[[Any], Any] | None:
+    """For ``X | None``, ``list[X]`` and ``dict[str, X]``: ``convert(X)`` applied through them; else None.
+
+    What ``_encoder`` and ``_decoder`` share: each gives its own function for
+    the other types. A converter that leaves X as it is (``_identity``)
+    makes a list or dict a one-level copy, and an optional one as it is.
+    """
+    optional, inner = _is_optional(tp)
+    if optional:
+        convert_inner = convert(inner)
+        if convert_inner is _identity:
+            return _identity
+        return lambda value: None if value is None else convert_inner(value)
+    origin = typing.get_origin(tp)
+    if origin is list:
+        (item,) = typing.get_args(tp)
+        convert_item = convert(item)
+        if convert_item is _identity:
+            return list
+        return lambda value: [convert_item(v) for v in value]
+    if origin is dict:
+        _, item = typing.get_args(tp)
+        convert_item = convert(item)
+        if convert_item is _identity:
+            return dict
+        return lambda value: {k: convert_item(v) for k, v in value.items()}
+    return None
+
+
 @functools.cache
 def _encoder(tp: Any) -> Callable[[Any], Any]:
     """A function turning a field's value of type ``tp`` into JSON: ``_to_json`` without the type tests.
@@ -434,29 +464,13 @@ def _encoder(tp: Any) -> Callable[[Any], Any]:
     types are passed as they are; lists and dicts of them are copied one
     level (their items cannot change); ``Any`` is walked by ``_to_json``.
     """
-    optional, inner = _is_optional(tp)
-    if optional:
-        encode_inner = _encoder(inner)
-        if encode_inner is _identity:
-            return _identity
-        return lambda value: None if value is None else encode_inner(value)
+    composed = _composed(tp, _encoder)
+    if composed is not None:
+        return composed
     if tp in (str, int, float, bool):
         return _identity
     if tp is datetime.datetime:
         return _encode_time
-    origin = typing.get_origin(tp)
-    if origin is list:
-        (item,) = typing.get_args(tp)
-        encode_item = _encoder(item)
-        if encode_item is _identity:
-            return list
-        return lambda value: [encode_item(v) for v in value]
-    if origin is dict:
-        _, item = typing.get_args(tp)
-        encode_item = _encoder(item)
-        if encode_item is _identity:
-            return dict
-        return lambda value: {k: encode_item(v) for k, v in value.items()}
     if isinstance(tp, type) and issubclass(tp, Payload):
         return _to_primitive
     return _to_json
@@ -466,9 +480,7 @@ def _to_json(value: Any) -> Any:
     if isinstance(value, Payload):
         return value.to_primitive()
     if isinstance(value, datetime.datetime):
-        if value.tzinfo is None:
-            value = value.replace(tzinfo=datetime.timezone.utc)
-        return value.astimezone(datetime.timezone.utc).isoformat()
+        return _encode_time(value)
     if isinstance(value, (list, tuple)):
         return [_to_json(v) for v in value]
     if isinstance(value, dict):
@@ -501,27 +513,13 @@ def _decoder(tp: Any) -> Callable[[Any], Any]:
     Built once per type: received messages are decoded without walking
     type hints each time.
     """
-    optional, inner = _is_optional(tp)
-    if optional:
-        decode_inner = _decoder(inner)
-        return lambda value: None if value is None else decode_inner(value)
+    composed = _composed(tp, _decoder)
+    if composed is not None:
+        return composed
     if tp is datetime.datetime:
         return _decode_time
     if tp is float:
         return _decode_float
-    origin = typing.get_origin(tp)
-    if origin is list:
-        (item,) = typing.get_args(tp)
-        decode_item = _decoder(item)
-        if decode_item is _identity:
-            return list
-        return lambda value: [decode_item(v) for v in value]
-    if origin is dict:
-        _, item = typing.get_args(tp)
-        decode_item = _decoder(item)
-        if decode_item is _identity:
-            return dict
-        return lambda value: {k: decode_item(v) for k, v in value.items()}
     if isinstance(tp, type) and issubclass(tp, Payload):
         return tp.from_primitive
     return _identity
