@@ -18,7 +18,7 @@ second time over every host.
 """
 from __future__ import annotations
 
-import re
+import os_traits
 
 COMPUTE_STATUS_DISABLED = 'COMPUTE_STATUS_DISABLED'
 
@@ -27,7 +27,6 @@ OPERATOR_TRAITS = frozenset({COMPUTE_STATUS_DISABLED})
 
 # The node-record stat that names the cell trait a host's providers carry.
 CELL_TRAIT_STAT = 'cell_trait'
-CELL_TRAIT_PREFIX = 'CUSTOM_CELL_'
 # Placement's limit on a trait's name.
 _TRAIT_MAX_LENGTH = 255
 
@@ -35,10 +34,10 @@ _TRAIT_MAX_LENGTH = 255
 def cell_trait(cell_name: str | None) -> str | None:
     """The trait of the hosts of the cell named ``cell_name``; None without a name.
 
-    Upper case, every character other than a letter, a digit or ``_`` made
+    ``os_traits.normalize_name`` (as Nova names its custom traits): upper
+    case, each run of characters other than letters and digits made one
     ``_``, as Placement's custom traits must be.
     """
     if not cell_name or not cell_name.strip():
         return None
-    name = re.sub(r'[^A-Z0-9_]', '_', cell_name.strip().upper())
-    return (CELL_TRAIT_PREFIX + name)[:_TRAIT_MAX_LENGTH]
+    return os_traits.normalize_name('CELL_' + cell_name.strip())[:_TRAIT_MAX_LENGTH]

@@ -17,6 +17,7 @@ from tests.unit.scheduler.factories import CELL1, CELL2, record, spec
     ('cell1', 'CUSTOM_CELL_CELL1'),
     ('eu-west.rack 7', 'CUSTOM_CELL_EU_WEST_RACK_7'),
     (' cell2 ', 'CUSTOM_CELL_CELL2'),
+    ('eu--west__2', 'CUSTOM_CELL_EU_WEST_2'),   # os_traits.normalize_name: a run is one _
 ])
 def test_a_cell_name_becomes_a_custom_trait_placement_accepts(name, trait):
     assert cell_trait(name) == trait
