@@ -293,12 +293,13 @@ class EmbeddedCloud:
             ready = set()
             for engine in self.cell_engines.values():
                 ready |= compute_nodes.hosts_with_service(engine)
+            now_registered = len(ready & wanted)
             if self._start_progress is not None:
-                self._start_progress(len(ready & wanted), len(wanted))
-            if ready >= wanted:
+                self._start_progress(now_registered, len(wanted))
+            if now_registered == len(wanted):
                 break
-            if len(ready & wanted) > registered:
-                registered = len(ready & wanted)
+            if now_registered > registered:
+                registered = now_registered
                 deadline = time.monotonic() + READY_SECONDS
             elif time.monotonic() > deadline:
                 raise EmbeddedStartError(
