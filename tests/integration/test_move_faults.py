@@ -49,6 +49,7 @@ from cellplane.db.api.models import cell_mappings
 from cellplane.db.cell.models import instances as instance_rows
 from cellplane.objects import change_stamps, instances, migrations
 from cellplane.rpc.serializer import PayloadSerializer
+from cellplane_cli.launcher import Launcher
 
 # isort: split
 import oslo_messaging as messaging
@@ -65,6 +66,8 @@ MOVE_TIMEOUT = 2
 MOVE_RESUME_AFTER = 12
 # The instances moved about by the tests (6 on 3 hosts: some host has two).
 INSTANCES = 6
+# Where the super conductor's calls of the scheduler wait (scheduler/rpcapi.py's topic).
+SCHEDULER_QUEUE = 'scheduler'
 
 
 @pytest.fixture(scope='module')
@@ -108,6 +111,16 @@ def cell_bus(deployment):
         yield proxy
     finally:
         proxy.stop()
+
+
+@pytest.fixture(autouse=True)
+def every_daemon_running(deployment):
+    """Each test begins with every daemon running: one that failed before starting again the
+    daemon it killed does not fail the tests after it."""
+    yield
+    dead = [d.spec.name for d in Launcher(deployment.run_dir).recorded() if not d.alive()]
+    if dead:
+        deployment.launch('start', '--no-create')
 
 
 @pytest.fixture
@@ -265,6 +278,17 @@ def _kill(deployment, daemon: str) -> None:
     os.kill(deployment.pid(daemon), signal.SIGKILL)
 
 
+def _queued(deployment, level: str, queue: str) -> int:
+    """Messages on ``queue`` of ``level``'s vhost, waiting or delivered and not yet acknowledged."""
+    out = deployment.rabbit.ctl(['list_queues', '-p', deployment.vhosts[level],
+                                 '--no-table-headers', 'name', 'messages'])
+    for line in out.splitlines():
+        name, _, count = line.partition('\t')
+        if name == queue:
+            return int(count)
+    return 0
+
+
 def test_super_conductor_killed_while_scheduling_two_moves_resumes_them(deployment, engine):
     cold, live, _ = _pair(engine)
     # The scheduler frozen: the super conductor is caught asking it.
@@ -277,6 +301,10 @@ def test_super_conductor_killed_while_scheduling_two_moves_resumes_them(deployme
             re.search(rf'Scheduling move \S+ of instance {u}',
                       deployment.log('super-conductor')[seen:]) for u in (cold, live)),
                    'the super conductor took both moves', seconds=EVENTUALLY_SECONDS)
+        # Its log line comes before its call is published: killed between
+        # the two, it would have asked nothing of the scheduler.
+        eventually(lambda: _queued(deployment, 'top', SCHEDULER_QUEUE) >= 2,
+                   'both moves asked of the scheduler', seconds=EVENTUALLY_SECONDS)
         _kill(deployment, 'super-conductor')
     finally:
         os.kill(scheduler, signal.SIGCONT)
