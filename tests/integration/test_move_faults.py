@@ -59,7 +59,7 @@ from tests.support.polling import eventually
 from tests.support.tcp_proxy import TcpProxy
 
 HOSTS = ('cell1-a', 'cell1-b', 'cell1-c')
-MOVE_SECONDS = 3
+MOVE_SECONDS = 5
 MOVE_TIMEOUT = 2
 # Above the top level's rpc_response_timeout (10 s): a live super conductor
 # holds a queued move for one scheduler call at most.
@@ -68,6 +68,8 @@ MOVE_RESUME_AFTER = 12
 INSTANCES = 6
 # Where the super conductor's calls of the scheduler wait (scheduler/rpcapi.py's topic).
 SCHEDULER_QUEUE = 'scheduler'
+# The super conductor's (conductor/super/rpcapi.py's topic).
+SUPER_CONDUCTOR_QUEUE = 'conductor'
 
 
 @pytest.fixture(scope='module')
@@ -278,17 +280,6 @@ def _kill(deployment, daemon: str) -> None:
     os.kill(deployment.pid(daemon), signal.SIGKILL)
 
 
-def _queued(deployment, level: str, queue: str) -> int:
-    """Messages on ``queue`` of ``level``'s vhost, waiting or delivered and not yet acknowledged."""
-    out = deployment.rabbit.ctl(['list_queues', '-p', deployment.vhosts[level],
-                                 '--no-table-headers', 'name', 'messages'])
-    for line in out.splitlines():
-        name, _, count = line.partition('\t')
-        if name == queue:
-            return int(count)
-    return 0
-
-
 def test_super_conductor_killed_while_scheduling_two_moves_resumes_them(deployment, engine):
     cold, live, _ = _pair(engine)
     # The scheduler frozen: the super conductor is caught asking it.
@@ -303,7 +294,7 @@ def test_super_conductor_killed_while_scheduling_two_moves_resumes_them(deployme
                    'the super conductor took both moves', seconds=EVENTUALLY_SECONDS)
         # Its log line comes before its call is published: killed between
         # the two, it would have asked nothing of the scheduler.
-        eventually(lambda: _queued(deployment, 'top', SCHEDULER_QUEUE) >= 2,
+        eventually(lambda: deployment.rabbit.messages(deployment.vhosts['top'], SCHEDULER_QUEUE) >= 2,
                    'both moves asked of the scheduler', seconds=EVENTUALLY_SECONDS)
         _kill(deployment, 'super-conductor')
     finally:
@@ -454,12 +445,20 @@ def test_super_conductor_killed_mid_confirm_and_mid_revert_finishes_both_once_ba
         deployment, engine):
     confirmed, reverted, source, uuids = _finished_pair(deployment, engine)
     # Placement frozen: the super conductor is caught in the confirm's and
-    # the revert's first step, the instances' task_state taken.
+    # the revert's first step, the instances' task_state taken over.
     frozen = _placement_processes(deployment)
     for pid in frozen:
         os.kill(pid, signal.SIGSTOP)
     try:
         _ask_confirm_and_revert(deployment, confirmed, reverted)
+        # The API wrote the task_states before it cast (its CLIs returned once
+        # the broker had both messages): the super conductor holds them once
+        # they have left its queue (acknowledged as received). Killed before,
+        # it would take them again at once on its restart, not by its resume.
+        eventually(lambda: deployment.rabbit.messages(deployment.vhosts['top'],
+                                                      SUPER_CONDUCTOR_QUEUE) == 0,
+                   'the super conductor took the confirm and the revert',
+                   seconds=EVENTUALLY_SECONDS)
 
         def ending():
             with engine.connect() as conn:

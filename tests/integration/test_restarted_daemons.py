@@ -102,7 +102,11 @@ def test_boots_held_by_a_killed_super_conductor_are_resumed_and_built_once(deplo
         held = _create(deployment, 'held-1', 2) + _create(deployment, 'held-2', 2)
         eventually(lambda: _api_count(deployment, build_requests.c.instance_uuid.in_(held),
                                       build_requests.c.lease_token.is_not(None)) == 4,
-                   'the super conductor leased both boots (it is asking the scheduler)', seconds=EVENTUALLY_SECONDS)
+                   'the super conductor leased both boots', seconds=EVENTUALLY_SECONDS)
+        # Its lease is written before its call is published: killed between
+        # the two, it would have asked nothing of the scheduler.
+        eventually(lambda: deployment.rabbit.messages(deployment.vhosts['top'], 'scheduler') >= 2,
+                   'both boots asked of the scheduler', seconds=EVENTUALLY_SECONDS)
         os.kill(deployment.pid('super-conductor'), signal.SIGKILL)
         late = _create(deployment, 'late')
     finally:

@@ -116,8 +116,8 @@ class RabbitServer:
     # (vhost, user, password) each: the vhost, its user, the user's permissions.
     add_vhosts: Callable[[list[tuple[str, str, str]]], None]
     delete_vhost_and_user: Callable[[str, str | None], None]
-    # rabbitmqctl on the broker's node (None: only the management API).
-    ctl: Callable[[list[str]], None] | None = None
+    # rabbitmqctl on the broker's node, its output (None: only the management API).
+    ctl: Callable[[list[str]], str] | None = None
     users: dict[str, tuple[str, str]] = field(default_factory=dict)
 
     def reachable(self) -> bool:
@@ -139,6 +139,23 @@ class RabbitServer:
             if time.monotonic() > deadline:
                 raise RuntimeError('RabbitMQ did not listen again within 60 s of start_app')
             time.sleep(0.2)
+
+    def messages(self, vhost: str, queue: str) -> int:
+        """Messages on ``queue`` of ``vhost``, ready or delivered and not yet acknowledged (0: no such queue).
+
+        What a daemon has published, even to a consumer that is frozen
+        (SIGSTOP) holding them: a test waits for it rather than for a line
+        the sender logs before it publishes.
+        """
+        if self.ctl is None:
+            unavailable('counting the messages on a queue', 'run the tests beside a broker '
+                        'whose rabbitmqctl they can run (local or in a testcontainer)')
+        out = self.ctl(['list_queues', '-p', vhost, '--no-table-headers', 'name', 'messages'])
+        for line in out.splitlines():
+            name, _, count = line.strip().partition('\t')
+            if name == queue:
+                return int(count)
+        return 0
 
     def url_for(self, vhost: str) -> str:
         """The URL of ``vhost`` as its own user (as the base URL's user for a vhost not made here)."""
@@ -179,7 +196,7 @@ def password_hash(password: str) -> str:
     return base64.b64encode(salt + hashlib.sha256(salt + password.encode()).digest()).decode()
 
 
-def _rabbitmqctl_admin(runner: Callable[[list[str]], None],
+def _rabbitmqctl_admin(runner: Callable[[list[str]], object],
                        import_definitions: Callable[[str], None] | None = None):
     def add(grants: list[tuple[str, str, str]]) -> None:
         if import_definitions is not None:
@@ -204,9 +221,9 @@ def _rabbitmqctl_admin(runner: Callable[[list[str]], None],
     return add, delete
 
 
-def _local_rabbitmqctl(args: list[str]) -> None:
-    subprocess.run(['rabbitmqctl', '-q', *args], check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=60)
+def _local_rabbitmqctl(args: list[str]) -> str:
+    return subprocess.run(['rabbitmqctl', '-q', *args], check=True, text=True,
+                          capture_output=True, timeout=60).stdout
 
 
 def _local_import_definitions(definitions: str) -> None:
@@ -384,10 +401,11 @@ def find_rabbit() -> RabbitServer:
             _Containers.rabbit = RabbitMqContainer('rabbitmq:3.12').start()
         container = _Containers.rabbit
 
-        def run_in_container(args: list[str]) -> None:
+        def run_in_container(args: list[str]) -> str:
             code, out = container.get_wrapped_container().exec_run(['rabbitmqctl', *args])
             if code != 0:
                 raise RuntimeError(out.decode(errors='replace'))
+            return out.decode(errors='replace')
         add, delete = _rabbitmqctl_admin(run_in_container)
         host = container.get_container_host_ip()
         port = container.get_exposed_port(5672)
