@@ -1,4 +1,4 @@
-"""How the Placement client reaches Placement: over HTTP (``requests`` or a keystoneauth1 adapter), or in-process.
+"""How the Placement client reaches Placement: over HTTP (``urllib3`` or a keystoneauth1 adapter), or in-process.
 
 Every transport sends one request and returns a ``Response`` (status and
 decoded JSON). ``HttpTransport`` and ``KeystoneTransport`` retry a
@@ -17,15 +17,19 @@ import re
 import time
 from dataclasses import dataclass
 from typing import Any, Protocol
+from urllib.parse import urlsplit
 
 import requests
 import tenacity
+import urllib3
 from keystoneauth1 import exceptions as ks_exc
 
 from cellplane import metrics, outage
 from placement.client.errors import PlacementUnreachable
 
 MICROVERSION = '1.39'
+# Connections kept to Placement per process: about the threads that send at once.
+POOL_SIZE = 16
 
 
 @dataclass(frozen=True)
@@ -121,7 +125,7 @@ class RetryingTransport:
 
 
 class HttpTransport(RetryingTransport):
-    """Placement over HTTP with ``requests``; retries while Placement is away.
+    """Placement over HTTP with ``urllib3``; retries while Placement is away.
 
     A connection refused or timed out, or a 503 (Placement restarting, or
     out of database connections), is retried with exponential backoff
@@ -133,7 +137,18 @@ class HttpTransport(RetryingTransport):
     does not verify (``verify``: the CA file, or False) is not retried:
     ``PlacementUnreachable`` at once, naming TLS and what failed.
     ``token`` and ``roles`` (sent as ``X-Roles``) are noauth2's identity.
+
+    What ``requests`` would do, read once here: the proxy for Placement's
+    URL from the environment (unless ``NO_PROXY`` names it) and the CA
+    bundle (``REQUESTS_CA_BUNDLE``, ``CURL_CA_BUNDLE``, else certifi's).
+    ``requests`` is not used to send: its per-request work (preparing,
+    merging settings, hooks) was half of a GET's CPU in the client, in
+    every daemon, and a scheduler sends several per request.
     """
+
+    unreachable = (urllib3.exceptions.TimeoutError, urllib3.exceptions.ProtocolError,
+                   urllib3.exceptions.ProxyError)
+    tls_failures = (urllib3.exceptions.SSLError,)
 
     def __init__(self, base_url: str, *, token: str = 'admin',
                  roles: list[str] | None = None,
@@ -148,25 +163,62 @@ class HttpTransport(RetryingTransport):
         if roles:
             self._identity['x-roles'] = ','.join(roles)
         self.timeout = timeout
-        self.session = requests.Session()
-        # What requests would read from the environment on every request
-        # (proxies, NO_PROXY, a CA bundle), read once here: that reading was
-        # about a third of a GET's CPU in the client, in every daemon.
-        self.session.trust_env = False
         self.proxies = requests.utils.get_environ_proxies(self.base_url)
         if verify is True:
             verify = (os.environ.get('REQUESTS_CA_BUNDLE') or os.environ.get('CURL_CA_BUNDLE')
                       or True)
-        # Given with each request, where requests lets them win over the session's.
         self.verify = verify
         self.cert = cert
+        self.pool = _pool_manager(self.base_url, self.proxies, timeout, verify, cert)
 
     def _send(self, method: str, path: str, data: str | None, headers: dict):
-        """One attempt: a ``requests.Response``."""
-        return self.session.request(method, self.base_url + path, data=data,
-                                    headers={**headers, **self._identity},
-                                    timeout=self.timeout, verify=self.verify, cert=self.cert,
-                                    proxies=self.proxies)
+        """One attempt: the answer's status and body (``_Answer``)."""
+        return _Answer(self.pool.request(method, self.base_url + path, body=data,
+                                         headers={**headers, **self._identity}))
+
+
+def _pool_manager(base_url: str, proxies: dict[str, str], timeout: float,
+                  verify: bool | str, cert: str | tuple[str, str] | None):
+    """urllib3's connections to ``base_url``, with TLS and proxy settings as ``requests`` sets them.
+
+    No retries and no redirects: ``RetryingTransport`` retries, and
+    Placement does not redirect.
+    """
+    options: dict[str, Any] = {
+        'retries': False, 'timeout': urllib3.Timeout(connect=timeout, read=timeout),
+        'maxsize': POOL_SIZE}
+    if base_url.startswith('https:'):
+        if verify is False:
+            options['cert_reqs'] = 'CERT_NONE'
+        else:
+            options['cert_reqs'] = 'CERT_REQUIRED'
+            bundle = requests.certs.where() if verify is True else verify
+            options['ca_cert_dir' if os.path.isdir(bundle) else 'ca_certs'] = bundle
+        if isinstance(cert, str):
+            options['cert_file'] = cert
+        elif cert is not None:
+            options['cert_file'], options['key_file'] = cert
+    proxy = proxies.get(urlsplit(base_url).scheme) or proxies.get('all')
+    if proxy:
+        return urllib3.ProxyManager(proxy, **options)
+    return urllib3.PoolManager(**options)
+
+
+class _Answer:
+    """What ``RetryingTransport`` reads of an answer: its status and body."""
+
+    __slots__ = ('status_code', 'content')
+
+    def __init__(self, resp) -> None:
+        self.status_code = resp.status
+        self.content = resp.data
+
+    @property
+    def text(self) -> str:
+        return self.content.decode('utf-8', errors='replace')
+
+    def json(self) -> Any:
+        return json.loads(self.content)
 
 
 class KeystoneTransport(RetryingTransport):
@@ -216,13 +268,23 @@ _SSL_REASON = re.compile(r'\[SSL: [A-Z_]+\] ([^\'"(]+)')
 
 def _why(exc: Exception) -> str:
     """``Connection refused``, ``timed out``: the reason without the URL-laden chain."""
-    if isinstance(exc, (requests.Timeout, ks_exc.ConnectTimeout)):
+    # urllib3's refused connection is a ConnectTimeoutError too (for its own
+    # backward compatibility): worded by its errno below.
+    if (isinstance(exc, (requests.Timeout, ks_exc.ConnectTimeout,
+                         urllib3.exceptions.TimeoutError))
+            and not isinstance(exc, urllib3.exceptions.NewConnectionError)):
         return 'timed out'
     found = _SSL_REASON.search(str(exc))
     if found:
         return found.group(1).strip()
     found = _ERRNO.search(str(exc))
-    return found.group(1).strip() if found else type(exc).__name__
+    if found:
+        return found.group(1).strip()
+    # A connection dropped: ('Connection aborted.', ConnectionResetError(104, '...')).
+    for arg in getattr(exc, 'args', ()):
+        if isinstance(arg, OSError):
+            return arg.strerror or str(arg) or type(arg).__name__
+    return type(exc).__name__
 
 
 class InProcessTransport:

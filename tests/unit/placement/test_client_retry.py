@@ -4,48 +4,74 @@ from __future__ import annotations
 import socket
 
 import pytest
-import requests
+import urllib3
 
 from placement.client import HttpTransport, PlacementUnreachable
 
 
-class FlakySession(requests.Session):
-    """Fails to connect ``failures`` times, then answers 200 with {}."""
+class _Answered:
+    def __init__(self, status: int, data: bytes) -> None:
+        self.status = status
+        self.data = data
 
-    def __init__(self, failures: int):
-        super().__init__()
+
+class FlakyPool:
+    """Fails to connect ``failures`` times (as urllib3 says it), then answers 200 with {}."""
+
+    def __init__(self, failures: int, error=None):
         self.failures = failures
+        self.error = error or urllib3.exceptions.NewConnectionError(
+            None, 'Failed to establish a new connection: [Errno 111] Connection refused')
         self.calls = 0
 
     def request(self, method, url, **kwargs):
         self.calls += 1
         if self.calls <= self.failures:
-            raise requests.ConnectionError('connection refused')
-        resp = requests.Response()
-        resp.status_code = 200
-        resp._content = b'{}'
-        return resp
+            raise self.error
+        return _Answered(200, b'{}')
 
 
-def _transport(session, attempts=5):
+def _transport(pool, attempts=5):
     t = HttpTransport('http://placement.invalid', attempts=attempts, max_wait=0.001)
-    t.session = session
+    t.pool = pool
     t._retrying = t._retrying.copy(wait=lambda retry_state: 0)
     return t
 
 
 def test_connection_errors_are_retried_until_success():
-    session = FlakySession(failures=3)
-    resp = _transport(session).request('GET', '/')
+    pool = FlakyPool(failures=3)
+    resp = _transport(pool).request('GET', '/')
     assert resp.status == 200
-    assert session.calls == 4
+    assert pool.calls == 4
+
+
+@pytest.mark.parametrize('error, why', [
+    (urllib3.exceptions.ProtocolError('Connection aborted.',
+                                      ConnectionResetError(104, 'Connection reset by peer')),
+     'Connection reset by peer'),
+    (urllib3.exceptions.ReadTimeoutError(None, '/', 'Read timed out.'), 'timed out'),
+    (urllib3.exceptions.ConnectTimeoutError(None, 'timed out'), 'timed out'),
+])
+def test_a_connection_dropped_or_timed_out_is_retried_and_worded(error, why):
+    assert _transport(FlakyPool(failures=1, error=error)).request('GET', '/').status == 200
+    with pytest.raises(PlacementUnreachable, match=f'after 2 attempt.*: {why}$'):
+        _transport(FlakyPool(failures=9, error=error), attempts=2).request('GET', '/')
 
 
 def test_gives_up_after_the_attempts_with_a_clear_error():
-    session = FlakySession(failures=100)
-    with pytest.raises(PlacementUnreachable, match='placement.invalid unreachable'):
-        _transport(session, attempts=3).request('GET', '/')
-    assert session.calls == 3
+    pool = FlakyPool(failures=100)
+    with pytest.raises(PlacementUnreachable,
+                       match='placement.invalid unreachable after 3 attempt.*: Connection refused$'):
+        _transport(pool, attempts=3).request('GET', '/')
+    assert pool.calls == 3
+
+
+def test_a_certificate_refused_is_not_retried():
+    pool = FlakyPool(failures=9, error=urllib3.exceptions.SSLError(
+        '[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: self-signed certificate'))
+    with pytest.raises(PlacementUnreachable, match='TLS certificate verify failed'):
+        _transport(pool).request('GET', '/')
+    assert pool.calls == 1
 
 
 def test_real_refused_connection_is_reported():
@@ -57,31 +83,28 @@ def test_real_refused_connection_is_reported():
         t.request('GET', '/')
 
 
-class UnavailableSession(requests.Session):
+class UnavailablePool:
     """Answers 503 ``times`` times (Placement restarting), then 200 with {}."""
 
     def __init__(self, times: int):
-        super().__init__()
         self.times = times
         self.calls = 0
 
     def request(self, method, url, **kwargs):
         self.calls += 1
-        resp = requests.Response()
-        resp.status_code, resp._content = ((503, b'Service Unavailable')
-                                           if self.calls <= self.times else (200, b'{}'))
-        return resp
+        return (_Answered(503, b'Service Unavailable') if self.calls <= self.times
+                else _Answered(200, b'{}'))
 
 
 def test_a_503_is_retried_like_a_refused_connection():
-    session = UnavailableSession(times=2)
-    assert _transport(session).request('GET', '/').status == 200
-    assert session.calls == 3
+    pool = UnavailablePool(times=2)
+    assert _transport(pool).request('GET', '/').status == 200
+    assert pool.calls == 3
 
 
 def test_a_503_that_lasts_is_returned_as_placement_gave_it():
-    session = UnavailableSession(times=100)
-    resp = _transport(session, attempts=4).request('GET', '/')
+    pool = UnavailablePool(times=100)
+    resp = _transport(pool, attempts=4).request('GET', '/')
     assert resp.status == 503
     assert resp.error()[0] == 'Service Unavailable'
-    assert session.calls == 4
+    assert pool.calls == 4
