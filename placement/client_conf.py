@@ -23,6 +23,7 @@ Either way an ``https`` Placement's certificate is checked against
 from __future__ import annotations
 
 import copy
+import os
 from typing import TYPE_CHECKING
 
 from keystoneauth1 import exceptions as ks_exc
@@ -110,6 +111,11 @@ def client_from_conf(conf: cfg.ConfigOpts, service_name: str) -> PlacementClient
             f'{service_name} needs [placement] endpoint_url (the Placement API, '
             f'e.g. http://127.0.0.1:8778) to claim and report resources, or '
             f'[placement] auth_type and its Keystone options')
+    for option in ('cafile', 'certfile', 'keyfile'):
+        path = getattr(group, option)
+        if path and not os.path.exists(path):
+            raise PlacementNotConfigured(
+                f'{service_name}: [placement] {option} = {path}: no such file')
     # keystoneauth1's session options, read the way its session would read them.
     verify = group.cafile or not group.insecure
     cert = (group.certfile, group.keyfile) if group.certfile and group.keyfile else \

@@ -182,12 +182,20 @@ def _pool_manager(base_url: str, proxies: dict[str, str], timeout: float,
     """urllib3's connections to ``base_url``, with TLS and proxy settings as ``requests`` sets them.
 
     No retries and no redirects: ``RetryingTransport`` retries, and
-    Placement does not redirect.
+    Placement does not redirect (a 3xx is returned as it came). A CA or
+    certificate file that does not exist is refused here, in one line, not
+    retried at every request as an outage (https only: plain http reads none).
     """
     options: dict[str, Any] = {
         'retries': False, 'timeout': urllib3.Timeout(connect=timeout, read=timeout),
         'maxsize': POOL_SIZE}
     if base_url.startswith('https:'):
+        files = [verify] if isinstance(verify, str) else []
+        files += [cert] if isinstance(cert, str) else list(cert or ())
+        for path in files:
+            if not os.path.exists(path):
+                raise FileNotFoundError(f'TLS file for Placement at {base_url} not found: '
+                                        f'{path}')
         if verify is False:
             options['cert_reqs'] = 'CERT_NONE'
         else:
@@ -200,7 +208,12 @@ def _pool_manager(base_url: str, proxies: dict[str, str], timeout: float,
             options['cert_file'], options['key_file'] = cert
     proxy = proxies.get(urlsplit(base_url).scheme) or proxies.get('all')
     if proxy:
-        return urllib3.ProxyManager(proxy, **options)
+        # The proxy's credentials in its URL (http://user:pw@proxy:3128), sent
+        # as requests sends them: urllib3 sends only the headers it is given.
+        user, password = requests.utils.get_auth_from_url(proxy)
+        headers = (urllib3.make_headers(proxy_basic_auth=f'{user}:{password}')
+                   if user else None)
+        return urllib3.ProxyManager(proxy, proxy_headers=headers, **options)
     return urllib3.PoolManager(**options)
 
 

@@ -158,6 +158,19 @@ def test_neither_endpoint_nor_auth_type(tmp_path):
         client_conf.client_from_conf(conf, 'test')
 
 
+@pytest.mark.parametrize('option', ['cafile', 'certfile', 'keyfile'])
+def test_a_tls_file_that_is_not_there_is_named_with_its_option(tmp_path, option):
+    present = tmp_path / 'present.pem'
+    present.write_text('')
+    files = {o: str(present) for o in ('cafile', 'certfile', 'keyfile')}
+    files[option] = str(tmp_path / 'gone.pem')
+    conf = _service_conf(tmp_path, 'endpoint_url = https://placement.example\n'
+                         + ''.join(f'{o} = {p}\n' for o, p in files.items()))
+    with pytest.raises(client_conf.PlacementNotConfigured,
+                       match=rf'^test: \[placement\] {option} = .*gone.pem: no such file$'):
+        client_conf.client_from_conf(conf, 'test')
+
+
 def test_keystone_transport_retries_then_names_an_unreachable_placement(tmp_path):
     import socket
 
