@@ -59,11 +59,12 @@ class RetryingTransport:
     error. ``base_url`` is what the messages name.
     """
 
-    # What "Placement cannot be reached" looks like to the HTTP library used.
-    unreachable: tuple[type[Exception], ...] = (requests.ConnectionError, requests.Timeout)
+    # What "Placement cannot be reached" looks like to the HTTP library a
+    # subclass sends with (each sets its own).
+    unreachable: tuple[type[Exception], ...] = ()
     # A TLS handshake that failed (a certificate not signed by the CA we
     # trust, a wrong host name): a configuration to fix, not an outage to wait out.
-    tls_failures: tuple[type[Exception], ...] = (requests.exceptions.SSLError,)
+    tls_failures: tuple[type[Exception], ...] = ()
 
     def __init__(self, base_url: str, *, attempts: int | None = 5, max_wait: float = 2.0,
                  retry_timeout: float | None = None):
@@ -283,8 +284,7 @@ def _why(exc: Exception) -> str:
     """``Connection refused``, ``timed out``: the reason without the URL-laden chain."""
     # urllib3's refused connection is a ConnectTimeoutError too (for its own
     # backward compatibility): worded by its errno below.
-    if (isinstance(exc, (requests.Timeout, ks_exc.ConnectTimeout,
-                         urllib3.exceptions.TimeoutError))
+    if (isinstance(exc, (ks_exc.ConnectTimeout, urllib3.exceptions.TimeoutError))
             and not isinstance(exc, urllib3.exceptions.NewConnectionError)):
         return 'timed out'
     found = _SSL_REASON.search(str(exc))

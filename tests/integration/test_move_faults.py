@@ -50,6 +50,8 @@ from cellplane.db.cell.models import instances as instance_rows
 from cellplane.objects import change_stamps, instances, migrations
 from cellplane.rpc.serializer import PayloadSerializer
 from cellplane_cli.launcher import Launcher
+from conductor.super import rpcapi as super_rpcapi
+from scheduler import rpcapi as scheduler_rpcapi
 
 # isort: split
 import oslo_messaging as messaging
@@ -66,10 +68,6 @@ MOVE_TIMEOUT = 2
 MOVE_RESUME_AFTER = 12
 # The instances moved about by the tests (6 on 3 hosts: some host has two).
 INSTANCES = 6
-# Where the super conductor's calls of the scheduler wait (scheduler/rpcapi.py's topic).
-SCHEDULER_QUEUE = 'scheduler'
-# The super conductor's (conductor/super/rpcapi.py's topic).
-SUPER_CONDUCTOR_QUEUE = 'conductor'
 
 
 @pytest.fixture(scope='module')
@@ -294,7 +292,7 @@ def test_super_conductor_killed_while_scheduling_two_moves_resumes_them(deployme
                    'the super conductor took both moves', seconds=EVENTUALLY_SECONDS)
         # Its log line comes before its call is published: killed between
         # the two, it would have asked nothing of the scheduler.
-        eventually(lambda: deployment.rabbit.messages(deployment.vhosts['top'], SCHEDULER_QUEUE) >= 2,
+        eventually(lambda: deployment.queued('top', scheduler_rpcapi.TOPIC) >= 2,
                    'both moves asked of the scheduler', seconds=EVENTUALLY_SECONDS)
         _kill(deployment, 'super-conductor')
     finally:
@@ -455,8 +453,7 @@ def test_super_conductor_killed_mid_confirm_and_mid_revert_finishes_both_once_ba
         # the broker had both messages): the super conductor holds them once
         # they have left its queue (acknowledged as received). Killed before,
         # it would take them again at once on its restart, not by its resume.
-        eventually(lambda: deployment.rabbit.messages(deployment.vhosts['top'],
-                                                      SUPER_CONDUCTOR_QUEUE) == 0,
+        eventually(lambda: deployment.queued('top', super_rpcapi.TOPIC) == 0,
                    'the super conductor took the confirm and the revert',
                    seconds=EVENTUALLY_SECONDS)
 

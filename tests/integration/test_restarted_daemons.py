@@ -24,6 +24,7 @@ import sqlalchemy as sa
 
 from cellplane.db.api.models import build_requests
 from cellplane.db.cell.models import instances
+from scheduler import rpcapi as scheduler_rpcapi
 from tests.support.deployment import EVENTUALLY_SECONDS, ComputePlan, Deployment
 from tests.support.malformed import send_malformed
 from tests.support.polling import eventually
@@ -105,7 +106,7 @@ def test_boots_held_by_a_killed_super_conductor_are_resumed_and_built_once(deplo
                    'the super conductor leased both boots', seconds=EVENTUALLY_SECONDS)
         # Its lease is written before its call is published: killed between
         # the two, it would have asked nothing of the scheduler.
-        eventually(lambda: deployment.rabbit.messages(deployment.vhosts['top'], 'scheduler') >= 2,
+        eventually(lambda: deployment.queued('top', scheduler_rpcapi.TOPIC) >= 2,
                    'both boots asked of the scheduler', seconds=EVENTUALLY_SECONDS)
         os.kill(deployment.pid('super-conductor'), signal.SIGKILL)
         late = _create(deployment, 'late')

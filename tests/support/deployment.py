@@ -443,6 +443,10 @@ class Deployment:
         return [self.log('scheduler'), *(self.log(f'scheduler-{n}')
                                          for n in range(2, self.scheduler_workers + 1))]
 
+    def queued(self, level: str, queue: str) -> int:
+        """Messages on ``queue`` of ``level``'s vhost ('top', 'cell1'...), held by a consumer or not."""
+        return self.rabbit.messages(self.vhosts[level], queue)
+
     def log(self, name: str) -> str:
         path = self.run_dir / f'{name}.log'
         return path.read_text() if path.exists() else ''
