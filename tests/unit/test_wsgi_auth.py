@@ -23,8 +23,9 @@ IDENTITY = ('HTTP_X_IDENTITY_STATUS', 'HTTP_X_USER_ID', 'HTTP_X_PROJECT_ID', 'HT
 
 
 def _app(environ, start_response):
-    """Answers what it was told of the caller; 401 for /app-refuses, as an app may."""
+    """Answers every header it was given (the identity ones always); 401 for /app-refuses."""
     seen = {k: environ.get(k) for k in IDENTITY}
+    seen.update((k, v) for k, v in environ.items() if k.startswith('HTTP_'))
     status = '401 Unauthorized' if environ['PATH_INFO'] == '/app-refuses' else '200 OK'
     start_response(status, [('Content-Type', 'application/json')])
     return [json.dumps(seen, sort_keys=True).encode()]
@@ -60,6 +61,11 @@ def _answer(app, path, token, headers=()):
     ('/servers', 'tok-member', ()),
     # Identity headers the caller sends itself are dropped.
     ('/servers', 'tok-member', (('X-Roles', 'admin'), ('X-User-Id', 'root'))),
+    ('/servers', 'tok-member', (('X-Service-Roles', 'admin'), ('X-Identity-Status', 'Confirmed'),
+                                ('X-Tenant', 'other'), ('X-Is-Admin-Project', 'True'),
+                                ('X-Service-Identity-Status', 'Confirmed'), ('X-Role', 'admin'),
+                                ('X-Service-Catalog', '[]'), ('X-Other', 'kept'))),
+    ('/servers', 'not-a-token', (('X-Roles', 'admin'), ('X-Project-Id', 'p9'))),
     ('/servers', 'not-a-token', ()),
     ('/servers', None, ()),
     ('/app-refuses', 'tok-member', ()),
