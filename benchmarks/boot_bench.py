@@ -1001,7 +1001,7 @@ def run(args, record_backend: str | None = None, queues: str = 'quorum',
             time.sleep(1.0)
             conflicts = claim_conflicts(deployment)
             written = records_written(deployment)
-            if 'api' in via:
+            if 'api' in via and args.list_calls:
                 listing = list_detail(paths, placed(results) + len(warmed(via)), args,
                                       capacity=capacity - placed(results))
             cast_vhost = rabbit.create_vhost('castbench')
@@ -1047,7 +1047,7 @@ def run(args, record_backend: str | None = None, queues: str = 'quorum',
                                          else 1000 * database_seconds / booted),
             'batch_size': args.batch, 'record_backend': record_backend or 'default',
             'records_written': written, 'connections': watch.report(),
-            'api': None if listing is None else {
+            'api': None if 'api' not in via else {
                 'auth': 'keystone' if keystone_wanted(args) else 'noauth2',
                 'workers': args.api_workers, 'microversion': paths['api'].client.version,
                 'listing': listing}}
@@ -1201,6 +1201,8 @@ def render_api(report: dict) -> str:
             f'{through["api_cpu_ms_send"] + through["api_cpu_ms_watch"]:.2f} | '
             f'{through.get("polls", "-")} |')
     listing = api['listing']
+    if listing is None:     # --list-calls 0
+        return '\n'.join(lines)
     lines.append(
         f'GET /servers/detail?limit=1000 over {listing["servers"]} servers in '
         f'{report["cells"]} cells, as the project\'s member ({listing["listed"]} listed): '
@@ -1334,11 +1336,13 @@ def main(argv=None) -> int:
                              '(default 1000)')
     parser.add_argument('--list-calls', type=int, default=20,
                         help='--via api: GET /servers/detail?limit=1000 calls timed '
-                             '(default 20)')
+                             '(default 20; 0 leaves the listing out)')
     args = parser.parse_args(argv)
     via = args.via.split(',')
     if not via or not set(via) <= {'direct', 'api'} or len(set(via)) != len(via):
         parser.error(f'--via takes direct, api or both (comma-separated), got {args.via}')
+    if args.list_calls < 0:
+        parser.error(f'--list-calls must be 0 or more, not {args.list_calls}')
     if args.keystone and 'api' not in via:
         parser.error('--keystone is for --via api')
     if args.keystone and not (KEYSTONE_VENV / 'bin' / 'keystone-manage').exists():
