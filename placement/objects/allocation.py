@@ -458,24 +458,37 @@ class ConsumerAllocationsView:
     last_modified: object | None
 
 
+# The consumer's allocations and the consumer itself (project, user, type) in one
+# statement: the consumer columns are null when it has no row (or its project or
+# user has none, as ``consumer.get_consumer`` answers then).
 _BY_CONSUMER = sa.text(
     'SELECT rp.uuid, rp.generation, a.resource_class_id, a.used, '
-    'a.created_at, a.updated_at FROM allocations a '
+    'a.created_at, a.updated_at, c.generation AS consumer_generation, '
+    'p.external_id AS project, u.external_id AS user_ext, c.consumer_type_id '
+    'FROM allocations a '
     'JOIN resource_providers rp ON rp.id = a.resource_provider_id '
+    'LEFT JOIN (consumers c JOIN projects p ON p.id = c.project_id '
+    'JOIN users u ON u.id = c.user_id) ON c.uuid = a.consumer_id '
     'WHERE a.consumer_id = :uuid'
 ).columns(sa.column('uuid'), sa.column('generation'), sa.column('resource_class_id'),
           sa.column('used'), sa.column('created_at', sa.DateTime),
-          sa.column('updated_at', sa.DateTime))
+          sa.column('updated_at', sa.DateTime), sa.column('consumer_generation'),
+          sa.column('project'), sa.column('user_ext'), sa.column('consumer_type_id'))
 
 
 def get_for_consumer(engine: Engine, consumer_uuid: str) -> ConsumerAllocationsView:
-    with engine.connect() as conn:
+    """One statement, no transaction (``db_api.autocommit``): what a scheduler asks per
+    group member, so its round trips count."""
+    with engine.connect() as conn, db_api.autocommit(conn):
         rows = conn.execute(_BY_CONSUMER, {'uuid': consumer_uuid}).all()
         if not rows:
             return ConsumerAllocationsView(None, {}, None)
         names = rc_obj.names_by_id(
             conn, {r.resource_class_id for r in rows})
-        consumer = consumer_obj.get_consumer(conn, consumer_uuid)
+        first = rows[0]
+        consumer = None if first.project is None else consumer_obj.ConsumerView(
+            consumer_uuid, first.consumer_generation, first.project, first.user_ext,
+            consumer_obj.consumer_types.name_of(conn, first.consumer_type_id))
     by_provider: dict[str, tuple[int, dict[str, int]]] = {}
     for r in rows:
         entry = by_provider.setdefault(r.uuid, (r.generation, {}))
