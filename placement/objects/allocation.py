@@ -459,16 +459,18 @@ class ConsumerAllocationsView:
 
 
 # The consumer's allocations and the consumer itself (project, user, type) in one
-# statement: the consumer columns are null when it has no row (or its project or
-# user has none, as ``consumer.get_consumer`` answers then).
+# statement. Flat outer joins, each on an index (a nested join made SQLite join
+# every consumer to its project and user first); the consumer is shown only with
+# its project and user rows, as ``consumer.get_consumer`` shows it.
 _BY_CONSUMER = sa.text(
     'SELECT rp.uuid, rp.generation, a.resource_class_id, a.used, '
     'a.created_at, a.updated_at, c.generation AS consumer_generation, '
     'p.external_id AS project, u.external_id AS user_ext, c.consumer_type_id '
     'FROM allocations a '
     'JOIN resource_providers rp ON rp.id = a.resource_provider_id '
-    'LEFT JOIN (consumers c JOIN projects p ON p.id = c.project_id '
-    'JOIN users u ON u.id = c.user_id) ON c.uuid = a.consumer_id '
+    'LEFT JOIN consumers c ON c.uuid = a.consumer_id '
+    'LEFT JOIN projects p ON p.id = c.project_id '
+    'LEFT JOIN users u ON u.id = c.user_id '
     'WHERE a.consumer_id = :uuid'
 ).columns(sa.column('uuid'), sa.column('generation'), sa.column('resource_class_id'),
           sa.column('used'), sa.column('created_at', sa.DateTime),
@@ -486,9 +488,12 @@ def get_for_consumer(engine: Engine, consumer_uuid: str) -> ConsumerAllocationsV
         names = rc_obj.names_by_id(
             conn, {r.resource_class_id for r in rows})
         first = rows[0]
-        consumer = None if first.project is None else consumer_obj.ConsumerView(
-            consumer_uuid, first.consumer_generation, first.project, first.user_ext,
-            consumer_obj.consumer_types.name_of(conn, first.consumer_type_id))
+        # external_id is NOT NULL: null means the row is not there.
+        consumer = None
+        if first.project is not None and first.user_ext is not None:
+            consumer = consumer_obj.ConsumerView(
+                consumer_uuid, first.consumer_generation, first.project, first.user_ext,
+                consumer_obj.consumer_types.name_of(conn, first.consumer_type_id))
     by_provider: dict[str, tuple[int, dict[str, int]]] = {}
     for r in rows:
         entry = by_provider.setdefault(r.uuid, (r.generation, {}))
