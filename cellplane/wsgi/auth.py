@@ -60,11 +60,12 @@ class _AuthTokenRequest(auth_request._AuthTokenRequest):
                        auth_request._AuthTokenRequest._all_auth_headers(
                            auth_request._AuthTokenRequest))
 
-    @property
-    def headers(self):
+    def _fast_headers(self):
         if self._headers is None:
             self._headers = _EnvironHeaders(self.environ)
         return self._headers
+
+    headers = property(_fast_headers, auth_request._AuthTokenRequest.headers.fset)
 
     def remove_auth_headers(self):
         environ = self.environ

@@ -31,21 +31,29 @@ def _app(environ, start_response):
     return [json.dumps(seen, sort_keys=True).encode()]
 
 
+def _pair(**options):
+    conf = cfg.ConfigOpts()
+    conf([], project='cellplane-test', default_config_files=[], default_config_dirs=[])
+    settings = {'oslo_config_config': conf, 'www_authenticate_uri': KEYSTONE, **options}
+    return (auth_token.AuthProtocol(_app, dict(settings)),
+            auth.OpenPathsAuthProtocol(_app, dict(settings), frozenset(('/',))))
+
+
 @pytest.fixture
-def both():
+def tokens():
     fixture = ksm_fixture.AuthTokenFixture()
     fixture.setUp()
     fixture.add_token_data(token_id='tok-member', user_id='u1', project_id='p1',
                            role_list=['member', 'reader'])
-    conf = cfg.ConfigOpts()
-    conf([], project='cellplane-test', default_config_files=[], default_config_dirs=[])
-    theirs = auth_token.AuthProtocol(_app, {'oslo_config_config': conf,
-                                            'www_authenticate_uri': KEYSTONE})
-    ours = auth.OpenPathsAuthProtocol(_app, {'oslo_config_config': conf,
-                                             'www_authenticate_uri': KEYSTONE},
-                                      frozenset(('/',)))
-    yield theirs, ours
+    fixture.add_token_data(token_id='tok-service', user_id='s1', project_id='service',
+                           role_list=['service'])
+    yield fixture
     fixture.cleanUp()
+
+
+@pytest.fixture
+def both(tokens):
+    return _pair()
 
 
 def _answer(app, path, token, headers=()):
@@ -85,3 +93,28 @@ def test_the_same_answer_and_identity_as_auth_token(both, path, token, headers):
 def test_open_paths_need_no_token(both):
     _, ours = both
     assert _answer(ours, '/', None)[0] == '200 OK'
+
+
+# A service token beside the user's (valid or not), and the decision left to the app
+# (delay_auth_decision): the identity and service headers the app sees, faked ones
+# among them, are auth_token's own.
+FAKED = (('X-Roles', 'admin'), ('X-Service-Roles', 'admin'), ('X-Identity-Status', 'Confirmed'),
+         ('X-Service-Identity-Status', 'Confirmed'), ('OpenStack-System-Scope', 'all'))
+
+
+@pytest.mark.parametrize('delay', [False, True])
+@pytest.mark.parametrize('token,service_token', [
+    ('tok-member', 'tok-service'),
+    ('tok-member', 'not-a-token'),
+    ('not-a-token', 'tok-service'),
+    (None, 'tok-service'),
+    (None, None),
+])
+def test_service_tokens_and_delayed_decisions_as_auth_token(tokens, delay, token, service_token):
+    theirs, ours = _pair(delay_auth_decision=delay)
+    headers = FAKED + ((('X-Service-Token', service_token),) if service_token else ())
+    expected = _answer(theirs, '/servers', token, headers)
+    assert _answer(ours, '/servers', token, headers) == expected
+    if delay and token != 'tok-member':
+        seen = json.loads(expected[2])
+        assert seen['HTTP_X_IDENTITY_STATUS'] == 'Invalid'   # the app decides, told so
