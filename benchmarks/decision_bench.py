@@ -18,10 +18,11 @@ the super conductor does (``SchedulerAPI.select_destinations`` with the
 alternates): the instance's build request is written first, as the API
 does, so a group's members are members. Nothing is built: a decision is a
 host chosen and claimed in Placement, with its alternates. Before the
-first decision it waits one periodic host refresh of the schedulers (13 s):
-each worker then has the racks read, instead of re-reading every host at
-its first decision (the cost of an operator change, not of deciding; a
-re-read that still falls in the measure is reported).
+first decision it waits until each scheduler worker has made two periodic
+host refreshes since the racks were set up (about 10 to 20 s): each has
+then read the racks, instead of re-reading every host at its first
+decision (the cost of an operator change, not of deciding; a re-read that
+still falls in the measure is reported).
 
 Per scenario and worker count it reports decisions per second (first ask
 to last answer), the latency of one decision (p50, p99), the claim
@@ -84,16 +85,41 @@ from tests.support.deployment import ComputePlan, Deployment
 PROJECT = 'decide'
 DEFAULT_WORKLOAD = Path(__file__).resolve().parent / 'workloads' / 'decisions.yaml'
 CALL_TIMEOUT = 120.0
-# The schedulers' periodic host refresh ([scheduler] host_refresh_interval, 10 s by
-# default), and a margin: after this each worker has read the racks at its refresh.
-SETTLE_SECONDS = 10.0 + 3.0
+# Each scheduler worker's periodic host refresh logs this (at DEBUG, which the
+# deployment's log settings keep); the second one after the racks were set up
+# began after they were (a refresh may have been under way), so it read them.
+REFRESHED = 'Host cache refreshed:'
+SETTLE_TIMEOUT = 120.0
 REREAD = 'Host cache re-read at a request'
+
+
+def _scheduler_logs(deployment: Deployment) -> list[Path]:
+    return sorted(deployment.run_dir.glob('scheduler*.log'))
+
+
+def refreshes(deployment: Deployment) -> dict[str, int]:
+    """Each scheduler worker's periodic host refreshes so far, by log file."""
+    return {path.name: path.read_text(errors='replace').count(REFRESHED)
+            for path in _scheduler_logs(deployment)}
+
+
+def settle(deployment: Deployment, before: dict[str, int]) -> None:
+    """Wait until every scheduler worker has refreshed twice since ``before`` (at most
+    ``SETTLE_TIMEOUT``; a re-read that still falls in the measure is reported)."""
+    deadline = time.monotonic() + SETTLE_TIMEOUT
+    while time.monotonic() < deadline:
+        now = refreshes(deployment)
+        if now and all(count - before.get(name, 0) >= 2 for name, count in now.items()):
+            return
+        time.sleep(0.5)
+    print(f'decision_bench: the schedulers had not refreshed twice after the racks in '
+          f'{SETTLE_TIMEOUT:g} s; measuring anyway', file=sys.stderr)
 
 
 def rereads(deployment: Deployment) -> int:
     """How many times the scheduler workers re-read every host at a request (an operator change)."""
     return sum(path.read_text(errors='replace').count(REREAD)
-               for path in deployment.run_dir.glob('scheduler*.log'))
+               for path in _scheduler_logs(deployment))
 
 
 class DecisionFailed(Exception):
@@ -300,6 +326,7 @@ def run(workload: decision_workload.Workload, workers: int,
         try:
             deployment.create()
             startup = time.perf_counter() - started
+            refreshed = refreshes(deployment)
             rack_of = racks(deployment, workload)
             api_engine = engines.create_engine(deployment.databases['api'])
             try:
@@ -310,7 +337,7 @@ def run(workload: decision_workload.Workload, workers: int,
                 api_engine.dispose()
             # Each worker would otherwise re-read all the hosts at its first decision
             # after the racks (an operator change): a cost of the setup, not of deciding.
-            time.sleep(SETTLE_SECONDS)
+            settle(deployment, refreshed)
             asker = _Asker(deployment, workload)
             try:
                 results = [scenario(deployment, asker, item, workload.clients,
