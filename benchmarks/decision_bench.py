@@ -326,8 +326,10 @@ def run(workload: decision_workload.Workload, workers: int,
         try:
             deployment.create()
             startup = time.perf_counter() - started
-            refreshed = refreshes(deployment)
             rack_of = racks(deployment, workload)
+            # Counted once every rack is written: refreshes during their writing
+            # may have read only some of them.
+            refreshed = refreshes(deployment)
             api_engine = engines.create_engine(deployment.databases['api'])
             try:
                 flavor = workload.flavor
