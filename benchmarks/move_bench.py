@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/move_bench.py [--cells 2] [--hosts-per-cell 50]
                                               [--instances 400] [--drain-hosts 10]
                                               [--parallel 10] [--move-seconds 1]
+                                              [--handler-threads 8]
                                               [--modes cold,live] [--smoke] [--json FILE]
 
 Starts C cells x H fake hosts served by one hollow compute agent per cell,
@@ -194,7 +195,8 @@ def run(args) -> dict:
         cfg.CONF.set_override(name, value, group=rpc_options.RABBIT_GROUP)
     with tempfile.TemporaryDirectory(prefix='cellplane-move-bench-') as workdir:
         deployment = Deployment(Path(workdir), rabbit, postgres, computes,
-                                default_intervals=True, queues='quorum')
+                                default_intervals=True, queues='quorum',
+                                rpc_handler_threads=args.handler_threads)
         transport = api_engine = cells = None
         started = time.perf_counter()
         try:
@@ -362,6 +364,8 @@ def main(argv=None) -> int:
                              f'{DEFAULTS["drain_hosts"]})')
     parser.add_argument('--parallel', type=int, default=10,
                         help='each drain\'s --parallel (default 10)')
+    parser.add_argument('--handler-threads', type=int, default=8,
+                        help='rpc_handler_threads of every daemon (default 8, as boot_bench.py)')
     parser.add_argument('--move-seconds', type=float, default=1.0,
                         help='the fake driver\'s simulated copy per move (default 1)')
     parser.add_argument('--modes', default='cold,live',
