@@ -70,6 +70,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     return _run_super(conf, transport, placement)
 
 
+# Idle connections the super conductor keeps beyond its pools' sizes, all its
+# pools together (ARCHITECTURE.md, "Connection budget").
+SUPER_IDLE_OVERFLOW = 8
+
+
 def _run_cell(conf, transport, placement) -> int:
     engines.name_process(f'{BINARY} {conf.cell.name or "cell"}')
     engine = pools.own_cell_engine(conf)
@@ -83,6 +88,9 @@ def _run_cell(conf, transport, placement) -> int:
 
 def _run_super(conf, transport, placement) -> int:
     engines.name_process(f'{BINARY} super')
+    # One per deployment, each thread going from the API database to a cell's and
+    # back: idle connections kept instead of a backend opened per transaction.
+    engines.keep_idle_overflow(SUPER_IDLE_OVERFLOW)
     api_engine = pools.api_engine(conf)
     cells = CellDatabases(api_engine, engine_factory=pools.cell_engine_factory(conf))
     cell_transports = TransportCache(conf)

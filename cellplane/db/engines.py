@@ -15,7 +15,8 @@ A PostgreSQL engine's pool is bounded (``pool_size`` kept, ``max_overflow``
 more while threads wait): a thread that finds it full for ``pool_timeout``
 seconds gets ``PoolExhausted``, one line naming the options that size it
 (``pool_options``). Of the connections opened beyond ``pool_size``, a
-process keeps ``IDLE_OVERFLOW_PER_PROCESS`` idle, its pools together, for
+process keeps ``IDLE_OVERFLOW_PER_PROCESS`` idle (or what its role sets
+with ``keep_idle_overflow``), its pools together, for
 ``OVERFLOW_IDLE_SECONDS`` after their last use (``_IdleReaper`` closes
 them then); the rest are closed as they are given back. So a burst does
 not open and close a PostgreSQL backend for each transaction beyond
@@ -75,6 +76,27 @@ OVERFLOW_IDLE_SECONDS = 10.0
 #: cells, 4 per process took the connection budget's run to 100 of 100; 1, 78).
 IDLE_OVERFLOW_PER_PROCESS = 1
 _RETURNED_AT = 'cellplane.returned_at'
+# This process's own bound, when its role sets one (``keep_idle_overflow``).
+_idle_overflow_bound: int | None = None
+
+
+def keep_idle_overflow(connections: int) -> None:
+    """Let this process keep up to ``connections`` idle beyond its pools' sizes.
+
+    For a process that is one of its kind in a deployment and whose every
+    thread goes from one database to another (the super conductor: the API
+    database, then a cell's, then the API's again). With the default one,
+    each of its transactions beyond ``pool_size`` opened a PostgreSQL backend
+    and closed it (``move_bench.py``: 363 connections opened in one run);
+    that bound stays for the processes that grow in number with the cells.
+    """
+    global _idle_overflow_bound
+    _idle_overflow_bound = connections
+
+
+def idle_overflow_bound() -> int:
+    """How many idle connections beyond its pools' sizes this process keeps, its pools together."""
+    return IDLE_OVERFLOW_PER_PROCESS if _idle_overflow_bound is None else _idle_overflow_bound
 
 
 class _BoundedPool(QueuePool):
@@ -93,7 +115,7 @@ class _BoundedPool(QueuePool):
 
     def _do_return_conn(self, record) -> None:
         if (self._pool.qsize() >= self.keep
-                and _IdleReaper.idle_overflow() >= IDLE_OVERFLOW_PER_PROCESS):
+                and _IdleReaper.idle_overflow() >= idle_overflow_bound()):
             # The process keeps enough idle already: closed as it is given back.
             try:
                 record.close()

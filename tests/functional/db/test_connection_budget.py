@@ -142,6 +142,27 @@ def test_a_process_keeps_a_bounded_number_idle_beyond_its_pools_sizes(
         second.dispose()
 
 
+def test_a_role_may_keep_more_idle_beyond_its_pools_sizes(conf, named, postgres_url, monkeypatch):
+    """What the super conductor sets (``keep_idle_overflow``): its overflow lingers, up to the bound."""
+    monkeypatch.setattr(engines, 'IDLE_OVERFLOW_PER_PROCESS', 1)
+    monkeypatch.setattr(engines, '_idle_overflow_bound', None)
+    others = engines._IdleReaper.idle_overflow()
+    engines.keep_idle_overflow(others + 3)
+    assert engines.idle_overflow_bound() == others + 3
+    first = pools.cell_engine_factory(conf)(postgres_url)
+    second = pools.cell_engine_factory(conf)(postgres_url)
+    try:
+        held = [first.connect() for _ in range(3)] + [second.connect() for _ in range(3)]
+        for conn in held:
+            conn.close()
+        # pool_size 1 each, then three of the four overflow connections kept idle.
+        assert first.pool.checkedin() + second.pool.checkedin() == 1 + 1 + 3
+        assert held_by(postgres_url, named) == 5
+    finally:
+        first.dispose()
+        second.dispose()
+
+
 def test_a_forked_child_neither_reaps_nor_counts_its_parents_pools(conf, postgres_url):
     engine = pools.cell_engine_factory(conf)(postgres_url)
     try:
