@@ -91,6 +91,8 @@ def keep_idle_overflow(connections: int) -> None:
     that bound stays for the processes that grow in number with the cells.
     """
     global _idle_overflow_bound
+    if connections < 0:
+        raise ValueError(f'idle connections to keep must be 0 or more, not {connections}')
     _idle_overflow_bound = connections
 
 
