@@ -93,23 +93,17 @@ SETTLE_TIMEOUT = 120.0
 REREAD = 'Host cache re-read at a request'
 
 
-def _scheduler_logs(deployment: Deployment) -> list[Path]:
-    return sorted(deployment.run_dir.glob('scheduler*.log'))
+def refreshes(deployment: Deployment) -> list[int]:
+    """Each scheduler worker's periodic host refreshes so far, in worker order."""
+    return [text.count(REFRESHED) for text in deployment.scheduler_logs()]
 
 
-def refreshes(deployment: Deployment) -> dict[str, int]:
-    """Each scheduler worker's periodic host refreshes so far, by log file."""
-    return {path.name: path.read_text(errors='replace').count(REFRESHED)
-            for path in _scheduler_logs(deployment)}
-
-
-def settle(deployment: Deployment, before: dict[str, int]) -> None:
+def settle(deployment: Deployment, before: list[int]) -> None:
     """Wait until every scheduler worker has refreshed twice since ``before`` (at most
     ``SETTLE_TIMEOUT``; a re-read that still falls in the measure is reported)."""
     deadline = time.monotonic() + SETTLE_TIMEOUT
     while time.monotonic() < deadline:
-        now = refreshes(deployment)
-        if now and all(count - before.get(name, 0) >= 2 for name, count in now.items()):
+        if all(now - then >= 2 for now, then in zip(refreshes(deployment), before, strict=True)):
             return
         time.sleep(0.5)
     print(f'decision_bench: the schedulers had not refreshed twice after the racks in '
@@ -118,8 +112,7 @@ def settle(deployment: Deployment, before: dict[str, int]) -> None:
 
 def rereads(deployment: Deployment) -> int:
     """How many times the scheduler workers re-read every host at a request (an operator change)."""
-    return sum(path.read_text(errors='replace').count(REREAD)
-               for path in _scheduler_logs(deployment))
+    return sum(text.count(REREAD) for text in deployment.scheduler_logs())
 
 
 class DecisionFailed(Exception):
