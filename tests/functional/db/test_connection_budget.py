@@ -124,6 +124,41 @@ def test_a_burst_reuses_the_connections_it_opened_and_the_reaper_closes_them_onc
         engine.dispose()
 
 
+def test_a_thread_waits_for_a_connection_given_back_before_it_opens_one_beyond_pool_size(
+        conf, named, postgres_url, room_to_linger):
+    engine = pools.cell_engine_factory(conf)(postgres_url)   # pool_size 1
+    opened = []
+    sa.event.listen(engine, 'connect', lambda dbapi_conn, record: opened.append(1))
+    try:
+        # Given back within the grace: taken, no backend opened.
+        engine.pool.overflow_grace = 30.0
+        first = engine.connect()
+        first.exec_driver_sql('SELECT 1')
+        giver = threading.Timer(0.2, first.close)
+        giver.start()
+        with engine.connect() as second:
+            second.exec_driver_sql('SELECT 1')
+            assert not giver.is_alive()                   # it waited for the one given back
+        giver.join()
+        assert len(opened) == 1
+        # None given back within the grace: one opened beyond pool_size, as before.
+        engine.pool.overflow_grace = 0.1
+        with engine.connect() as held, engine.connect() as beyond:
+            held.exec_driver_sql('SELECT 1')
+            beyond.exec_driver_sql('SELECT 1')
+        assert len(opened) == 2
+        # Below pool_size nothing waits: a fresh pool opens its first connection at once.
+        engine.dispose()
+        engine.pool.overflow_grace = 30.0
+        asked = time.monotonic()
+        with engine.connect() as conn:
+            conn.exec_driver_sql('SELECT 1')
+        assert time.monotonic() - asked < 10, 'it waited out the grace with nothing open'
+        assert len(opened) == 3
+    finally:
+        engine.dispose()
+
+
 def test_a_process_keeps_a_bounded_number_idle_beyond_its_pools_sizes(
         conf, named, postgres_url, monkeypatch):
     monkeypatch.setattr(engines, 'IDLE_OVERFLOW_PER_PROCESS', 1)
