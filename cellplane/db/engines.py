@@ -115,9 +115,9 @@ class _BoundedPool(QueuePool):
     no overflow of SQLAlchemy's own), handed out last returned first, so
     that the connections a burst opened beyond ``keep`` (the configured
     ``pool_size``) go idle at the bottom of the queue, where ``reap_idle``
-    closes them after ``idle_seconds``. A thread that finds ``keep`` open
-    and none free waits ``overflow_grace`` for one to come back before it
-    opens another.
+    closes them after ``idle_seconds``. A thread that finds ``keep`` open,
+    none free and room for more waits ``overflow_grace`` for one to come
+    back before it opens another.
     """
 
     pool_options = ''
@@ -125,20 +125,32 @@ class _BoundedPool(QueuePool):
     idle_seconds = OVERFLOW_IDLE_SECONDS
 
     overflow_grace = OVERFLOW_GRACE_SECONDS
+    # Threads in _do_get: a connection given back while any is there is kept
+    # for it, not closed (the queue may still count one a woken thread has
+    # yet to take).
+    _asking = 0
+    _asking_lock = threading.Lock()
 
     def _do_get(self):
-        # With ``keep`` open and none free, a connection given back within the
-        # grace is taken rather than a backend opened (and closed again).
-        opened = self.size() + self._overflow
-        if self.overflow_grace > 0 and opened and opened >= self.keep:
-            try:
-                return self._pool.get(True, self.overflow_grace)
-            except sqla_queue.Empty:
-                pass
-        return super()._do_get()
+        with self._asking_lock:
+            self._asking += 1
+        try:
+            # With ``keep`` open, none free and room for more, a connection
+            # given back within the grace is taken rather than a backend opened
+            # (and closed again). At the cap, QueuePool's own wait follows.
+            opened = self.size() + self._overflow
+            if self.overflow_grace > 0 and opened and self.keep <= opened < self.size():
+                try:
+                    return self._pool.get(True, self.overflow_grace)
+                except sqla_queue.Empty:
+                    pass
+            return super()._do_get()
+        finally:
+            with self._asking_lock:
+                self._asking -= 1
 
     def _do_return_conn(self, record) -> None:
-        if (self._pool.qsize() >= self.keep
+        if (self._pool.qsize() >= self.keep and not self._asking
                 and _IdleReaper.idle_overflow() >= idle_overflow_bound()):
             # The process keeps enough idle already: closed as it is given back.
             try:

@@ -126,7 +126,7 @@ def test_a_burst_reuses_the_connections_it_opened_and_the_reaper_closes_them_onc
 
 def test_a_thread_waits_for_a_connection_given_back_before_it_opens_one_beyond_pool_size(
         conf, named, postgres_url, room_to_linger):
-    engine = pools.cell_engine_factory(conf)(postgres_url)   # pool_size 1
+    engine = pools.cell_engine_factory(conf)(postgres_url)   # pool_size 1, max_overflow 2
     opened = []
     sa.event.listen(engine, 'connect', lambda dbapi_conn, record: opened.append(1))
     try:
@@ -138,7 +138,6 @@ def test_a_thread_waits_for_a_connection_given_back_before_it_opens_one_beyond_p
         giver.start()
         with engine.connect() as second:
             second.exec_driver_sql('SELECT 1')
-            assert not giver.is_alive()                   # it waited for the one given back
         giver.join()
         assert len(opened) == 1
         # None given back within the grace: one opened beyond pool_size, as before.
@@ -147,14 +146,34 @@ def test_a_thread_waits_for_a_connection_given_back_before_it_opens_one_beyond_p
             held.exec_driver_sql('SELECT 1')
             beyond.exec_driver_sql('SELECT 1')
         assert len(opened) == 2
-        # Below pool_size nothing waits: a fresh pool opens its first connection at once.
+        # The pool a dispose makes waits as its predecessor did.
+        engine.pool.overflow_grace = 30.0
         engine.dispose()
+        assert engine.pool.overflow_grace == 30.0
+    finally:
+        engine.dispose()
+
+
+def test_below_pool_size_and_at_the_cap_nothing_waits_the_grace(named, postgres_url,
+                                                                 room_to_linger):
+    engine = engines.create_engine(postgres_url, pool_size=2, max_overflow=1,
+                                   pool_timeout=0.2)
+    engine.pool.overflow_grace = 30.0
+    try:
+        asked = time.monotonic()
+        with engine.connect() as first, engine.connect() as second:   # both within pool_size
+            first.exec_driver_sql('SELECT 1')
+            second.exec_driver_sql('SELECT 1')
+        assert time.monotonic() - asked < 10, 'a connection within pool_size waited the grace'
+        engine.pool.overflow_grace = 0.05
+        held = [engine.connect() for _ in range(3)]                  # the cap: 2 + 1
         engine.pool.overflow_grace = 30.0
         asked = time.monotonic()
-        with engine.connect() as conn:
-            conn.exec_driver_sql('SELECT 1')
-        assert time.monotonic() - asked < 10, 'it waited out the grace with nothing open'
-        assert len(opened) == 3
+        with pytest.raises(engines.PoolExhausted):
+            engine.connect()                                         # pool_timeout only
+        assert time.monotonic() - asked < 10, 'a pool at its cap waited the grace as well'
+        for conn in held:
+            conn.close()
     finally:
         engine.dispose()
 
