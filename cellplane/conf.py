@@ -44,7 +44,8 @@ api_database_opts = [
                     'See "Connection budget" in ARCHITECTURE.md.'),
     cfg.IntOpt('max_overflow', default=6, min=0,
                help='Connections to the API database opened beyond pool_size '
-                    'while threads wait for one, and closed after 10 s unused.'),
+                    'for a thread that waited 50 ms for one in vain, and closed '
+                    'after 10 s unused.'),
     cfg.FloatOpt('pool_timeout', default=30.0, min=0.1,
                  help='Seconds a thread waits for a free API database '
                       'connection once pool_size + max_overflow are in use, '
@@ -60,7 +61,8 @@ cell_databases_opts = [
                     '"Connection budget" in ARCHITECTURE.md.'),
     cfg.IntOpt('max_overflow', default=3, min=0,
                help='Connections to one cell database opened beyond pool_size '
-                    'while threads wait for one, and closed after 10 s unused.'),
+                    'for a thread that waited 50 ms for one in vain, and closed '
+                    'after 10 s unused.'),
     cfg.FloatOpt('pool_timeout', default=30.0, min=0.1,
                  help='Seconds a thread waits for a free connection to a cell '
                       'database once pool_size + max_overflow are in use, '
@@ -77,8 +79,9 @@ database_opts = [
                     'keeps open between uses. See "Connection budget" in '
                     'ARCHITECTURE.md.'),
     cfg.IntOpt('max_overflow', default=4, min=0,
-               help='Connections opened beyond pool_size while threads wait '
-                    'for one, and closed after 10 s unused: pool_size + '
+               help='Connections opened beyond pool_size for a thread that '
+                    'waited 50 ms for one in vain, and closed after 10 s '
+                    'unused: pool_size + '
                     'max_overflow is what the cell conductor may hold. Fewer '
                     'than its [DEFAULT] rpc_handler_threads: a transaction '
                     'takes milliseconds, and a server shared by many cells '

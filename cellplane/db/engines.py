@@ -14,7 +14,9 @@ process, and its end one INFO with how long it lasted.
 A PostgreSQL engine's pool is bounded (``pool_size`` kept, ``max_overflow``
 more while threads wait): a thread that finds it full for ``pool_timeout``
 seconds gets ``PoolExhausted``, one line naming the options that size it
-(``pool_options``). Of the connections opened beyond ``pool_size``, a
+(``pool_options``). A thread that finds ``pool_size`` busy first waits
+``OVERFLOW_GRACE_SECONDS`` for one given back before it opens another.
+Of the connections opened beyond ``pool_size``, a
 process keeps ``IDLE_OVERFLOW_PER_PROCESS`` idle (or what its role sets
 with ``keep_idle_overflow``), its pools together, for
 ``OVERFLOW_IDLE_SECONDS`` after their last use (``_IdleReaper`` closes

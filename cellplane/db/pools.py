@@ -1,7 +1,7 @@
 """Engines sized by the configuration: the connection budget of a process, per role.
 
 Each database a process reaches has its own pool options (``pool_size``
-kept between uses, ``max_overflow`` more while threads wait,
+kept between uses, ``max_overflow`` more for threads that waited 50 ms,
 ``pool_timeout``): ``[api_database]`` for the API database,
 ``[cell_databases]`` for each cell database a top-level process reaches
 (one engine per cell, made when the cell is first read), ``[database]`` for
