@@ -34,17 +34,29 @@ from tests.support.throwaway_ca import Issued
 
 # A bound on an engine starting on a loaded machine, not a speed expectation.
 START_SECONDS = 120
+# A node's first start, when it exits early (a port taken meanwhile, ``start``).
+START_ATTEMPTS = 3
 RABBIT_BIN = Path('/usr/lib/rabbitmq/bin')
 ERL_ARGS = '+S 1:1 +sbwt none +sbwtdcpu none +sbwtdio none'
+
+
+class EngineExited(RuntimeError):
+    """The engine's process ended before its start-up completed."""
+
+
+def _tail(path: Path, size: int = 3000) -> str:
+    return path.read_text(errors='replace')[-size:] if path.exists() else ''
 
 
 def _wait_listening(port: int, process: subprocess.Popen, what: str, log: Path) -> None:
     deadline = time.monotonic() + START_SECONDS
     while not backing_services._port_open('127.0.0.1', port, timeout=0.5):
-        if process.poll() is not None or time.monotonic() > deadline:
-            tail = log.read_text(errors='replace')[-3000:] if log.exists() else ''
-            raise RuntimeError(f'{what} did not listen on 127.0.0.1:{port} '
-                               f'(exit {process.poll()}):\n{tail}')
+        if process.poll() is not None:
+            raise EngineExited(f'{what} exited ({process.poll()}) before it listened on '
+                               f'127.0.0.1:{port}:\n{_tail(log)}')
+        if time.monotonic() > deadline:
+            raise RuntimeError(f'{what} did not listen on 127.0.0.1:{port} within '
+                               f'{START_SECONDS} s:\n{_tail(log)}')
         time.sleep(0.3)
 
 
@@ -108,6 +120,25 @@ class PrivateRabbit:
                 'ERL_CRASH_DUMP': str(base / 'erl_crash.dump')}
 
     def start(self) -> PrivateRabbit:
+        """Start the node; a first start that exits early is tried again on fresh ports.
+
+        ``free_port`` finds a port free, then closes it: another test's
+        process (pytest-xdist runs three) may bind it before the node does.
+        The node then exits, while the port answers for the other process.
+        A restart keeps its ports: the cluster's URLs name them.
+        """
+        attempts = START_ATTEMPTS if self._startups() == 0 else 1
+        for attempt in range(1, attempts + 1):
+            try:
+                return self._start_once()
+            except EngineExited:
+                if attempt == attempts:
+                    raise
+                shutil.rmtree(self.workdir / 'mnesia', ignore_errors=True)
+                self.port, self.dist_port = free_port(), free_port()
+        raise AssertionError('unreachable')
+
+    def _start_once(self) -> PrivateRabbit:
         server = self._program('rabbitmq-server')
         base = self.workdir
         for sub in ('mnesia', 'log'):
@@ -154,8 +185,15 @@ class PrivateRabbit:
         deadline = time.monotonic() + START_SECONDS
         while not (log.exists() and log.read_text(errors='replace').count(
                 'Server startup complete') > seen):
-            if self.process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f'RabbitMQ node {self.node} did not complete its start-up')
+            if self.process.poll() is not None:
+                raise EngineExited(
+                    f'RabbitMQ node {self.node} exited ({self.process.poll()}) before its '
+                    f'start-up completed (port {self.port}, distribution port '
+                    f'{self.dist_port}):\n{_tail(self.workdir / "server.out")}\n{_tail(log)}')
+            if time.monotonic() > deadline:
+                raise RuntimeError(
+                    f'RabbitMQ node {self.node} did not complete its start-up within '
+                    f'{START_SECONDS} s:\n{_tail(log)}')
             time.sleep(0.2)
 
     def _startups(self) -> int:
