@@ -488,12 +488,9 @@ def get_for_consumer(engine: Engine, consumer_uuid: str) -> ConsumerAllocationsV
         names = rc_obj.names_by_id(
             conn, {r.resource_class_id for r in rows})
         first = rows[0]
-        # external_id is NOT NULL: null means the row is not there.
-        consumer = None
-        if first.project is not None and first.user_ext is not None:
-            consumer = consumer_obj.ConsumerView(
-                consumer_uuid, first.consumer_generation, first.project, first.user_ext,
-                consumer_obj.consumer_types.name_of(conn, first.consumer_type_id))
+        consumer = consumer_obj.view_of(conn, consumer_uuid, first.consumer_generation,
+                                        first.project, first.user_ext,
+                                        first.consumer_type_id)
     by_provider: dict[str, tuple[int, dict[str, int]]] = {}
     for r in rows:
         entry = by_provider.setdefault(r.uuid, (r.generation, {}))

@@ -146,9 +146,22 @@ _CONSUMER_VIEW = sa.text(
     'JOIN users u ON u.id = c.user_id WHERE c.uuid = :uuid')
 
 
+def view_of(conn: Connection, uuid: str, generation: int, project: str | None,
+            user: str | None, consumer_type_id: int | None) -> ConsumerView | None:
+    """The consumer as the API shows it; None without its project or user row.
+
+    A project's and a user's ``external_id`` are NOT NULL, so a null one
+    read through an outer join means the row is not there.
+    """
+    if project is None or user is None:
+        return None
+    return ConsumerView(uuid, generation, project, user,
+                        consumer_types.name_of(conn, consumer_type_id))
+
+
 def get_consumer(conn: Connection, uuid: str) -> ConsumerView | None:
     row = conn.execute(_CONSUMER_VIEW, {'uuid': uuid}).first()
     if row is None:
         return None
-    return ConsumerView(row.uuid, row.generation, row.project, row.user_ext,
-                        consumer_types.name_of(conn, row.consumer_type_id))
+    return view_of(conn, row.uuid, row.generation, row.project, row.user_ext,
+                   row.consumer_type_id)
