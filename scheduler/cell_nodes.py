@@ -68,6 +68,9 @@ class CellRead:
     # Node uuid -> its row's updated_at as read: the next read of changes
     # skips the rows of its margin that it has already.
     stamps: dict[str, datetime.datetime | None] = dataclasses.field(default_factory=dict)
+    # A read of changes: the nodes whose records it made anew (rows read,
+    # services up again); None for a read in full.
+    changed: frozenset[str] | None = None
 
 
 def _record(row: compute_nodes.NodeWithService, cell_uuid: str,
@@ -108,18 +111,33 @@ def read_cell_changes(engine: Engine, cell_uuid: str, previous: CellRead | None,
                                                          known=previous.stamps)
         stamps = dict(previous.stamps)
         records = {}
+        changed = set()
         for uuid, record in previous.records.items():
-            records[uuid] = (record if record.service_up
-                             else dataclasses.replace(record, service_up=True))
+            if record.service_up:
+                records[uuid] = record
+            else:
+                records[uuid] = dataclasses.replace(record, service_up=True)
+                changed.add(uuid)
         for row in rows:
             fresh = _record(row, cell_uuid, liveness)
-            old = records.get(row.uuid)
-            # Keep what the refresh hung on the record (aggregates, domains).
-            records[row.uuid] = fresh if old is None else dataclasses.replace(
-                fresh, aggregates=old.aggregates, failure_domains=old.failure_domains)
+            old = previous.records.get(row.uuid)
             stamps[row.uuid] = row.updated_at
+            if old is None:
+                records[row.uuid] = fresh
+                changed.add(row.uuid)
+                continue
+            # Keep what the refresh hung on the record (aggregates, domains).
+            fresh = dataclasses.replace(fresh, aggregates=old.aggregates,
+                                        failure_domains=old.failure_domains)
+            if fresh == old:
+                # Read again but the same (a service still down): not a change.
+                records[row.uuid] = old
+                changed.discard(row.uuid)
+            else:
+                records[row.uuid] = fresh
+                changed.add(row.uuid)
         if count == len(records):
-            return CellRead(records, read_at, stamps)
+            return CellRead(records, read_at, stamps, frozenset(changed))
     rows = compute_nodes.list_with_service(engine)
     return CellRead({row.uuid: _record(row, cell_uuid, liveness) for row in rows}, read_at,
                     {row.uuid: row.updated_at for row in rows})
@@ -142,17 +160,33 @@ def refresh_cache(cache: HostStateCache, cells: Mapping[str, Engine], *,
     ``reads`` (cell UUID -> its last read, kept by the caller and updated
     here): with ``full`` false, a cell read before is read for its changes
     only (``read_cell_changes``); a cell is read in full otherwise, and
-    after it could not be read.
+    after it could not be read. A read of changes keeps the aggregates and
+    domains already hung on the records it did not make anew, so with
+    ``full`` false the caller passes the maps it passed last (an operator
+    change to them is a full refresh); and when no cell changed, the cache
+    is left as it is: at rest a refresh costs the reads, not a pass over
+    every host.
     """
     reads = {} if reads is None else reads
-    previous: dict[str, list[CellNodeRecord]] = {}
-    for record in cache.records():
-        previous.setdefault(record.cell_uuid, []).append(record)
+    previous: dict[str, list[CellNodeRecord]] | None = None
+
+    def kept_of(cell_uuid: str) -> list[CellNodeRecord]:
+        """The records the cache holds of the cell (grouped once, when first needed)."""
+        nonlocal previous
+        if previous is None:
+            previous = {}
+            for record in cache.records():
+                previous.setdefault(record.cell_uuid, []).append(record)
+        return previous.get(cell_uuid, [])
+
     records: list[CellNodeRecord] = []
     failed: dict[str, str] = {}
+    # Nodes whose records were made anew and need the maps hung on (None: all).
+    fresh: set[str] | None = None if full else set()
     for cell_uuid, engine in cells.items():
-        kept = previous.get(cell_uuid, [])
-        unreadable = any(r.cell_unreadable for r in kept)
+        # A cell whose last read failed has no read kept (popped below).
+        unreadable = (cell_uuid not in reads
+                      and any(r.cell_unreadable for r in kept_of(cell_uuid)))
         last = None if full or unreadable else reads.get(cell_uuid)
         try:
             read = away.retry_while_away(
@@ -161,10 +195,12 @@ def refresh_cache(cache: HostStateCache, cells: Mapping[str, Engine], *,
                     now=now),
                 timeout=read_retry_seconds)
         except sa.exc.SQLAlchemyError as exc:
+            kept = kept_of(cell_uuid)
             reads.pop(cell_uuid, None)
             why = away.first_line(exc)
             failed[cell_uuid] = f'{type(exc).__name__}: {why}'
             records.extend(dataclasses.replace(r, cell_unreadable=why) for r in kept)
+            fresh = None
             if not unreadable:
                 LOG.warning('Could not read the compute nodes of cell %s; its %d '
                             'node(s) are not offered until it is read again: %s',
@@ -172,19 +208,39 @@ def refresh_cache(cache: HostStateCache, cells: Mapping[str, Engine], *,
             continue
         reads[cell_uuid] = read
         records.extend(read.records.values())
+        if fresh is not None:
+            if read.changed is None:
+                fresh = None    # read in full (new, read again, or a node deleted)
+            else:
+                fresh |= read.changed
         if unreadable:
             LOG.info('Cell %s is read again; its nodes are offered again', cell_uuid)
-    for cell_uuid in set(reads) - set(cells):
+    gone = set(reads) - set(cells)
+    for cell_uuid in gone:
         del reads[cell_uuid]
-    if host_aggregates is not None:
-        records = with_aggregates(records, host_aggregates)
-    if host_domains is not None:
-        records = with_failure_domains(records, host_domains)
+    if fresh is not None and not fresh and not gone:
+        return failed   # nothing changed: the cache holds these very records
+    if fresh is None:
+        records = _hang(records, host_aggregates, host_domains)
+    elif fresh:
+        hung = {r.uuid: r for r in _hang([r for r in records if r.uuid in fresh],
+                                         host_aggregates, host_domains)}
+        records = [hung.get(r.uuid, r) for r in records]
     cache.set_records(records)
     # The records as the cache holds them (aggregates and domains hung on):
     # the next read of each cell starts from them.
     by_uuid = {r.uuid: r for r in records}
     for cell_uuid, read in list(reads.items()):
         reads[cell_uuid] = CellRead({u: by_uuid.get(u, r) for u, r in read.records.items()},
-                                    read.read_at, read.stamps)
+                                    read.read_at, read.stamps, read.changed)
     return failed
+
+
+def _hang(records: list[CellNodeRecord], host_aggregates: HostAggregates | None,
+          host_domains: HostDomains | None) -> list[CellNodeRecord]:
+    """``records`` with their hosts' aggregates and failure domains, where those are given."""
+    if host_aggregates is not None:
+        records = with_aggregates(records, host_aggregates)
+    if host_domains is not None:
+        records = with_failure_domains(records, host_domains)
+    return records

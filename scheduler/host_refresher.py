@@ -9,9 +9,11 @@ every ``full_interval`` seconds (``[scheduler] host_full_refresh_interval``),
 after an operator change (the stamp below) and at a reload it reads every node. A cell that
 cannot be read keeps its previous records (see ``cell_nodes``); a cell that
 was removed or disabled drops out of the cache at the next refresh. Each
-refresh also reads the host aggregates and the hosts' failure domains from
-the API database (one query each) and hangs them on the records; if a read
-fails, what was last read is used and the failure is logged. Hosts seen for the first time are mapped to
+full read also reads the host aggregates and the hosts' failure domains from
+the API database (one query each) and hangs them on the records (a read of
+changes hangs them on the records it made anew only, and leaves the cache
+as it is when nothing changed); if a read fails, what was last read is
+used, the failure is logged, and they are read again at the next refresh. Hosts seen for the first time are mapped to
 their cell in the API database (``host_mappings``), as Nova's discover_hosts
 does: the top level, which reads every cell, writes them, never a cell
 service.
@@ -65,6 +67,9 @@ class HostRefresher:
         self._task: PeriodicTask | None = None
         self._host_aggregates: HostAggregates = {}
         self._host_domains: HostDomains = {}
+        # A read of the aggregates or the domains failed: read them again at
+        # the next refresh, and hang them on every record then.
+        self._maps_stale = False
         self._mapped_hosts: set[str] = set()
         # The change stamp the cache was last read after (None: unknown).
         self._stamp: int | None = None
@@ -124,11 +129,19 @@ class HostRefresher:
         # deleted) is not in the rows a read of changes finds: read all.
         full = (full or stamp is None or stamp != self._stamp or self._full_after is None
                 or now >= self._full_after)
+        if self._maps_stale:
+            full = True   # the maps read now must be hung on every record
+        if full:
+            # Aggregates and failure domains change by an operator's hand,
+            # which moves the stamp: between full reads the records keep theirs.
+            self._maps_stale = False
+            self._read_host_aggregates()
+            self._read_host_domains()
         failed = cell_nodes.refresh_cache(
             self._cache, self._cells.enabled_engines(),
             service_down_time=self._service_down_time,
-            host_aggregates=self._read_host_aggregates(),
-            host_domains=self._read_host_domains(),
+            host_aggregates=self._host_aggregates,
+            host_domains=self._host_domains,
             reads=self._reads, full=full)
         if full:
             self._full_after = now + self._full_interval
@@ -159,6 +172,7 @@ class HostRefresher:
         try:
             self._host_aggregates = read_host_aggregates(self._cells.api_engine)
         except sa.exc.SQLAlchemyError as exc:
+            self._maps_stale = True
             LOG.warning('Could not read the host aggregates from the API database; '
                         'scheduling keeps using those read before (%d host(s)): %s',
                         len(self._host_aggregates), exc)
@@ -168,6 +182,7 @@ class HostRefresher:
         try:
             self._host_domains = read_host_domains(self._cells.api_engine)
         except sa.exc.SQLAlchemyError as exc:
+            self._maps_stale = True
             LOG.warning('Could not read the failure domains from the API database; '
                         'scheduling keeps using those read before (%d host(s)): %s',
                         len(self._host_domains), exc)

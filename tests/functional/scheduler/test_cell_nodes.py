@@ -268,3 +268,46 @@ def test_a_read_of_changes_reads_whole_only_the_rows_of_its_margin_it_has_not_re
             last_seen_at=NOW - datetime.timedelta(seconds=120)))
     fourth = read_cell_changes(cell_engine, 'cell-1', third, service_down_time=60, now=later)
     assert not fourth.records['uuid-b'].service_up
+
+
+def test_a_read_of_changes_names_the_records_it_made_anew_and_not_a_node_still_down(
+        cell_engine):
+    old = NOW - datetime.timedelta(hours=1)
+    with cell_engine.begin() as conn:
+        _node(conn, 'up', updated_at=old)
+        _node(conn, 'down', updated_at=old)
+        _service(conn, 'up', 5, created_at=old)
+        _service(conn, 'down', 120, created_at=old)
+    first = read_cell_changes(cell_engine, 'cell-1', None, service_down_time=60, now=NOW)
+    assert first.changed is None                       # a read in full
+    again = read_cell_changes(cell_engine, 'cell-1', first, service_down_time=60, now=NOW)
+    # The down node's row is read again each time, but nothing in it changed.
+    assert again.changed == frozenset()
+    assert again.records['uuid-down'] is first.records['uuid-down']
+
+    with cell_engine.begin() as conn:
+        conn.execute(sa.update(services).where(services.c.host == 'down').values(
+            last_seen_at=NOW))
+    back = read_cell_changes(cell_engine, 'cell-1', again, service_down_time=60, now=NOW)
+    assert back.changed == frozenset({'uuid-down'})
+    assert back.records['uuid-down'].service_up
+
+
+def test_a_refresh_with_nothing_changed_leaves_the_cache_as_it_was(cell_engine):
+    old = NOW - datetime.timedelta(hours=1)
+    with cell_engine.begin() as conn:
+        _node(conn, 'a', updated_at=old)
+        _service(conn, 'a', 5, created_at=old)
+    cache, reads = HostStateCache(), {}
+    refresh_cache(cache, {'cell-1': cell_engine}, service_down_time=60, now=NOW,
+                  host_domains={'a': {'rack': 'r1'}}, reads=reads)
+    (before,) = cache.records()
+    # Maps passed between full reads are those passed last (an operator change
+    # is a full read): a record not read anew keeps what was hung on it.
+    refresh_cache(cache, {'cell-1': cell_engine}, service_down_time=60, now=NOW,
+                  host_domains={'a': {'rack': 'r2'}}, reads=reads, full=False)
+    (after,) = cache.records()
+    assert after is before and dict(after.failure_domains) == {'rack': 'r1'}
+    refresh_cache(cache, {'cell-1': cell_engine}, service_down_time=60, now=NOW,
+                  host_domains={'a': {'rack': 'r2'}}, reads=reads)
+    assert dict(cache.records()[0].failure_domains) == {'rack': 'r2'}

@@ -10,7 +10,7 @@ from cellplane.cells.databases import CellDatabases, UnknownCell
 from cellplane.db import engines, migrate
 from cellplane.db.api.models import cell_mappings as cell_mappings_table
 from cellplane.db.cell.models import compute_nodes, services
-from cellplane.objects import cell_mappings, change_stamps, host_mappings
+from cellplane.objects import cell_mappings, change_stamps, failure_domains, host_mappings
 from scheduler.host_cache import HostStateCache
 from scheduler.host_refresher import HostRefresher
 
@@ -140,3 +140,52 @@ def test_between_full_reads_a_refresh_reads_changes_and_a_stamp_or_the_interval_
         engine.dispose()
         cells.dispose()
         api.dispose()
+
+
+def test_failure_domains_are_read_at_full_refreshes_and_hung_on_the_nodes_a_change_brings(
+        tmp_path):
+    api = _migrated(f'sqlite:///{tmp_path}/api.sqlite', 'api')
+    cell = _cell(tmp_path, api, 'cell1', ['a1', 'a2'])
+    engine = engines.create_engine(cell.database_connection)
+    cells = CellDatabases(api)
+    cache = HostStateCache()
+    refresher = HostRefresher(cache, cells, service_down_time=60, interval=3600,
+                              full_interval=300, clock=lambda: 0.0)
+    statements: list[str] = []
+    sa.event.listen(api, 'before_cursor_execute',
+                    lambda conn, cursor, statement, *rest: statements.append(statement))
+    try:
+        refresher.reload_cells()             # maps a1 and a2
+        failure_domains.record_levels(api, ['rack'])
+        with api.begin() as conn:            # a3 mapped before its node reports
+            host_mappings.map_hosts(conn, cell_mappings.id_of(conn, cell.uuid), ['a3'])
+        rack = failure_domains.create(api, 'rack', 'r1', hosts=['a1', 'a3']).domain
+        refresher.refresh()                  # the stamp moved: a full read
+        assert _racks(cache) == {'a1': rack.uuid, 'a2': None}
+
+        statements.clear()
+        refresher.refresh()                  # nothing changed: neither map is read
+        assert not [s for s in statements if 'failure_domain_hosts' in s
+                    or 'aggregate_hosts' in s]
+        assert _racks(cache) == {'a1': rack.uuid, 'a2': None}
+
+        now = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+        with engine.begin() as conn:
+            conn.execute(compute_nodes.insert().values(
+                uuid='node-a3', host='a3', nodename='a3', vcpus=4, memory_mb=1024,
+                local_gb=10, stats={}, updated_at=now))
+            conn.execute(services.insert().values(
+                host='a3', binary='cellplane-compute', last_seen_at=now, created_at=now))
+        statements.clear()
+        refresher.refresh()                  # a read of changes brings a3, in its rack
+        assert not [s for s in statements if 'failure_domain_hosts' in s]
+        assert _racks(cache) == {'a1': rack.uuid, 'a2': None, 'a3': rack.uuid}
+        assert cache.failure_domain_of_host('a3', 'rack') == rack.uuid
+    finally:
+        engine.dispose()
+        cells.dispose()
+        api.dispose()
+
+
+def _racks(cache) -> dict[str, str | None]:
+    return {r.host: r.failure_domains.get('rack') for r in cache.records()}
