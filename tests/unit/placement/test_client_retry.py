@@ -24,7 +24,7 @@ class FlakyPool:
             None, 'Failed to establish a new connection: [Errno 111] Connection refused')
         self.calls = 0
 
-    def request(self, method, url, **kwargs):
+    def urlopen(self, method, url, **kwargs):
         self.calls += 1
         if self.calls <= self.failures:
             raise self.error
@@ -90,7 +90,7 @@ class UnavailablePool:
         self.times = times
         self.calls = 0
 
-    def request(self, method, url, **kwargs):
+    def urlopen(self, method, url, **kwargs):
         self.calls += 1
         return (_Answered(503, b'Service Unavailable') if self.calls <= self.times
                 else _Answered(200, b'{}'))

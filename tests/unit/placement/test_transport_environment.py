@@ -43,7 +43,12 @@ def test_a_ca_bundle_from_the_environment_is_what_verifies_unless_one_is_given(
 
 
 def _tls(transport) -> dict:
-    return transport.pool.connection_pool_kw
+    """The TLS settings of the transport's pool (it has one host: no manager)."""
+    pool = transport.pool
+    assert isinstance(pool, urllib3.HTTPConnectionPool)
+    names = ('cert_reqs', 'ca_certs', 'ca_cert_dir', 'cert_file', 'key_file')
+    return {name: getattr(pool, name) for name in names
+            if getattr(pool, name, None) is not None}
 
 
 def test_the_ca_a_connection_verifies_with_and_the_client_certificate(monkeypatch, tmp_path):
