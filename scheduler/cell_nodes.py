@@ -181,10 +181,13 @@ def refresh_cache(cache: HostStateCache, cells: Mapping[str, Engine], *,
 
     records: list[CellNodeRecord] = []
     failed: dict[str, str] = {}
+    # This refresh's reads: they replace ``reads`` only once the cache holds
+    # their records, so a refresh that raises half way leaves the two in step.
+    new_reads: dict[str, CellRead] = {}
     # Nodes whose records were made anew and need the maps hung on (None: all).
     fresh: set[str] | None = None if full else set()
     for cell_uuid, engine in cells.items():
-        # A cell whose last read failed has no read kept (popped below).
+        # A cell whose last read failed has no read kept (dropped below).
         unreadable = (cell_uuid not in reads
                       and any(r.cell_unreadable for r in kept_of(cell_uuid)))
         last = None if full or unreadable else reads.get(cell_uuid)
@@ -196,7 +199,6 @@ def refresh_cache(cache: HostStateCache, cells: Mapping[str, Engine], *,
                 timeout=read_retry_seconds)
         except sa.exc.SQLAlchemyError as exc:
             kept = kept_of(cell_uuid)
-            reads.pop(cell_uuid, None)
             why = away.first_line(exc)
             failed[cell_uuid] = f'{type(exc).__name__}: {why}'
             records.extend(dataclasses.replace(r, cell_unreadable=why) for r in kept)
@@ -206,7 +208,7 @@ def refresh_cache(cache: HostStateCache, cells: Mapping[str, Engine], *,
                             'node(s) are not offered until it is read again: %s',
                             cell_uuid, len(kept), why)
             continue
-        reads[cell_uuid] = read
+        new_reads[cell_uuid] = read
         records.extend(read.records.values())
         if fresh is not None:
             if read.changed is None:
@@ -216,10 +218,10 @@ def refresh_cache(cache: HostStateCache, cells: Mapping[str, Engine], *,
         if unreadable:
             LOG.info('Cell %s is read again; its nodes are offered again', cell_uuid)
     gone = set(reads) - set(cells)
-    for cell_uuid in gone:
-        del reads[cell_uuid]
     if fresh is not None and not fresh and not gone:
-        return failed   # nothing changed: the cache holds these very records
+        # Nothing changed: the cache holds these very records.
+        reads.update(new_reads)
+        return failed
     if fresh is None:
         records = _hang(records, host_aggregates, host_domains)
     elif fresh:
@@ -230,7 +232,9 @@ def refresh_cache(cache: HostStateCache, cells: Mapping[str, Engine], *,
     # The records as the cache holds them (aggregates and domains hung on):
     # the next read of each cell starts from them.
     by_uuid = {r.uuid: r for r in records}
-    for cell_uuid, read in list(reads.items()):
+    for cell_uuid in [*gone, *failed]:
+        reads.pop(cell_uuid, None)
+    for cell_uuid, read in new_reads.items():
         reads[cell_uuid] = CellRead({u: by_uuid.get(u, r) for u, r in read.records.items()},
                                     read.read_at, read.stamps, read.changed)
     return failed

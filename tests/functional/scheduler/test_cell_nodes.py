@@ -311,3 +311,36 @@ def test_a_refresh_with_nothing_changed_leaves_the_cache_as_it_was(cell_engine):
     refresh_cache(cache, {'cell-1': cell_engine}, service_down_time=60, now=NOW,
                   host_domains={'a': {'rack': 'r2'}}, reads=reads)
     assert dict(cache.records()[0].failure_domains) == {'rack': 'r2'}
+
+
+def test_a_refresh_that_raises_half_way_leaves_the_next_one_to_catch_up(cell_engine, tmp_path):
+    other = engines.create_engine(f'sqlite:///{tmp_path / "cell2.db"}')
+    migrate.sync('cell', other)
+    old = NOW - datetime.timedelta(hours=1)
+    for engine, host in ((cell_engine, 'a1'), (other, 'b1')):
+        with engine.begin() as conn:
+            _node(conn, host, updated_at=old)
+            _service(conn, host, 5, created_at=old)
+    cells = {'cell-1': cell_engine, 'cell-2': other}
+    domains = {'a1': {'rack': 'r1'}, 'a2': {'rack': 'r1'}, 'b1': {'rack': 'r2'}}
+    cache, reads = HostStateCache(), {}
+    refresh_cache(cache, cells, service_down_time=60, now=NOW, host_domains=domains,
+                  reads=reads)
+    with cell_engine.begin() as conn:
+        _node(conn, 'a2', updated_at=NOW)
+        _service(conn, 'a2', 5, created_at=NOW)
+    # cell-2's row cannot be decoded: not a database error, so the refresh
+    # raises after cell-1's read (as any bug there would).
+    with other.begin() as conn:
+        conn.execute(sa.text("UPDATE compute_nodes SET stats = 'not json', updated_at = :now"),
+                     {'now': NOW})
+    with pytest.raises(ValueError):
+        refresh_cache(cache, cells, service_down_time=60, now=NOW, host_domains=domains,
+                      reads=reads, full=False)
+    with other.begin() as conn:
+        conn.execute(sa.text("UPDATE compute_nodes SET stats = '{}'"))
+    refresh_cache(cache, cells, service_down_time=60, now=NOW, host_domains=domains,
+                  reads=reads, full=False)
+    assert {r.host: dict(r.failure_domains) for r in cache.records()} == {
+        'a1': {'rack': 'r1'}, 'a2': {'rack': 'r1'}, 'b1': {'rack': 'r2'}}
+    other.dispose()
