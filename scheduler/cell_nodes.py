@@ -222,21 +222,23 @@ def refresh_cache(cache: HostStateCache, cells: Mapping[str, Engine], *,
         # Nothing changed: the cache holds these very records.
         reads.update(new_reads)
         return failed
+    # The records the maps were hung on (all of them after a full read).
     if fresh is None:
         records = _hang(records, host_aggregates, host_domains)
-    elif fresh:
+        hung = {r.uuid: r for r in records}
+    else:
         hung = {r.uuid: r for r in _hang([r for r in records if r.uuid in fresh],
                                          host_aggregates, host_domains)}
         records = [hung.get(r.uuid, r) for r in records]
     cache.set_records(records)
-    # The records as the cache holds them (aggregates and domains hung on):
-    # the next read of each cell starts from them.
-    by_uuid = {r.uuid: r for r in records}
     for cell_uuid in [*gone, *failed]:
         reads.pop(cell_uuid, None)
     for cell_uuid, read in new_reads.items():
-        reads[cell_uuid] = CellRead({u: by_uuid.get(u, r) for u, r in read.records.items()},
-                                    read.read_at, read.stamps, read.changed)
+        # The next read of the cell starts from the records as the cache
+        # holds them (each read's dict is its own: changed in place).
+        for uuid in hung.keys() & read.records.keys():
+            read.records[uuid] = hung[uuid]
+        reads[cell_uuid] = read
     return failed
 
 
