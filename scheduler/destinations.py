@@ -233,7 +233,8 @@ class DestinationSelector:
         if spec.instance_group is None or self._group_book is None:
             return None
         places = GroupPlaces.read(spec.instance_group, instance_uuids, self._group_book,
-                                  self._instance_locator, self._cache.failure_domain_of_host)
+                                  self._instance_locator, self._cache.failure_domain_of_host,
+                                  self._cache.knows_host)
         places.tidy()
         return places
 

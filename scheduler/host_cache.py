@@ -128,6 +128,11 @@ class HostStateCache:
         with self._lock:
             return self._records.get(node_uuid)
 
+    def knows_host(self, host: str) -> bool:
+        """Whether a known compute node is on ``host``."""
+        with self._lock:
+            return host in self._domains_by_host
+
     def failure_domain_of_host(self, host: str, level: str) -> str | None:
         """The aggregate at ``level`` the nodes of ``host`` are in, if known."""
         with self._lock:

@@ -1,10 +1,12 @@
 """A server group while one request is scheduled: where its members are, which domains are full, the places taken.
 
 ``GroupPlaces.read`` counts the members (other than the request's own
-instances) per domain at the group's level: a member with an allocation in
-Placement counts where that allocation is; one without, where the API
-database says it holds a place, unless its cell says it is in ERROR,
-deleted or gone. It only reads: the places that reading found stale (given
+instances) per domain at the group's level. The book surveys them first
+(``book.Survey``): a member settled in its cell counts on its row's host,
+one waiting for its cell where it holds its place. Each other member is
+located in Placement: with an allocation it counts there; without, where
+the API database says it holds a place, unless it is gone (ERROR,
+deleted, no more). It only reads: the places that reading found stale (given
 back) or left behind by a member a reschedule moved (moved after it) are
 written by ``tidy``, which the scheduler calls right after. From the
 counts come the query's ``member_of`` (hard affinity: the members' domains)
@@ -68,15 +70,33 @@ class GroupPlaces:
     @classmethod
     def read(cls, group: InstanceGroup, request_uuids: Sequence[str], book: GroupBook,
              locator: InstanceLocator | None,
-             domain_of_host: Callable[[str, str], str | None]) -> 'GroupPlaces':
+             domain_of_host: Callable[[str, str], str | None],
+             host_known: Callable[[str], bool] = lambda host: True) -> 'GroupPlaces':
+        """The group as the book, the cells and (for the members they cannot place) Placement say.
+
+        ``host_known``: whether the host cache knows a host; a settled
+        member on a host it does not know is asked of Placement, as any.
+        """
         places = cls(group=group, book=book, domain_of_host=domain_of_host)
         mine = set(request_uuids)
         members = [m for m in book.members(group.uuid) if m.instance_uuid not in mine]
         places.others = [m.instance_uuid for m in members]
-        located = dict(locator.hosts_of(places.others)) if locator is not None else {}
+        survey = book.survey(places.others)
+        # A settled member runs on its row's host. A waiting one has at most its
+        # own scheduler's claim: in the place it holds, or, holding none under a
+        # hard policy, one its scheduler is about to hold or give back (the book
+        # decides between two schedulers, ``reserve``). Placement is asked only
+        # of the others (one request each).
+        hard = policy.is_hard(group)
+        located = {u: host for u, host in survey.settled.items() if host_known(host)}
+        asked = [m.instance_uuid for m in members if m.instance_uuid not in located
+                 and not (m.instance_uuid in survey.waiting
+                          and (m.domain is not None or hard))]
+        if asked and locator is not None:
+            located.update(locator.hosts_of(asked))
         unlocated_held = [m for m in members
                           if m.instance_uuid not in located and m.domain is not None]
-        gone = book.gone([m.instance_uuid for m in unlocated_held])
+        gone = {m.instance_uuid for m in unlocated_held if m.instance_uuid in survey.gone}
         places.stale = [m for m in unlocated_held if m.instance_uuid in gone]
         # Hosts the sender said members run on (the API role sends none; a
         # caller that knows them may), beside what is read here.

@@ -3,15 +3,18 @@ from __future__ import annotations
 
 from cellplane.objects.server_group_places import Member
 from rpc_schemas.request_spec import InstanceGroup
+from scheduler.server_group.book import Survey
 from scheduler.server_group.places import GroupPlaces
 
 DOMAIN = {'h1': 'r1', 'h2': 'r1', 'h3': 'r2', 'h4': 'r3'}
 
 
 class FakeBook:
-    def __init__(self, members, gone=(), full=()):
+    def __init__(self, members, gone=(), full=(), settled=None, waiting=()):
         self._members = members
         self._gone = set(gone)
+        self.settled = dict(settled or {})   # member -> the host its cell says it runs on
+        self.waiting = set(waiting)          # members not in a cell yet
         self.full = set(full)       # domains whose every slot another member holds
         self.held: dict[str, str] = {}
         self.released: list = []
@@ -20,8 +23,10 @@ class FakeBook:
     def members(self, group_uuid):
         return self._members
 
-    def gone(self, uuids):
-        return {u for u in uuids if u in self._gone}
+    def survey(self, uuids):
+        return Survey(settled={u: h for u, h in self.settled.items() if u in uuids},
+                      waiting=frozenset(u for u in uuids if u in self.waiting),
+                      gone=frozenset(u for u in uuids if u in self._gone))
 
     def hold(self, instance_uuid, domain, max_per_domain):
         if domain in self.full:
@@ -72,6 +77,53 @@ def test_members_count_where_their_allocation_is_else_where_their_place_is():
     assert places.others == ['a', 'b']
     # a's place follows it to where it runs.
     assert book.followed == [('a', 'r1')]
+
+
+class AskedLocator(FakeLocator):
+    """A locator that remembers whom it was asked about."""
+
+    def __init__(self, hosts):
+        super().__init__(hosts)
+        self.asked: list[str] = []
+
+    def hosts_of(self, uuids):
+        self.asked += list(uuids)
+        return super().hosts_of(uuids)
+
+
+def test_placement_is_asked_only_of_members_the_survey_cannot_place():
+    book = FakeBook([Member('settled', 'r3', 0), Member('waiting', 'r2', 0),
+                     Member('waiting-no-place', None, None), Member('building', 'r3', 1)],
+                    settled={'settled': 'h1'}, waiting=['waiting', 'waiting-no-place'])
+    locator = AskedLocator({'settled': 'h4', 'waiting-no-place': 'h4', 'building': 'h3'})
+    places = GroupPlaces.read(_group(), ['new'], book, locator,
+                              lambda host, level: DOMAIN.get(host))
+    # settled counts on its row's host (r1; Placement's h4 is not asked), waiting
+    # in its place (r2); the one building is located in Placement (r2). The
+    # waiting member with no place yet is being scheduled: under a hard policy
+    # the book decides between its scheduler and this one, and it counts nowhere.
+    assert locator.asked == ['building']
+    assert dict(places.counts) == {'r1': 1, 'r2': 2}
+    places.tidy()
+    assert book.followed == [('settled', 'r1'), ('building', 'r2')]
+
+
+def test_a_soft_policy_asks_placement_of_waiting_members_which_hold_no_place():
+    book = FakeBook([Member('waiting', None, None), Member('settled', None, None)],
+                    settled={'settled': 'h1'}, waiting=['waiting'])
+    locator = AskedLocator({'waiting': 'h3', 'settled': 'h4'})
+    places = GroupPlaces.read(_group(soft=True), ['new'], book, locator,
+                              lambda host, level: DOMAIN.get(host))
+    assert locator.asked == ['waiting'] and dict(places.counts) == {'r1': 1, 'r2': 1}
+
+
+def test_a_settled_member_on_a_host_the_cache_does_not_know_is_asked_of_placement():
+    book = FakeBook([Member('a', 'r3', 0)], settled={'a': 'gone-host'})
+    locator = AskedLocator({'a': 'h1'})
+    places = GroupPlaces.read(_group(), ['new'], book, locator,
+                              lambda host, level: DOMAIN.get(host),
+                              lambda host: host in DOMAIN)
+    assert locator.asked == ['a'] and dict(places.counts) == {'r1': 1}
 
 
 def test_reading_writes_nothing_tidy_writes_what_it_found():
