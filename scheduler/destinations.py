@@ -234,7 +234,7 @@ class DestinationSelector:
             return None
         places = GroupPlaces.read(spec.instance_group, instance_uuids, self._group_book,
                                   self._instance_locator, self._cache.failure_domain_of_host,
-                                  self._cache.knows_host)
+                                  self._cache.knows_host, self._cache.every_host_at)
         places.tidy()
         return places
 

@@ -102,6 +102,8 @@ class HostStateCache:
         self._next_read_id = 0
         self._records: dict[str, CellNodeRecord] = {}
         self._domains_by_host: dict[str, Mapping[str, str]] = {}
+        # The levels at which every known host is in a domain.
+        self._levels_everywhere: frozenset[str] = frozenset()
         self._cell_traits: dict[str, str] = {}
         self._assumed: dict[str, AssumedClaim] = {}
 
@@ -119,9 +121,11 @@ class HostStateCache:
         for record in fresh.values():
             domains.setdefault(record.host, {}).update(record.failure_domains)
         cell_traits = _cell_traits(fresh.values())
+        levels = set.intersection(*(set(d) for d in domains.values())) if domains else set()
         with self._lock:
             self._records = fresh
             self._domains_by_host = domains
+            self._levels_everywhere = frozenset(levels)
             self._cell_traits = cell_traits
 
     def record(self, node_uuid: str) -> CellNodeRecord | None:
@@ -132,6 +136,11 @@ class HostStateCache:
         """Whether a known compute node is on ``host``."""
         with self._lock:
             return host in self._domains_by_host
+
+    def every_host_at(self, level: str) -> bool:
+        """Whether every known host is in a domain at ``level`` (False while none is known)."""
+        with self._lock:
+            return level in self._levels_everywhere
 
     def failure_domain_of_host(self, host: str, level: str) -> str | None:
         """The aggregate at ``level`` the nodes of ``host`` are in, if known."""

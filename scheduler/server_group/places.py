@@ -71,11 +71,15 @@ class GroupPlaces:
     def read(cls, group: InstanceGroup, request_uuids: Sequence[str], book: GroupBook,
              locator: InstanceLocator | None,
              domain_of_host: Callable[[str, str], str | None],
-             host_known: Callable[[str], bool] = lambda host: True) -> 'GroupPlaces':
+             host_known: Callable[[str], bool] = lambda host: True,
+             level_everywhere: Callable[[str], bool] = lambda level: False,
+             ) -> 'GroupPlaces':
         """The group as the book, the cells and (for the members they cannot place) Placement say.
 
         ``host_known``: whether the host cache knows a host; a settled
         member on a host it does not know is asked of Placement, as any.
+        ``level_everywhere``: whether every known host is in a domain at a
+        level (a claim on a host in none holds no place: ``reserve``).
         """
         places = cls(group=group, book=book, domain_of_host=domain_of_host)
         mine = set(request_uuids)
@@ -85,13 +89,15 @@ class GroupPlaces:
         # A settled member runs on its row's host. A waiting one has at most its
         # own scheduler's claim: in the place it holds, or, holding none under a
         # hard policy, one its scheduler is about to hold or give back (the book
-        # decides between two schedulers, ``reserve``). Placement is asked only
-        # of the others (one request each).
-        hard = policy.is_hard(group)
+        # decides between two schedulers, ``reserve``), unless that claim is on
+        # a host in no domain at the level, where no place is held. Placement is
+        # asked only of the others (one request each).
+        every_claim_held = policy.is_hard(group) and (
+            group.domain_level is None or level_everywhere(group.domain_level))
         located = {u: host for u, host in survey.settled.items() if host_known(host)}
         asked = [m.instance_uuid for m in members if m.instance_uuid not in located
                  and not (m.instance_uuid in survey.waiting
-                          and (m.domain is not None or hard))]
+                          and (m.domain is not None or every_claim_held))]
         if asked and locator is not None:
             located.update(locator.hosts_of(asked))
         unlocated_held = [m for m in members

@@ -124,3 +124,14 @@ def test_each_host_carries_its_first_allocation_request():
         states = _by_host(cache.host_states(_reply({'node3': 0}), token))
     assert states['node3'].allocation_request == allocation_request(
         'rp-node3', {'MEMORY_MB': FLAVOR_MB})
+
+
+def test_a_level_is_everywhere_only_while_every_known_host_has_a_domain_there():
+    cache = HostStateCache()
+    assert not cache.every_host_at('rack')           # no host known yet
+    cache.set_records([record('a', failure_domains={'rack': 'r1', 'row': 'w1'}),
+                       record('b', failure_domains={'rack': 'r2'})])
+    assert cache.every_host_at('rack') and not cache.every_host_at('row')
+    assert cache.knows_host('a') and not cache.knows_host('z')
+    cache.set_records([record('a', failure_domains={'rack': 'r1'}), record('c')])
+    assert not cache.every_host_at('rack')

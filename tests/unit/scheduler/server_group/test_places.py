@@ -97,15 +97,27 @@ def test_placement_is_asked_only_of_members_the_survey_cannot_place():
                     settled={'settled': 'h1'}, waiting=['waiting', 'waiting-no-place'])
     locator = AskedLocator({'settled': 'h4', 'waiting-no-place': 'h4', 'building': 'h3'})
     places = GroupPlaces.read(_group(), ['new'], book, locator,
-                              lambda host, level: DOMAIN.get(host))
+                              lambda host, level: DOMAIN.get(host),
+                              level_everywhere=lambda level: level == 'rack')
     # settled counts on its row's host (r1; Placement's h4 is not asked), waiting
     # in its place (r2); the one building is located in Placement (r2). The
-    # waiting member with no place yet is being scheduled: under a hard policy
-    # the book decides between its scheduler and this one, and it counts nowhere.
+    # waiting member with no place yet is being scheduled: under a hard policy,
+    # every host being in a rack, its claim will hold a place or be given back
+    # (the book decides between its scheduler and this one): it counts nowhere.
     assert locator.asked == ['building']
     assert dict(places.counts) == {'r1': 1, 'r2': 2}
     places.tidy()
     assert book.followed == [('settled', 'r1'), ('building', 'r2')]
+
+
+def test_a_waiting_member_without_a_place_is_asked_of_placement_while_a_host_is_in_no_domain():
+    # A claim on a host in no rack holds no place: only Placement shows it.
+    book = FakeBook([Member('waiting', None, None)], waiting=['waiting'])
+    locator = AskedLocator({'waiting': 'h9'})
+    places = GroupPlaces.read(_group('affinity'), ['new'], book, locator,
+                              lambda host, level: DOMAIN.get(host),
+                              level_everywhere=lambda level: False)
+    assert locator.asked == ['waiting'] and places.unknown_hosts == {'h9'}
 
 
 def test_a_soft_policy_asks_placement_of_waiting_members_which_hold_no_place():
