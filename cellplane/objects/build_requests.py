@@ -229,7 +229,6 @@ def get_many(engine: Engine, instance_uuids: Iterable[str]) -> dict[str, BuildRe
     return {row.instance_uuid: from_row(row) for row in rows}
 
 
-
 def waiting_of(engine: Engine, instance_uuids: Iterable[str]) -> set[str]:
     """Those of ``instance_uuids`` whose build request exists and has not failed (one read, nothing decoded)."""
     uuids = list(instance_uuids)
@@ -239,6 +238,7 @@ def waiting_of(engine: Engine, instance_uuids: Iterable[str]) -> set[str]:
         return set(conn.execute(sa.select(build_requests.c.instance_uuid).where(
             build_requests.c.instance_uuid.in_(uuids), LIVE,
             build_requests.c.fault_message.is_(None))).scalars())
+
 
 def list_all(engine: Engine) -> list[BuildRequest]:
     """Every instance not in a cell (being scheduled, or failed), oldest first."""

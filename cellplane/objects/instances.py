@@ -91,12 +91,12 @@ def get_many(conn: Connection, uuids: Sequence[str], *, flavor_text: bool = Fals
     return [dict(r) for r in rows]
 
 
-
 def states_of(conn: Connection, uuids: Sequence[str]) -> list[tuple[str, str, str | None, str | None]]:
     """(uuid, vm_state, task_state, host) of those of ``uuids`` that are in this cell."""
     return [tuple(r) for r in conn.execute(
         sa.select(instances.c.uuid, instances.c.vm_state, instances.c.task_state,
                   instances.c.host).where(instances.c.uuid.in_(list(uuids))))]
+
 
 # What a server list shows of an instance, in this order (``view_rows``).
 VIEW_COLUMNS = ('uuid', 'display_name', 'vm_state', 'task_state', 'flavor', 'host', 'node',

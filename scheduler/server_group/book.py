@@ -18,7 +18,8 @@ cell yet) or its row in its cell, one statement per table and cell:
   destination's allocation is given back: the row's host, where it runs,
   is the one counted.);
 - *waiting*: not in a cell yet and its build request not failed. The one
-  allocation it may have is its scheduler's claim, which holds its place;
+  allocation it may have is its own scheduler's claim (``GroupPlaces.read``
+  says when its place tells where that is);
 - *gone*: in ERROR, deleted, or no more (no mapping, queued for delete, a
   failed build request, no row in its cell). A gone member with no
   allocation in Placement gives its place back;
