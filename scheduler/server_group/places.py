@@ -102,8 +102,7 @@ class GroupPlaces:
             located.update(locator.hosts_of(asked))
         unlocated_held = [m for m in members
                           if m.instance_uuid not in located and m.domain is not None]
-        gone = {m.instance_uuid for m in unlocated_held if m.instance_uuid in survey.gone}
-        places.stale = [m for m in unlocated_held if m.instance_uuid in gone]
+        places.stale = [m for m in unlocated_held if m.instance_uuid in survey.gone]
         # Hosts the sender said members run on (the API role sends none; a
         # caller that knows them may), beside what is read here.
         for host in [*group.hosts, *(located.get(m.instance_uuid) for m in members)]:
@@ -116,7 +115,7 @@ class GroupPlaces:
                 places.counts[domain] += 1
         for member in members:
             host = located.get(member.instance_uuid)
-            if host is None and member.domain is not None and member.instance_uuid not in gone:
+            if host is None and member.domain is not None and member.instance_uuid not in survey.gone:
                 places.counts[member.domain] += 1
             elif host is not None and member.domain is not None and not group.soft:
                 runs_in = places.domain_of(host)

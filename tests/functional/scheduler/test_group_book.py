@@ -34,12 +34,24 @@ def _instance(name):
                     display_name=name)
 
 
-def test_the_survey_tells_settled_waiting_and_gone_members_apart(tmp_path):
+def _api_and_cell(tmp_path):
+    """A migrated API database and one cell's, the cell mapped: (api, cell, its mapping)."""
     api = _migrated(f'sqlite:///{tmp_path}/api.sqlite', 'api')
     cell_url = f'sqlite:///{tmp_path}/cell1.sqlite'
     cell = _migrated(cell_url, 'cell')
     mapping = cell_mappings.create(api, name='cell1', transport_url='memory://cell1',
                                    database_connection=cell_url)
+    return api, cell, mapping
+
+
+def _map_into(api, mapping, uuids):
+    with api.begin() as conn:
+        instance_mappings.point_many_at_cell(conn, list(uuids),
+                                             cell_mappings.id_of(conn, mapping.uuid))
+
+
+def test_the_survey_tells_settled_waiting_and_gone_members_apart(tmp_path):
+    api, cell, mapping = _api_and_cell(tmp_path)
     names = ['active', 'moving', 'building', 'error', 'deleted', 'missing-row',
              'waiting', 'failed', 'queued']
     made = {name: _instance(name) for name in names}
@@ -49,9 +61,7 @@ def test_the_survey_tells_settled_waiting_and_gone_members_apart(tmp_path):
     rows = {'active': ('active', None, 'h1'), 'moving': ('active', 'resize_prep', 'h2'),
             'building': ('building', 'spawning', 'h3'), 'error': ('error', None, 'h4'),
             'deleted': ('deleted', None, 'h5')}
-    with api.begin() as conn:
-        instance_mappings.point_many_at_cell(
-            conn, [made[n].uuid for n in in_cell], cell_mappings.id_of(conn, mapping.uuid))
+    _map_into(api, mapping, [made[n].uuid for n in in_cell])
     with cell.begin() as conn:
         for name, (vm_state, task_state, host) in rows.items():
             instances.create_instance(conn, made[name])
@@ -78,16 +88,10 @@ def test_the_survey_tells_settled_waiting_and_gone_members_apart(tmp_path):
 
 
 def test_a_cell_that_cannot_be_read_leaves_its_members_to_placement(tmp_path):
-    api = _migrated(f'sqlite:///{tmp_path}/api.sqlite', 'api')
-    cell_url = f'sqlite:///{tmp_path}/cell1.sqlite'
-    cell = _migrated(cell_url, 'cell')
-    mapping = cell_mappings.create(api, name='cell1', transport_url='memory://cell1',
-                                   database_connection=cell_url)
+    api, cell, mapping = _api_and_cell(tmp_path)
     member = _instance('active')
     build_requests.record(api, [member], RequestSpec(flavor=FLAVOR, project_id='p', user_id='u'))
-    with api.begin() as conn:
-        instance_mappings.point_many_at_cell(conn, [member.uuid],
-                                             cell_mappings.id_of(conn, mapping.uuid))
+    _map_into(api, mapping, [member.uuid])
     with cell.begin() as conn:
         conn.execute(sa.text('DROP TABLE instances'))
     cell.dispose()
