@@ -45,6 +45,7 @@ class Dependency:
         self._clock = clock
         self._lock = threading.Lock()
         self._down_since: float | None = None
+        self._back_at: float | None = None
         self._failures = 0
 
     @property
@@ -53,13 +54,23 @@ class Dependency:
         with self._lock:
             return self._down_since is not None
 
-    def failed(self, reason: str) -> None:
-        """An attempt was not answered (refused, timed out, 503...)."""
+    def answered_within(self, seconds: float) -> bool:
+        """True if it answers again after an outage that ended less than ``seconds`` ago."""
         with self._lock:
-            self._failures += 1
+            return (self._down_since is None and self._back_at is not None
+                    and self._clock() - self._back_at < seconds)
+
+    def failed(self, reason: str, *, since: float | None = None, attempts: int = 1) -> None:
+        """``attempts`` attempts were not answered (refused, timed out, 503...).
+
+        ``since`` (this clock's reading) is when the first of them was made,
+        if that was earlier than now: the outage is counted from it.
+        """
+        with self._lock:
+            self._failures += attempts
             if self._down_since is not None:
                 return
-            self._down_since = self._clock()
+            self._down_since = self._clock() if since is None else since
         _say(logging.WARNING, '%s at %s is not answering: %s; retrying, and saying here '
              'when it answers again', self.what, self.url, reason)
 
@@ -68,7 +79,8 @@ class Dependency:
         with self._lock:
             if self._down_since is None:
                 return
-            away = self._clock() - self._down_since
+            self._back_at = self._clock()
+            away = self._back_at - self._down_since
             failures, self._failures, self._down_since = self._failures, 0, None
         _say(logging.INFO, '%s at %s answers again, after %.1f s away (%d attempt(s) '
              'failed meanwhile)', self.what, self.url, away, failures)
