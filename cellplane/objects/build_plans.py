@@ -67,9 +67,20 @@ class BuildPlan:
 
 @dataclasses.dataclass(frozen=True)
 class Owner:
-    """Who owns an instance that has a plan: ``host`` (None: nobody, it is in ERROR)."""
+    """Who owns an instance that has a plan: ``host``, or None: nobody.
+
+    Nobody, either because the build ended in ERROR, or because it is being
+    moved (``moving``: taken off its host, no alternate named yet).
+    """
 
     host: str | None
+    moving: bool = False
+
+    def describe(self) -> str:
+        """How the build left the host: ``to cmp2``, ``and ended in ERROR``, or ``to an alternate (being claimed)``."""
+        if self.host:
+            return f'to {self.host}'
+        return 'to an alternate (being claimed)' if self.moving else 'and ended in ERROR'
 
 
 def _values(instance: Instance, request_spec: RequestSpec | dict,
@@ -107,7 +118,7 @@ def record_first(conn: Connection, request_spec: RequestSpec,
 # Built once: each report of a build runs them (see instances.py's _APPLY).
 _FINISH = build_plans.update().where(
     build_plans.c.instance_uuid == sa.bindparam('b_instance_uuid'))
-_OWNER = sa.select(build_plans.c.host).where(
+_OWNER = sa.select(build_plans.c.host, build_plans.c.ended_at).where(
     build_plans.c.instance_uuid == sa.bindparam('b_instance_uuid'))
 
 
@@ -165,15 +176,18 @@ def started_on(conn: Connection, instance_uuid: str, host: str) -> bool:
 def owner(conn: Connection, instance_uuid: str) -> Owner | None:
     """Who owns ``instance_uuid`` (the host of the build in flight, or that runs it); None without a plan."""
     row = conn.execute(_OWNER, {'b_instance_uuid': instance_uuid}).first()
-    return None if row is None else Owner(host=row.host)
+    if row is None:
+        return None
+    return Owner(host=row.host, moving=row.host is None and row.ended_at is None)
 
 
-def fenced(conn: Connection, instance_uuid: str, reporter: str) -> Owner | None:
+def fenced(conn: Connection, instance_uuid: str, reporter: str | None) -> Owner | None:
     """The owner when a build result from ``reporter`` must not be applied, else None.
 
     It must not when the instance has a plan and ``reporter`` does not own
     it: the build was moved away from that host while it was down (to the
-    owner's host, or to ERROR when the owner's host is None).
+    owner's host, to ERROR, or is being moved: the owner's host is None).
+    ``reporter`` None: the one that took the plan (``take``) and moves it.
     """
     found = owner(conn, instance_uuid)
     return found if found is not None and found.host != reporter else None
@@ -228,12 +242,19 @@ def stalled(engine: Engine, *, service_down_time: float, build_timeout: float = 
 
 
 def take(engine: Engine, plan: BuildPlan) -> bool:
-    """Whether this caller is the one to move ``plan`` (no one moved or ended it since it was read)."""
+    """Whether this caller is the one to move ``plan`` (no one moved or ended it since it was read).
+
+    The plan taken names no host until the reschedule records the
+    alternate: from the take on, a report of the host it was taken from
+    is fenced (``fenced``), as it will be once the alternate is named. A
+    plan left so (its taker died) is stalled again, its host never seen,
+    and taken again.
+    """
     now = utcnow()
     with engine.begin() as conn:
         return conn.execute(build_plans.update().where(
             build_plans.c.instance_uuid == plan.instance.uuid,
-            build_plans.c.host == plan.host,
+            sa.or_(build_plans.c.host == plan.host, build_plans.c.host.is_(None)),
             build_plans.c.ended_at.is_(None),
             build_plans.c.cast_at == plan.cast_at).values(
-                cast_at=now, updated_at=now)).rowcount == 1
+                host=None, cast_at=now, updated_at=now)).rowcount == 1

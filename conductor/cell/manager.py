@@ -297,7 +297,7 @@ class CellConductorManager:
             owner = (build_plans.fenced(conn, update.instance_uuid, update.host)
                      if update.host and update.vm_state in (ACTIVE, ERROR) else None)
             if owner is not None:
-                self._fence(ctxt, update, owner.host)
+                self._fence(ctxt, update, owner)
                 return 'fenced'
             applied = instances.apply_update(conn, update)
             if update.vm_state == DELETED:
@@ -323,11 +323,11 @@ class CellConductorManager:
                     instance_actions.finish_action(conn, action_id, update.fault_message)
         return 'applied'
 
-    def _fence(self, ctxt, update: InstanceUpdate, owner: str | None) -> None:
+    def _fence(self, ctxt, update: InstanceUpdate, owner: build_plans.Owner) -> None:
         """A host reported a build that was moved away while it was down: undo it there."""
         LOG.warning('Refused %s of instance %s from %s: its build was moved %s while '
                     '%s was down', update.vm_state, update.instance_uuid, update.host,
-                    f'to {owner}' if owner else 'and ended in ERROR', update.host)
+                    owner.describe(), update.host)
         if update.vm_state == ACTIVE:
             # Destroyed there without touching Placement: the allocation
             # under this instance's UUID is now the new host's claim.

@@ -82,18 +82,24 @@ class Rescheduler:
 
     def reschedule(self, ctxt: RequestContext, instance: Instance,
                    request_spec: RequestSpec, host_list: Sequence[Selection],
-                   attempt: BuildAttempt) -> RescheduleOutcome:
+                   attempt: BuildAttempt, *, taken: bool = False) -> RescheduleOutcome:
+        """Move the build that failed (``attempt``) to the first alternate of ``host_list`` that takes it.
+
+        ``taken``: the caller took the plan off ``attempt.host``
+        (``build_plans.take``, a stalled build), so that host's word is
+        fenced already; otherwise ``attempt`` is that host's own report, and
+        ignored if the build was moved away from it.
+        """
         uuid = instance.uuid
         # The report is taken in one transaction before anything else is
         # done, so it can be written again while the cell database is away.
         owner, action_id, still_wanted = away.retry_while_away(
-            lambda: self._take_report(ctxt, uuid, request_spec, attempt),
+            lambda: self._take_report(ctxt, uuid, request_spec, attempt, taken),
             timeout=self._database_retry_timeout)
         if owner is not None:
             LOG.warning('Ignored the failed build of instance %s on %s: the build '
                         'was moved %s while %s was down', uuid, attempt.host,
-                        f'to {owner.host}' if owner.host else 'and ended in ERROR',
-                        attempt.host)
+                        owner.describe(), attempt.host)
             return RescheduleOutcome()
         if not still_wanted:
             LOG.info('Instance %s was deleted while it was built on %s; not '
@@ -152,10 +158,11 @@ class Rescheduler:
         return self._give_up(action_id, uuid, attempt.host, ending=(
             'no alternate host left: every host the scheduler offered was tried'))
 
-    def _take_report(self, ctxt, uuid: str, request_spec: RequestSpec, attempt: BuildAttempt):
+    def _take_report(self, ctxt, uuid: str, request_spec: RequestSpec, attempt: BuildAttempt,
+                     taken: bool):
         """(the owner fencing the report or None, the create action's id, still wanted?)."""
         with self._engine.begin() as conn:
-            owner = build_plans.fenced(conn, uuid, attempt.host)
+            owner = build_plans.fenced(conn, uuid, None if taken else attempt.host)
             if owner is not None:
                 return owner, None, False
             action_id = instance_actions.ensure_create_action(

@@ -153,4 +153,4 @@ class StalledBuilds:
         metrics.RESCHEDULES.labels(
             stalled_cause(plan, self._build_start_timeout, now)).inc()
         self._rescheduler.reschedule(new_context(), plan.instance, plan.request_spec,
-                                     plan.alternates, attempt)
+                                     plan.alternates, attempt, taken=True)

@@ -10,6 +10,7 @@ destroyed there, leaving the allocation of the host that now runs it.
 """
 from __future__ import annotations
 
+import datetime
 import time
 
 import pytest
@@ -19,6 +20,8 @@ from cellplane.db.columns import utcnow
 from cellplane.objects import build_plans, services
 from conductor.cell.reschedule import Rescheduler
 from conductor.cell.stalled_builds import StalledBuilds
+from rpc_schemas.build_attempt import FAILED, BuildAttempt
+from rpc_schemas.instance_update import InstanceUpdate
 from tests.support.polling import eventually
 
 DOWN_AFTER = 1.0
@@ -182,6 +185,62 @@ def test_one_plan_is_taken_by_one_conductor_only(cell, check):
 
     assert build_plans.take(cell.engine, plan) is True
     assert build_plans.take(cell.engine, plan) is False
+
+
+def test_a_report_of_the_host_a_build_was_taken_from_is_fenced_before_the_alternate_is_claimed(
+        cell):
+    """The check took the build off hollow-1; hollow-1's ACTIVE arrives before the reschedule ran.
+
+    Applied, it would make the instance ACTIVE on hollow-1 and end its plan;
+    the reschedule would then set it building again, unclaim hollow-1 under
+    a guest that runs there, and build it on hollow-2 as well.
+    """
+    agent = cell.add_hollow_agent('hollow', 2)
+    agent.stop_host('hollow-1')
+    instance, _ = cell.boot(['hollow-1', 'hollow-2'])
+    _let_host_go_down(cell, agent)
+    plan, = build_plans.stalled(cell.engine, service_down_time=DOWN_AFTER)
+    assert build_plans.take(cell.engine, plan) is True
+
+    # The cell conductor's handler itself, so that it has run when this returns.
+    cell.cell_conductor.manager.instance_update(RequestContext(), InstanceUpdate(
+        instance_uuid=instance.uuid, vm_state='active', host='hollow-1', node='hollow-1'))
+    assert cell.instance(instance.uuid)['vm_state'] == 'building'
+    assert build_plans.in_flight(cell.engine) == 1
+
+    now = datetime.datetime.now(datetime.timezone.utc)
+    rescheduler = Rescheduler(engine=cell.engine, placement=cell.placement,
+                              compute=cell.compute, max_attempts=3,
+                              service_down_time=DOWN_AFTER)
+    outcome = rescheduler.reschedule(
+        RequestContext(), plan.instance, plan.request_spec, plan.alternates,
+        BuildAttempt(host='hollow-1', nodename='hollow-1', start=now, finish=now,
+                     result=FAILED, reason='taken by the test'), taken=True)
+
+    assert outcome.host == 'hollow-2'
+    row = cell.wait_for_state(instance.uuid, 'active')
+    assert row['host'] == 'hollow-2'
+    assert list(cell.allocations(instance.uuid)) == [agent.hosts['hollow-2'].node_uuid]
+    assert cell.provider_usages('hollow-1') == {}
+    assert build_plans.in_flight(cell.engine) == 0
+
+
+def test_a_plan_whose_taker_died_before_the_reschedule_is_taken_again(cell, check):
+    agent = cell.add_hollow_agent('hollow', 2)
+    agent.stop_host('hollow-1')
+    instance, _ = cell.boot(['hollow-1', 'hollow-2'])
+    _let_host_go_down(cell, agent)
+    plan, = build_plans.stalled(cell.engine, service_down_time=DOWN_AFTER)
+    assert build_plans.take(cell.engine, plan) is True    # and nothing more: its taker died
+    assert build_plans.stalled(cell.engine, service_down_time=DOWN_AFTER) == []
+    _let_host_go_down(cell, agent)
+
+    assert check.check() == 1
+
+    row = cell.wait_for_state(instance.uuid, 'active')
+    assert row['host'] == 'hollow-2'
+    assert list(cell.allocations(instance.uuid)) == [agent.hosts['hollow-2'].node_uuid]
+    assert build_plans.in_flight(cell.engine) == 0
 
 
 def test_a_build_past_build_timeout_on_a_live_host_moves_and_the_slow_host_is_fenced(cell):
