@@ -6,8 +6,7 @@ import logging
 import time
 
 from cellplane import outage
-from cellplane.rpc.broker_outage import (AFTER_OUTAGE_SECONDS, RETRY_WITHIN_SECONDS,
-                                         BrokerOutageFilter)
+from cellplane.rpc.broker_outage import AFTER_OUTAGE_SECONDS, RETRY_WITHIN_SECONDS, BrokerOutageFilter
 
 UNREACHABLE = ('[%(connection_id)s] AMQP server on %(hostname)s:%(port)s is unreachable: '
                '%(err_str)s. Trying again in %(sleep_time)d seconds.')
