@@ -60,17 +60,17 @@ class Dependency:
             return (self._down_since is None and self._back_at is not None
                     and self._clock() - self._back_at < seconds)
 
-    def failed(self, reason: str, *, since: float | None = None, attempts: int = 1) -> None:
+    def failed(self, reason: str, *, seconds_ago: float = 0.0, attempts: int = 1) -> None:
         """``attempts`` attempts were not answered (refused, timed out, 503...).
 
-        ``since`` (this clock's reading) is when the first of them was made,
-        if that was earlier than now: the outage is counted from it.
+        ``seconds_ago``: how long ago the first of them was made, if not
+        now; an outage that begins with them is counted from it.
         """
         with self._lock:
             self._failures += attempts
             if self._down_since is not None:
                 return
-            self._down_since = self._clock() if since is None else since
+            self._down_since = self._clock() - max(0.0, seconds_ago)
         _say(logging.WARNING, '%s at %s is not answering: %s; retrying, and saying here '
              'when it answers again', self.what, self.url, reason)
 

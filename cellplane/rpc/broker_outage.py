@@ -13,13 +13,15 @@ were.
 After an outage, a pooled connection that sat idle through it finds its
 socket dead on its next use (or its heartbeat's), though the broker
 answers again, and reconnects on its first retry: that is no second
-outage. So for ``AFTER_OUTAGE_SECONDS`` after the broker answers again, a
-connection's first "unreachable" says only that it was lost, and the
-broker is said not to answer once that connection's retry fails too (the
-outage counted from the loss); a loss whose retry succeeds is left to the
-driver's lines. At any other time a connection lost is the broker not
-answering at once (a node of a cluster killed: its connections go to the
-next node at their first retry). ``install()`` attaches it, and keeps the driver's logger at INFO
+outage. So for ``AFTER_OUTAGE_SECONDS`` after the broker answers again, the
+first "unreachable" of a connection that has not reconnected since that
+outage began says only that it was lost, and the broker is said not to
+answer once that connection's retry fails too (the outage counted from
+the loss); a loss whose retry succeeds is left to the driver's lines. A
+connection that did reconnect (every listener does, in an outage) has a
+socket younger than the outage, so its loss is the broker not answering
+at once, as is any loss at other times (a node of a cluster killed: its
+connections go to the next node at their first retry). ``install()`` attaches it, and keeps the driver's logger at INFO
 (oslo.log's default for oslo.messaging): a filter sees only the records
 its logger lets be made, and without "Reconnected" an outage never ends;
 ``cellplane.rpc.transport`` calls it.
@@ -53,6 +55,8 @@ class BrokerOutageFilter(logging.Filter):
         self._lock = threading.Lock()
         # connection id -> [when it was lost, whether that is counted, its last report]
         self._lost: dict[str, list] = {}
+        # Connections that reconnected since the last outage began.
+        self._fresh: set[str] = set()
 
     def filter(self, record: logging.LogRecord) -> bool:
         template = record.msg if isinstance(record.msg, str) else ''
@@ -67,6 +71,7 @@ class BrokerOutageFilter(logging.Filter):
             elif _RECONNECTED in template:
                 with self._lock:
                     self._lost.pop(connection, None)
+                    self._fresh.add(connection)
                 broker.answered()
         except Exception:  # noqa: BLE001 - a log filter must never break logging
             pass
@@ -78,16 +83,25 @@ class BrokerOutageFilter(logging.Filter):
             lost = self._lost.get(connection)
             if lost is None or now - lost[2] > RETRY_WITHIN_SECONDS:
                 # A fresh loss; an entry this old was a connection given up
-                # on (a bounded retry) and lost again on a later use.
+                # on (a bounded retry, or closed) and lost again on a later use.
+                self._forget_given_up(now)
                 lost = self._lost[connection] = [now, False, now]
-                if broker.answered_within(AFTER_OUTAGE_SECONDS):
+                if (connection not in self._fresh
+                        and broker.answered_within(AFTER_OUTAGE_SECONDS)):
                     return          # maybe idle through the last outage: its retry tells
                 attempts = 1
             else:
                 attempts = 1 if lost[1] else 2      # its retry, and its loss if not counted yet
-            since = lost[0] if attempts == 2 else None
+            seconds_ago = now - lost[0] if attempts == 2 else 0.0
             lost[1], lost[2] = True, now
-        broker.failed(reason, since=since, attempts=attempts)
+            if not broker.down:
+                self._fresh.clear()                 # an outage begins
+        broker.failed(reason, seconds_ago=seconds_ago, attempts=attempts)
+
+    def _forget_given_up(self, now: float) -> None:
+        for connection in [c for c, lost in self._lost.items()
+                           if now - lost[2] > RETRY_WITHIN_SECONDS]:
+            del self._lost[connection]
 
 
 _installed = False

@@ -97,11 +97,12 @@ def test_a_connection_lost_long_after_the_outage_ended_is_said_at_once(caplog, m
 
 def test_a_lost_connection_whose_retry_fails_starts_the_outage_at_its_loss(caplog):
     caplog.set_level(logging.INFO, logger='cellplane.outage')
-    port = next(_PORTS)
-    check = BrokerOutageFilter(clock=lambda: time.monotonic() - 5.0)   # the loss, 5 s ago
+    now = [1000.0]
+    check, port = BrokerOutageFilter(clock=lambda: now[0]), next(_PORTS)
     _an_outage_ended(check, port)
     check.filter(_record(logging.ERROR, UNREACHABLE, port=port, err_str='closed'))
     assert len(_said(caplog)) == 2
+    now[0] += 5.0                                   # its retry, 5 s after the loss
     check.filter(_record(logging.ERROR, UNREACHABLE, port=port, err_str='Connection refused'))
     check.filter(_record(logging.INFO, RECONNECTED, port=port))
     said = _said(caplog)[2:]
@@ -111,6 +112,17 @@ def test_a_lost_connection_whose_retry_fails_starts_the_outage_at_its_loss(caplo
     away = float(said[1][1].split('after ')[1].split(' s away')[0])
     assert 5.0 <= away < 6.0
     assert '(2 attempt(s) failed meanwhile)' in said[1][1]
+
+
+def test_a_connection_that_reconnected_after_the_outage_and_is_lost_again_is_said_at_once(caplog):
+    """Its socket is younger than the outage: a node behind the broker's address restarted."""
+    caplog.set_level(logging.INFO, logger='cellplane.outage')
+    check, port = BrokerOutageFilter(), next(_PORTS)
+    _an_outage_ended(check, port)               # the listener reconnected
+    check.filter(_record(logging.ERROR, UNREACHABLE, port=port, connection_id='listener',
+                         err_str='Connection reset by peer'))
+    check.filter(_record(logging.INFO, RECONNECTED, port=port, connection_id='listener'))
+    assert [level for level, _ in _said(caplog)] == ['WARNING', 'INFO', 'WARNING', 'INFO']
 
 
 def test_a_connection_lost_while_the_broker_is_not_answering_counts_at_once(caplog):
