@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import itertools
 import logging
-import time
 
 from cellplane import outage
 from cellplane.rpc.broker_outage import AFTER_OUTAGE_SECONDS, RETRY_WITHIN_SECONDS, BrokerOutageFilter
