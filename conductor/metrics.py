@@ -30,7 +30,8 @@ INSTANCES_FAILED = prometheus_client.Counter(
 RESCHEDULES = prometheus_client.Counter(
     'cellplane_reschedules', 'Builds (and moves) a cell conductor moved to an alternate, by cause: '
     'build_failed (the host said so), host_down, not_started (a lost cast), '
-    'timed_out (past build_timeout), move_failed (a move\'s destination said so).', ['cause'])
+    'timed_out (past build_timeout), lease_expired (a reschedule whose conductor stopped), '
+    'move_failed (a move\'s destination said so).', ['cause'])
 BUILDS_ENDED = prometheus_client.Counter(
     'cellplane_builds_ended', 'Builds that ended, by state: active, error.', ['state'])
 

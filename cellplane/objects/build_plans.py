@@ -54,6 +54,9 @@ class BuildPlan:
     host_down: bool = True
     # When the host's heartbeat first listed the build (None: never).
     started_at: datetime.datetime | None = None
+    # Taken off its host (``take``) by a reschedule that has not named the
+    # next one: its taker stopped, or is still at it after RESCHEDULE_LEASE_SECONDS.
+    hostless: bool = False
 
     @property
     def host(self) -> str:
@@ -187,10 +190,28 @@ def fenced(conn: Connection, instance_uuid: str, reporter: str | None) -> Owner 
     It must not when the instance has a plan and ``reporter`` does not own
     it: the build was moved away from that host while it was down (to the
     owner's host, to ERROR, or is being moved: the owner's host is None).
-    ``reporter`` None: the one that took the plan (``take``) and moves it.
+    ``reporter`` None: the reschedule that took the plan (``take``), fenced
+    unless the plan is still being moved.
     """
     found = owner(conn, instance_uuid)
-    return found if found is not None and found.host != reporter else None
+    if found is None:
+        return None
+    if reporter is None:
+        return None if found.moving else found
+    return found if found.host != reporter else None
+
+
+def take_reported(conn: Connection, instance_uuid: str, reporter: str) -> bool:
+    """Whether ``reporter``'s failure report takes the plan it owns, for its reschedule (as ``take``).
+
+    Of that report and the stalled-build check, one takes the plan: the
+    other finds it hostless (being moved) and is fenced.
+    """
+    now = utcnow()
+    return conn.execute(build_plans.update().where(
+        build_plans.c.instance_uuid == instance_uuid, build_plans.c.host == reporter,
+        build_plans.c.ended_at.is_(None)).values(
+            host=None, cast_at=now, updated_at=now)).rowcount == 1
 
 
 def in_flight(engine: Engine) -> int:
@@ -223,6 +244,9 @@ def stalled(engine: Engine, *, service_down_time: float, build_timeout: float = 
     if build_timeout:
         stuck = sa.or_(stuck, build_plans.c.cast_at
                        < now - datetime.timedelta(seconds=build_timeout))
+    # A plan taken and not yet moved on is its reschedule's for the lease.
+    stuck = sa.case((build_plans.c.host.is_(None), build_plans.c.cast_at < now
+                     - datetime.timedelta(seconds=RESCHEDULE_LEASE_SECONDS)), else_=stuck)
     query = (sa.select(build_plans, services.c.last_seen_at)
              .select_from(build_plans.outerjoin(services, sa.and_(
                  services.c.host == build_plans.c.host,
@@ -237,8 +261,16 @@ def stalled(engine: Engine, *, service_down_time: float, build_timeout: float = 
                       host_list=[Selection.from_primitive(s) for s in r['host_list']],
                       cast_at=r['cast_at'], started_at=r['started_at'],
                       host_last_seen=r['last_seen_at'],
-                      host_down=liveness.is_down(r['last_seen_at']))
+                      host_down=liveness.is_down(r['last_seen_at']),
+                      hostless=r['host'] is None)
             for r in rows]
+
+
+#: Seconds a reschedule has to name the next host of a plan it took
+#: before the stalled-build check takes the plan from it (its taker died):
+#: above its worst case (the cell database away for database_retry_timeout,
+#: 120 s, and Placement's retry_timeout, 30 s, on each of its few calls).
+RESCHEDULE_LEASE_SECONDS = 600
 
 
 def take(engine: Engine, plan: BuildPlan) -> bool:

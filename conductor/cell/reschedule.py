@@ -162,9 +162,12 @@ class Rescheduler:
                      taken: bool):
         """(the owner fencing the report or None, the create action's id, still wanted?)."""
         with self._engine.begin() as conn:
-            owner = build_plans.fenced(conn, uuid, None if taken else attempt.host)
-            if owner is not None:
-                return owner, None, False
+            # The host's own report takes the plan it owns, as the stalled
+            # check does: of the two, one reschedules, the other is fenced.
+            if taken or not build_plans.take_reported(conn, uuid, attempt.host):
+                owner = build_plans.fenced(conn, uuid, None if taken else attempt.host)
+                if owner is not None:
+                    return owner, None, False
             action_id = instance_actions.ensure_create_action(
                 conn, uuid, request_id=ctxt.request_id, user_id=request_spec.user_id,
                 project_id=request_spec.project_id)

@@ -53,7 +53,9 @@ LOG = logging.getLogger(__name__)
 
 def stalled_cause(plan: build_plans.BuildPlan, build_start_timeout: float,
                   now: datetime.datetime) -> str:
-    """Why ``plan`` is stalled, as a metric label: host_down, not_started or timed_out."""
+    """Why ``plan`` is stalled, as a metric label: host_down, not_started, timed_out or lease_expired."""
+    if plan.hostless:
+        return 'lease_expired'
     if plan.host_down:
         return 'host_down'
     if (build_start_timeout and plan.started_at is None
@@ -67,7 +69,12 @@ def stalled_reason(plan: build_plans.BuildPlan, service_down_time: float,
                    now: datetime.datetime | None = None) -> str:
     """Why the build of ``plan`` is taken off its host, in one line."""
     now = now or utcnow()
-    if stalled_cause(plan, build_start_timeout, now) == 'not_started':
+    cause = stalled_cause(plan, build_start_timeout, now)
+    if cause == 'lease_expired':
+        return (f'its reschedule off host {plan.host} named no next host within '
+                f'{build_plans.RESCHEDULE_LEASE_SECONDS} s of taking it (at '
+                f'{plan.cast_at:%Y-%m-%d %H:%M:%S} UTC): its conductor stopped')
+    if cause == 'not_started':
         return (f'host {plan.host} never said it started the build within '
                 f'build_start_timeout {build_start_timeout:g} s of its cast at '
                 f'{plan.cast_at:%Y-%m-%d %H:%M:%S} UTC (the cast was lost on its way '

@@ -225,22 +225,49 @@ def test_a_report_of_the_host_a_build_was_taken_from_is_fenced_before_the_altern
     assert build_plans.in_flight(cell.engine) == 0
 
 
-def test_a_plan_whose_taker_died_before_the_reschedule_is_taken_again(cell, check):
+def test_a_plan_whose_taker_died_before_the_reschedule_is_taken_again_after_the_lease(
+        cell, check, monkeypatch):
     agent = cell.add_hollow_agent('hollow', 2)
     agent.stop_host('hollow-1')
     instance, _ = cell.boot(['hollow-1', 'hollow-2'])
     _let_host_go_down(cell, agent)
     plan, = build_plans.stalled(cell.engine, service_down_time=DOWN_AFTER)
     assert build_plans.take(cell.engine, plan) is True    # and nothing more: its taker died
-    assert build_plans.stalled(cell.engine, service_down_time=DOWN_AFTER) == []
-    _let_host_go_down(cell, agent)
+    lease = build_plans.RESCHEDULE_LEASE_SECONDS
+    taken_at = utcnow()
+    assert build_plans.stalled(cell.engine, service_down_time=DOWN_AFTER, now=(
+        taken_at + datetime.timedelta(seconds=lease - 5))) == []
+    again, = build_plans.stalled(cell.engine, service_down_time=DOWN_AFTER, now=(
+        taken_at + datetime.timedelta(seconds=lease + 5)))
+    assert again.hostless and again.host == 'hollow-1'
 
+    monkeypatch.setattr(build_plans, 'RESCHEDULE_LEASE_SECONDS', 1)
+    _let_host_go_down(cell, agent)
     assert check.check() == 1
 
     row = cell.wait_for_state(instance.uuid, 'active')
     assert row['host'] == 'hollow-2'
+    taken, ok = cell.history(instance.uuid)
+    assert (taken.host, taken.result) == ('hollow-1', 'failed')
+    assert 'its reschedule off host hollow-1 named no next host within 1 s' in taken.reason
     assert list(cell.allocations(instance.uuid)) == [agent.hosts['hollow-2'].node_uuid]
     assert build_plans.in_flight(cell.engine) == 0
+
+
+def test_of_a_hosts_failure_report_and_the_stalled_check_one_reschedules(cell, check):
+    """The host's reschedule_build took the plan first: the check finds it taken and moves nothing."""
+    agent = cell.add_hollow_agent('hollow', 3)
+    agent.stop_host('hollow-1')
+    instance, _ = cell.boot(['hollow-1', 'hollow-2', 'hollow-3'])
+    _let_host_go_down(cell, agent)
+    plan, = build_plans.stalled(cell.engine, service_down_time=DOWN_AFTER)
+    with cell.engine.begin() as conn:
+        assert build_plans.take_reported(conn, instance.uuid, 'hollow-1') is True
+
+    assert build_plans.take(cell.engine, plan) is False
+    with cell.engine.begin() as conn:
+        assert build_plans.take_reported(conn, instance.uuid, 'hollow-1') is False
+        assert build_plans.fenced(conn, instance.uuid, 'hollow-1').moving
 
 
 def test_a_build_past_build_timeout_on_a_live_host_moves_and_the_slow_host_is_fenced(cell):
@@ -383,3 +410,16 @@ def test_a_build_is_spawning_only_on_the_host_it_was_cast_to(cell):
     assert cell.instance(instance.uuid)['task_state'] == 'spawning'
     # Its plan is started too: build_start_timeout will not take it for lost.
     assert build_plans.mark_started(cell.engine, [('hollow-1', instance.uuid)]) == 0
+
+
+def test_a_taker_is_fenced_once_the_plan_it_took_ended_or_named_another_host(cell):
+    agent = cell.add_hollow_agent('hollow', 2)
+    agent.stop_host('hollow-1')
+    instance, _ = cell.boot(['hollow-1', 'hollow-2'])
+    with cell.engine.begin() as conn:
+        assert build_plans.take_reported(conn, instance.uuid, 'hollow-1') is True
+        assert build_plans.fenced(conn, instance.uuid, None) is None      # being moved
+        build_plans.finish(conn, instance.uuid, None)                     # ended in ERROR
+        ended = build_plans.fenced(conn, instance.uuid, None)
+    assert ended is not None and ended.host is None and not ended.moving
+    assert ended.describe() == 'and ended in ERROR'
