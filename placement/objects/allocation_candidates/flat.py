@@ -122,6 +122,10 @@ class FlatQuery:
         conds = self._where(from_members=members is not None)
         if members:
             conds.append(f'rp.id IN ({in_list(members)})')
+        if s.wide.id_from is not None or s.wide.id_below is not None:
+            # A window is the providers in id order from its pivot, not in the
+            # order the database keeps the rows (see provider_walk.py).
+            limit = f' ORDER BY rp.id{limit}'
         sql = (
             f'WITH cand AS (SELECT rp.id, rp.uuid FROM resource_providers rp '
             f'WHERE {" AND ".join(conds)}{limit}) '

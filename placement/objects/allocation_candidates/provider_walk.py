@@ -69,7 +69,11 @@ class ProviderWalk:
             conds.append(f'r.id >= {int(s.wide.id_from)}')
         if s.wide.id_below is not None:
             conds.append(f'r.id < {int(s.wide.id_below)}')
-        return source + (f' WHERE {" AND ".join(conds)}' if conds else '')
+        # A window is the providers in id order from its pivot: unordered,
+        # the scan returns them as the table keeps them, and a provider's row
+        # moves each time a claim bumps its generation.
+        order = ' ORDER BY r.id' if _windowed(s) else ''
+        return source + (f' WHERE {" AND ".join(conds)}' if conds else '') + order
 
     def _sql(self) -> str:
         s, g = self.s, self.g
@@ -91,6 +95,8 @@ class ProviderWalk:
                          'WHERE x.resource_provider_id = d.id AND '
                          f'x.aggregate_id IN ({in_list(bad_aggs)}))')
         limit = f' LIMIT {int(s.wide.limit)}' if s.wide.limit else ''
+        if _windowed(s):
+            limit = f' ORDER BY d.id{limit}'
         return (
             'SELECT d.uuid, inv.rcs, inv.caps, inv.used, tr.traits '
             f'FROM ({self._driver()}) AS d(id, uuid) '
@@ -131,6 +137,11 @@ class ProviderWalk:
                 [trait_names[t] for t in traits]))   # in trait id order, as the reference
             requests.append(AllocationRequest({uuid: resources}, {suffix: [uuid]}))
         return CandidateResult(requests, summaries)
+
+
+def _windowed(search: ResolvedRequest) -> bool:
+    """Whether the walk is one side of a random window (``search._random_window``)."""
+    return search.wide.id_from is not None or search.wide.id_below is not None
 
 
 def _providers_with(table: str, column: str, any_of: list[int]) -> str:
