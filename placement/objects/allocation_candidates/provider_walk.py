@@ -44,36 +44,42 @@ class ProviderWalk:
         s = self.s
         return ' INTERSECT '.join(
             _providers_with('resource_provider_aggregates', 'aggregate_id',
-                            [s.agg_ids[a] for a in any_of if a in s.agg_ids])
+                            [s.agg_ids[a] for a in any_of if a in s.agg_ids],
+                            _window_bounds(s))
             for any_of in self.g.member_of)
 
     def _driver(self) -> str:
-        """SELECT id, uuid of the providers to walk."""
+        """SELECT id, uuid of the providers to walk (a window's in id order)."""
         s, g = self.s, self.g
-        lookup = ('CROSS JOIN LATERAL (SELECT id, uuid FROM resource_providers '
+        lookup = ('CROSS JOIN LATERAL (SELECT uuid FROM resource_providers '
                   'WHERE id = m.id OFFSET 0) AS r')
+        # A window is the providers in id order from its pivot: unordered,
+        # a scan returns them as the table keeps them, and a provider's row
+        # moves each time a claim bumps its generation. A set of linked
+        # providers is bounded and ordered by the link table's own index
+        # (its provider id second in the key), not sorted whole.
+        bounds = _window_bounds(s)
+        order = ' ORDER BY resource_provider_id' if _windowed(s) else ''
+        conds = []
         if g.member_of:
-            source = f'SELECT r.id, r.uuid FROM ({self._members()}) AS m(id) {lookup}'
+            source = f'SELECT m.id, r.uuid FROM ({self._members()}{order}) AS m(id) {lookup}'
+            column = 'm.id'
         elif g.required_traits:
             trait_set = _providers_with('resource_provider_traits', 'trait_id',
-                                        [s.trait_ids[t] for t in g.required_traits[0]])
-            source = f'SELECT r.id, r.uuid FROM ({trait_set}) AS m(id) {lookup}'
+                                        [s.trait_ids[t] for t in g.required_traits[0]],
+                                        bounds)
+            source = f'SELECT m.id, r.uuid FROM ({trait_set}{order}) AS m(id) {lookup}'
+            column = 'm.id'
         else:
             source = 'SELECT r.id, r.uuid FROM resource_providers AS r'
-        conds = []
+            column = 'r.id'
+            conds += [f'r.id {bound}' for bound in bounds]
         if self.tree_root is not None:
-            conds.append(f'r.id = {int(self.tree_root)}')
+            conds.append(f'{column} = {int(self.tree_root)}')
         if self.anchors is not None:
-            conds.append(f'r.id IN ({in_list(self.anchors)})')
-        if s.wide.id_from is not None:
-            conds.append(f'r.id >= {int(s.wide.id_from)}')
-        if s.wide.id_below is not None:
-            conds.append(f'r.id < {int(s.wide.id_below)}')
-        # A window is the providers in id order from its pivot: unordered,
-        # the scan returns them as the table keeps them, and a provider's row
-        # moves each time a claim bumps its generation.
-        order = ' ORDER BY r.id' if _windowed(s) else ''
-        return source + (f' WHERE {" AND ".join(conds)}' if conds else '') + order
+            conds.append(f'{column} IN ({in_list(self.anchors)})')
+        where = f' WHERE {" AND ".join(conds)}' if conds else ''
+        return source + where + (f' ORDER BY {column}' if order else '')
 
     def _sql(self) -> str:
         s, g = self.s, self.g
@@ -144,9 +150,20 @@ def _windowed(search: ResolvedRequest) -> bool:
     return search.wide.id_from is not None or search.wide.id_below is not None
 
 
-def _providers_with(table: str, column: str, any_of: list[int]) -> str:
+def _window_bounds(search: ResolvedRequest) -> list[str]:
+    """The window's bounds on a provider id, as SQL comparisons (none outside a window)."""
+    bounds = []
+    if search.wide.id_from is not None:
+        bounds.append(f'>= {int(search.wide.id_from)}')
+    if search.wide.id_below is not None:
+        bounds.append(f'< {int(search.wide.id_below)}')
+    return bounds
+
+
+def _providers_with(table: str, column: str, any_of: list[int],
+                    bounds: list[str] = ()) -> str:
     """SELECT the providers that ``table`` links to any of ``any_of``
-    (trait or aggregate ids), each once.
+    (trait or aggregate ids), each once, within ``bounds`` of their id.
 
     Both link tables have (provider, other) as primary key, so the rows of
     one id are unique per provider already: DISTINCT, only added for
@@ -154,8 +171,9 @@ def _providers_with(table: str, column: str, any_of: list[int]) -> str:
     the required-trait walk at 5,000 providers).
     """
     distinct = 'DISTINCT ' if len(any_of) > 1 else ''
+    within = ''.join(f' AND resource_provider_id {bound}' for bound in bounds)
     return (f'SELECT {distinct}resource_provider_id FROM {table} '
-            f'WHERE {column} IN ({in_list(sorted(any_of))})')
+            f'WHERE {column} IN ({in_list(sorted(any_of))}){within}')
 
 
 def _walk_settings(conn: Connection) -> str:
