@@ -122,7 +122,8 @@ class FlatQuery:
         conds = self._where(from_members=members is not None)
         if members:
             conds.append(f'rp.id IN ({in_list(members)})')
-        if s.wide.id_from is not None or s.wide.id_below is not None:
+        windowed = s.wide.id_from is not None or s.wide.id_below is not None
+        if windowed:
             # A window is the providers in id order from its pivot, not in the
             # order the database keeps the rows (see provider_walk.py).
             limit = f' ORDER BY rp.id{limit}'
@@ -150,6 +151,8 @@ class FlatQuery:
             if rc is not None:
                 summary.resources[names[rc]] = {
                     'capacity': int((total - reserved) * ratio), 'used': int(used)}
+        if windowed:
+            order.sort()    # the join above need not keep the CTE's order
         for rp_id, trait in traits_of(s.conn, order):
             by_id[rp_id].traits.append(trait)
         requests = []

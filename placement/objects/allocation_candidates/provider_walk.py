@@ -1,6 +1,8 @@
 """The flat path on PostgreSQL: walk the candidate providers one by one in one statement."""
 from __future__ import annotations
 
+from typing import Sequence
+
 from sqlalchemy.engine import Connection
 
 from placement.objects import resource_class as rc_obj
@@ -56,8 +58,10 @@ class ProviderWalk:
         # A window is the providers in id order from its pivot: unordered,
         # a scan returns them as the table keeps them, and a provider's row
         # moves each time a claim bumps its generation. A set of linked
-        # providers is bounded and ordered by the link table's own index
-        # (its provider id second in the key), not sorted whole.
+        # providers is bounded to the window in the link table's subquery;
+        # for one trait its primary key (trait, provider) yields them in
+        # order, else (an aggregate, several traits) the ones in the window
+        # are sorted, not every linked provider.
         bounds = _window_bounds(s)
         order = ' ORDER BY resource_provider_id' if _windowed(s) else ''
         conds = []
@@ -161,7 +165,7 @@ def _window_bounds(search: ResolvedRequest) -> list[str]:
 
 
 def _providers_with(table: str, column: str, any_of: list[int],
-                    bounds: list[str] = ()) -> str:
+                    bounds: Sequence[str] = ()) -> str:
     """SELECT the providers that ``table`` links to any of ``any_of``
     (trait or aggregate ids), each once, within ``bounds`` of their id.
 
