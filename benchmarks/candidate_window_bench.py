@@ -25,13 +25,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import sqlalchemy as sa  # noqa: E402
+import sqlalchemy as sa
 
-from cellplane.db import engines, migrate  # noqa: E402
-from placement.objects import standards  # noqa: E402
-from placement.objects.allocation_candidates import provider_walk, search  # noqa: E402
-from placement.objects.allocation_candidates.request import RequestGroup, RequestWide  # noqa: E402
-from tests.support.backing_services import find_postgres  # noqa: E402
+from cellplane.db import engines, migrate
+from placement.objects import standards
+from placement.objects.allocation_candidates import provider_walk, search
+from placement.objects.allocation_candidates.request import RequestGroup, RequestWide
+from tests.support.backing_services import find_postgres
 
 TRAIT = 'COMPUTE_STATUS_DISABLED'   # any standard trait: half the providers carry it
 RESOURCES = {'VCPU': 1, 'MEMORY_MB': 512, 'DISK_GB': 1}
