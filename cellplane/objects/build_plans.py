@@ -279,8 +279,8 @@ def take(engine: Engine, plan: BuildPlan) -> bool:
     The plan taken names no host until the reschedule records the
     alternate: from the take on, a report of the host it was taken from
     is fenced (``fenced``), as it will be once the alternate is named. A
-    plan left so (its taker died) is stalled again, its host never seen,
-    and taken again.
+    plan left so for ``RESCHEDULE_LEASE_SECONDS`` (its taker died) is
+    stalled again (``lease_expired``) and taken again.
     """
     now = utcnow()
     with engine.begin() as conn:
