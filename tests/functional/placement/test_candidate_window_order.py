@@ -29,39 +29,37 @@ def _ids_by_name(engine) -> dict[str, int]:
         return dict(conn.execute(sa.text('SELECT name, id FROM resource_providers')).all())
 
 
+def _window(api, monkeypatch, uuids: dict[str, str], *, claimed, pivot: str,
+            query: str) -> list[str]:
+    """Claim once on each of ``claimed`` (their rows written again), then ask a
+    randomized Placement for ``query`` with its pivot pinned at ``pivot``: the
+    names of the window's providers, in the answer's order."""
+    for name in claimed:
+        api._ok(api.claim(str(uuidlib.uuid4()), {uuids[name]: {'VCPU': 1}}))
+    pivot_id = _ids_by_name(api.engine)[pivot]
+    windowed = Api(make_app(api.engine, auth_strategy='noauth2', sync_standards=False,
+                            randomize_candidates=True), api.engine)
+    monkeypatch.setattr(search.random, 'randint', lambda low, high: pivot_id)
+    found = windowed.get(f'/allocation_candidates?resources=VCPU:1&{query}')
+    assert found.status == 200, found.text
+    names = {uuid: name for name, uuid in uuids.items()}
+    return [names[next(iter(r['allocations']))] for r in found.json['allocation_requests']]
+
+
 def test_a_window_is_the_providers_in_id_order_from_its_pivot(api, monkeypatch):
     uuids = {f'cn{i:02d}': api.provider(f'cn{i:02d}', inventory={'VCPU': 8})
              for i in range(PROVIDERS)}
     # Claims on cn03..cn06 write their rows again (their generations).
-    for i in range(3, 7):
-        api._ok(api.claim(str(uuidlib.uuid4()), {uuids[f'cn{i:02d}']: {'VCPU': 1}}))
-    ids = _ids_by_name(api.engine)
-    windowed = Api(make_app(api.engine, auth_strategy='noauth2', sync_standards=False,
-                            randomize_candidates=True), api.engine)
-    monkeypatch.setattr(search.random, 'randint', lambda low, high: ids['cn03'])
-
-    found = windowed.get('/allocation_candidates?resources=VCPU:1&limit=4')
-
-    assert found.status == 200, found.text
-    names = {uuid: name for name, uuid in uuids.items()}
-    window = [names[next(iter(r['allocations']))] for r in found.json['allocation_requests']]
+    window = _window(api, monkeypatch, uuids, claimed=['cn03', 'cn04', 'cn05', 'cn06'],
+                     pivot='cn03', query='limit=4')
     assert window == ['cn03', 'cn04', 'cn05', 'cn06']
 
 
 def test_a_window_wraps_around_in_id_order(api, monkeypatch):
     uuids = {f'cn{i:02d}': api.provider(f'cn{i:02d}', inventory={'VCPU': 8})
              for i in range(PROVIDERS)}
-    for i in (0, 1, 10):
-        api._ok(api.claim(str(uuidlib.uuid4()), {uuids[f'cn{i:02d}']: {'VCPU': 1}}))
-    ids = _ids_by_name(api.engine)
-    windowed = Api(make_app(api.engine, auth_strategy='noauth2', sync_standards=False,
-                            randomize_candidates=True), api.engine)
-    monkeypatch.setattr(search.random, 'randint', lambda low, high: ids['cn10'])
-
-    found = windowed.get('/allocation_candidates?resources=VCPU:1&limit=4')
-
-    names = {uuid: name for name, uuid in uuids.items()}
-    window = [names[next(iter(r['allocations']))] for r in found.json['allocation_requests']]
+    window = _window(api, monkeypatch, uuids, claimed=['cn00', 'cn01', 'cn10'],
+                     pivot='cn10', query='limit=4')
     assert window == ['cn10', 'cn11', 'cn00', 'cn01']
 
 
@@ -72,16 +70,6 @@ def test_a_window_over_providers_with_a_trait_or_in_an_aggregate_is_in_id_order(
                                         traits=['CUSTOM_CELL_ONE'] if i % 2 else [],
                                         aggregates=[AGGREGATE] if i % 2 else [])
              for i in range(PROVIDERS)}
-    for i in (3, 5):
-        api._ok(api.claim(str(uuidlib.uuid4()), {uuids[f'cn{i:02d}']: {'VCPU': 1}}))
-    ids = _ids_by_name(api.engine)
-    windowed = Api(make_app(api.engine, auth_strategy='noauth2', sync_standards=False,
-                            randomize_candidates=True), api.engine)
-    monkeypatch.setattr(search.random, 'randint', lambda low, high: ids['cn02'])
-
-    found = windowed.get(f'/allocation_candidates?resources=VCPU:1&limit=3&{query}')
-
-    assert found.status == 200, found.text
-    names = {uuid: name for name, uuid in uuids.items()}
-    window = [names[next(iter(r['allocations']))] for r in found.json['allocation_requests']]
+    window = _window(api, monkeypatch, uuids, claimed=['cn03', 'cn05'], pivot='cn02',
+                     query=f'limit=3&{query}')
     assert window == ['cn03', 'cn05', 'cn07']
