@@ -59,6 +59,16 @@ def _heartbeat(cell, agent):
         if row['host'] in running), 'the running hosts heartbeat')
 
 
+def _a_stalled_plan(cell, hosts: int):
+    """hollow-1 of ``hosts`` stopped and gone down holding a build cast there: (agent, instance, plan)."""
+    agent = cell.add_hollow_agent('hollow', hosts)
+    agent.stop_host('hollow-1')
+    instance, _ = cell.boot([f'hollow-{i}' for i in range(1, hosts + 1)])
+    _let_host_go_down(cell, agent)
+    plan, = build_plans.stalled(cell.engine, service_down_time=DOWN_AFTER)
+    return agent, instance, plan
+
+
 def test_a_build_on_a_host_that_went_down_moves_to_the_next_alternate(cell, check):
     agent = cell.add_hollow_agent('hollow', 3)
     agent.stop_host('hollow-2')
@@ -195,11 +205,7 @@ def test_a_report_of_the_host_a_build_was_taken_from_is_fenced_before_the_altern
     the reschedule would then set it building again, unclaim hollow-1 under
     a guest that runs there, and build it on hollow-2 as well.
     """
-    agent = cell.add_hollow_agent('hollow', 2)
-    agent.stop_host('hollow-1')
-    instance, _ = cell.boot(['hollow-1', 'hollow-2'])
-    _let_host_go_down(cell, agent)
-    plan, = build_plans.stalled(cell.engine, service_down_time=DOWN_AFTER)
+    agent, instance, plan = _a_stalled_plan(cell, 2)
     assert build_plans.take(cell.engine, plan) is True
 
     # The cell conductor's handler itself, so that it has run when this returns.
@@ -227,11 +233,7 @@ def test_a_report_of_the_host_a_build_was_taken_from_is_fenced_before_the_altern
 
 def test_a_plan_whose_taker_died_before_the_reschedule_is_taken_again_after_the_lease(
         cell, check, monkeypatch):
-    agent = cell.add_hollow_agent('hollow', 2)
-    agent.stop_host('hollow-1')
-    instance, _ = cell.boot(['hollow-1', 'hollow-2'])
-    _let_host_go_down(cell, agent)
-    plan, = build_plans.stalled(cell.engine, service_down_time=DOWN_AFTER)
+    agent, instance, plan = _a_stalled_plan(cell, 2)
     assert build_plans.take(cell.engine, plan) is True    # and nothing more: its taker died
     lease = build_plans.RESCHEDULE_LEASE_SECONDS
     taken_at = utcnow()
@@ -256,11 +258,7 @@ def test_a_plan_whose_taker_died_before_the_reschedule_is_taken_again_after_the_
 
 def test_of_a_hosts_failure_report_and_the_stalled_check_one_reschedules(cell, check):
     """The host's reschedule_build took the plan first: the check finds it taken and moves nothing."""
-    agent = cell.add_hollow_agent('hollow', 3)
-    agent.stop_host('hollow-1')
-    instance, _ = cell.boot(['hollow-1', 'hollow-2', 'hollow-3'])
-    _let_host_go_down(cell, agent)
-    plan, = build_plans.stalled(cell.engine, service_down_time=DOWN_AFTER)
+    agent, instance, plan = _a_stalled_plan(cell, 3)
     with cell.engine.begin() as conn:
         assert build_plans.take_reported(conn, instance.uuid, 'hollow-1') is True
 
